@@ -1,0 +1,89 @@
+// Builds the bundles in dist/.
+//   node esbuild.mjs                   every config
+//   node esbuild.mjs extension cli     only the named ones
+// Types are checked separately (`tsc --noEmit`, see `npm run build`).
+import { build } from 'esbuild';
+import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const dist = join(root, 'dist');
+
+/** Options every bundle shares. */
+const common = {
+  bundle: true,
+  sourcemap: true,
+  minify: false,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+/** Options for the bundles that run in Node (the extension host is Node too). */
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+
+/**
+ * The named configs. `optional` entries are skipped with a notice while their
+ * entry file does not exist yet; once it exists it must build.
+ */
+const configs = {
+  extension: {
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  },
+  cli: {
+    options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+    optional: true,
+    after: () => chmodSync(join(dist, 'cli.js'), 0o755),
+  },
+  bench: {
+    options: { ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' },
+    optional: true,
+  },
+  webview: {
+    // The panel's browser code arrives with the panel; nothing to build before that.
+    options: { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
+    optional: true,
+  },
+};
+
+/** sql.js loads its WebAssembly from beside the bundle (`locateFile`). */
+function copySqlWasm() {
+  const source = join(root, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
+  copyFileSync(source, join(dist, 'sql-wasm.wasm'));
+  chmodSync(join(dist, 'sql-wasm.wasm'), 0o644);
+  console.log(`copied ${relative(root, source)} -> dist/sql-wasm.wasm`);
+}
+
+async function main(args) {
+  const unknown = args.filter((name) => !(name in configs));
+  if (unknown.length > 0) {
+    console.error(`esbuild.mjs: unknown config ${unknown.join(', ')} (known: ${Object.keys(configs).join(', ')})`);
+    return 2;
+  }
+  const names = args.length > 0 ? [...new Set(args)] : Object.keys(configs);
+  mkdirSync(dist, { recursive: true });
+
+  let failed = false;
+  await Promise.all(names.map(async (name) => {
+    const { options, optional, after } = configs[name];
+    const entry = options.entryPoints[0];
+    if (optional && !existsSync(join(root, entry))) {
+      console.log(`skipped ${name}: ${entry} does not exist yet`);
+      return;
+    }
+    const started = performance.now();
+    try {
+      await build(options);
+      after?.();
+      console.log(`built ${name}: ${entry} -> ${options.outfile} (${Math.round(performance.now() - started)} ms)`);
+    } catch {
+      // esbuild has already printed the errors.
+      console.error(`failed ${name}: ${entry}`);
+      failed = true;
+    }
+  }));
+  copySqlWasm();
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

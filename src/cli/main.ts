@@ -1,0 +1,162 @@
+/**
+ * `context-keeper`: the compaction engine on a transcript file, outside VS Code.
+ * The commands and JSON fields follow the CLI contract; output is deterministic
+ * except for the timings of `replay`.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
+import { CompactionSession } from '../core/session';
+import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
+import { CharRatioTokenCounter } from '../core/tokens';
+import { computeBudget } from '../core/budget';
+import { formatReport, projectJson, runProjection } from './report';
+
+export class UsageError extends Error {}
+
+interface Options {
+  window: number;
+  reserve: number;
+  at: number | undefined;
+  db: string | undefined;
+  json: boolean;
+  session: string | undefined;
+  positionals: string[];
+}
+
+const USAGE = `usage: context-keeper <command> [options]
+  project <transcript> [--window N] [--reserve N] [--at N] [--json]
+      print the context the model would be sent next
+  replay <transcript> [--window N] [--reserve N] [--at N]
+      one JSON line per model call, then a summary line
+  view-tool-call <transcript> <toolCallId>
+      print the full raw input and output of a tool call
+options: --window N (default ${DEFAULT_CONTEXT_WINDOW}), --reserve N (default ${OUTPUT_RESERVED_TOKENS}),
+  --at N (project just before 0-based record N), --json (machine output)`;
+
+function parseInteger(flag: string, value: string | undefined): number {
+  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${flag} needs a non-negative whole number, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  return Number(value);
+}
+
+export function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { window: DEFAULT_CONTEXT_WINDOW, reserve: OUTPUT_RESERVED_TOKENS, at: undefined, db: undefined, json: false, session: undefined, positionals: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--window': options.window = parseInteger('--window', value()); break;
+      case '--reserve': options.reserve = parseInteger('--reserve', value()); break;
+      case '--at': options.at = parseInteger('--at', value()); break;
+      case '--db': options.db = value(); break;
+      case '--session': options.session = value(); break;
+      case '--json': options.json = true; break;
+      case '-h': case '--help': throw new UsageError(USAGE);
+      default:
+        if (flag.startsWith('-')) throw new UsageError(`unknown option ${flag}\n${USAGE}`);
+        options.positionals.push(arg);
+    }
+  }
+  return options;
+}
+
+function loadTranscript(file: string | undefined, stderr: (line: string) => void): ParsedTranscript {
+  if (!file) throw new UsageError(`missing <transcript>\n${USAGE}`);
+  let text: string;
+  try {
+    if (statSync(file).isDirectory()) throw new UsageError(`${file} is a directory, not a transcript file`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(error as Error).message}`);
+  }
+  const transcript = parseTranscript(text);
+  for (const w of transcript.warnings) stderr(`context-keeper: warning: ${file}: ${w.message} (line skipped)`);
+  return transcript;
+}
+
+function noPersistentStore(): never {
+  throw new UsageError('--db needs the persistent sql.js session store, which this version does not include yet; run without --db (in-memory store)');
+}
+
+export async function main(argv: readonly string[], io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (!command || command === '-h' || command === '--help' || command === 'help') {
+      io.out(USAGE);
+      return command ? 0 : 2;
+    }
+    const options = parseArgs(rest);
+    switch (command) {
+      case 'project': {
+        if (options.db) noPersistentStore();
+        const transcript = loadTranscript(options.positionals[0], io.err);
+        const { budget, result } = await runProjection(transcript, { window: options.window, reserve: options.reserve, ...(options.at !== undefined ? { at: options.at } : {}) });
+        io.out(options.json ? JSON.stringify(projectJson(budget, result), null, 2) : formatReport(budget, result, transcript.title));
+        return 0;
+      }
+      case 'replay': {
+        if (options.db) noPersistentStore();
+        const transcript = loadTranscript(options.positionals[0], io.err);
+        const { result } = await runProjection(transcript, {
+          window: options.window,
+          reserve: options.reserve,
+          ...(options.at !== undefined ? { at: options.at } : {}),
+          clock: { now: () => performance.now() },
+          onStep: (line) => io.out(JSON.stringify(line)),
+        });
+        io.out(JSON.stringify({ summary: result.totals }));
+        return 0;
+      }
+      case 'view-tool-call': {
+        if (options.db) noPersistentStore();
+        const [file, callId] = options.positionals;
+        if (!callId) throw new UsageError(`missing <toolCallId>\n${USAGE}`);
+        const transcript = loadTranscript(file, io.err);
+        // Only the raw record is needed: no tokenizer, a trivial budget.
+        const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
+        for (const record of transcript.records) session.record.append(record);
+        const view = session.viewToolCall(callId);
+        if (!view) {
+          io.err(`context-keeper: no tool call with id ${JSON.stringify(callId)} in ${file}`);
+          return 2;
+        }
+        if (options.json) io.out(JSON.stringify(view, null, 2));
+        else {
+          io.out(`tool call ${view.toolCallId} (${view.name}), record r${view.callRecord}${view.isError ? ', failed' : ''}`);
+          io.out('--- input ---');
+          io.out(view.input);
+          io.out(`--- output${view.resultRecord !== undefined ? ` (record r${view.resultRecord})` : ''} ---`);
+          io.out(view.output ?? '(no result in the record)');
+        }
+        return 0;
+      }
+      case 'sessions':
+      case 'delete':
+        noPersistentStore();
+      // falls through (never reached)
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TranscriptError || error instanceof RangeError) {
+      io.err(`context-keeper: ${error.message}`);
+      return 2;
+    }
+    io.err(`context-keeper: internal error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  const chunks: string[] = [];
+  void main(process.argv.slice(2), {
+    out: (s) => chunks.push(s + '\n'),
+    err: (s) => process.stderr.write(s + '\n'),
+  }).then((code) => {
+    const text = chunks.join('');
+    process.stdout.write(text, () => process.exit(code));
+  });
+}

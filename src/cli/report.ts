@@ -1,0 +1,107 @@
+/**
+ * The CLI's outputs, shared with the extension's "Project a Transcript"
+ * command: the JSON object of the CLI contract and a readable report.
+ */
+import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { computeBudget, type Budget } from '../core/budget';
+import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
+import { replay, type Clock, type ReplayResult, type ReplayStepLine } from '../core/replay';
+import { renderSummary, summaryToJson } from '../core/summary';
+import { parseTranscript, type ParsedTranscript } from '../core/transcript';
+
+export interface ProjectOptions {
+  readonly window: number;
+  readonly reserve: number;
+  readonly at?: number;
+  readonly clock?: Clock;
+  readonly onStep?: (line: ReplayStepLine) => void;
+}
+
+export interface ProjectJson {
+  window: number;
+  reserve: number;
+  trigger: number;
+  stop: number;
+  tokens: number;
+  messages: ProjectedMessage[];
+  notLoaded: NotLoadedEntry[];
+  summary: ReturnType<typeof summaryToJson>;
+  artifacts: { path: string; reads: number; writes: number }[];
+  compactions: { atRecord: number; tier: number; before: number; after: number }[];
+}
+
+export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
+  const budget = computeBudget({ window: options.window, reserve: options.reserve });
+  if (options.at !== undefined && (!Number.isInteger(options.at) || options.at < 0)) {
+    throw new RangeError(`--at must be a record number from 0 to ${transcript.records.length}, got ${options.at}`);
+  }
+  const result = await replay(transcript.records, {
+    budget,
+    counter: new O200kTokenCounter(),
+    ...(options.at !== undefined ? { at: options.at } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.onStep ? { onStep: options.onStep } : {}),
+  });
+  return { budget, result };
+}
+
+export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
+  const engine = result.session.engine;
+  return {
+    window: budget.window,
+    reserve: budget.reserve,
+    trigger: budget.trigger,
+    stop: budget.stop,
+    tokens: result.tokens,
+    messages: result.messages,
+    notLoaded: engine.notLoaded(),
+    summary: summaryToJson(engine.currentSummary),
+    artifacts: result.session.artifacts.entries().map((a) => ({ path: a.path, reads: a.reads, writes: a.modifications + a.creations })),
+    compactions: engine.compactions.map((c: Compaction) => ({ atRecord: c.atRecord, tier: c.tier, before: c.before, after: c.after })),
+  };
+}
+
+function bar(value: number, max: number, width = 40): string {
+  const filled = Math.max(0, Math.min(width, Math.round((value / max) * width)));
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+/** A readable report: the Task Context, the budget and what was not loaded. */
+export function formatReport(budget: Budget, result: ReplayResult, title: string | undefined): string {
+  const engine = result.session.engine;
+  const out: string[] = [];
+  const summary = engine.currentSummary;
+  out.push(`Context Keeper projection${title ? ` of "${title}"` : ''}`);
+  out.push('');
+  out.push(summary ? renderSummary(summary) : '## Task Context\n(nothing folded: the whole session fits under the trigger)');
+  out.push('');
+  out.push('## Budget');
+  out.push(`window ${budget.window} − reserve ${budget.reserve} = effective ${budget.effective}; trigger ${budget.trigger} (65%), stop ${budget.stop} (50%)`);
+  out.push(`projected context: ${result.tokens} tokens in ${result.messages.length} messages ${bar(result.tokens, budget.effective)} ${((100 * result.tokens) / budget.effective).toFixed(1)}% of effective`);
+  const t = result.totals;
+  out.push(
+    `model calls replayed: ${t.steps}; compactions by tier: ①${t.compactionsPerTier['1']} ②${t.compactionsPerTier['2']} ③${t.compactionsPerTier['3']} ④${t.compactionsPerTier['4']}; floor summaries: ${t.floorSummaries}; anti-thrash holds: ${t.antiThrashHolds}`,
+  );
+  out.push(`largest context sent: ${t.maxTokens} tokens; tokens sent over the replay: ${t.tokensSent}, of which a prompt cache could reuse ${t.cacheReusedTokens} (${t.tokensSent ? ((100 * t.cacheReusedTokens) / t.tokensSent).toFixed(1) : '0.0'}%)`);
+  const notLoaded = engine.notLoaded();
+  out.push('');
+  out.push(`## Not loaded (${notLoaded.length})`);
+  for (const n of notLoaded.slice(0, 12)) out.push(`- ${n.how} ${n.kind} ${n.toolCallId ?? n.address}: ${n.tokens} tokens; recover: ${n.recover}`);
+  if (notLoaded.length > 12) out.push(`- … ${notLoaded.length - 12} more (use --json for the full list)`);
+  const artifacts = result.session.artifacts.entries();
+  out.push('');
+  out.push(`## Artifacts (${artifacts.length})`);
+  for (const a of artifacts.slice(0, 20)) out.push(`- ${a.path}: read ×${a.reads}, modified ×${a.modifications}, created ×${a.creations}`);
+  if (artifacts.length > 20) out.push(`- … ${artifacts.length - 20} more`);
+  return out.join('\n');
+}
+
+/** Parses a transcript, projects it and returns the readable report (used by the extension). */
+export async function projectTranscriptReport(text: string, options: { window: number; reserve: number }): Promise<string> {
+  const transcript = parseTranscript(text);
+  const { budget, result } = await runProjection(transcript, options);
+  const warnings = transcript.warnings.length
+    ? `\n\n## Skipped lines (${transcript.warnings.length})\n${transcript.warnings.map((w) => `- ${w.message}`).join('\n')}`
+    : '';
+  return formatReport(budget, result, transcript.title) + warnings;
+}

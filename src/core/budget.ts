@@ -1,0 +1,77 @@
+/**
+ * Budget arithmetic: pure functions over named constants.
+ *
+ * The gate compares in window-caliber space: the window minus only the output
+ * reservation. Prompt overhead (system prompt, tool schemas) is left in on both
+ * sides, because the calibrated prediction already includes it.
+ */
+
+/** Share of the effective window above which compaction fires. */
+export const COMPACTION_TRIGGER_RATIO = 0.65;
+/** Share of the effective window that tier ① aims for while it runs. */
+export const COMPACTION_STOP_RATIO = 0.5;
+/** The near window: the last N steps (model generations) that tiers ① and ② never touch. */
+export const COMPACTION_PROTECT_RECENT_STEPS = 5;
+/** Cap of the `## Task Context` head, enforced by demotion, never deletion. */
+export const ROLLING_SUMMARY_BUDGET_TOKENS = 2500;
+/** Default output reservation of the CLI. */
+export const OUTPUT_RESERVED_TOKENS = 8000;
+/** Default model window of the CLI. */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+/** A compaction pass saving less than this share of wEff counts as ineffective. */
+export const ANTI_THRASH_MIN_SAVING_RATIO = 0.02;
+/** Ineffective passes in a row after which compaction stops trying for the turn. */
+export const ANTI_THRASH_LIMIT = 2;
+/** Tokens charged per message for role and framing, on top of its content. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+export interface Budget {
+  readonly window: number;
+  readonly reserve: number;
+  /** wEff = window − reserve. */
+  readonly effective: number;
+  readonly trigger: number;
+  readonly stop: number;
+}
+
+export interface BudgetOptions {
+  readonly window: number;
+  readonly reserve: number;
+  readonly triggerRatio?: number;
+  readonly stopRatio?: number;
+}
+
+export function computeBudget(options: BudgetOptions): Budget {
+  const { window, reserve } = options;
+  if (!Number.isFinite(window) || window <= 0) throw new RangeError(`window must be a positive number of tokens, got ${window}`);
+  if (!Number.isFinite(reserve) || reserve < 0) throw new RangeError(`reserve must be zero or more tokens, got ${reserve}`);
+  if (reserve >= window) throw new RangeError(`reserve (${reserve}) must be smaller than the window (${window})`);
+  const triggerRatio = options.triggerRatio ?? COMPACTION_TRIGGER_RATIO;
+  const stopRatio = options.stopRatio ?? COMPACTION_STOP_RATIO;
+  if (!(stopRatio > 0 && stopRatio < triggerRatio && triggerRatio <= 1)) {
+    throw new RangeError(`ratios must satisfy 0 < stop (${stopRatio}) < trigger (${triggerRatio}) <= 1`);
+  }
+  const effective = window - reserve;
+  return {
+    window,
+    reserve,
+    effective,
+    trigger: Math.floor(effective * triggerRatio),
+    stop: Math.floor(effective * stopRatio),
+  };
+}
+
+/** Over the gate: compaction fires. */
+export function isOverTrigger(budget: Budget, predicted: number): boolean {
+  return predicted > budget.trigger;
+}
+
+/** The hysteresis band (stop, trigger]: accepted as is, no further reduction. */
+export function isInDeadZone(budget: Budget, predicted: number): boolean {
+  return predicted > budget.stop && predicted <= budget.trigger;
+}
+
+/** Over the effective window: the provider would reject the call. */
+export function isOverWindow(budget: Budget, predicted: number): boolean {
+  return predicted > budget.effective;
+}

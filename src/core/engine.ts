@@ -1,0 +1,624 @@
+/**
+ * The compaction operation, run before every model call.
+ *
+ *   restore (fold the covered prefix into its summary, swap in stored reduced
+ *   forms) → measure against trigger → only if over, reduce along the ladder:
+ *   ① shrink old tools outside the near window, oldest first, toward stop;
+ *   ② floor-summarize the prefix outside the near window;
+ *   ③ breakthrough shrink, near window included;
+ *   ④ breakthrough floor, no near-window protection.
+ *
+ * Decisions are never persisted: the view is re-derived from the raw record,
+ * the snapshot store and the budget. The store keeps only the reduction
+ * outputs (reduced forms, floor summaries) and the calibration anchor.
+ */
+import {
+  ANTI_THRASH_LIMIT,
+  ANTI_THRASH_MIN_SAVING_RATIO,
+  COMPACTION_PROTECT_RECENT_STEPS,
+  MESSAGE_OVERHEAD_TOKENS,
+  type Budget,
+} from './budget';
+import type { AppendEvent, SessionRecord } from './parts';
+import {
+  ANCHOR_KEY,
+  FLOOR_PREFIX,
+  floorKey,
+  parseFloorKey,
+  type Anchor,
+  type ReducedForm,
+  type SnapshotStore,
+  type ToolCompactionStore,
+} from './store';
+import { protectedFromRaw, resetDrift, type Summarizer } from './summarizer';
+import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
+import type { CachedTokenCounter } from './tokens';
+import { reduceTool, renderToolInput } from './tools';
+import type { Part, ToolInvocation, Unit } from './types';
+
+export type Tier = 1 | 2 | 3 | 4;
+
+export interface Compaction {
+  /** The model call happened just before this record. */
+  readonly atRecord: number;
+  readonly tier: Tier;
+  readonly before: number;
+  readonly after: number;
+  /** The floor was re-entered because the view was still over the effective window. */
+  readonly reactive?: boolean;
+}
+
+export interface StepReport {
+  readonly predicted: number;
+  readonly after: number;
+  /** Highest tier applied (0: none). */
+  readonly tier: 0 | Tier;
+  readonly compactions: readonly Compaction[];
+  /** The anti-thrash gate held this step off although it was over trigger. */
+  readonly held: boolean;
+}
+
+export interface PreflightReport {
+  readonly coverageEnd: number;
+  readonly restoredForms: number;
+  /** P0 lines of the restored summary that differed from the raw and were reset. */
+  readonly drifted: number;
+  readonly predicted: number;
+}
+
+export interface ProjectedMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly content: string;
+}
+
+export interface NotLoadedEntry {
+  readonly address: string;
+  readonly kind: 'tool' | 'text' | 'reasoning' | 'span';
+  readonly toolCallId?: string;
+  readonly tokens: number;
+  readonly how: 'shrunk' | 'dropped' | 'folded';
+  readonly recover: string;
+}
+
+export interface EngineOptions {
+  readonly record: SessionRecord;
+  readonly snapshots: SnapshotStore;
+  readonly tools: ToolCompactionStore;
+  readonly summarizer: Summarizer;
+  /** Used when `summarizer` fails; must not fail itself. */
+  readonly fallback: Summarizer;
+  readonly counter: CachedTokenCounter;
+  /** Measures the Task Context line by line (shared with the summarizers' cap). */
+  readonly summaryCounter: SummaryLineCounter;
+  readonly budget: Budget;
+  readonly protectRecentSteps?: number;
+}
+
+/** Text tails kept by the emergency clip of an oversized last message. */
+const EMERGENCY_HEAD_CHARS = 6000;
+const EMERGENCY_TAIL_CHARS = 2000;
+
+export function renderToolCall(tool: ToolInvocation, input: string): string {
+  return `<tool_call id="${tool.callId}" name="${tool.name}">\n${input}\n</tool_call>`;
+}
+
+export function renderToolResult(tool: ToolInvocation, output: string): string {
+  return `<tool_result id="${tool.callId}"${tool.isError ? ' error="true"' : ''}>\n${output}\n</tool_result>`;
+}
+
+function proportional(rawTokens: number, rawChars: number, chars: number): number {
+  if (rawChars === 0) return Math.ceil(chars / 4);
+  return Math.ceil((rawTokens * chars) / rawChars);
+}
+
+/** Length of renderToolCall / renderToolResult without building the string. */
+function renderedLength(tool: ToolInvocation, text: string, side: 'in' | 'out'): number {
+  if (side === 'in') return `<tool_call id="${tool.callId}" name="${tool.name}">\n\n</tool_call>`.length + text.length;
+  return `<tool_result id="${tool.callId}"${tool.isError ? ' error="true"' : ''}>\n\n</tool_result>`.length + text.length;
+}
+
+export class CompactionEngine {
+  private readonly record: SessionRecord;
+  private readonly snapshots: SnapshotStore;
+  private readonly toolStore: ToolCompactionStore;
+  private readonly counter: CachedTokenCounter;
+  private readonly protectRecentSteps: number;
+  readonly budget: Budget;
+
+  /** Units [0, coverageUnit) are folded into `summary`. */
+  private coverageUnit = 0;
+  private summary: SummaryState | undefined;
+  private summaryTokens = 0;
+  private readonly forms = new Map<string, ReducedForm>();
+  /** Rendered length of each reduced tool's raw input (for proportional estimates). */
+  private readonly inputChars = new Map<string, number>();
+  /** Tokens of each unit in view, by absolute unit index, in its current forms. */
+  private readonly unitTokens: number[] = [];
+  /** Running estimate of the whole view: never re-summed on the hot path. */
+  private estimate = 0;
+  private anchor: Anchor | undefined;
+  private ineffective = 0;
+  private held = false;
+  private readonly log: Compaction[] = [];
+  private lastFallbackError: unknown;
+  private floorCount = 0;
+  private driftChecked: { stored: SummaryState; coverageUnit: number; repaired: SummaryState } | undefined;
+  private summaryTokenMemo: { state: SummaryState; tokens: number } | undefined;
+
+  constructor(private readonly options: EngineOptions) {
+    this.record = options.record;
+    this.snapshots = options.snapshots;
+    this.toolStore = options.tools;
+    this.counter = options.counter;
+    this.budget = options.budget;
+    this.protectRecentSteps = options.protectRecentSteps ?? COMPACTION_PROTECT_RECENT_STEPS;
+  }
+
+  // ---------------------------------------------------------------- measuring
+
+  /** predicted = real anchor + estimated increment since it (pure estimation on a cold start). */
+  predicted(): number {
+    if (!this.anchor) return this.estimate;
+    return Math.max(0, this.anchor.real + (this.estimate - this.anchor.estimate));
+  }
+
+  /** Our running estimate of the view (no real measurement involved). */
+  estimated(): number {
+    return this.estimate;
+  }
+
+  /** A real measurement of the view just sent: refreshes the anchor and persists it. */
+  observeRealTokens(real: number): void {
+    if (!Number.isFinite(real) || real < 0) return;
+    this.anchor = { real, estimate: this.estimate };
+    this.snapshots.put(ANCHOR_KEY, { type: 'anchor', anchor: this.anchor });
+  }
+
+  get compactions(): readonly Compaction[] {
+    return this.log;
+  }
+
+  get coverageEnd(): number {
+    return this.summary?.coverageEnd ?? 0;
+  }
+
+  get currentSummary(): SummaryState | undefined {
+    return this.summary;
+  }
+
+  /** The reduced form applied to a part address, if any. */
+  formOf(address: string): ReducedForm | undefined {
+    return this.forms.get(address);
+  }
+
+  private partTokens(part: Part): number {
+    const form = this.forms.get(part.address);
+    if (part.kind !== 'tool' || !part.tool) {
+      const text = form ? form.output : part.text;
+      return this.counter.countKeyed(`${part.address}|${form ? form.how : 'raw'}`, text);
+    }
+    const tool = part.tool;
+    const inTokens = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
+    const outTokens = tool.output === undefined ? 0 : this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, tool.output!));
+    if (form) {
+      // A reduced form is mostly a subset of the raw lines: estimate it in
+      // proportion to the raw count instead of tokenizing it again. The
+      // increment is an estimate anyway; the next real measurement corrects it.
+      const rawInChars = this.rawInputChars(part);
+      const rawOutChars = tool.output === undefined ? 0 : renderedLength(tool, tool.output, 'out');
+      return (
+        proportional(inTokens, rawInChars, renderedLength(tool, form.input, 'in')) +
+        proportional(outTokens, rawOutChars, renderedLength(tool, form.output, 'out')) +
+        MESSAGE_OVERHEAD_TOKENS
+      );
+    }
+    return tool.output === undefined ? inTokens : inTokens + outTokens + MESSAGE_OVERHEAD_TOKENS;
+  }
+
+  private rawInputChars(part: Part): number {
+    const cached = this.inputChars.get(part.address);
+    if (cached !== undefined) return cached;
+    const n = renderedLength(part.tool!, renderToolInput(part.tool!), 'in');
+    this.inputChars.set(part.address, n);
+    return n;
+  }
+
+  private unitTokensOf(unit: Unit): number {
+    let total = MESSAGE_OVERHEAD_TOKENS;
+    for (const part of unit.parts) total += this.partTokens(part);
+    return total;
+  }
+
+  private addToUnit(unitIndex: number, delta: number): void {
+    this.unitTokens[unitIndex] = (this.unitTokens[unitIndex] ?? 0) + delta;
+    this.estimate += delta;
+  }
+
+  // ----------------------------------------------------------- live appends
+
+  /**
+   * Folds what one appended record changed into the running view: counts only
+   * the new content, restores a stored form for a new part, and mints the
+   * eager reduced form of a tool result as it arrives.
+   */
+  onAppend(events: readonly AppendEvent[]): void {
+    for (const event of events) {
+      if (event.unitIndex < this.coverageUnit) continue;
+      switch (event.type) {
+        case 'unit':
+          this.addToUnit(event.unitIndex, MESSAGE_OVERHEAD_TOKENS);
+          break;
+        case 'part': {
+          this.restorePart(event.part);
+          if (event.part.tool?.output !== undefined) this.mintToolForm(event.part);
+          this.addToUnit(event.unitIndex, this.partTokens(event.part));
+          break;
+        }
+        case 'result': {
+          const before = this.partTokens(event.before);
+          this.mintToolForm(event.after);
+          this.addToUnit(event.unitIndex, this.partTokens(event.after) - before);
+          break;
+        }
+      }
+    }
+  }
+
+  private toolKey(part: Part): string {
+    return part.address.slice('tool:'.length);
+  }
+
+  private mintToolForm(part: Part): void {
+    if (!part.tool || this.toolStore.get(this.toolKey(part))) return;
+    const reduced = reduceTool(part.tool);
+    if (reduced) this.toolStore.put(this.toolKey(part), reduced);
+  }
+
+  private restorePart(part: Part): boolean {
+    const entry = this.snapshots.get(part.address);
+    if (entry?.type !== 'form') return false;
+    this.forms.set(part.address, entry.form);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- preflight
+
+  /**
+   * Turn start: restore a bounded checkpoint on the pristine raw. Folds the
+   * longest stored coverage that still matches the raw into its summary,
+   * re-derives the protected lines of that summary from the raw (drift reset),
+   * swaps in every stored reduced form and seeds the calibration anchor.
+   * It does not reduce.
+   */
+  preflight(): PreflightReport {
+    const units = this.record.units;
+    let coverageUnit = 0;
+    let summary: SummaryState | undefined;
+    const candidates = this.snapshots
+      .keys(FLOOR_PREFIX)
+      .map((key) => ({ key, parsed: parseFloorKey(key) }))
+      .filter((c): c is { key: string; parsed: { coverageEnd: number; digest: string } } => c.parsed !== undefined)
+      .sort((a, b) => b.parsed.coverageEnd - a.parsed.coverageEnd || (a.key < b.key ? -1 : 1));
+    for (const c of candidates) {
+      const unitIndex = this.record.unitIndexAtRecord(c.parsed.coverageEnd);
+      if (unitIndex >= units.length || units[unitIndex]!.firstRecord !== c.parsed.coverageEnd) continue;
+      if (this.record.coverageDigest(unitIndex) !== c.parsed.digest) continue;
+      const entry = this.snapshots.get(c.key);
+      if (entry?.type !== 'floor') continue;
+      coverageUnit = unitIndex;
+      summary = entry.floor.state;
+      break;
+    }
+    let drifted = 0;
+    if (summary) {
+      // Drift reset: the protected lines are re-derived from the raw record. A
+      // summary already checked against this same coverage is not checked again.
+      const checked = this.driftChecked;
+      if (checked && checked.stored === summary && checked.coverageUnit === coverageUnit) {
+        summary = checked.repaired;
+      } else {
+        const stored = summary;
+        const reset = resetDrift(stored, protectedFromRaw(units.slice(0, coverageUnit)));
+        summary = reset.state;
+        drifted = reset.drifted;
+        this.driftChecked = { stored, coverageUnit, repaired: summary };
+      }
+    }
+    this.coverageUnit = coverageUnit;
+    this.summary = summary;
+    this.summaryTokens = summary ? this.summaryTokensOf(summary) : 0;
+    this.forms.clear();
+    this.unitTokens.length = 0;
+    this.estimate = this.summaryTokens;
+    let restoredForms = 0;
+    for (let i = coverageUnit; i < units.length; i++) {
+      const unit = units[i]!;
+      for (const part of unit.parts) if (this.restorePart(part)) restoredForms++;
+      const tokens = this.unitTokensOf(unit);
+      this.unitTokens[i] = tokens;
+      this.estimate += tokens;
+    }
+    const anchor = this.snapshots.get(ANCHOR_KEY);
+    this.anchor = anchor?.type === 'anchor' ? anchor.anchor : undefined;
+    this.ineffective = 0;
+    this.held = false;
+    return { coverageEnd: this.coverageEnd, restoredForms, drifted, predicted: this.predicted() };
+  }
+
+  // --------------------------------------------------------------- the step
+
+  /**
+   * The operation at a model-call boundary. `atRecord` is the record the call
+   * happens before (for the compaction log).
+   */
+  async step(atRecord: number): Promise<StepReport> {
+    const predicted = this.predicted();
+    if (predicted <= this.budget.trigger) {
+      return { predicted, after: predicted, tier: 0, compactions: [], held: false };
+    }
+    if (this.held && predicted <= this.budget.effective) {
+      return { predicted, after: predicted, tier: 0, compactions: [], held: true };
+    }
+    const compactions = await this.reduce(atRecord);
+    const after = this.predicted();
+    const saving = predicted - after;
+    if (saving >= ANTI_THRASH_MIN_SAVING_RATIO * this.budget.effective) {
+      this.ineffective = 0;
+    } else if (++this.ineffective >= ANTI_THRASH_LIMIT) {
+      this.held = true;
+    }
+    const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
+    return { predicted, after, tier, compactions, held: false };
+  }
+
+  private summaryTokensOf(state: SummaryState): number {
+    if (this.summaryTokenMemo?.state === state) return this.summaryTokenMemo.tokens;
+    const tokens = this.options.summaryCounter.countSummary(state) + MESSAGE_OVERHEAD_TOKENS;
+    this.summaryTokenMemo = { state, tokens };
+    return tokens;
+  }
+
+  /** Whether the anti-thrash gate holds compaction off for the rest of the turn. */
+  get antiThrashHeld(): boolean {
+    return this.held;
+  }
+
+  private async reduce(atRecord: number): Promise<Compaction[]> {
+    const out: Compaction[] = [];
+    const units = this.record.units;
+    const note = (tier: Tier, before: number, reactive = false): void => {
+      const after = this.predicted();
+      if (after === before && tier !== 2 && tier !== 4) return;
+      const c: Compaction = reactive ? { atRecord, tier, before, after, reactive } : { atRecord, tier, before, after };
+      out.push(c);
+      this.log.push(c);
+    };
+    const near = this.nearWindowStart();
+    let folded = false;
+
+    // ① shrink old tools outside the near window, oldest first, toward stop
+    let before = this.predicted();
+    this.shrink(this.coverageUnit, near, this.budget.stop);
+    note(1, before);
+
+    // ② floor-summarize the prefix outside the near window
+    if (this.predicted() > this.budget.trigger && near > this.coverageUnit) {
+      before = this.predicted();
+      await this.fold(near);
+      folded = true;
+      note(2, before);
+    }
+
+    // ③ breakthrough shrink, near window included
+    if (this.predicted() > this.budget.trigger) {
+      before = this.predicted();
+      this.shrink(this.coverageUnit, units.length, this.budget.stop);
+      note(3, before);
+    }
+
+    // ④ breakthrough floor: no near-window protection; keeps only the last unit raw.
+    // Re-entered even after ② when the view is still over the effective window:
+    // that is the error recovery a provider's hard reject would trigger.
+    const overWindow = this.predicted() > this.budget.effective;
+    if ((this.predicted() > this.budget.trigger && !folded) || overWindow) {
+      const last = units.length - 1;
+      if (last > this.coverageUnit) {
+        before = this.predicted();
+        await this.fold(last);
+        note(4, before, folded);
+      }
+    }
+    if (this.predicted() > this.budget.effective) {
+      before = this.predicted();
+      this.clipLastUnit();
+      note(4, before, true);
+    }
+    return out;
+  }
+
+  /** Absolute index of the first unit of the near window (the Nth-last step). */
+  private nearWindowStart(): number {
+    const units = this.record.units;
+    let steps = 0;
+    for (let i = units.length - 1; i >= this.coverageUnit; i--) {
+      if (units[i]!.kind === 'step' && ++steps >= this.protectRecentSteps) return i;
+    }
+    return this.coverageUnit;
+  }
+
+  /** Shrinks tool parts of units [from, to) oldest first until `target`, finishing each unit. */
+  private shrink(from: number, to: number, target: number): void {
+    const units = this.record.units;
+    for (let i = from; i < to; i++) {
+      if (this.predicted() <= target) return;
+      const unit = units[i]!;
+      if (unit.kind !== 'step') continue;
+      for (const part of unit.parts) {
+        if (part.kind !== 'tool' || this.forms.has(part.address)) continue;
+        const form = this.toolStore.get(this.toolKey(part));
+        if (!form) continue; // a miss is a skip, never a drop
+        const beforeTokens = this.partTokens(part);
+        this.forms.set(part.address, form);
+        const afterTokens = this.partTokens(part);
+        if (afterTokens >= beforeTokens) {
+          this.forms.delete(part.address);
+          continue;
+        }
+        this.snapshots.put(part.address, { type: 'form', form });
+        this.addToUnit(i, afterTokens - beforeTokens);
+      }
+    }
+  }
+
+  /** Folds units [coverageUnit, toUnit) into the summary and stores it by coverage. */
+  private async fold(toUnit: number): Promise<void> {
+    const units = this.record.units;
+    if (toUnit <= this.coverageUnit || toUnit >= units.length + 1) return;
+    const coverageEnd = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
+    const input = { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd };
+    let state: SummaryState;
+    try {
+      state = await this.options.summarizer.fold(input);
+    } catch (error) {
+      this.lastFallbackError = error;
+      state = await this.options.fallback.fold(input);
+    }
+    const digest = this.record.coverageDigest(toUnit);
+    this.snapshots.put(floorKey(coverageEnd, digest), { type: 'floor', floor: { coverageEnd, digest, state } });
+    let removed = 0;
+    for (let i = this.coverageUnit; i < toUnit; i++) {
+      removed += this.unitTokens[i] ?? 0;
+      this.unitTokens[i] = 0;
+      for (const part of units[i]!.parts) this.forms.delete(part.address);
+    }
+    const summaryTokens = this.summaryTokensOf(state);
+    this.estimate += summaryTokens - this.summaryTokens - removed;
+    this.summaryTokens = summaryTokens;
+    this.summary = state;
+    this.coverageUnit = toUnit;
+    this.floorCount++;
+  }
+
+  /** Floor summaries made by this engine (tiers ② and ④). */
+  get floors(): number {
+    return this.floorCount;
+  }
+
+  /** Last guard: the one remaining unit is itself over the window; keep its head and tail. */
+  private clipLastUnit(): void {
+    const index = this.record.units.length - 1;
+    const unit = this.record.units[index];
+    if (!unit || index < this.coverageUnit) return;
+    for (const part of unit.parts) {
+      if (part.kind === 'tool') continue;
+      if (part.text.length <= EMERGENCY_HEAD_CHARS + EMERGENCY_TAIL_CHARS) continue;
+      const before = this.partTokens(part);
+      const elided = part.text.length - EMERGENCY_HEAD_CHARS - EMERGENCY_TAIL_CHARS;
+      const form: ReducedForm = {
+        how: 'shrunk',
+        input: '',
+        output: `${part.text.slice(0, EMERGENCY_HEAD_CHARS)}\n[… ${elided} characters elided to fit the window; the full text is record r${part.record}]\n${part.text.slice(-EMERGENCY_TAIL_CHARS)}`,
+        recover: `record r${part.record}`,
+      };
+      this.forms.set(part.address, form);
+      this.snapshots.put(part.address, { type: 'form', form });
+      this.addToUnit(index, this.partTokens(part) - before);
+    }
+  }
+
+  /** The error that made the engine fall back to the static checkpoint last, if any. */
+  get fallbackError(): unknown {
+    return this.lastFallbackError;
+  }
+
+  // --------------------------------------------------------------- projecting
+
+  /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
+  project(): ProjectedMessage[] {
+    const messages: ProjectedMessage[] = [];
+    if (this.summary) messages.push({ role: 'user', content: renderSummary(this.summary) });
+    const units = this.record.units;
+    for (let i = this.coverageUnit; i < units.length; i++) {
+      const unit = units[i]!;
+      if (unit.kind !== 'step') {
+        const part = unit.parts[0];
+        const text = part ? (this.forms.get(part.address)?.output ?? part.text) : '';
+        messages.push({ role: unit.kind, content: text });
+        continue;
+      }
+      const pieces: string[] = [];
+      const results: ProjectedMessage[] = [];
+      for (const part of unit.parts) {
+        const form = this.forms.get(part.address);
+        if (part.kind === 'tool' && part.tool) {
+          pieces.push(renderToolCall(part.tool, form ? form.input : renderToolInput(part.tool)));
+          const output = form ? form.output : part.tool.output;
+          if (output !== undefined) results.push({ role: 'tool', content: renderToolResult(part.tool, output) });
+        } else if (part.kind === 'reasoning') {
+          pieces.push(`<reasoning>\n${form ? form.output : part.text}\n</reasoning>`);
+        } else {
+          pieces.push(form ? form.output : part.text);
+        }
+      }
+      messages.push({ role: 'assistant', content: pieces.join('\n') }, ...results);
+    }
+    return messages;
+  }
+
+  /** Everything the model is not seeing in full, and how to get it back. */
+  notLoaded(): NotLoadedEntry[] {
+    const out: NotLoadedEntry[] = [];
+    const units = this.record.units;
+    if (this.coverageUnit > 0) {
+      let spanTokens = 0;
+      const folded: NotLoadedEntry[] = [];
+      for (let i = 0; i < this.coverageUnit; i++) {
+        for (const part of units[i]!.parts) {
+          const tokens = this.rawTokens(part);
+          spanTokens += tokens;
+          if (part.kind === 'tool' && part.tool) {
+            folded.push({
+              address: part.address,
+              kind: 'tool',
+              toolCallId: part.tool.callId,
+              tokens,
+              how: 'folded',
+              recover: `view_tool_call("${part.tool.callId}")`,
+            });
+          }
+        }
+      }
+      out.push({
+        address: `span:r0-r${this.coverageEnd - 1}`,
+        kind: 'span',
+        tokens: spanTokens,
+        how: 'folded',
+        recover: `records r0–r${this.coverageEnd - 1} (summarized in ## Task Context)`,
+      });
+      out.push(...folded);
+    }
+    for (let i = this.coverageUnit; i < units.length; i++) {
+      for (const part of units[i]!.parts) {
+        const form = this.forms.get(part.address);
+        if (!form) continue;
+        const entry: NotLoadedEntry = {
+          address: part.address,
+          kind: part.kind,
+          tokens: this.rawTokens(part),
+          how: form.how,
+          recover: form.recover ?? 'not recoverable by the model (dropped by the tool\'s own declaration)',
+        };
+        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId } : entry);
+      }
+    }
+    return out;
+  }
+
+  private rawTokens(part: Part): number {
+    if (part.kind !== 'tool' || !part.tool) return this.counter.countKeyed(`${part.address}|raw`, part.text);
+    const tool = part.tool;
+    const input = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
+    if (tool.output === undefined) return input;
+    return input + this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, tool.output!));
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Reconstructs the raw record into units and addressable parts, incrementally.
+ *
+ * - a turn starts at a user record and runs until the next one;
+ * - a step is one model generation: a maximal run of assistant records, split
+ *   where the response id changes; the tool results that follow belong to it;
+ * - a part is one tool call (joined with its result), text block or reasoning
+ *   block. Tool parts are addressed by toolCallId, text and reasoning by a hash
+ *   of their content. Response ids split steps but never become addresses.
+ */
+import { contentHash } from './hash';
+import type { Part, RawRecord, ToolInvocation, Unit, UnitKind } from './types';
+
+interface MutableUnit {
+  kind: UnitKind;
+  step: number | undefined;
+  turn: number;
+  firstRecord: number;
+  lastRecord: number;
+  parts: Part[];
+  /** The response id that opened the step (steps only). */
+  messageId: string | undefined;
+}
+
+/** What one appended record changed, so a live view can update in O(1). */
+export type AppendEvent =
+  | { readonly type: 'unit'; readonly unitIndex: number }
+  | { readonly type: 'part'; readonly unitIndex: number; readonly part: Part }
+  | { readonly type: 'result'; readonly unitIndex: number; readonly before: Part; readonly after: Part };
+
+export function textAddress(kind: 'text' | 'reasoning', role: string, content: string): string {
+  return `${kind}:${contentHash(`${role}\n${content}`)}`;
+}
+
+export class SessionRecord {
+  readonly records: RawRecord[] = [];
+  private readonly mutableUnits: MutableUnit[] = [];
+  /** callId → [unit index, part index] of the latest call with that id. */
+  private readonly calls = new Map<string, [number, number]>();
+  private readonly usedAddresses = new Set<string>();
+  /** digests[i] = content address of units [0, i). */
+  private readonly digests: string[] = ['0'];
+  private stepCount = 0;
+  private turnCount = -1;
+  private lastRole: RawRecord['role'] | undefined;
+
+  get units(): readonly Unit[] {
+    return this.mutableUnits;
+  }
+
+  get steps(): number {
+    return this.stepCount;
+  }
+
+  /** Appends one record (its `index` must be the next position) and reports what changed. */
+  append(record: RawRecord): AppendEvent[] {
+    if (record.index !== this.records.length) {
+      throw new Error(`record index ${record.index} out of order: expected ${this.records.length}`);
+    }
+    this.records.push(record);
+    const events: AppendEvent[] = [];
+    try {
+      switch (record.role) {
+        case 'system':
+        case 'user':
+          if (record.role === 'user') this.turnCount++;
+          this.openUnit(record.role, record, events);
+          this.addTextPart(record, 'text', events);
+          break;
+        case 'assistant':
+          this.appendAssistant(record, events);
+          break;
+        case 'tool':
+          this.appendToolResult(record, events);
+          break;
+      }
+    } finally {
+      this.lastRole = record.role;
+    }
+    return events;
+  }
+
+  /** Index of the first unit whose first record is at or after `record` (units.length if none). */
+  unitIndexAtRecord(record: number): number {
+    let lo = 0;
+    let hi = this.mutableUnits.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.mutableUnits[mid]!.firstRecord < record) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Content address of the coverage made of units [0, unitIndex). */
+  coverageDigest(unitIndex: number): string {
+    for (let i = this.digests.length; i <= unitIndex; i++) {
+      const unit = this.mutableUnits[i - 1]!;
+      const addresses = unit.parts.map((p) => p.address).join(',');
+      this.digests.push(contentHash(`${this.digests[i - 1]}|${unit.kind}@${unit.firstRecord}:${addresses}`));
+    }
+    return this.digests[unitIndex]!;
+  }
+
+  /** The tool call with this id (the latest, if the log reused an id). */
+  findTool(callId: string): ToolInvocation | undefined {
+    const at = this.calls.get(callId);
+    if (!at) return undefined;
+    return this.mutableUnits[at[0]]!.parts[at[1]]!.tool;
+  }
+
+  private openUnit(kind: UnitKind, record: RawRecord, events: AppendEvent[]): MutableUnit {
+    const unit: MutableUnit = {
+      kind,
+      step: kind === 'step' ? this.stepCount++ : undefined,
+      turn: this.turnCount,
+      firstRecord: record.index,
+      lastRecord: record.index,
+      parts: [],
+      messageId: kind === 'step' ? record.messageId : undefined,
+    };
+    this.mutableUnits.push(unit);
+    events.push({ type: 'unit', unitIndex: this.mutableUnits.length - 1 });
+    return unit;
+  }
+
+  private currentStep(): MutableUnit | undefined {
+    const last = this.mutableUnits[this.mutableUnits.length - 1];
+    return last && last.kind === 'step' ? last : undefined;
+  }
+
+  /** Whether appending `record` starts a new step, i.e. a model call happens just before it. */
+  opensStep(record: RawRecord): boolean {
+    if (record.role !== 'assistant') return false;
+    const current = this.currentStep();
+    if (!current) return true;
+    if (record.messageId !== undefined) return record.messageId !== current.messageId;
+    return !(this.lastRole === 'assistant' && current.messageId === undefined);
+  }
+
+  private appendAssistant(record: RawRecord, events: AppendEvent[]): void {
+    const unit = this.opensStep(record) ? this.openUnit('step', record, events) : this.currentStep()!;
+    unit.lastRecord = record.index;
+    if (record.toolName !== undefined || record.toolCallId !== undefined) {
+      const callId = record.toolCallId ?? `r${record.index}`;
+      const tool: ToolInvocation = {
+        callId,
+        name: record.toolName ?? 'unknown',
+        input: record.toolInput,
+        output: undefined,
+        isError: false,
+        callRecord: record.index,
+        resultRecord: undefined,
+      };
+      this.addToolPart(unit, tool, record, events);
+      if (record.content.trim() !== '') this.addTextPart(record, 'text', events);
+      return;
+    }
+    this.addTextPart(record, record.thinking ? 'reasoning' : 'text', events);
+  }
+
+  private appendToolResult(record: RawRecord, events: AppendEvent[]): void {
+    const callId = record.toolCallId;
+    const at = callId !== undefined ? this.calls.get(callId) : undefined;
+    if (at) {
+      const unit = this.mutableUnits[at[0]]!;
+      const before = unit.parts[at[1]]!;
+      const previous = before.tool!;
+      if (previous.resultRecord === undefined) {
+        const tool: ToolInvocation = {
+          ...previous,
+          output: record.toolOutput ?? record.content,
+          isError: record.isError === true,
+          resultRecord: record.index,
+        };
+        const after: Part = { ...before, tool };
+        unit.parts[at[1]] = after;
+        unit.lastRecord = Math.max(unit.lastRecord, record.index);
+        events.push({ type: 'result', unitIndex: at[0], before, after });
+        return;
+      }
+    }
+    // A result with no matching open call: keep it, as its own tool part.
+    const unit = this.currentStep() ?? this.openUnit('step', record, events);
+    unit.lastRecord = record.index;
+    const tool: ToolInvocation = {
+      callId: callId ?? `r${record.index}`,
+      name: record.toolName ?? 'unknown',
+      input: undefined,
+      output: record.toolOutput ?? record.content,
+      isError: record.isError === true,
+      callRecord: record.index,
+      resultRecord: record.index,
+    };
+    this.addToolPart(unit, tool, record, events);
+  }
+
+  private addToolPart(unit: MutableUnit, tool: ToolInvocation, record: RawRecord, events: AppendEvent[]): void {
+    let address = `tool:${tool.callId}`;
+    if (this.usedAddresses.has(address)) address = `${address}#r${record.index}`;
+    this.usedAddresses.add(address);
+    const part: Part = { address, kind: 'tool', role: 'assistant', record: record.index, text: '', tool };
+    unit.parts.push(part);
+    const unitIndex = this.mutableUnits.length - 1;
+    this.calls.set(tool.callId, [unitIndex, unit.parts.length - 1]);
+    events.push({ type: 'part', unitIndex, part });
+  }
+
+  private addTextPart(record: RawRecord, kind: 'text' | 'reasoning', events: AppendEvent[]): void {
+    const unit = this.mutableUnits[this.mutableUnits.length - 1]!;
+    unit.lastRecord = record.index;
+    if (record.content === '' && record.role === 'assistant') return;
+    const part: Part = {
+      address: textAddress(kind, record.role, record.content),
+      kind,
+      role: record.role,
+      record: record.index,
+      text: record.content,
+    };
+    unit.parts.push(part);
+    events.push({ type: 'part', unitIndex: this.mutableUnits.length - 1, part });
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * One session as the engine sees it: the raw record, the two projection
+ * stores, the artifact index and the compaction engine, wired together.
+ * The extension, the CLI and the benchmarks all drive a session through this
+ * class, so the live path and the replay path are the same code.
+ */
+import { ArtifactIndex } from './artifacts';
+import type { Budget } from './budget';
+import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
+import { SessionRecord } from './parts';
+import { InMemorySnapshotStore, InMemoryToolCompactionStore, type SnapshotStore, type ToolCompactionStore } from './store';
+import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
+import { SummaryLineCounter } from './summary';
+import { CachedTokenCounter, type TokenCounter } from './tokens';
+import { renderToolInput } from './tools';
+import type { RawRecord } from './types';
+
+export interface SessionOptions {
+  readonly budget: Budget;
+  readonly counter: TokenCounter;
+  readonly summarizer?: Summarizer;
+  readonly snapshots?: SnapshotStore;
+  readonly tools?: ToolCompactionStore;
+  readonly protectRecentSteps?: number;
+  /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
+  readonly summaryCap?: number;
+}
+
+export interface ToolCallView {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly input: string;
+  readonly output: string | undefined;
+  readonly isError: boolean;
+  readonly callRecord: number;
+  readonly resultRecord: number | undefined;
+}
+
+export class CompactionSession {
+  readonly record = new SessionRecord();
+  readonly artifacts = new ArtifactIndex();
+  readonly snapshots: SnapshotStore;
+  readonly tools: ToolCompactionStore;
+  readonly counter: CachedTokenCounter;
+  readonly engine: CompactionEngine;
+
+  constructor(private readonly options: SessionOptions) {
+    this.counter = new CachedTokenCounter(options.counter);
+    const lines = new SummaryLineCounter(options.counter);
+    this.snapshots = options.snapshots ?? new InMemorySnapshotStore();
+    this.tools = options.tools ?? new InMemoryToolCompactionStore();
+    const cap = options.summaryCap;
+    this.engine = new CompactionEngine({
+      record: this.record,
+      snapshots: this.snapshots,
+      tools: this.tools,
+      summarizer: options.summarizer ?? new ExtractiveSummarizer(lines, cap),
+      fallback: new StaticCheckpointSummarizer(lines, cap),
+      summaryCounter: lines,
+      counter: this.counter,
+      budget: options.budget,
+      ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
+    });
+  }
+
+  get budget(): Budget {
+    return this.options.budget;
+  }
+
+  /** Whether a model call happens just before this record (it opens a new step). */
+  opensStep(record: RawRecord): boolean {
+    return this.record.opensStep(record);
+  }
+
+  /** Appends one record to the raw record and updates the live view incrementally. */
+  append(record: RawRecord): void {
+    const events = this.record.append(record);
+    this.engine.onAppend(events);
+    for (const event of events) {
+      if (event.type === 'part' && event.part.tool) {
+        this.artifacts.observe(event.part.tool, this.record.units[event.unitIndex]?.step);
+      }
+    }
+  }
+
+  /** Turn start: restore the bounded checkpoint from the raw record and the store. */
+  preflight(): PreflightReport {
+    return this.engine.preflight();
+  }
+
+  /** The compaction operation at a model-call boundary, just before record `atRecord`. */
+  step(atRecord: number): Promise<StepReport> {
+    return this.engine.step(atRecord);
+  }
+
+  /** The full raw input and output of a tool call, whatever its form in the view. */
+  viewToolCall(toolCallId: string): ToolCallView | undefined {
+    const tool = this.record.findTool(toolCallId);
+    if (!tool) return undefined;
+    return {
+      toolCallId: tool.callId,
+      name: tool.name,
+      input: renderToolInput(tool),
+      output: tool.output,
+      isError: tool.isError,
+      callRecord: tool.callRecord,
+      resultRecord: tool.resultRecord,
+    };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The snapshot store and the tool-compaction store: the two append-only,
+ * content-addressed projection stores beside the raw record.
+ *
+ * The core defines the ports; this file also ships the in-memory
+ * implementation used by the CLI, tests and isolated runs. A persistent
+ * implementation (sql.js) lives outside the core and honours the same rules:
+ * upsert by key, monotonic (a form may escalate shrunk → dropped, never back),
+ * floors write-once.
+ */
+import type { SummaryState } from './summary';
+
+/** A reduced form of one tool part, as applied to the projection. */
+export interface ReducedForm {
+  readonly how: 'shrunk' | 'dropped';
+  readonly input: string;
+  readonly output: string;
+  /** How the model recovers the original (`view_tool_call("…")`); undefined for a drop. */
+  readonly recover: string | undefined;
+}
+
+/** A floor summary, keyed by the coverage it folds: records [0, coverageEnd). */
+export interface FloorEntry {
+  readonly coverageEnd: number;
+  /** Rolling digest of the addresses of every covered unit: the content address of the coverage. */
+  readonly digest: string;
+  readonly state: SummaryState;
+}
+
+/** The calibration anchor: the last real prompt size and our estimate of that same view. */
+export interface Anchor {
+  readonly real: number;
+  readonly estimate: number;
+}
+
+export type SnapshotEntry =
+  | { readonly type: 'form'; readonly form: ReducedForm }
+  | { readonly type: 'floor'; readonly floor: FloorEntry }
+  | { readonly type: 'anchor'; readonly anchor: Anchor };
+
+export const ANCHOR_KEY = 'meta:anchor';
+export const FLOOR_PREFIX = 'floor:';
+
+export function floorKey(coverageEnd: number, digest: string): string {
+  return `${FLOOR_PREFIX}${coverageEnd}:${digest}`;
+}
+
+export function parseFloorKey(key: string): { coverageEnd: number; digest: string } | undefined {
+  const match = /^floor:(\d+):([0-9a-f]+)$/.exec(key);
+  if (!match) return undefined;
+  return { coverageEnd: Number(match[1]), digest: match[2]! };
+}
+
+/** One session's snapshot store (`task_compaction_snapshot`). */
+export interface SnapshotStore {
+  get(key: string): SnapshotEntry | undefined;
+  /** Upsert by key, monotonic: a drop is never replaced by a shrink, a floor never rewritten. */
+  put(key: string, entry: SnapshotEntry): void;
+  /** Keys starting with `prefix`, in no particular order. */
+  keys(prefix: string): string[];
+}
+
+/** One session's eager tool store (`task_tool_compaction`): toolCallId → compacted form. */
+export interface ToolCompactionStore {
+  get(toolCallId: string): ReducedForm | undefined;
+  put(toolCallId: string, form: ReducedForm): void;
+}
+
+/** Applies the monotonic upsert rule shared by every store implementation. */
+export function shouldReplace(existing: SnapshotEntry | undefined, next: SnapshotEntry): boolean {
+  if (!existing) return true;
+  if (existing.type !== next.type) return true;
+  if (existing.type === 'floor') return false;
+  if (existing.type === 'form' && next.type === 'form') {
+    return !(existing.form.how === 'dropped' && next.form.how === 'shrunk');
+  }
+  return true;
+}
+
+export class InMemorySnapshotStore implements SnapshotStore {
+  private readonly entries = new Map<string, SnapshotEntry>();
+  private readonly floorKeys = new Set<string>();
+
+  get(key: string): SnapshotEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  put(key: string, entry: SnapshotEntry): void {
+    if (!shouldReplace(this.entries.get(key), entry)) return;
+    this.entries.set(key, entry);
+    if (key.startsWith(FLOOR_PREFIX)) this.floorKeys.add(key);
+  }
+
+  keys(prefix: string): string[] {
+    if (prefix === FLOOR_PREFIX) return [...this.floorKeys];
+    return [...this.entries.keys()].filter((k) => k.startsWith(prefix));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export class InMemoryToolCompactionStore implements ToolCompactionStore {
+  private readonly forms = new Map<string, ReducedForm>();
+  get(toolCallId: string): ReducedForm | undefined {
+    return this.forms.get(toolCallId);
+  }
+  put(toolCallId: string, form: ReducedForm): void {
+    this.forms.set(toolCallId, form);
+  }
+}

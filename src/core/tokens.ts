@@ -1,0 +1,59 @@
+/**
+ * Token counting as the core sees it: a port. The o200k adapter lives in
+ * src/adapters; tests may inject any deterministic counter.
+ */
+export interface TokenCounter {
+  count(text: string): number;
+}
+
+/**
+ * Counts each distinct piece of content once. Keys are addresses plus the form
+ * the part is rendered in, so unchanged content is never re-tokenized on the
+ * hot path. Bounded: the oldest entries are evicted past `capacity`.
+ */
+export class CachedTokenCounter {
+  private readonly cache = new Map<string, number>();
+  private misses = 0;
+  private hits = 0;
+
+  constructor(readonly counter: TokenCounter, private readonly capacity = 200_000) {}
+
+  /**
+   * Tokens of `text`, cached under `key` (which must change whenever the text
+   * does). Pass a function to build the text only on a miss.
+   */
+  countKeyed(key: string, text: string | (() => string)): number {
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      this.hits++;
+      return cached;
+    }
+    this.misses++;
+    const n = this.counter.count(typeof text === 'string' ? text : text());
+    if (this.cache.size >= this.capacity) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(key, n);
+    return n;
+  }
+
+  /** Uncached count, for content that has no stable key. */
+  count(text: string): number {
+    this.misses++;
+    return this.counter.count(text);
+  }
+
+  stats(): { hits: number; misses: number; size: number } {
+    return { hits: this.hits, misses: this.misses, size: this.cache.size };
+  }
+}
+
+/** A crude counter (≈ 4 characters a token) for tests that must not depend on a tokenizer. */
+export class CharRatioTokenCounter implements TokenCounter {
+  constructor(private readonly charsPerToken = 4) {}
+  count(text: string): number {
+    return Math.ceil(text.length / this.charsPerToken);
+  }
+}
+

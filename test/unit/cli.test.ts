@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { main } from '../../src/cli/main';
+import { RecordBuilder } from './engineHarness';
+
+function interchange(b: RecordBuilder): string {
+  return (
+    b.records
+      .map((r) =>
+        JSON.stringify({
+          role: r.role,
+          content: r.content,
+          tool_name: r.toolName ?? null,
+          tool_call_id: r.toolCallId ?? null,
+          tool_input: r.toolInput ?? null,
+          tool_output: r.toolOutput ?? null,
+          meta: r.messageId ? { message_id: r.messageId } : r.isError ? { is_error: true } : null,
+        }),
+      )
+      .join('\n') + '\n'
+  );
+}
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('context-keeper CLI', function () {
+  this.timeout(60_000);
+  const dir = mkdtempSync(path.join(tmpdir(), 'ck-cli-'));
+  const b = new RecordBuilder().user('Port the parser to TypeScript. Never change the public API.');
+  for (let i = 0; i < 40; i++) b.read(`src/part${i}.ts`, 120, `Reading part ${i}.`);
+  b.step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'FAIL\nExit code: 1', isError: true }]);
+  const file = path.join(dir, 'session.jsonl');
+  writeFileSync(file, interchange(b));
+
+  it('project --json prints the contract fields, within window − reserve', async () => {
+    const r = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
+    assert.equal(r.code, 0, r.err);
+    const json = JSON.parse(r.out);
+    assert.deepEqual(Object.keys(json), ['window', 'reserve', 'trigger', 'stop', 'tokens', 'messages', 'notLoaded', 'summary', 'artifacts', 'compactions']);
+    assert.equal(json.trigger, 9100);
+    assert.equal(json.stop, 7000);
+    assert.ok(json.tokens <= 14000, `${json.tokens}`);
+    assert.ok(json.compactions.length >= 2);
+    assert.deepEqual(Object.keys(json.summary), ['Requests', 'Deliverables', 'Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived', 'Current state']);
+    assert.match(json.summary.Requests[0], /Port the parser to TypeScript\. Never change the public API\./);
+    assert.ok(json.messages.every((m: { role: string }) => ['system', 'user', 'assistant', 'tool'].includes(m.role)));
+    assert.ok(json.notLoaded.some((n: { how: string; recover: string }) => n.how === 'folded' || /view_tool_call/.test(n.recover)));
+    assert.deepEqual(json.artifacts[0], { path: 'src/part0.ts', reads: 1, writes: 0 });
+  });
+
+  it('is byte-identical across runs', async () => {
+    const a = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
+    const c = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
+    assert.equal(a.out, c.out);
+    const text1 = await cli('project', file, '--window', '12000', '--reserve', '1000');
+    const text2 = await cli('project', file, '--window', '12000', '--reserve', '1000');
+    assert.equal(text1.out, text2.out);
+    assert.match(text1.out, /## Task Context/);
+    assert.match(text1.out, /## Budget/);
+  });
+
+  it('--at N projects just before record N', async () => {
+    const r = await cli('project', file, '--at', '1', '--json');
+    const json = JSON.parse(r.out);
+    assert.equal(json.messages.length, 1);
+    assert.equal(json.messages[0].content, b.records[0]!.content);
+    const bad = await cli('project', file, '--at', 'x');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--at needs a non-negative whole number/);
+  });
+
+  it('replay prints one JSON line per model call and a summary line', async () => {
+    const r = await cli('replay', file, '--window', '16000', '--reserve', '2000');
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.split('\n').map((l) => JSON.parse(l));
+    const summary = lines.pop();
+    assert.ok(summary.summary);
+    assert.equal(summary.summary.steps, lines.length);
+    assert.equal(lines.length, 42);
+    for (const line of lines) for (const k of ['step', 'record', 'predicted', 'tokens', 'tier', 'ms', 'prefixReused']) assert.ok(k in line, k);
+    assert.ok(lines.some((l) => l.tier > 0));
+    assert.ok(lines.some((l) => l.prefixReused > 0));
+    assert.ok(summary.summary.compactionsPerTier['1'] + summary.summary.compactionsPerTier['2'] > 0);
+  });
+
+  it('view-tool-call prints the full raw output, exit 2 when unknown', async () => {
+    const r = await cli('view-tool-call', file, 'call_3');
+    assert.equal(r.code, 0);
+    assert.ok(r.out.includes(b.records.find((x) => x.role === 'tool' && x.toolCallId === 'call_3')!.toolOutput!));
+    const missing = await cli('view-tool-call', file, 'nope');
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /no tool call with id "nope"/);
+  });
+
+  it('skips malformed lines with their line numbers and keeps going', async () => {
+    const bad = path.join(dir, 'bad.jsonl');
+    writeFileSync(bad, `{"role":"user","content":"hello there"}\n{not json\n{"role":"bot","content":"x"}\n{"role":"assistant","content":"hi"}\n`);
+    const r = await cli('project', bad, '--json');
+    assert.equal(r.code, 0);
+    assert.match(r.err, /line 2: invalid JSON/);
+    assert.match(r.err, /line 3: unknown role "bot"/);
+    assert.equal(JSON.parse(r.out).messages.length, 2);
+  });
+
+  it('fails with one clear line on unusable input', async () => {
+    const empty = path.join(dir, 'empty.jsonl');
+    writeFileSync(empty, 'garbage\n\u0000\u0001binary\n');
+    const r = await cli('project', empty);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^context-keeper: no usable record in transcript/);
+    assert.equal(r.err.split('\n').filter((l) => l.startsWith('context-keeper: ') && !/warning/.test(l)).length, 1);
+    assert.equal((await cli('project', path.join(dir, 'missing.jsonl'))).err, `context-keeper: no such file: ${path.join(dir, 'missing.jsonl')}`);
+    assert.match((await cli('project', file, '--window', '100', '--reserve', '200')).err, /reserve \(200\) must be smaller than the window/);
+    assert.match((await cli('project', file, '--db', 'x.db')).err, /--db needs the persistent sql\.js session store/);
+    assert.equal((await cli('frobnicate')).code, 2);
+  });
+});

@@ -1,0 +1,45 @@
+import { strict as assert } from 'node:assert';
+import { contentHash } from '../../src/core/hash';
+import { ANCHOR_KEY, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, type ReducedForm } from '../../src/core/store';
+import { emptySummary } from '../../src/core/summary';
+
+const shrunk: ReducedForm = { how: 'shrunk', input: '{}', output: 'head…tail', recover: 'view_tool_call("a")' };
+const dropped: ReducedForm = { how: 'dropped', input: '{}', output: '[output dropped: disposable tool]', recover: undefined };
+
+describe('snapshot store (in memory)', () => {
+  it('upserts forms monotonically: a drop is never replaced by a shrink', () => {
+    const store = new InMemorySnapshotStore();
+    store.put('tool:a', { type: 'form', form: shrunk });
+    store.put('tool:a', { type: 'form', form: dropped });
+    assert.deepEqual(store.get('tool:a'), { type: 'form', form: dropped });
+    store.put('tool:a', { type: 'form', form: shrunk });
+    assert.deepEqual(store.get('tool:a'), { type: 'form', form: dropped });
+  });
+
+  it('writes floors once, keyed by coverage, and lists them by prefix', () => {
+    const store = new InMemorySnapshotStore();
+    const key = floorKey(120, 'abc123');
+    assert.deepEqual(parseFloorKey(key), { coverageEnd: 120, digest: 'abc123' });
+    assert.equal(parseFloorKey('meta:anchor'), undefined);
+    const first = { coverageEnd: 120, digest: 'abc123', state: emptySummary() };
+    store.put(key, { type: 'floor', floor: first });
+    store.put(key, { type: 'floor', floor: { ...first, state: { ...emptySummary(), folds: 9 } } });
+    const entry = store.get(key);
+    assert.ok(entry?.type === 'floor' && entry.floor.state.folds === 0);
+    store.put(ANCHOR_KEY, { type: 'anchor', anchor: { real: 10, estimate: 9 } });
+    store.put(ANCHOR_KEY, { type: 'anchor', anchor: { real: 20, estimate: 19 } });
+    assert.deepEqual(store.get(ANCHOR_KEY), { type: 'anchor', anchor: { real: 20, estimate: 19 } });
+    assert.deepEqual(store.keys(FLOOR_PREFIX), [key]);
+  });
+});
+
+describe('content hashing', () => {
+  it('content hashes are stable, 16 hex digits, and differ for different content', () => {
+    assert.match(contentHash('hello'), /^[0-9a-f]{16}$/);
+    assert.equal(contentHash('hello'), contentHash('hello'));
+    const seen = new Set<string>();
+    for (let i = 0; i < 20000; i++) seen.add(contentHash(`part ${i}`));
+    assert.equal(seen.size, 20000);
+    assert.notEqual(contentHash('ab'), contentHash('ba'));
+  });
+});
