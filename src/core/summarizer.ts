@@ -191,17 +191,24 @@ function lastErrorLine(output: string): string {
   return clip(errorLine ?? lines[lines.length - 1] ?? '', 160);
 }
 
-export class ExtractiveSummarizer implements Summarizer {
-  readonly name = 'extractive';
-  private readonly counter: SummaryLineCounter;
+/** A summarizer that needs no model: synchronous folds, capped by demotion. */
+abstract class LocalSummarizer implements Summarizer {
+  abstract readonly name: string;
+  protected readonly counter: SummaryLineCounter;
 
-  constructor(counter: TokenCounter, private readonly cap?: number) {
+  constructor(counter: TokenCounter, protected readonly cap?: number) {
     this.counter = counter instanceof SummaryLineCounter ? counter : new SummaryLineCounter(counter);
   }
 
   async fold(input: FoldInput): Promise<SummaryState> {
     return this.foldSync(input);
   }
+
+  abstract foldSync(input: FoldInput): SummaryState;
+}
+
+export class ExtractiveSummarizer extends LocalSummarizer {
+  readonly name = 'extractive';
 
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
@@ -318,17 +325,8 @@ export class ExtractiveSummarizer implements Summarizer {
  * already known, adds the new requests verbatim, and records an action count.
  * It cannot fail.
  */
-export class StaticCheckpointSummarizer implements Summarizer {
+export class StaticCheckpointSummarizer extends LocalSummarizer {
   readonly name = 'static-checkpoint';
-  private readonly counter: SummaryLineCounter;
-
-  constructor(counter: TokenCounter, private readonly cap?: number) {
-    this.counter = counter instanceof SummaryLineCounter ? counter : new SummaryLineCounter(counter);
-  }
-
-  async fold(input: FoldInput): Promise<SummaryState> {
-    return this.foldSync(input);
-  }
 
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
