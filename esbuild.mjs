@@ -32,12 +32,13 @@ const configs = {
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-    optional: true,
     after: () => chmodSync(join(dist, 'cli.js'), 0o755),
   },
   bench: {
     options: { ...node, entryPoints: ['bench/main.ts'], outfile: 'dist/bench.js' },
-    optional: true,
+  },
+  eval: {
+    options: { ...node, entryPoints: ['src/eval/main.ts'], outfile: 'dist/eval.js' },
   },
   webview: {
     // The panel's browser code arrives with the panel; nothing to build before that.

@@ -17,6 +17,7 @@ import {
   ANTI_THRASH_MIN_SAVING_RATIO,
   COMPACTION_PROTECT_RECENT_STEPS,
   MESSAGE_OVERHEAD_TOKENS,
+  ROLLING_SUMMARY_BUDGET_TOKENS,
   type Budget,
 } from './budget';
 import type { AppendEvent, SessionRecord } from './parts';
@@ -92,7 +93,14 @@ export interface EngineOptions {
   readonly summaryCounter: SummaryLineCounter;
   readonly budget: Budget;
   readonly protectRecentSteps?: number;
+  /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
+  readonly summaryCap?: number;
 }
+
+/** Least growth of the summary a fold allows for when choosing its boundary. */
+const SUMMARY_GROWTH_MIN_TOKENS = 300;
+/** Expected growth of the summary per folded token (an extractive fold keeps a small share). */
+const SUMMARY_GROWTH_RATIO = 0.15;
 
 /** Text tails kept by the emergency clip of an oversized last message. */
 const EMERGENCY_HEAD_CHARS = 6000;
@@ -115,6 +123,34 @@ function proportional(rawTokens: number, rawChars: number, chars: number): numbe
 function renderedLength(tool: ToolInvocation, text: string, side: 'in' | 'out'): number {
   if (side === 'in') return `<tool_call id="${tool.callId}" name="${tool.name}">\n\n</tool_call>`.length + text.length;
   return `<tool_result id="${tool.callId}"${tool.isError ? ' error="true"' : ''}>\n\n</tool_result>`.length + text.length;
+}
+
+/**
+ * The messages of one unit: a user or system message, or a step's assistant
+ * message (text, reasoning and tool calls) followed by one tool message per
+ * result. `formOf` supplies a reduced form for a part, if one applies.
+ */
+export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm | undefined = () => undefined): ProjectedMessage[] {
+  if (unit.kind !== 'step') {
+    const part = unit.parts[0];
+    const text = part ? (formOf(part.address)?.output ?? part.text) : '';
+    return [{ role: unit.kind, content: text }];
+  }
+  const pieces: string[] = [];
+  const results: ProjectedMessage[] = [];
+  for (const part of unit.parts) {
+    const form = formOf(part.address);
+    if (part.kind === 'tool' && part.tool) {
+      pieces.push(renderToolCall(part.tool, form ? form.input : renderToolInput(part.tool)));
+      const output = form ? form.output : part.tool.output;
+      if (output !== undefined) results.push({ role: 'tool', content: renderToolResult(part.tool, output) });
+    } else if (part.kind === 'reasoning') {
+      pieces.push(`<reasoning>\n${form ? form.output : part.text}\n</reasoning>`);
+    } else {
+      pieces.push(form ? form.output : part.text);
+    }
+  }
+  return [{ role: 'assistant', content: pieces.join('\n') }, ...results];
 }
 
 export class CompactionEngine {
@@ -404,7 +440,7 @@ export class CompactionEngine {
     // ② floor-summarize the prefix outside the near window
     if (this.predicted() > this.budget.trigger && near > this.coverageUnit) {
       before = this.predicted();
-      await this.fold(near);
+      await this.fold(this.foldBoundary(near));
       folded = true;
       note(2, before);
     }
@@ -424,7 +460,7 @@ export class CompactionEngine {
       const last = units.length - 1;
       if (last > this.coverageUnit) {
         before = this.predicted();
-        await this.fold(last);
+        await this.fold(this.foldBoundary(last));
         note(4, before, folded);
       }
     }
@@ -434,6 +470,26 @@ export class CompactionEngine {
       note(4, before, true);
     }
     return out;
+  }
+
+  /**
+   * Progressive folding: the smallest prefix, ending at a unit boundary no later
+   * than `limit`, whose removal should bring the view down to stop, allowing for
+   * the summary to grow up to its cap. The raw tail kept is therefore as large as
+   * the budget allows (the token window), and never smaller than the protected
+   * steps when `limit` is the near-window start.
+   */
+  private foldBoundary(limit: number): number {
+    const cap = this.options.summaryCap ?? ROLLING_SUMMARY_BUDGET_TOKENS;
+    const room = Math.max(SUMMARY_GROWTH_MIN_TOKENS, cap - this.summaryTokens);
+    const predicted = this.predicted();
+    let removed = 0;
+    for (let i = this.coverageUnit; i < limit; i++) {
+      removed += this.unitTokens[i] ?? 0;
+      const growth = Math.min(room, SUMMARY_GROWTH_MIN_TOKENS + SUMMARY_GROWTH_RATIO * removed);
+      if (predicted - removed + growth <= this.budget.stop) return i + 1;
+    }
+    return limit;
   }
 
   /** Absolute index of the first unit of the near window (the Nth-last step). */
@@ -504,21 +560,29 @@ export class CompactionEngine {
     return this.floorCount;
   }
 
-  /** Last guard: the one remaining unit is itself over the window; keep its head and tail. */
+  /**
+   * Last guard: the one remaining unit is itself over the window. Its long texts
+   * and any tool output left raw (a tool with no reducer, e.g. a sub-agent's
+   * report) keep their head and tail, with a pointer to the full record.
+   */
   private clipLastUnit(): void {
     const index = this.record.units.length - 1;
     const unit = this.record.units[index];
     if (!unit || index < this.coverageUnit) return;
     for (const part of unit.parts) {
-      if (part.kind === 'tool') continue;
-      if (part.text.length <= EMERGENCY_HEAD_CHARS + EMERGENCY_TAIL_CHARS) continue;
+      if (this.forms.get(part.address)?.how === 'dropped') continue;
+      const tool = part.kind === 'tool' ? part.tool : undefined;
+      const text = tool ? tool.output : part.text;
+      if (text === undefined || text.length <= EMERGENCY_HEAD_CHARS + EMERGENCY_TAIL_CHARS) continue;
+      if (tool && this.forms.has(part.address)) continue;
       const before = this.partTokens(part);
-      const elided = part.text.length - EMERGENCY_HEAD_CHARS - EMERGENCY_TAIL_CHARS;
+      const elided = text.length - EMERGENCY_HEAD_CHARS - EMERGENCY_TAIL_CHARS;
+      const recover = tool ? `view_tool_call("${tool.callId}")` : `record r${part.record}`;
       const form: ReducedForm = {
         how: 'shrunk',
-        input: '',
-        output: `${part.text.slice(0, EMERGENCY_HEAD_CHARS)}\n[… ${elided} characters elided to fit the window; the full text is record r${part.record}]\n${part.text.slice(-EMERGENCY_TAIL_CHARS)}`,
-        recover: `record r${part.record}`,
+        input: tool ? renderToolInput(tool) : '',
+        output: `${text.slice(0, EMERGENCY_HEAD_CHARS)}\n[… ${elided} characters elided to fit the window; full text: ${recover}]\n${text.slice(-EMERGENCY_TAIL_CHARS)}`,
+        recover,
       };
       this.forms.set(part.address, form);
       this.snapshots.put(part.address, { type: 'form', form });
@@ -538,31 +602,14 @@ export class CompactionEngine {
     const messages: ProjectedMessage[] = [];
     if (this.summary) messages.push({ role: 'user', content: renderSummary(this.summary) });
     const units = this.record.units;
-    for (let i = this.coverageUnit; i < units.length; i++) {
-      const unit = units[i]!;
-      if (unit.kind !== 'step') {
-        const part = unit.parts[0];
-        const text = part ? (this.forms.get(part.address)?.output ?? part.text) : '';
-        messages.push({ role: unit.kind, content: text });
-        continue;
-      }
-      const pieces: string[] = [];
-      const results: ProjectedMessage[] = [];
-      for (const part of unit.parts) {
-        const form = this.forms.get(part.address);
-        if (part.kind === 'tool' && part.tool) {
-          pieces.push(renderToolCall(part.tool, form ? form.input : renderToolInput(part.tool)));
-          const output = form ? form.output : part.tool.output;
-          if (output !== undefined) results.push({ role: 'tool', content: renderToolResult(part.tool, output) });
-        } else if (part.kind === 'reasoning') {
-          pieces.push(`<reasoning>\n${form ? form.output : part.text}\n</reasoning>`);
-        } else {
-          pieces.push(form ? form.output : part.text);
-        }
-      }
-      messages.push({ role: 'assistant', content: pieces.join('\n') }, ...results);
-    }
+    const formOf = (address: string): ReducedForm | undefined => this.forms.get(address);
+    for (let i = this.coverageUnit; i < units.length; i++) messages.push(...renderUnit(units[i]!, formOf));
     return messages;
+  }
+
+  /** Absolute index of the first unit still in view (units before it are folded). */
+  get firstUnitInView(): number {
+    return this.coverageUnit;
   }
 
   /** Everything the model is not seeing in full, and how to get it back. */

@@ -60,6 +60,7 @@ export class CompactionSession {
       counter: this.counter,
       budget: options.budget,
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
+      ...(cap !== undefined ? { summaryCap: cap } : {}),
     });
   }
 

@@ -10,7 +10,7 @@
 import { enforceCap, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type RequestLine, type SummaryState } from './summary';
 import { exitCode, fileTouches, shellCommand, classifyTool } from './tools';
 import type { TokenCounter } from './tokens';
-import type { Part, Unit } from './types';
+import type { Part, ToolInvocation, Unit } from './types';
 
 export interface FoldInput {
   /** The summary being extended (undefined for the first fold). */
@@ -33,7 +33,7 @@ const SENTENCE_MAX_CHARS = 600;
 const NARRATIVE_MAX_CHARS = 320;
 const MAX_CONSTRAINTS_PER_MESSAGE = 24;
 const MAX_DECISIONS_PER_STEP = 2;
-const MAX_FINDINGS_PER_STEP = 2;
+const MAX_FINDINGS_PER_STEP = 3;
 
 const CONSTRAINT_PATTERN =
   /\b(must|mustn't|never|do not|don't|always|only|should ?n[o']t|avoid|make sure|ensure|required|requirement|not allowed|forbidden|prohibited|under no circumstances|at most|at least|no more than|keep (?:it|them|the)\b.*\b(?:unchanged|as is|intact)|without (?:changing|modifying|touching|breaking))\b/i;
@@ -44,6 +44,9 @@ const DECISION_PATTERN =
   /\b(I'll use|I will use|we'll use|we will use|let's use|let's go with|going with|decided to|decision:|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose|the approach (?:is|will be)|the plan is to|I'm going to use)\b/i;
 const FINDING_PATTERN =
   /\b(root cause|the (?:issue|problem|bug|cause|error|reason) (?:is|was)|turns out|I found|found that|confirmed that|this means|is caused by|fails because|failing because)\b/i;
+/** A statement about a named thing: an inline-code identifier and a verb of state or effect. */
+const IDENTIFIER_FACT =
+  /`[^`\n]{2,80}`[^.]*\b(?:is|are|was|were|drops|uses|runs|causes|returns|means|requires|listens|points|fails|breaks|blocks|overrides|conflicts)\b|\b(?:is|are|was|were)\b[^.]*`[^`\n]{2,80}`/;
 const RULED_OUT_PATTERN =
   /\b(didn't work|did not work|doesn't work|does not work|won't work|will not work|not possible|isn't possible|abandon(?:ed|ing)?|ruled out|give up on|reverted?|dead end|not the (?:issue|cause|problem))\b/i;
 const STOP_WORDS = new Set(
@@ -52,7 +55,8 @@ const STOP_WORDS = new Set(
 
 export function splitSentences(text: string): string[] {
   const pieces = text
-    .replace(/```[\s\S]*?```/g, ' ')
+    // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
+    .replace(/```[^\n]*\n([\s\S]*?)```/g, (_, body: string) => (body.length <= 160 && body.split('\n').filter((l) => l.trim()).length <= 2 ? ` ${body.trim().replace(/\s+/g, ' ')} ` : ' '))
     .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(\[])|\n+/)
     .map((s) => s.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim())
     .filter((s) => s.length > 0);
@@ -207,6 +211,29 @@ abstract class LocalSummarizer implements Summarizer {
   abstract foldSync(input: FoldInput): SummaryState;
 }
 
+/** Shell commands that change something (a file, a package set, a service, a repository). */
+const MUTATING_COMMAND =
+  /\b(uci (?:set|commit|delete|add)|sed -i|rm -|mv |cp |chmod |chown |git (?:commit|push|merge|rebase|reset|checkout -b|tag)|npm (?:install|i|uninstall|ci)\b|pnpm add|yarn add|pip install|apt(?:-get)? (?:install|remove)|brew install|systemctl (?:restart|enable|disable|stop|start)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|docker (?:run|rm|stop|compose up)|ln -s|crontab|tee )|(?:^|[^0-9&<>])>>?\s*[\w/.~]/;
+
+function toolDescription(tool: ToolInvocation): string | undefined {
+  const input = tool.input;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const d = (input as Record<string, unknown>).description;
+    if (typeof d === 'string' && d.trim().length >= 6) return clip(d.trim(), 120);
+  }
+  return undefined;
+}
+
+/** The opening of a turn's closing message, without code blocks or markdown noise. */
+function outcomeGist(text: string): string {
+  const flat = text
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/[*#`>|]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return clip(flat, 280);
+}
+
 export class ExtractiveSummarizer extends LocalSummarizer {
   readonly name = 'extractive';
 
@@ -223,6 +250,16 @@ export class ExtractiveSummarizer extends LocalSummarizer {
       writeCounts.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources] });
     }
 
+    input.units.forEach((unit, index) => {
+      // The last words of a turn (a step followed by the next user message) usually report its outcome.
+      const nextUnit = input.units[index + 1];
+      if (unit.kind === 'step' && nextUnit?.kind === 'user') {
+        const text = [...unit.parts].reverse().find((p) => p.kind === 'text' && p.text.trim().length >= 40);
+        if (text) {
+          b.upsert('Findings', { key: `outcome-r${text.record}`, text: `turn outcome: ${outcomeGist(text.text)} (reported)`, sources: [text.record], priority: 3 });
+        }
+      }
+    });
     for (const unit of input.units) {
       if (unit.kind === 'user' || unit.kind === 'system') {
         for (const part of unit.parts) {
@@ -252,7 +289,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
             } else if (decisions < MAX_DECISIONS_PER_STEP && DECISION_PATTERN.test(sentence)) {
               decisions++;
               b.upsert('Decisions', { key: topicKey(sentence), text: clip(sentence, NARRATIVE_MAX_CHARS), sources: [part.record], priority: 2 });
-            } else if (findings < MAX_FINDINGS_PER_STEP && FINDING_PATTERN.test(sentence)) {
+            } else if (findings < MAX_FINDINGS_PER_STEP && (FINDING_PATTERN.test(sentence) || IDENTIFIER_FACT.test(sentence))) {
               findings++;
               b.upsert('Findings', { key: topicKey(sentence), text: `${clip(sentence, NARRATIVE_MAX_CHARS)} (reported)`, sources: [part.record], priority: 3 });
             }
@@ -294,6 +331,15 @@ export class ExtractiveSummarizer extends LocalSummarizer {
             b.upsert('Findings', { key, text: `${label} now succeeds${code !== undefined ? ` (exit ${code})` : ''}`, sources, priority: 3 });
           }
           status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
+          if (MUTATING_COMMAND.test(cmd)) {
+            const what = toolDescription(tool) ?? firstLine(cmd, 120);
+            b.upsert('Decisions', {
+              key: `done-${topicKey(what, 4)}`,
+              text: `done: ${what} — \`${clip(firstLine(cmd, 160), 160)}\`${code !== undefined ? ` (exit ${code})` : ''}`,
+              sources,
+              priority: 2,
+            });
+          }
         } else if (['write', 'edit'].includes(classifyTool(tool.name, tool.input).family)) {
           status = `last change: ${label}`;
         }

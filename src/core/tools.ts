@@ -473,10 +473,11 @@ function patchText(input: unknown): string | undefined {
 }
 
 /**
- * Paths a call read, modified or created (for the artifact index). Only
- * read/write/edit calls touch files; searches, listings and shell commands do
- * not (their paths are not parsed out of command lines). '' is never returned;
- * duplicates are removed, order of first appearance kept.
+ * Paths a call read, modified or created (for the artifact index): read, write
+ * and edit calls by their path fields, shell commands by the few forms whose
+ * meaning is unambiguous (see shellTouches); searches and listings touch
+ * nothing. '' is never returned; duplicates are removed, order of first
+ * appearance kept.
  */
 export function fileTouches(inv: ToolInvocation): FileTouch[] {
   try {
@@ -503,6 +504,9 @@ export function fileTouches(inv: ToolInvocation): FileTouch[] {
         if (search === '' && typeof getField(rec, 'replace') === 'string') access = 'create';
       }
       touches = paths.map((path) => ({ path, access }));
+    } else if (family === 'shell') {
+      const command = shellCommand(inv);
+      if (command !== undefined) touches = shellTouches(command);
     }
 
     const seen = new Set<string>();
@@ -518,6 +522,69 @@ export function fileTouches(inv: ToolInvocation): FileTouch[] {
   } catch {
     return [];
   }
+}
+
+// ---------------------------------------------------------------------------
+// Files a shell command reads or writes
+// ---------------------------------------------------------------------------
+
+/** A token that names a file: a path with a '/' or a dotted file name; no globs, variables, URLs or devices. */
+function isFileToken(token: string): boolean {
+  if (token.length < 3 || token.length > 300) return false;
+  if (/[*?$`{}()<>|;&=,]/.test(token) || token.startsWith('-') || /^[a-z]+:\/\//i.test(token)) return false;
+  if (/^\/(dev|proc)\//.test(token) || token === '/dev/null') return false;
+  if (!/[A-Za-z]/.test(token)) return false;
+  return token.includes('/') || /^[\w.-]+\.[A-Za-z][\w]{0,7}$/.test(token);
+}
+
+function unquote(token: string): string {
+  return token.replace(/^(['"])(.*)\1$/, '$2').replace(/^\\?"|\\?"$/g, '');
+}
+
+/**
+ * Conservative parse of a command line (including one wrapped in ssh "…"):
+ * output redirections (`> f`, `>> f`, heredocs into f), `tee [-a] f`,
+ * `sed -i … f` and `touch f` modify; `cat f`, `head … f`, `tail … f` read.
+ * Anything else is left alone: a wrong path in the trail is worse than none.
+ */
+export function shellTouches(command: string): FileTouch[] {
+  const out: FileTouch[] = [];
+  const text = command.length > 20_000 ? command.slice(0, 20_000) : command;
+  // Drop heredoc bodies so their contents are not read as commands.
+  const lines = text.split('\n');
+  const kept: string[] = [];
+  let heredocEnd: string | undefined;
+  for (const line of lines) {
+    if (heredocEnd !== undefined) {
+      if (line.trim() === heredocEnd) heredocEnd = undefined;
+      continue;
+    }
+    kept.push(line);
+    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
+    if (m) heredocEnd = m[1];
+  }
+  const flat = kept.join('\n');
+  for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*(['"]?[^\s'";|&<>]+['"]?)/g)) {
+    const path = unquote(m[1]!);
+    if (isFileToken(path)) out.push({ path, access: 'modify' });
+  }
+  for (const segment of flat.split(/&&|\|\||;|\||\n/)) {
+    const words = segment.trim().replace(/^['"]+/, '').split(/\s+/).map(unquote).filter((w) => w.length > 0);
+    const verb = words[0];
+    if (verb === undefined) continue;
+    const args = words.slice(1).filter((w) => !w.startsWith('-'));
+    const redirect = words.findIndex((w) => /^1?>>?/.test(w));
+    const before = redirect >= 0 ? words.slice(1, redirect).filter((w) => !w.startsWith('-')) : args;
+    if (verb === 'tee' || verb === 'touch') {
+      for (const a of args) if (isFileToken(a)) out.push({ path: a, access: 'modify' });
+    } else if (verb === 'sed' && words.some((w) => /^-i/.test(w)) && args.length >= 2) {
+      const target = args[args.length - 1]!;
+      if (isFileToken(target)) out.push({ path: target, access: 'modify' });
+    } else if (verb === 'cat' || verb === 'head' || verb === 'tail' || verb === 'less') {
+      for (const a of before) if (isFileToken(a) && !/^\d*>/.test(a)) out.push({ path: a, access: 'read' });
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------

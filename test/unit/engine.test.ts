@@ -393,3 +393,17 @@ describe('view_tool_call', () => {
     assert.equal(s.viewToolCall('nope'), undefined);
   });
 });
+
+describe('the last guard', () => {
+  it('clips an oversized tool output with no reducer in the one remaining step, with a pointer', async () => {
+    const b = new RecordBuilder().user('Summarize the repo.');
+    b.step('', [{ name: 'Task', input: { prompt: 'explore' }, output: 'report line\n'.repeat(3000) }]);
+    const s = newSession(budgetOf(8_000, 1_000));
+    await play(s, b.records);
+    await s.step(b.records.length);
+    assert.ok(s.engine.predicted() <= s.budget.effective, `${s.engine.predicted()}`);
+    const tool = s.record.units[1]!.parts[0]!;
+    assert.match(s.engine.formOf(tool.address)!.output, /characters elided to fit the window; full text: view_tool_call\("call_1"\)/);
+    assert.equal(s.viewToolCall('call_1')!.output, 'report line\n'.repeat(3000));
+  });
+});

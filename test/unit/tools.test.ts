@@ -224,9 +224,28 @@ describe('tools: fileTouches', () => {
     ]);
   });
 
-  it('searches, listings and shell commands touch no files; odd inputs never throw', () => {
+  it('shell commands touch files only through unambiguous forms', () => {
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'cat /etc/hosts' }, '127.0.0.1 localhost')), [{ path: '/etc/hosts', access: 'read' }]);
+    assert.deepEqual(
+      fileTouches(inv('Bash', { command: `ssh root@host "mkdir -p /var/log/x && cat > /etc/blocky/config.yml << 'EOF'\nupstreams: > not/a/file\nEOF"` }, '')),
+      [{ path: '/etc/blocky/config.yml', access: 'modify' }],
+    );
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'echo hi > out.txt && sed -i s/a/b/ src/a.ts | tee -a logs/run.log' }, '')), [
+      { path: 'out.txt', access: 'modify' },
+      { path: 'src/a.ts', access: 'modify' },
+      { path: 'logs/run.log', access: 'modify' },
+    ]);
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'cat /etc/a.yml 2>/dev/null || head -n 5 b/c.txt' }, '')), [
+      { path: '/etc/a.yml', access: 'read' },
+      { path: 'b/c.txt', access: 'read' },
+    ]);
+    for (const command of ['npm test 2>&1 | tail -20', 'grep -rn foo src/', 'python -c "print(1)" > /dev/null', 'ls -la /tmp', 'echo $HOME > $OUT']) {
+      assert.deepEqual(fileTouches(inv('Bash', { command }, '')), [], command);
+    }
+  });
+
+  it('searches, listings and other shell commands touch no files; odd inputs never throw', () => {
     assert.deepEqual(fileTouches(inv('Grep', { pattern: 'x', path: '/u' }, 'Found 1 file\n/u/a.ts')), []);
-    assert.deepEqual(fileTouches(inv('Bash', { command: 'cat /etc/hosts' }, '127.0.0.1 localhost')), []);
     assert.deepEqual(fileTouches(inv('list_dir', { path: '• **26** results' }, '| Name |')), []);
     assert.deepEqual(fileTouches(inv('Read', null, undefined)), []);
     assert.deepEqual(fileTouches(inv('Read', 42, undefined)), []);

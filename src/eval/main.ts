@@ -1,0 +1,120 @@
+/**
+ * `npm run eval`: the evaluation harness from the command line.
+ *
+ *   npm run eval                                    all probed sessions, all windows → eval/report.*
+ *   npm run eval -- --session FILE --window N       one session, one window, printed
+ *   options: --corpus DIR (default ../shared/corpus or $CONTEXT_KEEPER_CORPUS),
+ *            --probes DIR (default eval/probes), --out DIR (default eval)
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { parseTranscript } from '../core/transcript';
+import { EVAL_WINDOWS, evaluateDrift, evaluateSession, type DriftResult, type SessionResult } from './harness';
+import { parseProbeFile, type ProbeFile } from './probes';
+import { buildReport, verdicts } from './report';
+import { STRATEGY_LABELS } from './strategies';
+
+interface Args {
+  corpus: string;
+  probes: string;
+  out: string;
+  session: string | undefined;
+  window: number | undefined;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = {
+    corpus: process.env.CONTEXT_KEEPER_CORPUS ?? path.resolve('..', 'shared', 'corpus'),
+    probes: path.resolve('eval', 'probes'),
+    out: path.resolve('eval'),
+    session: undefined,
+    window: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = argv[++i];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (flag) {
+      case '--corpus': args.corpus = path.resolve(value); break;
+      case '--probes': args.probes = path.resolve(value); break;
+      case '--out': args.out = path.resolve(value); break;
+      case '--session': args.session = value; break;
+      case '--window':
+        if (!/^\d+$/.test(value) || Number(value) < 1000) throw new UsageError(`--window needs a number of tokens ≥ 1000, got ${value}`);
+        args.window = Number(value);
+        break;
+      default: throw new UsageError(`unknown option ${flag}`);
+    }
+  }
+  return args;
+}
+
+function loadProbeFiles(dir: string): ProbeFile[] {
+  if (!existsSync(dir)) throw new UsageError(`no probe folder at ${dir}`);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.probes.json'))
+    .sort()
+    .map((f) => parseProbeFile(readFileSync(path.join(dir, f), 'utf8'), f));
+}
+
+function sessionsDir(corpus: string): string {
+  const dir = path.join(corpus, 'sessions');
+  if (!existsSync(dir)) {
+    throw new UsageError(`the corpus sessions are absent: no folder ${dir} (pass --corpus DIR or set CONTEXT_KEEPER_CORPUS)`);
+  }
+  return dir;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const counter = new O200kTokenCounter();
+  const dir = sessionsDir(args.corpus);
+  const files = loadProbeFiles(args.probes);
+
+  if (args.session !== undefined) {
+    const name = path.basename(args.session);
+    const probeFile = files.find((f) => f.session === name);
+    if (!probeFile) throw new UsageError(`no probe file for ${name} in ${args.probes}`);
+    const transcriptPath = existsSync(args.session) ? args.session : path.join(dir, name);
+    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    const windows = args.window !== undefined ? [args.window] : [...EVAL_WINDOWS];
+    const result = await evaluateSession(probeFile, transcript.records, counter, windows);
+    for (const w of result.windows) {
+      console.log(`${name} at ${w.window} (reserve ${w.reserve}): ${result.probes} probes`);
+      for (const m of w.strategies) {
+        console.log(
+          `  ${STRATEGY_LABELS[m.strategy].padEnd(22)} recall ${(100 * m.probes.recall).toFixed(1).padStart(5)}%  tokens ${String(m.tokensEnd).padStart(7)}  cost $${m.cost.dollars.toFixed(4)}  stale ${m.staleAsCurrent}  lost ${m.probes.missing.join(',') || '-'}`,
+        );
+      }
+    }
+    return 0;
+  }
+
+  const results: SessionResult[] = [];
+  const drift: DriftResult[] = [];
+  for (const file of files) {
+    const transcriptPath = path.join(dir, file.session);
+    if (!existsSync(transcriptPath)) throw new UsageError(`${file.session} is not in ${dir}`);
+    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    process.stderr.write(`evaluating ${file.session} (${transcript.records.length} records, ${file.probes.length} probes)\n`);
+    results.push(await evaluateSession(file, transcript.records, counter));
+    if (transcript.records.length >= 200) drift.push(evaluateDrift(file.session, transcript.records, counter));
+  }
+  const report = buildReport(results, drift, [...EVAL_WINDOWS]);
+  mkdirSync(args.out, { recursive: true });
+  for (const [name, text] of Object.entries(report)) writeFileSync(path.join(args.out, name), text);
+  console.log(`wrote ${Object.keys(report).map((n) => path.join(path.relative(process.cwd(), args.out), n)).join(', ')}`);
+  for (const line of verdicts(results, [...EVAL_WINDOWS])) console.log(line);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`context-keeper eval: ${error instanceof UsageError ? error.message : (error as Error).stack ?? String(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,242 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { computeBudget } from '../../src/core/budget';
+import { SessionRecord } from '../../src/core/parts';
+import { emptySummary, SummaryBuilder } from '../../src/core/summary';
+import { CharRatioTokenCounter } from '../../src/core/tokens';
+import { parseTranscript } from '../../src/core/transcript';
+import { evaluateSession } from '../../src/eval/harness';
+import {
+  citations,
+  multiGenerationDrift,
+  precisionRecall,
+  probeRecall,
+  replayCost,
+  samePath,
+  utility,
+} from '../../src/eval/metrics';
+import { parseProbeFile, scoreProbe, type Probe, type ProbeFile } from '../../src/eval/probes';
+import { buildReport } from '../../src/eval/report';
+import { MASKED_OUTPUT, OPENCODE_CLEARED, runStrategy, visibleArtifacts } from '../../src/eval/strategies';
+import { RecordBuilder } from './engineHarness';
+
+const counter = new CharRatioTokenCounter();
+
+function probe(p: Partial<Probe> & Pick<Probe, 'id' | 'kind'>): Probe {
+  return { record: 0, question: 'what was it?', ...p } as Probe;
+}
+
+describe('eval: probes', () => {
+  const target = {
+    text: 'We decided to use   Redis for the cache.\nFile: src/app.ts\n### Constraints\n- never push to main',
+    currentText: '- use-memcached: use Memcached',
+    artifactPaths: ['/repo/src/lib/util.ts'],
+  };
+
+  it('checks all / any / path / notCurrent phrases, case- and space-insensitively', () => {
+    assert.equal(scoreProbe(probe({ id: 'a', kind: 'decision', all: ['use redis', 'FOR THE cache'] }), target).kept, true);
+    const partial = scoreProbe(probe({ id: 'b', kind: 'decision', all: ['use redis', 'postgres'] }), target);
+    assert.equal(partial.kept, false);
+    assert.deepEqual(partial.missing, ['postgres']);
+    assert.equal(scoreProbe(probe({ id: 'c', kind: 'finding', any: ['kafka', 'src/app.ts'] }), target).kept, true);
+    assert.equal(scoreProbe(probe({ id: 'd', kind: 'finding', any: ['kafka', 'rabbit'] }), target).kept, false);
+    assert.equal(scoreProbe(probe({ id: 'e', kind: 'artifact', path: 'src/lib/util.ts' }), target).kept, true, 'found through the artifact index');
+    assert.equal(scoreProbe(probe({ id: 'f', kind: 'artifact', path: 'src/other.ts' }), target).kept, false);
+    const stale = scoreProbe(probe({ id: 'g', kind: 'decision', notCurrent: ['use memcached'] }), target);
+    assert.equal(stale.staleAsCurrent, true);
+    assert.equal(stale.kept, false);
+    assert.equal(scoreProbe(probe({ id: 'h', kind: 'decision', notCurrent: ['use redis'] }), target).staleAsCurrent, false, 'history is not "current"');
+  });
+
+  it('aggregates recall by kind and counts lost requests and constraints as critical', () => {
+    const probes = [
+      probe({ id: '1', kind: 'request', all: ['use redis'] }),
+      probe({ id: '2', kind: 'constraint', all: ['never delete'] }),
+      probe({ id: '3', kind: 'finding', all: ['nothing here'] }),
+      probe({ id: '4', kind: 'decision', notCurrent: ['use memcached'] }),
+    ];
+    const r = probeRecall(probes, target);
+    assert.equal(r.total, 4);
+    assert.equal(r.kept, 1);
+    assert.deepEqual(r.byKind.request, { total: 1, kept: 1 });
+    assert.deepEqual(r.byKind.constraint, { total: 1, kept: 0 });
+    assert.equal(r.criticalLost, 1);
+    assert.equal(r.staleAsCurrent, 1);
+  });
+
+  it('rejects malformed probe files with the file and field named', () => {
+    assert.throws(() => parseProbeFile('{', 'x.json'), /x\.json: invalid JSON/);
+    const bad = { session: 's.jsonl', records: 5, artifacts: { modified: [], read: [] }, probes: [{ id: 'a', kind: 'artifact', record: 9, question: 'which file?' }] };
+    assert.throws(() => parseProbeFile(JSON.stringify(bad), 'y.json'), /y\.json: probes\.0/);
+  });
+
+  it('every committed probe file is valid, and matches its corpus session when the corpus is present', function () {
+    const dir = path.resolve(__dirname, '../../../eval/probes');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.probes.json'));
+    assert.ok(files.length >= 10, `only ${files.length} probe files`);
+    const corpus = process.env.CONTEXT_KEEPER_CORPUS ?? path.resolve(__dirname, '../../../../shared/corpus');
+    let probes = 0;
+    let early = 0;
+    for (const f of files) {
+      const file = parseProbeFile(readFileSync(path.join(dir, f), 'utf8'), f);
+      assert.equal(f, file.session.replace(/\.jsonl$/, '.probes.json'));
+      probes += file.probes.length;
+      early += file.probes.filter((p) => p.record < file.records / 4).length;
+      const session = path.join(corpus, 'sessions', file.session);
+      if (existsSync(session)) assert.equal(parseTranscript(readFileSync(session, 'utf8')).records.length, file.records, f);
+    }
+    assert.ok(early * 3 >= probes, `a third of the probes must come from the first quarter (${early}/${probes})`);
+  });
+});
+
+describe('eval: artifact trail and citations', () => {
+  it('precision and recall match paths at a "/" boundary', () => {
+    assert.equal(samePath('/home/u/repo/src/a.ts', 'src/a.ts'), true);
+    assert.equal(samePath('./src/a.ts', 'src/a.ts'), true);
+    assert.equal(samePath('src/ba.ts', 'a.ts'), false);
+    const pr = precisionRecall(['/r/src/a.ts', '/r/src/b.ts', 'junk.ts'], ['src/a.ts', 'src/b.ts', 'src/c.ts', 'README.md']);
+    assert.equal(pr.precision, 2 / 3);
+    assert.equal(pr.recall, 2 / 4);
+    assert.deepEqual(precisionRecall([], []), { precision: 1, recall: 1, truePositives: 0, predicted: 0, truth: 0 });
+    assert.equal(precisionRecall([], ['a.ts']).recall, 0);
+  });
+
+  it('a citation is valid only when it resolves to a real record, and an unsourced fact is counted', () => {
+    const records = new RecordBuilder().user('Add a flag. Never drop the table.').step('ok').records;
+    const b = new SummaryBuilder(emptySummary());
+    b.requests.push({ ordinal: 1, text: 'Add a flag.', record: 0, elided: 0 });
+    b.requests.push({ ordinal: 2, text: 'Something the user never said', record: 0, elided: 0 });
+    b.upsert('Constraints', { key: 'never-drop', text: 'Never drop the table.', sources: [0], priority: 0 });
+    b.upsert('Findings', { key: 'ghost', text: 'from nowhere', sources: [], priority: 3 });
+    b.upsert('Decisions', { key: 'future', text: 'cites the future', sources: [99], priority: 2 });
+    const report = citations(b.build(2, 1), records);
+    assert.equal(report.facts, 5);
+    assert.equal(report.valid, 2);
+    assert.equal(report.unsourced, 1);
+    assert.equal(report.problems.length, 3);
+  });
+});
+
+describe('eval: cost and utility', () => {
+  it('prices cache reads, cache writes and output separately', () => {
+    const cost = replayCost([
+      { record: 1, tokens: 1_000_000, cacheRead: 0, output: 100_000, overflow: false },
+      { record: 5, tokens: 1_000_000, cacheRead: 800_000, output: 0, overflow: false },
+    ]);
+    assert.equal(cost.inputTokens, 2_000_000);
+    assert.equal(cost.cacheReadTokens, 800_000);
+    // 1.2M written at $3.75/M + 0.8M read at $0.30/M + 0.1M output at $15/M
+    assert.ok(Math.abs(cost.dollars - (4.5 + 0.24 + 1.5)) < 1e-9, String(cost.dollars));
+    assert.ok(Math.abs(cost.dollarsUncached - (6 + 1.5)) < 1e-9);
+  });
+
+  it('U = G − λ·C − μ·L', () => {
+    assert.ok(Math.abs(utility(0.8, 2, 3, { lambda: 0.1, mu: 0.05 }) - (0.8 - 0.2 - 0.15)) < 1e-12);
+  });
+});
+
+describe('eval: strategies', () => {
+  function session(steps: number, lines = 40): RecordBuilder {
+    const b = new RecordBuilder().user('Refactor everything. Never touch prod.');
+    for (let i = 0; i < steps; i++) b.read(`src/f${i}.ts`, lines, `Looking at f${i}.`);
+    return b;
+  }
+
+  it('no compaction sends everything and reuses the whole previous prompt', async () => {
+    const b = session(6);
+    const run = await runStrategy('none', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    assert.equal(run.calls.length, 7);
+    for (let i = 1; i < run.calls.length; i++) assert.equal(run.calls[i]!.cacheRead, run.calls[i - 1]!.tokens);
+    assert.ok(run.calls.every((c, i) => i === run.calls.length - 1 || c.output > 0));
+  });
+
+  it('sliding window keeps only the newest units that fit, and loses the first request', async () => {
+    const b = session(30);
+    const budget = computeBudget({ window: 6_000, reserve: 0 });
+    const run = await runStrategy('sliding', b.records, budget, counter);
+    assert.ok(run.calls.every((c) => c.tokens <= budget.effective));
+    assert.ok(!run.final.messages.some((m) => m.content.includes('Never touch prod')));
+    assert.equal(run.final.unitsInView[run.final.unitsInView.length - 1], run.units.length - 1);
+  });
+
+  it('observation masking replaces outputs older than the newest 10 steps', async () => {
+    const b = session(14);
+    const run = await runStrategy('masking', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    const masked = run.final.messages.filter((m) => m.role === 'tool' && m.content.includes(MASKED_OUTPUT)).length;
+    assert.equal(masked, 4);
+  });
+
+  it('clear-then-summarize pivots to a summary plus recent user messages at 90% of the window', async () => {
+    const b = session(40);
+    const budget = computeBudget({ window: 12_000, reserve: 0 });
+    const run = await runStrategy('clear-summarize', b.records, budget, counter);
+    assert.ok((run.compactions.summary ?? 0) >= 1);
+    assert.match(run.final.messages[0]!.content, /^## Task Context/);
+    assert.ok(run.calls.every((c) => c.tokens <= budget.effective));
+  });
+
+  it('opencode prunes old tool outputs only when that frees more than 20k tokens', async () => {
+    const b = new RecordBuilder().user('first turn');
+    for (let i = 0; i < 30; i++) b.read(`src/big${i}.ts`, 200);
+    b.user('second turn');
+    b.read('src/x.ts', 10);
+    b.user('third turn');
+    b.read('src/y.ts', 10);
+    const run = await runStrategy('opencode', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    assert.equal(run.compactions.prune, 1);
+    const cleared = run.final.messages.filter((m) => m.content.includes(OPENCODE_CLEARED)).length;
+    assert.ok(cleared > 0 && cleared < 30, String(cleared));
+    const small = await runStrategy('opencode', session(5).records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    assert.equal(small.compactions.prune, undefined);
+  });
+
+  it('ours reports its artifact index and summary; visible artifacts come from the view and the index', async () => {
+    const b = session(40);
+    const run = await runStrategy('ours', b.records, computeBudget({ window: 12_000, reserve: 0 }), counter);
+    assert.ok(run.final.summary);
+    assert.equal(run.final.indexed.length, 40);
+    assert.equal(visibleArtifacts(run).read.length, 40);
+  });
+});
+
+describe('eval: drift and the report', () => {
+  it('ten fold generations keep the protected lines identical to a rebuild from raw', () => {
+    const b = new RecordBuilder();
+    for (let t = 0; t < 12; t++) {
+      b.user(`Task ${t}: update module ${t}. Never modify the production database.`);
+      b.step(`I'll use approach ${t} because it is simpler.`, [{ name: 'Edit', input: { file_path: `m${t}.ts`, old_string: 'a', new_string: 'b' }, output: 'ok' }]);
+    }
+    const report = multiGenerationDrift(b.records, counter, 10);
+    assert.equal(report.protectedIdentical, true, report.protectedDiff.join('\n'));
+    assert.equal(report.sections.Deliverables!.shared, 12);
+    assert.equal(report.generations, 10);
+    const record = new SessionRecord();
+    for (const r of b.records) record.append(r);
+    assert.equal(record.units.length, 24);
+  });
+
+  it('the report is byte-identical across runs', async () => {
+    const b = new RecordBuilder().user('Add caching. Never touch prod.');
+    for (let i = 0; i < 30; i++) b.read(`src/f${i}.ts`, 60, i === 3 ? 'I will use Redis for caching.' : '');
+    const file: ProbeFile = {
+      session: 'made-up.jsonl',
+      records: b.records.length,
+      artifacts: { modified: [], read: ['src/f0.ts', 'src/f29.ts'] },
+      probes: [
+        { id: 'r1', kind: 'request', record: 0, question: 'what was asked?', all: ['Add caching'] },
+        { id: 'c1', kind: 'constraint', record: 0, question: 'what is forbidden?', all: ['Never touch prod'] },
+        { id: 'd1', kind: 'decision', record: 10, question: 'which cache?', all: ['Redis'] },
+      ],
+    };
+    const make = async (): Promise<string> => {
+      const result = await evaluateSession(file, b.records, counter, [8_000, 16_000]);
+      const files = buildReport([result], [], [8_000, 16_000]);
+      return Object.values(files).join('\n');
+    };
+    const first = await make();
+    assert.equal(await make(), first);
+    assert.match(first, /## Verdict/);
+    assert.match(first, /<svg /);
+  });
+});
