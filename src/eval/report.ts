@@ -57,6 +57,11 @@ export function verdicts(results: readonly SessionResult[], windows: readonly nu
           ? `It beats every runnable baseline at equal or lower projected tokens: ${beaten.join('; ')}.`
           : `It beats ${beaten.length ? beaten.join('; ') : 'no baseline'}; it does NOT beat ${notBeaten.join('; ')} on both recall and tokens.`),
     );
+    const costs = STRATEGY_NAMES.filter((n) => n !== 'ours' && n !== 'none').map((n) => {
+      const b = aggregate(results, window, n);
+      return `${STRATEGY_LABELS[n]} ${usd(b.dollars)} (ours ${(ours.dollars / b.dollars).toFixed(2)}×)`;
+    });
+    out.push(`- ${label}: replay cost over ${results.length} sessions — Context Keeper ${usd(ours.dollars)}; ${costs.join('; ')}.`);
     const reaching = STRATEGY_NAMES.filter((n) => n !== 'ours')
       .map((n) => aggregate(results, window, n))
       .filter((b) => b.recall >= ours.recall && b.sessionsOverflowed === 0);
@@ -115,6 +120,15 @@ function kindTable(results: readonly SessionResult[], window: number): string {
   return table(['kind', 'probes', ...STRATEGY_NAMES.map((n) => STRATEGY_LABELS[n])], rows);
 }
 
+function tierLine(results: readonly SessionResult[], window: number): string {
+  const tiers: Record<string, number> = {};
+  for (const r of results) {
+    const m = r.windows.find((w) => w.window === window)?.strategies.find((x) => x.strategy === 'ours');
+    for (const [k, v] of Object.entries(m?.compactions ?? {})) tiers[k] = (tiers[k] ?? 0) + v;
+  }
+  return ['tier 1', 'tier 2', 'tier 3', 'tier 4'].map((t) => `${t} × ${tiers[t] ?? 0}`).join(', ');
+}
+
 function sessionTable(results: readonly SessionResult[], window: number): string {
   const rows = results.map((r) => {
     const w = r.windows.find((x) => x.window === window)!;
@@ -171,6 +185,8 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
     md.push(`## Window ${window / 1000}k`);
     md.push('');
     md.push(overallTable(results, window));
+    md.push('');
+    md.push(`Context Keeper's compactions by tier: ${tierLine(results, window)}.`);
     md.push('');
     md.push('Probe recall by kind:');
     md.push('');

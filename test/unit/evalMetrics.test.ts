@@ -234,6 +234,14 @@ describe('eval: drift and the report', () => {
       const files = buildReport([result], [], [8_000, 16_000]);
       return Object.values(files).join('\n');
     };
+    const result = await evaluateSession(file, b.records, counter, [8_000]);
+    const ours = result.windows[0]!.strategies.find((m) => m.strategy === 'ours')!;
+    const floors = (ours.compactions['tier 2'] ?? 0) + (ours.compactions['tier 4'] ?? 0);
+    assert.ok(floors > 0);
+    // every floor is a tier 2 or tier 4 compaction (a tier 4 may also be the last-guard clip)
+    assert.ok(ours.floorsPer100Steps > 0 && ours.floorsPer100Steps <= (100 * floors) / result.steps + 0.01, JSON.stringify(ours.compactions));
+    assert.equal(ours.probes.total, 3);
+    assert.equal(ours.probes.kept, ours.probes.total - ours.probes.missing.length);
     const first = await make();
     assert.equal(await make(), first);
     assert.match(first, /## Verdict/);
