@@ -6,11 +6,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
-import { CompactionSession } from '../core/session';
+import { CompactionSession, type ToolCallView } from '../core/session';
 import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
 import { CharRatioTokenCounter } from '../core/tokens';
 import { computeBudget } from '../core/budget';
+import { SessionStore } from '../store/sessionStore';
 import { formatReport, projectJson, runProjection } from './report';
+import { persistenceFor, sessionIdFor, StoreMismatchError } from './storeRun';
 
 export class UsageError extends Error {}
 
@@ -29,10 +31,13 @@ const USAGE = `usage: context-keeper <command> [options]
       print the context the model would be sent next
   replay <transcript> [--window N] [--reserve N] [--at N]
       one JSON line per model call, then a summary line
-  view-tool-call <transcript> <toolCallId>
+  view-tool-call <transcript | --db FILE [--session ID]> <toolCallId>
       print the full raw input and output of a tool call
+  sessions --db FILE [--json]          list the sessions of a store
+  delete --db FILE --session ID        delete a session everywhere
 options: --window N (default ${DEFAULT_CONTEXT_WINDOW}), --reserve N (default ${OUTPUT_RESERVED_TOKENS}),
-  --at N (project just before 0-based record N), --json (machine output)`;
+  --at N (project just before 0-based record N), --json (machine output),
+  --db FILE (keep the session in a persistent store, and resume from it)`;
 
 function parseInteger(flag: string, value: string | undefined): number {
   if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${flag} needs a non-negative whole number, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
@@ -77,8 +82,10 @@ function loadTranscript(file: string | undefined, stderr: (line: string) => void
   return transcript;
 }
 
-function noPersistentStore(): never {
-  throw new UsageError('--db needs the persistent sql.js session store, which this version does not include yet; run without --db (in-memory store)');
+async function openStore(file: string, io: { err: (s: string) => void }): Promise<SessionStore> {
+  const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+  for (const notice of store.notices) io.err(`context-keeper: ${notice}`);
+  return store;
 }
 
 export async function main(argv: readonly string[], io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
@@ -90,37 +97,60 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
     }
     const options = parseArgs(rest);
     switch (command) {
-      case 'project': {
-        if (options.db) noPersistentStore();
-        const transcript = loadTranscript(options.positionals[0], io.err);
-        const { budget, result } = await runProjection(transcript, { window: options.window, reserve: options.reserve, ...(options.at !== undefined ? { at: options.at } : {}) });
-        io.out(options.json ? JSON.stringify(projectJson(budget, result), null, 2) : formatReport(budget, result, transcript.title));
-        return 0;
-      }
+      case 'project':
       case 'replay': {
-        if (options.db) noPersistentStore();
-        const transcript = loadTranscript(options.positionals[0], io.err);
-        const { result } = await runProjection(transcript, {
-          window: options.window,
-          reserve: options.reserve,
-          ...(options.at !== undefined ? { at: options.at } : {}),
-          clock: { now: () => performance.now() },
-          onStep: (line) => io.out(JSON.stringify(line)),
-        });
-        io.out(JSON.stringify({ summary: result.totals }));
+        const file = options.positionals[0];
+        const transcript = loadTranscript(file, io.err);
+        const store = options.db ? await openStore(options.db, io) : undefined;
+        try {
+          const persistence = store ? persistenceFor(store, sessionIdFor(file!, transcript), transcript) : undefined;
+          const replaying = command === 'replay';
+          const resumed = persistence?.resumeFrom ?? 0;
+          const { budget, result } = await runProjection(transcript, {
+            window: options.window,
+            reserve: options.reserve,
+            ...(options.at !== undefined ? { at: options.at } : {}),
+            ...(persistence ? { persistence } : {}),
+            ...(replaying ? { clock: { now: () => performance.now() }, onStep: (line) => io.out(JSON.stringify(line)) } : {}),
+          });
+          if (replaying) io.out(JSON.stringify({ summary: { ...result.totals, ...(store ? { resumedFrom: resumed } : {}) } }));
+          else io.out(options.json ? JSON.stringify(projectJson(budget, result), null, 2) : formatReport(budget, result, transcript.title));
+          for (const notice of store?.notices.slice(0) ?? []) if (/continues in memory/.test(notice)) io.err(`context-keeper: ${notice}`);
+        } finally {
+          store?.close();
+        }
         return 0;
       }
       case 'view-tool-call': {
-        if (options.db) noPersistentStore();
-        const [file, callId] = options.positionals;
+        const [first, second] = options.positionals;
+        const callId = options.db ? first : second;
         if (!callId) throw new UsageError(`missing <toolCallId>\n${USAGE}`);
-        const transcript = loadTranscript(file, io.err);
-        // Only the raw record is needed: no tokenizer, a trivial budget.
-        const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
-        for (const record of transcript.records) session.record.append(record);
-        const view = session.viewToolCall(callId);
+        let view: ToolCallView | undefined;
+        let where: string;
+        if (options.db) {
+          const store = await openStore(options.db, io);
+          try {
+            where = options.db;
+            const ids = options.session ? [options.session] : store.sessions().map((s) => s.id);
+            for (const id of ids) {
+              const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
+              for (const record of store.records(id, { loadPayloads: true })) session.record.append(record);
+              view = session.viewToolCall(callId);
+              if (view) break;
+            }
+          } finally {
+            store.close();
+          }
+        } else {
+          const transcript = loadTranscript(first, io.err);
+          where = first!;
+          // Only the raw record is needed: no tokenizer, a trivial budget.
+          const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
+          for (const record of transcript.records) session.record.append(record);
+          view = session.viewToolCall(callId);
+        }
         if (!view) {
-          io.err(`context-keeper: no tool call with id ${JSON.stringify(callId)} in ${file}`);
+          io.err(`context-keeper: no tool call with id ${JSON.stringify(callId)} in ${where}`);
           return 2;
         }
         if (options.json) io.out(JSON.stringify(view, null, 2));
@@ -133,15 +163,40 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         }
         return 0;
       }
-      case 'sessions':
-      case 'delete':
-        noPersistentStore();
-      // falls through (never reached)
+      case 'sessions': {
+        if (!options.db) throw new UsageError('sessions needs --db FILE');
+        const store = await openStore(options.db, io);
+        try {
+          const sessions = store.sessions();
+          if (options.json) io.out(JSON.stringify(sessions, null, 2));
+          else if (sessions.length === 0) io.out(`no sessions in ${options.db}`);
+          else for (const s of sessions) io.out(`${s.id}  ${s.records} records  ${s.title}`);
+        } finally {
+          store.close();
+        }
+        return 0;
+      }
+      case 'delete': {
+        if (!options.db || !options.session) throw new UsageError('delete needs --db FILE --session ID');
+        const store = await openStore(options.db, io);
+        try {
+          if (store.mode !== 'writer') throw new UsageError(`cannot delete from ${options.db}: it is open ${store.mode === 'reader' ? 'read-only (another process holds the lock)' : 'in memory only'}`);
+          const deleted = await store.deleteSession(options.session);
+          if (!deleted) {
+            io.err(`context-keeper: no session ${JSON.stringify(options.session)} in ${options.db}`);
+            return 2;
+          }
+          io.out(`deleted session ${options.session} from ${options.db} (records, summaries, snapshots, tool compactions, artifacts, payloads, journal)`);
+        } finally {
+          store.close();
+        }
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TranscriptError || error instanceof RangeError) {
+    if (error instanceof UsageError || error instanceof TranscriptError || error instanceof RangeError || error instanceof StoreMismatchError) {
       io.err(`context-keeper: ${error.message}`);
       return 2;
     }

@@ -5,7 +5,7 @@
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { computeBudget, type Budget } from '../core/budget';
 import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
-import { replay, type Clock, type ReplayResult, type ReplayStepLine } from '../core/replay';
+import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
 
@@ -13,6 +13,8 @@ export interface ProjectOptions {
   readonly window: number;
   readonly reserve: number;
   readonly at?: number;
+  /** A persistent store to keep the session in (and resume from). */
+  readonly persistence?: Pick<ReplayOptions, 'snapshots' | 'tools' | 'resumeFrom' | 'persist'>;
   readonly clock?: Clock;
   readonly onStep?: (line: ReplayStepLine) => void;
 }
@@ -41,6 +43,7 @@ export async function runProjection(transcript: ParsedTranscript, options: Proje
     ...(options.at !== undefined ? { at: options.at } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
+    ...(options.persistence ?? {}),
   });
   return { budget, result };
 }

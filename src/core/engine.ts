@@ -23,6 +23,7 @@ import {
 import type { AppendEvent, SessionRecord } from './parts';
 import {
   ANCHOR_KEY,
+  GATE_KEY,
   FLOOR_PREFIX,
   floorKey,
   parseFloorKey,
@@ -376,8 +377,17 @@ export class CompactionEngine {
     }
     const anchor = this.snapshots.get(ANCHOR_KEY);
     this.anchor = anchor?.type === 'anchor' ? anchor.anchor : undefined;
-    this.ineffective = 0;
-    this.held = false;
+    // The anti-thrash gate is per turn. A preflight in the middle of a turn (a
+    // resume after a crash) picks up the gate of that turn; a new turn resets it.
+    const gate = this.snapshots.get(GATE_KEY);
+    const turn = this.currentTurnRecord();
+    if (gate?.type === 'gate' && gate.gate.turnRecord === turn) {
+      this.ineffective = gate.gate.ineffective;
+      this.held = gate.gate.held;
+    } else {
+      this.ineffective = 0;
+      this.held = false;
+    }
     return { coverageEnd: this.coverageEnd, restoredForms, drifted, predicted: this.predicted() };
   }
 
@@ -403,6 +413,7 @@ export class CompactionEngine {
     } else if (++this.ineffective >= ANTI_THRASH_LIMIT) {
       this.held = true;
     }
+    this.snapshots.put(GATE_KEY, { type: 'gate', gate: { turnRecord: this.currentTurnRecord(), ineffective: this.ineffective, held: this.held } });
     const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
     return { predicted, after, tier, compactions, held: false };
   }
@@ -412,6 +423,13 @@ export class CompactionEngine {
     const tokens = this.options.summaryCounter.countSummary(state) + MESSAGE_OVERHEAD_TOKENS;
     this.summaryTokenMemo = { state, tokens };
     return tokens;
+  }
+
+  /** First record of the current turn (the latest user message), −1 before any. */
+  private currentTurnRecord(): number {
+    const units = this.record.units;
+    for (let i = units.length - 1; i >= 0; i--) if (units[i]!.kind === 'user') return units[i]!.firstRecord;
+    return -1;
   }
 
   /** Whether the anti-thrash gate holds compaction off for the rest of the turn. */

@@ -42,6 +42,14 @@ export interface ReplayTotals {
 export interface ReplayOptions extends SessionOptions {
   /** Project just before this record (default: after the last one). */
   readonly at?: number;
+  /**
+   * Records [0, resumeFrom) are already durable in the session's stores (a run
+   * that stopped or crashed): they are appended without model calls and the
+   * view is re-derived by one preflight, then the replay goes on live.
+   */
+  readonly resumeFrom?: number;
+  /** Makes a record durable before the engine sees it (the persistent store). */
+  readonly persist?: (record: RawRecord) => Promise<void>;
   readonly clock?: Clock;
   readonly onStep?: (line: ReplayStepLine) => void;
 }
@@ -124,9 +132,13 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
     return { report, messages, tokens };
   };
 
-  for (let i = 0; i < end; i++) {
+  const resumeFrom = Math.min(options.resumeFrom ?? 0, end);
+  for (let i = 0; i < resumeFrom; i++) session.append(records[i]!);
+  if (resumeFrom > 0) session.preflight();
+  for (let i = resumeFrom; i < end; i++) {
     const record = records[i]!;
     if (session.opensStep(record)) await modelCall(i);
+    await options.persist?.(record);
     const t0 = clock.now();
     session.append(record);
     if (record.role === 'user') session.preflight();

@@ -33,12 +33,25 @@ export interface Anchor {
   readonly estimate: number;
 }
 
+/**
+ * The anti-thrash gate of the current turn. Not a compaction decision: a
+ * counter that must survive a crash in the middle of a turn, or a resumed run
+ * would retry compactions the original run had given up on.
+ */
+export interface Gate {
+  readonly turnRecord: number;
+  readonly ineffective: number;
+  readonly held: boolean;
+}
+
 export type SnapshotEntry =
   | { readonly type: 'form'; readonly form: ReducedForm }
   | { readonly type: 'floor'; readonly floor: FloorEntry }
-  | { readonly type: 'anchor'; readonly anchor: Anchor };
+  | { readonly type: 'anchor'; readonly anchor: Anchor }
+  | { readonly type: 'gate'; readonly gate: Gate };
 
 export const ANCHOR_KEY = 'meta:anchor';
+export const GATE_KEY = 'meta:gate';
 export const FLOOR_PREFIX = 'floor:';
 
 export function floorKey(coverageEnd: number, digest: string): string {

@@ -11,6 +11,14 @@ export interface TokenCounter {
  * the part is rendered in, so unchanged content is never re-tokenized on the
  * hot path. Bounded: the oldest entries are evicted past `capacity`.
  */
+/**
+ * Texts longer than this are estimated (≈ 4 characters a token) rather than
+ * tokenized on the hot path: a 50 MB tool output would otherwise hold the
+ * event loop for seconds. The estimate is part of the increment, which the next
+ * real measurement corrects.
+ */
+export const ESTIMATE_ABOVE_CHARS = 256 * 1024;
+
 export class CachedTokenCounter {
   private readonly cache = new Map<string, number>();
   private misses = 0;
@@ -29,7 +37,8 @@ export class CachedTokenCounter {
       return cached;
     }
     this.misses++;
-    const n = this.counter.count(typeof text === 'string' ? text : text());
+    const value = typeof text === 'string' ? text : text();
+    const n = value.length > ESTIMATE_ABOVE_CHARS ? Math.ceil(value.length / 4) : this.counter.count(value);
     if (this.cache.size >= this.capacity) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);

@@ -99,6 +99,31 @@ describe('context-keeper CLI', function () {
     assert.match(missing.err, /no tool call with id "nope"/);
   });
 
+  it('--db keeps the session: sessions lists it, a rerun resumes, view-tool-call reads it, delete removes it', async () => {
+    const db = path.join(dir, 'store.db');
+    const first = await cli('replay', file, '--window', '16000', '--reserve', '2000', '--db', db);
+    assert.equal(first.code, 0, first.err);
+    const listed = await cli('sessions', '--db', db, '--json');
+    const sessions = JSON.parse(listed.out) as { id: string; records: number; title: string }[];
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0]!.records, b.records.length);
+    assert.match(sessions[0]!.id, /^session-[0-9a-f]{8}$/);
+    const again = await cli('replay', file, '--window', '16000', '--reserve', '2000', '--db', db);
+    const summary = JSON.parse(again.out.trim().split('\n').pop()!) as { summary: { resumedFrom: number; steps: number } };
+    assert.equal(summary.summary.resumedFrom, b.records.length);
+    assert.equal(summary.summary.steps, 1, 'only the final call is replayed');
+    const plain = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
+    const stored = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json', '--db', db);
+    assert.deepEqual(JSON.parse(stored.out).messages, JSON.parse(plain.out).messages);
+    const view = await cli('view-tool-call', '--db', db, 'call_3');
+    assert.equal(view.code, 0, view.err);
+    assert.ok(view.out.includes(b.records.find((x) => x.role === 'tool' && x.toolCallId === 'call_3')!.toolOutput!));
+    const deleted = await cli('delete', '--db', db, '--session', sessions[0]!.id);
+    assert.equal(deleted.code, 0, deleted.err);
+    assert.deepEqual(JSON.parse((await cli('sessions', '--db', db, '--json')).out), []);
+    assert.equal((await cli('delete', '--db', db, '--session', 'nope')).code, 2);
+  });
+
   it('skips malformed lines with their line numbers and keeps going', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     writeFileSync(bad, `{"role":"user","content":"hello there"}\n{not json\n{"role":"bot","content":"x"}\n{"role":"assistant","content":"hi"}\n`);
@@ -118,7 +143,6 @@ describe('context-keeper CLI', function () {
     assert.equal(r.err.split('\n').filter((l) => l.startsWith('context-keeper: ') && !/warning/.test(l)).length, 1);
     assert.equal((await cli('project', path.join(dir, 'missing.jsonl'))).err, `context-keeper: no such file: ${path.join(dir, 'missing.jsonl')}`);
     assert.match((await cli('project', file, '--window', '100', '--reserve', '200')).err, /reserve \(200\) must be smaller than the window/);
-    assert.match((await cli('project', file, '--db', 'x.db')).err, /--db needs the persistent sql\.js session store/);
     assert.equal((await cli('frobnicate')).code, 2);
   });
 });

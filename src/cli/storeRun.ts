@@ -1,0 +1,69 @@
+/**
+ * The CLI's use of a persistent store (`--db FILE`): a transcript becomes a
+ * session whose id is derived from the file's name and first record, so a run
+ * that stopped (or was killed) is found again and resumed.
+ */
+import * as path from 'node:path';
+import { contentHash } from '../core/hash';
+import type { ReplayOptions } from '../core/replay';
+import {
+  InMemorySnapshotStore,
+  InMemoryToolCompactionStore,
+  shouldReplace,
+  type SnapshotStore,
+  type ToolCompactionStore,
+} from '../core/store';
+import type { RawRecord } from '../core/types';
+import type { ParsedTranscript } from '../core/transcript';
+import type { SessionStore } from '../store/sessionStore';
+
+export class StoreMismatchError extends Error {}
+
+/** Reads from a read-only store, writes to memory: another window owns the file. */
+function overlaySnapshots(base: SnapshotStore): SnapshotStore {
+  const mine = new InMemorySnapshotStore();
+  return {
+    get: (key) => mine.get(key) ?? base.get(key),
+    put: (key, entry) => {
+      if (shouldReplace(mine.get(key) ?? base.get(key), entry)) mine.put(key, entry);
+    },
+    keys: (prefix) => [...new Set([...base.keys(prefix), ...mine.keys(prefix)])],
+  };
+}
+
+function overlayTools(base: ToolCompactionStore): ToolCompactionStore {
+  const mine = new InMemoryToolCompactionStore();
+  return { get: (id) => mine.get(id) ?? base.get(id), put: (id, form) => mine.put(id, form) };
+}
+
+/** A stable session id for a transcript file: its name and the hash of its first record. */
+export function sessionIdFor(file: string, transcript: ParsedTranscript): string {
+  const base = path.basename(file).replace(/\.jsonl?$/i, '').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 48);
+  return `${base}-${contentHash(JSON.stringify(transcript.records[0] ?? {})).slice(0, 8)}`;
+}
+
+function sameRecord(a: RawRecord, b: RawRecord): boolean {
+  return a.index === b.index && a.role === b.role && a.content === b.content && a.toolCallId === b.toolCallId && a.toolName === b.toolName;
+}
+
+/**
+ * The replay options that keep a transcript's session in `store`: its stores,
+ * where to resume, and the durable append. Refuses a store whose session under
+ * this id holds different records.
+ */
+export function persistenceFor(store: SessionStore, id: string, transcript: ParsedTranscript): Pick<ReplayOptions, 'snapshots' | 'tools' | 'resumeFrom' | 'persist'> {
+  const stored = store.records(id);
+  if (stored.length > transcript.records.length) {
+    throw new StoreMismatchError(`the store holds ${stored.length} records of session ${id}, more than the transcript's ${transcript.records.length}`);
+  }
+  const differs = stored.findIndex((r, i) => !sameRecord(r, transcript.records[i]!));
+  if (differs >= 0) throw new StoreMismatchError(`session ${id} in the store differs from the transcript at record ${differs}`);
+  const readOnly = store.mode === 'reader';
+  if (!readOnly) store.createSession(id, transcript.title ?? id);
+  return {
+    snapshots: readOnly ? overlaySnapshots(store.snapshotStore(id)) : store.snapshotStore(id),
+    tools: readOnly ? overlayTools(store.toolStore(id)) : store.toolStore(id),
+    resumeFrom: stored.length,
+    persist: (record) => (store.mode === 'reader' ? Promise.resolve() : store.appendRecord(id, record)),
+  };
+}

@@ -1,0 +1,650 @@
+/**
+ * Append-only, fsync-per-append journal: the durability layer under the session store.
+ *
+ * Files (everything lives in FILE.* beside the store's base path):
+ *   `${base}.journal`          current segment: entries not yet covered by a database checkpoint
+ *   `${base}.journal.archive`  older segments, moved there by `rotate()` (kept for a rebuild)
+ *   `${base}.journal.tmp`, `${base}.journal.archive.tmp`   transient, during `purgeTask()`
+ *
+ * Line format, one JSON object per line:
+ *   {"s":seq,"t":task,"o":op,"d":data,"c":"<crc32 hex of JSON.stringify([s,t,o,d])>"}\n
+ * plus one internal line shape, written only by `purgeTask()` at the top of the archive:
+ *   {"h":seq,"c":"<crc32 hex of JSON.stringify(["h",seq])>"}\n
+ * a high-water mark, so that purging the entries with the highest seq never lets seq go
+ * backwards (a database checkpoint that recorded "applied through seq N" stays meaningful).
+ * It is never returned as an entry.
+ *
+ * Crash windows and how readers handle them:
+ *   - append: one write() of one line, then fsync. A crash before the fsync returns leaves either
+ *     nothing, the whole line, or a torn prefix of it; the entry was never acknowledged in any case.
+ *     A torn (or otherwise invalid) tail is truncated on the next writable open (`repairs`).
+ *   - rotate: lines are appended to the archive and fsync'd, then the current segment is truncated
+ *     and fsync'd. A crash in between leaves the same entries in both files; readers dedupe by seq.
+ *     A crash while appending to the archive leaves a torn archive tail, repaired on open (the lines
+ *     are still in the current segment).
+ *   - purgeTask: each file is rewritten to a temp file, fsync'd, renamed over the original and the
+ *     directory fsync'd. A crash leaves each file either old or new; rerunning the purge finishes it.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+
+export interface JournalEntry {
+  readonly seq: number;
+  readonly task: string;
+  readonly op: string;
+  readonly data: unknown;
+}
+
+export interface JournalRepair {
+  readonly file: string;
+  readonly truncatedBytes: number;
+  readonly reason: string;
+}
+
+/** The few file operations a journal writes through; replaceable in tests to simulate failures. */
+export interface JournalIo {
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, len: number): void;
+}
+
+export interface JournalOpenOptions {
+  /** Never writes, never repairs; a torn tail is ignored. Missing files read as empty. */
+  readonly readOnly?: boolean;
+  /** Test hook: override the write/fsync/truncate calls (e.g. to simulate ENOSPC). */
+  readonly io?: Partial<JournalIo>;
+}
+
+const ERROR_TEXT: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'an I/O error occurred',
+  EFBIG: 'the file is too large',
+  EBADF: 'the file is not open for writing',
+};
+
+/** A journal write that failed; nothing of the failed operation is acknowledged. */
+export class JournalWriteError extends Error {
+  readonly code: string | undefined;
+  readonly file: string;
+  override readonly cause: unknown;
+  constructor(file: string, action: string, cause: unknown) {
+    const code = errorCode(cause);
+    const why = (code && ERROR_TEXT[code]) ?? (cause instanceof Error ? cause.message : String(cause));
+    super(
+      `Context Keeper could not ${action} its session journal ${file}: ${why}${code ? ` (${code})` : ''}. ` +
+        'The operation was not recorded; everything recorded before it is intact.',
+    );
+    this.name = 'JournalWriteError';
+    this.code = code;
+    this.file = file;
+    this.cause = cause;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CRC-32 (IEEE 802.3, the zlib one). node:zlib has crc32 from Node 20.15; older 20.x lack it.
+
+let crcTable: Uint32Array | undefined;
+function crc32Table(bytes: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+const nativeCrc32: ((data: string) => number) | undefined =
+  typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (s: string) => zlib.crc32(s) : undefined;
+
+/** CRC-32 of the UTF-8 bytes of `text`. */
+export function crc32(text: string, forceTable = false): number {
+  if (nativeCrc32 && !forceTable) return nativeCrc32(text) >>> 0;
+  return crc32Table(Buffer.from(text, 'utf8'));
+}
+
+function crcHex(text: string): string {
+  return crc32(text).toString(16).padStart(8, '0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding and parsing
+
+/** The exact line `append` writes (with its trailing newline). `data === undefined` is stored as null. */
+export function encodeJournalLine(seq: number, task: string, op: string, data: unknown): string {
+  const s = String(seq);
+  const t = JSON.stringify(task);
+  const o = JSON.stringify(op);
+  const d = JSON.stringify(data) ?? 'null';
+  // Same text as JSON.stringify([seq, task, op, data]), without stringifying data twice.
+  const c = crcHex(`[${s},${t},${o},${d}]`);
+  return `{"s":${s},"t":${t},"o":${o},"d":${d},"c":"${c}"}\n`;
+}
+
+function encodeHighWater(seq: number): string {
+  return `{"h":${seq},"c":"${crcHex(JSON.stringify(['h', seq]))}"}\n`;
+}
+
+type Decoded =
+  | { readonly kind: 'entry'; readonly entry: JournalEntry }
+  | { readonly kind: 'high'; readonly seq: number }
+  | { readonly kind: 'bad'; readonly reason: string };
+
+function decodeLine(text: string): Decoded {
+  if (text.length === 0) return { kind: 'bad', reason: 'empty line' };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { kind: 'bad', reason: 'invalid JSON' };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { kind: 'bad', reason: 'not a JSON object' };
+  const o = v as Record<string, unknown>;
+  if (typeof o.c !== 'string') return { kind: 'bad', reason: 'missing checksum' };
+  if ('h' in o) {
+    if (!Number.isSafeInteger(o.h) || (o.h as number) < 0) return { kind: 'bad', reason: 'invalid high-water mark' };
+    if (crcHex(JSON.stringify(['h', o.h])) !== o.c) return { kind: 'bad', reason: 'CRC mismatch' };
+    return { kind: 'high', seq: o.h as number };
+  }
+  if (!Number.isSafeInteger(o.s) || (o.s as number) < 1) return { kind: 'bad', reason: 'invalid seq' };
+  if (typeof o.t !== 'string' || typeof o.o !== 'string' || !('d' in o)) {
+    return { kind: 'bad', reason: 'missing task, op or data' };
+  }
+  if (crcHex(JSON.stringify([o.s, o.t, o.o, o.d])) !== o.c) return { kind: 'bad', reason: 'CRC mismatch' };
+  return { kind: 'entry', entry: { seq: o.s as number, task: o.t, op: o.o, data: o.d } };
+}
+
+interface ParsedLine {
+  readonly entry: JournalEntry;
+  readonly start: number;
+  /** Offset just past the newline. */
+  readonly end: number;
+}
+
+interface ParsedFile {
+  readonly lines: ParsedLine[];
+  readonly highWater: number;
+  /** Offset just past the last valid line (0 if none). */
+  readonly validEnd: number;
+  readonly size: number;
+  /** Invalid complete lines before validEnd. */
+  readonly middle: { line: number; reason: string }[];
+  /** Invalid complete lines after validEnd. */
+  readonly trailing: { line: number; reason: string }[];
+  /** Bytes after the last newline (a torn write), 0 if the file ends with a newline. */
+  readonly tornBytes: number;
+}
+
+function parseJournal(buf: Buffer): ParsedFile {
+  const lines: ParsedLine[] = [];
+  const invalid: { line: number; reason: string; start: number }[] = [];
+  let highWater = 0;
+  let validEnd = 0;
+  let pos = 0;
+  let lineNo = 0;
+  let tornBytes = 0;
+  while (pos < buf.length) {
+    lineNo++;
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl === -1) {
+      tornBytes = buf.length - pos;
+      break;
+    }
+    const d = decodeLine(buf.toString('utf8', pos, nl));
+    if (d.kind === 'bad') {
+      invalid.push({ line: lineNo, reason: d.reason, start: pos });
+    } else {
+      if (d.kind === 'entry') lines.push({ entry: d.entry, start: pos, end: nl + 1 });
+      else highWater = Math.max(highWater, d.seq);
+      validEnd = nl + 1;
+    }
+    pos = nl + 1;
+  }
+  const strip = ({ line, reason }: { line: number; reason: string }) => ({ line, reason });
+  return {
+    lines,
+    highWater,
+    validEnd,
+    size: buf.length,
+    middle: invalid.filter((x) => x.start < validEnd).map(strip),
+    trailing: invalid.filter((x) => x.start >= validEnd).map(strip),
+    tornBytes,
+  };
+}
+
+function maxSeq(p: ParsedFile): number {
+  let m = p.highWater;
+  for (const l of p.lines) if (l.entry.seq > m) m = l.entry.seq;
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small fs helpers
+
+function errorCode(e: unknown): string | undefined {
+  const c = (e as { code?: unknown } | null)?.code;
+  return typeof c === 'string' ? c : undefined;
+}
+
+/** Reads exactly the bytes fstat reports (never loops on a device such as /dev/full). */
+function readFd(fd: number, length?: number): Buffer {
+  const size = length ?? fs.fstatSync(fd).size;
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const n = fs.readSync(fd, buf, off, size - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === size ? buf : buf.subarray(0, off);
+}
+
+function readIfExists(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    return readFd(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** fsync a directory so a create/rename/unlink in it is durable. Not supported on Windows: ignored there. */
+export function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EBADF') throw e;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    /* absent or not removable: nothing to clean */
+  }
+}
+
+/** Opens for appending, creating if needed; reports whether the file was created (its directory then needs an fsync). */
+function openAppend(file: string): { fd: number; created: boolean } {
+  try {
+    return { fd: fs.openSync(file, 'ax+'), created: true };
+  } catch (e) {
+    if (errorCode(e) !== 'EEXIST') throw e;
+  }
+  return { fd: fs.openSync(file, 'a+'), created: false };
+}
+
+const defaultIo: JournalIo = {
+  writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+  fsyncSync: (fd) => fs.fsyncSync(fd),
+  ftruncateSync: (fd, len) => fs.ftruncateSync(fd, len),
+};
+
+// ---------------------------------------------------------------------------------------------
+
+export class Journal {
+  readonly base: string;
+  readonly currentPath: string;
+  readonly archivePath: string;
+  readonly readOnly: boolean;
+  readonly repairs: readonly JournalRepair[];
+  readonly skipped: readonly { file: string; line: number; reason: string }[];
+
+  private readonly io: JournalIo;
+  private fd: number | undefined;
+  /** Known-good length of the current segment (writer). */
+  private length = 0;
+  /** Known-good length of the archive (writer). */
+  private archiveLength = 0;
+  /** A failed append/rotate could not truncate its partial write away: retry before the next write. */
+  private dirty = false;
+  private seq = 0;
+  private closed = false;
+
+  /** Highest seq seen in either file (0 if empty); for a writer, the seq of the last append. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  private constructor(base: string, options: JournalOpenOptions) {
+    this.base = base;
+    this.currentPath = `${base}.journal`;
+    this.archivePath = `${base}.journal.archive`;
+    this.readOnly = options.readOnly === true;
+    this.io = { ...defaultIo, ...options.io };
+    const repairs: JournalRepair[] = [];
+    const skipped: { file: string; line: number; reason: string }[] = [];
+    this.repairs = repairs;
+    this.skipped = skipped;
+
+    if (this.readOnly) {
+      for (const file of [this.archivePath, this.currentPath]) {
+        const buf = readIfExists(file);
+        if (!buf) continue;
+        const p = parseJournal(buf);
+        for (const m of [...p.middle, ...p.trailing]) skipped.push({ file, ...m });
+        this.seq = Math.max(this.seq, maxSeq(p));
+      }
+      return;
+    }
+
+    try {
+      fs.mkdirSync(path.dirname(this.currentPath), { recursive: true });
+      unlinkQuiet(`${this.currentPath}.tmp`);
+      unlinkQuiet(`${this.archivePath}.tmp`);
+      const { fd, created } = openAppend(this.currentPath);
+      this.fd = fd;
+      if (created) fsyncDirectory(path.dirname(this.currentPath));
+    } catch (e) {
+      throw new JournalWriteError(this.currentPath, 'open', e);
+    }
+    try {
+      const cur = parseJournal(readFd(this.fd));
+      this.length = this.repairFile(this.currentPath, this.fd, cur, repairs, skipped);
+      this.seq = Math.max(this.seq, maxSeq(cur));
+
+      let afd: number | undefined;
+      try {
+        afd = fs.openSync(this.archivePath, 'r+');
+      } catch (e) {
+        if (errorCode(e) !== 'ENOENT') throw e;
+      }
+      if (afd !== undefined) {
+        try {
+          const arch = parseJournal(readFd(afd));
+          this.archiveLength = this.repairFile(this.archivePath, afd, arch, repairs, skipped);
+          this.seq = Math.max(this.seq, maxSeq(arch));
+        } finally {
+          fs.closeSync(afd);
+        }
+      }
+    } catch (e) {
+      this.close();
+      throw e instanceof JournalWriteError ? e : new JournalWriteError(this.currentPath, 'open', e);
+    }
+  }
+
+  /** Opens (creating if needed) the current segment and reads the archive; repairs torn tails unless read-only. */
+  static open(base: string, options: JournalOpenOptions = {}): Journal {
+    return new Journal(base, options);
+  }
+
+  /** Truncates an invalid tail away (reporting it) and returns the file's good length. */
+  private repairFile(
+    file: string,
+    fd: number,
+    p: ParsedFile,
+    repairs: JournalRepair[],
+    skipped: { file: string; line: number; reason: string }[],
+  ): number {
+    for (const m of p.middle) skipped.push({ file, ...m });
+    if (p.validEnd === p.size) return p.size;
+    const reasons: string[] = [];
+    if (p.trailing.length > 0) {
+      reasons.push(
+        p.trailing.length === 1
+          ? `invalid last line ${p.trailing[0]!.line} (${p.trailing[0]!.reason})`
+          : `${p.trailing.length} invalid lines at the end (${p.trailing.map((t) => `${t.line}: ${t.reason}`).join(', ')})`,
+      );
+    }
+    if (p.tornBytes > 0) reasons.push(`torn last line (${p.tornBytes} bytes without a newline)`);
+    try {
+      this.io.ftruncateSync(fd, p.validEnd);
+      this.io.fsyncSync(fd);
+    } catch (e) {
+      throw new JournalWriteError(file, 'repair', e);
+    }
+    repairs.push({ file, truncatedBytes: p.size - p.validEnd, reason: reasons.join('; ') });
+    return p.validEnd;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`Journal ${this.currentPath} is closed`);
+  }
+
+  private writable(): number {
+    this.assertOpen();
+    if (this.readOnly || this.fd === undefined) throw new Error(`Journal ${this.currentPath} is open read-only`);
+    if (this.dirty) {
+      // A previous failure left bytes we could not remove; they must go before anything is appended after them.
+      try {
+        if (fs.fstatSync(this.fd).size !== this.length) {
+          this.io.ftruncateSync(this.fd, this.length);
+          this.io.fsyncSync(this.fd);
+        }
+        this.dirty = false;
+      } catch (e) {
+        throw new JournalWriteError(this.currentPath, 'clean up after a failed write to', e);
+      }
+    }
+    return this.fd;
+  }
+
+  private writeAll(fd: number, buf: Uint8Array): void {
+    let off = 0;
+    while (off < buf.length) {
+      const n = this.io.writeSync(fd, buf, off, buf.length - off);
+      if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+      off += n;
+    }
+  }
+
+  /** After a failed write, cut `fd` back to `length`; returns false if that was impossible. */
+  private rollBack(fd: number, length: number): boolean {
+    try {
+      if (fs.fstatSync(fd).size === length) return true;
+      this.io.ftruncateSync(fd, length);
+      this.io.fsyncSync(fd);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Appends one entry (one write of one line, then fsync) and returns its seq. */
+  append(task: string, op: string, data: unknown): number {
+    const fd = this.writable();
+    const seq = this.seq + 1;
+    const buf = Buffer.from(encodeJournalLine(seq, task, op, data), 'utf8');
+    try {
+      this.writeAll(fd, buf);
+      this.io.fsyncSync(fd);
+    } catch (e) {
+      if (!this.rollBack(fd, this.length)) this.dirty = true;
+      throw new JournalWriteError(this.currentPath, 'append to', e);
+    }
+    this.length += buf.length;
+    this.seq = seq;
+    return seq;
+  }
+
+  private readCurrentBuffer(): Buffer {
+    if (this.fd !== undefined) return readFd(this.fd, this.length);
+    return readIfExists(this.currentPath) ?? Buffer.alloc(0);
+  }
+
+  private readArchiveBuffer(): Buffer {
+    const buf = readIfExists(this.archivePath) ?? Buffer.alloc(0);
+    return this.readOnly ? buf : buf.subarray(0, Math.min(buf.length, this.archiveLength));
+  }
+
+  private note(p: ParsedFile): ParsedFile {
+    if (this.readOnly) this.seq = Math.max(this.seq, maxSeq(p));
+    return p;
+  }
+
+  /**
+   * Makes the next append use a seq above `seq` (e.g. the database's checkpoint seq, in case the
+   * journal files were lost while the database survived). In memory only: the next append persists it.
+   */
+  ensureSeqAtLeast(seq: number): void {
+    this.assertOpen();
+    if (Number.isSafeInteger(seq) && seq > this.seq) this.seq = seq;
+  }
+
+  /** Entries of the current segment with seq > afterSeq, in seq order (re-read from disk). */
+  readCurrent(afterSeq: number): JournalEntry[] {
+    this.assertOpen();
+    return dedupe(this.note(parseJournal(this.readCurrentBuffer())).lines.filter((l) => l.entry.seq > afterSeq));
+  }
+
+  /** Archive + current, deduplicated by seq, in seq order. */
+  readAll(): JournalEntry[] {
+    this.assertOpen();
+    const arch = this.note(parseJournal(this.readArchiveBuffer()));
+    const cur = this.note(parseJournal(this.readCurrentBuffer()));
+    return dedupe([...arch.lines, ...cur.lines]);
+  }
+
+  /** Moves the current segment's lines to the archive (fsync), then empties the current segment (fsync). */
+  rotate(): void {
+    const fd = this.writable();
+    if (this.length === 0) return;
+    const lines = readFd(fd, this.length);
+    let afd: number;
+    let created: boolean;
+    try {
+      ({ fd: afd, created } = openAppend(this.archivePath));
+    } catch (e) {
+      throw new JournalWriteError(this.archivePath, 'open', e);
+    }
+    try {
+      try {
+        // Anything past the known-good length is a leftover of a failed earlier rotate.
+        if (fs.fstatSync(afd).size !== this.archiveLength) {
+          this.io.ftruncateSync(afd, this.archiveLength);
+        }
+        this.writeAll(afd, lines);
+        this.io.fsyncSync(afd);
+        if (created) fsyncDirectory(path.dirname(this.archivePath));
+      } catch (e) {
+        this.rollBack(afd, this.archiveLength);
+        throw new JournalWriteError(this.archivePath, 'archive entries in', e);
+      }
+    } finally {
+      fs.closeSync(afd);
+    }
+    this.archiveLength += lines.length;
+    // The entries are now durable in the archive; from here on a failure only leaves duplicates.
+    try {
+      this.io.ftruncateSync(fd, 0);
+      this.length = 0;
+      this.io.fsyncSync(fd);
+    } catch (e) {
+      this.length = fs.fstatSync(fd).size;
+      throw new JournalWriteError(this.currentPath, 'truncate', e);
+    }
+  }
+
+  /** Rewrites both files without any entry of `task` (temp file + fsync + rename + directory fsync). */
+  purgeTask(task: string): void {
+    const fd = this.writable();
+    const archBuf = this.readArchiveBuffer();
+    const curBuf = readFd(fd, this.length);
+    const arch = parseJournal(archBuf);
+    const cur = parseJournal(curBuf);
+    if (!arch.lines.some((l) => l.entry.task === task) && !cur.lines.some((l) => l.entry.task === task)) return;
+
+    const keep = (buf: Buffer, p: ParsedFile): Buffer[] =>
+      p.lines.filter((l) => l.entry.task !== task).map((l) => buf.subarray(l.start, l.end));
+
+    // The archive first, headed by the high-water mark so seq never goes backwards after a reopen.
+    const archParts = [Buffer.from(encodeHighWater(this.seq), 'utf8'), ...keep(archBuf, arch)];
+    this.archiveLength = this.replaceFile(this.archivePath, archParts);
+
+    const curParts = keep(curBuf, cur);
+    // Close before the rename: Windows cannot rename over an open file, and the fd would keep the old inode.
+    fs.closeSync(fd);
+    this.fd = undefined;
+    let replaced: Error | undefined;
+    try {
+      this.replaceFile(this.currentPath, curParts);
+    } catch (e) {
+      replaced = e as Error;
+    }
+    try {
+      this.fd = fs.openSync(this.currentPath, 'a+');
+      this.length = fs.fstatSync(this.fd).size;
+    } catch (e) {
+      this.closed = true;
+      throw new JournalWriteError(this.currentPath, 'reopen', e);
+    }
+    if (replaced) throw replaced;
+  }
+
+  private replaceFile(file: string, parts: Buffer[]): number {
+    const tmp = `${file}.tmp`;
+    let total = 0;
+    try {
+      const tfd = fs.openSync(tmp, 'w');
+      try {
+        for (const p of parts) {
+          this.writeAll(tfd, p);
+          total += p.length;
+        }
+        this.io.fsyncSync(tfd);
+      } finally {
+        fs.closeSync(tfd);
+      }
+      fs.renameSync(tmp, file);
+      fsyncDirectory(path.dirname(file));
+    } catch (e) {
+      unlinkQuiet(tmp);
+      throw new JournalWriteError(file, 'rewrite', e);
+    }
+    return total;
+  }
+
+  /** Bytes of both files. */
+  size(): { current: number; archive: number } {
+    this.assertOpen();
+    const statSize = (f: string): number => {
+      try {
+        return fs.statSync(f).size;
+      } catch {
+        return 0;
+      }
+    };
+    return {
+      current: this.fd !== undefined ? fs.fstatSync(this.fd).size : statSize(this.currentPath),
+      archive: statSize(this.archivePath),
+    };
+  }
+
+  close(): void {
+    if (this.fd !== undefined) {
+      const fd = this.fd;
+      this.fd = undefined;
+      fs.closeSync(fd);
+    }
+    this.closed = true;
+  }
+}
+
+function dedupe(lines: readonly ParsedLine[]): JournalEntry[] {
+  const bySeq = new Map<number, JournalEntry>();
+  for (const l of lines) if (!bySeq.has(l.entry.seq)) bySeq.set(l.entry.seq, l.entry);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}

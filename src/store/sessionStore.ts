@@ -1,0 +1,595 @@
+/**
+ * The durable session store: every session's raw record, snapshot store, tool
+ * compactions and artifact index in one sql.js database, with an fsync'd
+ * journal in front of it.
+ *
+ * Why this design. sql.js holds the database in memory and persists only by
+ * exporting it whole: saving after every append would cost O(database) per
+ * step, and a crash between saves would lose data. So:
+ * - every mutation is first appended to the journal (one line, fsync) — that is
+ *   the acknowledgement: O(1) whatever the database size, and durable;
+ * - the in-memory database applies it at once (reads never touch the disk);
+ * - a checkpoint exports the database to FILE.tmp, fsyncs it and renames it
+ *   over FILE, then rotates the journal: debounced in the background, and on
+ *   close. Opening replays the journal entries newer than the checkpoint;
+ * - tool outputs over 32 KB live content-addressed in FILE.payloads/, so
+ *   exports stay small; the row keeps the hash.
+ * Everything lives in FILE and FILE.* beside it.
+ */
+import { existsSync, fsyncSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { ArtifactIndex, type ArtifactEntry } from '../core/artifacts';
+import { SessionRecord } from '../core/parts';
+import {
+  shouldReplace,
+  type ReducedForm,
+  type SnapshotEntry,
+  type SnapshotStore,
+  type ToolCompactionStore,
+} from '../core/store';
+import type { RawRecord } from '../core/types';
+import { Journal, JournalWriteError, type JournalEntry } from './journal';
+import { PAYLOAD_THRESHOLD_BYTES, PayloadStore } from './payloads';
+import { StoreLock, type LockHolder } from './lock';
+import { loadSqlJs, queryAll, type SqlDatabase, type SqlValue } from './sqljs';
+
+/** Schema migrations; index i brings a database from user_version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the tables of the design
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE task (task_id TEXT PRIMARY KEY, title TEXT);
+   CREATE TABLE task_message (
+     task_id TEXT NOT NULL, idx INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
+     tool_name TEXT, tool_call_id TEXT, tool_input TEXT, tool_output TEXT,
+     payload_hash TEXT, payload_bytes INTEGER, extra TEXT,
+     PRIMARY KEY (task_id, idx));
+   CREATE TABLE task_compaction_snapshot (task_id TEXT NOT NULL, key TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (task_id, key));
+   CREATE TABLE task_tool_compaction (task_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, form TEXT NOT NULL, offload_hash TEXT, PRIMARY KEY (task_id, tool_call_id));
+   CREATE TABLE artifact (task_id TEXT NOT NULL, path TEXT NOT NULL, reads INTEGER NOT NULL, modifications INTEGER NOT NULL,
+     creations INTEGER NOT NULL, steps TEXT NOT NULL, tool_calls TEXT NOT NULL, first_record INTEGER NOT NULL, PRIMARY KEY (task_id, path));`,
+  // 2: view_tool_call looks tool calls up by id
+  `CREATE INDEX task_message_tool ON task_message (task_id, tool_call_id);`,
+];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Debounce of the background checkpoint, and its ceiling under continuous writes. */
+const CHECKPOINT_DELAY_MS = 2_000;
+const CHECKPOINT_MAX_DELAY_MS = 30_000;
+const HEARTBEAT_MS = 10_000;
+
+export type StoreMode = 'writer' | 'reader' | 'memory';
+
+export interface StoreOptions {
+  /** Open read-only even if the lock is free. */
+  readonly readOnly?: boolean;
+  /** Wait this long for another writer to release the lock before opening read-only. */
+  readonly waitMs?: number;
+  /** 0 disables the background checkpoint (tests, the CLI checkpoints on close). */
+  readonly checkpointDelayMs?: number;
+}
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly records: number;
+  readonly title: string;
+}
+
+export class StoreReadOnlyError extends Error {}
+
+function migrate(db: SqlDatabase, from: number): void {
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    db.exec('BEGIN');
+    try {
+      db.exec(MIGRATIONS[v]!);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw new Error(`schema migration ${v} → ${v + 1} failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+function userVersion(db: SqlDatabase): number {
+  const rows = db.exec('PRAGMA user_version');
+  return Number(rows[0]?.values[0]?.[0] ?? 0);
+}
+
+/** Writes a file durably: temp file, fsync, rename, fsync of the directory. */
+export function writeFileAtomic(file: string, data: Uint8Array | string): void {
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeFileSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  try {
+    const dir = openSync(path.dirname(file), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  } catch {
+    /* directories cannot be fsync'd on every platform */
+  }
+}
+
+function recordExtra(r: RawRecord): string | null {
+  const extra: Record<string, unknown> = {};
+  if (r.isError) extra.isError = true;
+  if (r.thinking) extra.thinking = true;
+  if (r.messageId !== undefined) extra.messageId = r.messageId;
+  if (r.timestamp !== undefined) extra.timestamp = r.timestamp;
+  if (r.compactSummary) extra.compactSummary = true;
+  if (r.sessionStart) extra.sessionStart = true;
+  return Object.keys(extra).length ? JSON.stringify(extra) : null;
+}
+
+/** A record as journaled: the full record, or the record with its output replaced by a payload hash. */
+interface RecordData {
+  readonly record: RawRecord;
+  readonly payload?: { hash: string; bytes: number };
+}
+
+export class SessionStore {
+  /** What happened while opening (repairs, a damaged file moved aside, read-only or in-memory mode), one message each. */
+  readonly notices: string[] = [];
+  private checkpointTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private firstDirty = 0;
+  private dirty = false;
+  private readonly artifactCache = new Map<string, ArtifactIndex>();
+  private readonly sessionRecords = new Map<string, SessionRecord>();
+
+  private constructor(
+    readonly file: string,
+    private db: SqlDatabase,
+    private journal: Journal | undefined,
+    readonly payloads: PayloadStore,
+    private lock: StoreLock | undefined,
+    private modeValue: StoreMode,
+    private readonly checkpointDelayMs: number,
+  ) {}
+
+  get mode(): StoreMode {
+    return this.modeValue;
+  }
+
+  /** Opens (creating if needed) the store at `file`. Never throws for a damaged file: it is moved aside and rebuilt. */
+  static async open(file: string, options: StoreOptions = {}): Promise<SessionStore> {
+    const sql = await loadSqlJs();
+    const notices: string[] = [];
+    let lock: StoreLock | undefined;
+    let mode: StoreMode = 'writer';
+    if (options.readOnly) mode = 'reader';
+    else {
+      try {
+        const taken = await StoreLock.acquire(file, options.waitMs !== undefined ? { waitMs: options.waitMs } : {});
+        lock = taken.lock;
+        if (!lock) {
+          mode = 'reader';
+          notices.push(`${describeHolder(taken.holder)} is writing ${file}; this window opened it read-only.`);
+        }
+      } catch (error) {
+        mode = 'memory';
+        notices.push(`Context Keeper cannot write beside ${file} (${(error as Error).message}): this session is kept in memory only and will not survive a restart.`);
+      }
+    }
+    let journal: Journal | undefined;
+    try {
+      journal = mode === 'memory' ? undefined : Journal.open(file, { readOnly: mode === 'reader' });
+    } catch (error) {
+      mode = 'memory';
+      notices.push(`Context Keeper cannot open the journal of ${file} (${(error as Error).message}): this session is kept in memory only.`);
+    }
+    for (const r of journal?.repairs ?? []) notices.push(`The journal ${r.file} ended in a torn write (${r.reason}); ${r.truncatedBytes} bytes of an unacknowledged append were removed.`);
+
+    let db: SqlDatabase | undefined;
+    let lastSeq = 0;
+    let rebuild = false;
+    let migrated = false;
+    if (existsSync(file) && statSync(file).size > 0) {
+      try {
+        db = new sql.Database(readFileSync(file));
+        const check = db.exec('PRAGMA quick_check');
+        const verdict = String(check[0]?.values[0]?.[0] ?? '');
+        if (verdict !== 'ok') throw new Error(`integrity check: ${verdict}`);
+        const version = userVersion(db);
+        if (version > SCHEMA_VERSION) throw new Error(`schema version ${version} is newer than this extension's ${SCHEMA_VERSION}`);
+        migrate(db, version);
+        migrated = version !== SCHEMA_VERSION;
+        lastSeq = Number(queryAll(db, `SELECT value FROM meta WHERE key = 'lastSeq'`)[0]?.value ?? 0);
+      } catch (error) {
+        db?.close();
+        db = undefined;
+        rebuild = true;
+        const aside = mode === 'writer' ? moveAside(file) : undefined;
+        notices.push(
+          `The session database ${file} is damaged (${(error as Error).message.split('\n')[0]}). ` +
+            (aside ? `It was moved to ${aside} (nothing was deleted); ` : 'It was left as it is (this window is read-only); ') +
+            'the sessions were rebuilt from the journal: REBUILT.',
+        );
+      }
+    }
+    if (!db) {
+      db = new sql.Database();
+      migrate(db, 0);
+    }
+    db.exec('PRAGMA secure_delete = ON');
+    const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, options.checkpointDelayMs ?? CHECKPOINT_DELAY_MS);
+    const entries = journal ? (rebuild ? journal.readAll() : journal.readCurrent(lastSeq)) : [];
+    for (const entry of entries) if (entry.seq > lastSeq) store.apply(entry);
+    if (rebuild) {
+      const sessions = store.sessions();
+      const text = `${sessions.reduce((a, s) => a + s.records, 0)} records in ${sessions.length} session(s)`;
+      const at = notices.findIndex((n) => n.includes('REBUILT'));
+      if (at >= 0) notices[at] = notices[at]!.replace('REBUILT', text);
+    }
+    store.notices.push(...notices);
+    if (mode === 'writer') {
+      if (entries.length || rebuild || migrated) store.checkpoint();
+      store.finishPendingDeletion();
+      store.heartbeatTimer = setInterval(() => store.lock?.heartbeat(), HEARTBEAT_MS);
+      store.heartbeatTimer.unref();
+    }
+    return store;
+  }
+
+  // ----------------------------------------------------------------- reading
+
+  sessions(): SessionSummary[] {
+    return queryAll(
+      this.db,
+      `SELECT t.task_id AS id, t.title AS title, (SELECT COUNT(*) FROM task_message m WHERE m.task_id = t.task_id) AS records FROM task t ORDER BY t.task_id`,
+    ).map((r) => ({ id: String(r.id), title: String(r.title ?? ''), records: Number(r.records) }));
+  }
+
+  recordCount(taskId: string): number {
+    return Number(queryAll(this.db, 'SELECT COUNT(*) AS n FROM task_message WHERE task_id = ?', [taskId])[0]?.n ?? 0);
+  }
+
+  /** The raw record of a session; large outputs are read from the payload folder only when `loadPayloads`. */
+  records(taskId: string, options: { loadPayloads?: boolean } = {}): RawRecord[] {
+    return queryAll(this.db, 'SELECT * FROM task_message WHERE task_id = ? ORDER BY idx', [taskId]).map((row) => {
+      const extra = row.extra ? (JSON.parse(String(row.extra)) as Record<string, unknown>) : {};
+      let toolOutput = row.tool_output === null ? undefined : String(row.tool_output);
+      if (row.payload_hash !== null) {
+        toolOutput = options.loadPayloads ? this.payloads.get(String(row.payload_hash)) : `[payload ${String(row.payload_hash)}, ${String(row.payload_bytes)} bytes]`;
+      }
+      const r: Record<string, unknown> = { index: Number(row.idx), role: String(row.role), content: String(row.content) };
+      if (row.tool_name !== null) r.toolName = String(row.tool_name);
+      if (row.tool_call_id !== null) r.toolCallId = String(row.tool_call_id);
+      if (row.tool_input !== null) r.toolInput = JSON.parse(String(row.tool_input));
+      if (toolOutput !== undefined) r.toolOutput = toolOutput;
+      return { ...r, ...extra } as unknown as RawRecord;
+    });
+  }
+
+  artifacts(taskId: string): ArtifactEntry[] {
+    return queryAll(this.db, 'SELECT * FROM artifact WHERE task_id = ? ORDER BY first_record, path', [taskId]).map((r) => ({
+      path: String(r.path),
+      reads: Number(r.reads),
+      modifications: Number(r.modifications),
+      creations: Number(r.creations),
+      steps: JSON.parse(String(r.steps)) as number[],
+      toolCalls: JSON.parse(String(r.tool_calls)) as string[],
+      firstRecord: Number(r.first_record),
+    }));
+  }
+
+  // ----------------------------------------------------------------- writing
+
+  private requireWritable(): void {
+    if (this.modeValue === 'reader') throw new StoreReadOnlyError(`${this.file} is open read-only (another window is writing it)`);
+  }
+
+  /** Journals one mutation (durable when it returns), then applies it. Falls back to memory on a write failure. */
+  private write(task: string, op: string, data: unknown): void {
+    this.requireWritable();
+    let seq = 0;
+    if (this.journal && this.modeValue === 'writer') {
+      try {
+        seq = this.journal.append(task, op, data);
+      } catch (error) {
+        if (!(error instanceof JournalWriteError)) throw error;
+        this.modeValue = 'memory';
+        this.notices.push(
+          `Context Keeper could not write to ${this.file} (${error.code ?? error.message}): the session continues in memory; nothing already saved was lost, but new records will not survive a restart.`,
+        );
+      }
+    }
+    this.apply({ seq, task, op, data });
+    this.scheduleCheckpoint();
+  }
+
+  /** Registers a session (idempotent). */
+  createSession(taskId: string, title: string): void {
+    if (queryAll(this.db, 'SELECT 1 AS x FROM task WHERE task_id = ?', [taskId]).length) return;
+    this.write(taskId, 'task', { title });
+  }
+
+  /**
+   * Appends one record. Durable when the promise resolves: a large output is
+   * first stored (chunked, off the event loop's critical path) and fsync'd in the
+   * payload folder, then the journal line naming its hash is fsync'd.
+   */
+  async appendRecord(taskId: string, record: RawRecord): Promise<void> {
+    this.requireWritable();
+    const expected = this.recordCount(taskId);
+    if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
+    let data: RecordData = { record };
+    const output = record.toolOutput;
+    if (output !== undefined && output.length * 3 >= PAYLOAD_THRESHOLD_BYTES && Buffer.byteLength(output, 'utf8') > PAYLOAD_THRESHOLD_BYTES && this.modeValue === 'writer') {
+      try {
+        const payload = await this.payloads.put(output);
+        const { toolOutput: _dropped, ...rest } = record;
+        data = { record: rest as RawRecord, payload };
+      } catch (error) {
+        this.modeValue = 'memory';
+        this.notices.push(`Context Keeper could not store a large tool output beside ${this.file} (${(error as Error).message}): the session continues in memory.`);
+      }
+    }
+    this.write(taskId, 'record', data);
+  }
+
+  /** The snapshot store of one session (task_compaction_snapshot), monotonic upsert. */
+  snapshotStore(taskId: string): SnapshotStore {
+    return {
+      get: (key) => {
+        const row = queryAll(this.db, 'SELECT entry FROM task_compaction_snapshot WHERE task_id = ? AND key = ?', [taskId, key])[0];
+        return row ? (JSON.parse(String(row.entry)) as SnapshotEntry) : undefined;
+      },
+      put: (key, entry) => {
+        const existing = this.snapshotStore(taskId).get(key);
+        if (!shouldReplace(existing, entry)) return;
+        if (existing && JSON.stringify(existing) === JSON.stringify(entry)) return;
+        this.write(taskId, 'snapshot', { key, entry });
+      },
+      keys: (prefix) =>
+        queryAll(this.db, 'SELECT key FROM task_compaction_snapshot WHERE task_id = ? AND substr(key, 1, ?) = ?', [taskId, prefix.length, prefix]).map((r) => String(r.key)),
+    };
+  }
+
+  /** The eager tool store of one session (task_tool_compaction). */
+  toolStore(taskId: string): ToolCompactionStore {
+    return {
+      get: (toolCallId) => {
+        const row = queryAll(this.db, 'SELECT form FROM task_tool_compaction WHERE task_id = ? AND tool_call_id = ?', [taskId, toolCallId])[0];
+        return row ? (JSON.parse(String(row.form)) as ReducedForm) : undefined;
+      },
+      put: (toolCallId, form) => {
+        const row = queryAll(this.db, 'SELECT form FROM task_tool_compaction WHERE task_id = ? AND tool_call_id = ?', [taskId, toolCallId])[0];
+        if (row && String(row.form) === JSON.stringify(form)) return;
+        this.write(taskId, 'tool', { toolCallId, form });
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------- applying
+
+  /** Applies one journal entry to the in-memory database (idempotent). */
+  private apply(entry: JournalEntry): void {
+    const { task, op } = entry;
+    const data = entry.data as Record<string, unknown>;
+    switch (op) {
+      case 'task':
+        this.db.run('INSERT OR IGNORE INTO task (task_id, title) VALUES (?, ?)', [task, String(data.title ?? '')]);
+        break;
+      case 'record': {
+        const { record, payload } = data as unknown as RecordData;
+        this.db.run('INSERT OR IGNORE INTO task (task_id, title) VALUES (?, ?)', [task, '']);
+        const params: SqlValue[] = [
+          task,
+          record.index,
+          record.role,
+          record.content,
+          record.toolName ?? null,
+          record.toolCallId ?? null,
+          record.toolInput === undefined ? null : JSON.stringify(record.toolInput),
+          payload ? null : (record.toolOutput ?? null),
+          payload?.hash ?? null,
+          payload?.bytes ?? null,
+          recordExtra(record),
+        ];
+        this.db.run(
+          'INSERT OR IGNORE INTO task_message (task_id, idx, role, content, tool_name, tool_call_id, tool_input, tool_output, payload_hash, payload_bytes, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          params,
+        );
+        this.updateArtifacts(task, record);
+        break;
+      }
+      case 'snapshot': {
+        const { key, entry: value } = data as { key: string; entry: SnapshotEntry };
+        this.db.run('INSERT OR REPLACE INTO task_compaction_snapshot (task_id, key, entry) VALUES (?, ?, ?)', [task, key, JSON.stringify(value)]);
+        break;
+      }
+      case 'tool': {
+        const { toolCallId, form } = data as { toolCallId: string; form: ReducedForm };
+        this.db.run('INSERT OR REPLACE INTO task_tool_compaction (task_id, tool_call_id, form, offload_hash) VALUES (?, ?, ?, ?)', [
+          task,
+          toolCallId,
+          JSON.stringify(form),
+          null,
+        ]);
+        break;
+      }
+      case 'delete':
+        this.deleteRows(task);
+        break;
+    }
+    if (entry.seq > 0) this.db.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('lastSeq', ?)`, [String(entry.seq)]);
+  }
+
+  /** The artifact rows follow the record: a session's index is rebuilt from its records in memory and written through. */
+  private updateArtifacts(task: string, record: RawRecord): void {
+    let rec = this.sessionRecords.get(task);
+    let index = this.artifactCache.get(task);
+    if (!rec || !index || rec.records.length !== record.index) {
+      rec = new SessionRecord();
+      index = new ArtifactIndex();
+      for (const r of this.records(task)) {
+        if (r.index >= record.index) break;
+        for (const e of rec.append(r)) if (e.type === 'part' && e.part.tool) index.observe(e.part.tool, rec.units[e.unitIndex]?.step);
+      }
+      this.sessionRecords.set(task, rec);
+      this.artifactCache.set(task, index);
+    }
+    const before = index.size;
+    let touched = false;
+    for (const e of rec.append(record)) {
+      if (e.type === 'part' && e.part.tool) {
+        index.observe(e.part.tool, rec.units[e.unitIndex]?.step);
+        touched = true;
+      }
+    }
+    if (!touched && before === index.size) return;
+    for (const a of index.entries()) {
+      this.db.run(
+        'INSERT OR REPLACE INTO artifact (task_id, path, reads, modifications, creations, steps, tool_calls, first_record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [task, a.path, a.reads, a.modifications, a.creations, JSON.stringify(a.steps), JSON.stringify(a.toolCalls), a.firstRecord],
+      );
+    }
+  }
+
+  // -------------------------------------------------------------- checkpoint
+
+  private scheduleCheckpoint(): void {
+    if (this.modeValue !== 'writer' || this.checkpointDelayMs <= 0) {
+      this.dirty = true;
+      return;
+    }
+    const now = Date.now();
+    if (!this.dirty) this.firstDirty = now;
+    this.dirty = true;
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    const wait = Math.max(0, Math.min(this.checkpointDelayMs, this.firstDirty + CHECKPOINT_MAX_DELAY_MS - now));
+    this.checkpointTimer = setTimeout(() => {
+      try {
+        this.checkpoint();
+      } catch (error) {
+        this.notices.push(`checkpoint of ${this.file} failed: ${(error as Error).message}; the journal still holds every change`);
+      }
+    }, wait);
+    this.checkpointTimer.unref();
+  }
+
+  /** Exports the database atomically over FILE, then rotates the journal. */
+  checkpoint(): void {
+    if (this.modeValue !== 'writer') return;
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
+    writeFileAtomic(this.file, this.db.export());
+    this.journal?.rotate();
+    this.dirty = false;
+  }
+
+  /** Bytes of the database file, the journal and the payloads (for reports and benchmarks). */
+  sizes(): { database: number; journal: number; payloads: number } {
+    const database = existsSync(this.file) ? statSync(this.file).size : 0;
+    const j = this.journal?.size() ?? { current: 0, archive: 0 };
+    let payloads = 0;
+    for (const hash of this.payloads.list()) payloads += statSync(path.join(this.payloads.dir, hash)).size;
+    return { database, journal: j.current + j.archive, payloads };
+  }
+
+  // ---------------------------------------------------------------- deletion
+
+  private deleteRows(task: string): void {
+    for (const table of ['task_message', 'task_compaction_snapshot', 'task_tool_compaction', 'artifact', 'task']) {
+      this.db.run(`DELETE FROM ${table} WHERE task_id = ?`, [task]);
+    }
+    this.sessionRecords.delete(task);
+    this.artifactCache.delete(task);
+  }
+
+  /**
+   * Deletes a session everywhere: rows of every table, its payloads (those no
+   * other session shares), its journal entries, and the free pages that held it
+   * (VACUUM before the checkpoint). A marker file makes an interrupted deletion
+   * finish on the next open.
+   */
+  async deleteSession(taskId: string): Promise<boolean> {
+    this.requireWritable();
+    const exists = queryAll(this.db, 'SELECT 1 AS x FROM task WHERE task_id = ?', [taskId]).length > 0;
+    if (!exists) return false;
+    writeFileAtomic(`${this.file}.deleting`, JSON.stringify({ task: taskId }));
+    this.completeDeletion(taskId);
+    return true;
+  }
+
+  private completeDeletion(taskId: string): void {
+    const hashes = queryAll(
+      this.db,
+      `SELECT DISTINCT payload_hash AS h FROM task_message WHERE task_id = ? AND payload_hash IS NOT NULL
+         AND payload_hash NOT IN (SELECT payload_hash FROM task_message WHERE task_id != ? AND payload_hash IS NOT NULL)`,
+      [taskId, taskId],
+    ).map((r) => String(r.h));
+    this.deleteRows(taskId);
+    this.db.exec('VACUUM');
+    if (this.modeValue === 'writer') {
+      writeFileAtomic(this.file, this.db.export());
+      this.journal?.purgeTask(taskId);
+    }
+    for (const h of hashes) this.payloads.delete(h);
+    rmSync(`${this.file}.deleting`, { force: true });
+    this.dirty = false;
+  }
+
+  private finishPendingDeletion(): void {
+    const marker = `${this.file}.deleting`;
+    if (!existsSync(marker)) return;
+    try {
+      const { task } = JSON.parse(readFileSync(marker, 'utf8')) as { task: string };
+      this.completeDeletion(task);
+      this.notices.push(`An interrupted deletion of session ${task} was completed.`);
+    } catch (error) {
+      this.notices.push(`An interrupted deletion could not be completed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Drops the store without a checkpoint, as a crash would (the lock is
+   * released so the same process can reopen it). For crash tests.
+   */
+  abandon(): void {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.journal?.close();
+    this.lock?.release();
+    this.lock = undefined;
+    this.db.close();
+  }
+
+  /** Checkpoints (when writing), stops the timers and releases the lock. */
+  close(): void {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    try {
+      if (this.modeValue === 'writer' && this.dirty) this.checkpoint();
+    } finally {
+      this.journal?.close();
+      this.lock?.release();
+      this.lock = undefined;
+      this.db.close();
+    }
+  }
+}
+
+function describeHolder(holder: LockHolder | undefined): string {
+  return holder ? `Another window (process ${holder.pid} on ${holder.host})` : 'Another window';
+}
+
+/** Moves a damaged file aside under a name that does not exist yet; never deletes it. */
+function moveAside(file: string): string {
+  for (let n = 1; ; n++) {
+    const aside = `${file}.damaged-${n}`;
+    if (!existsSync(aside)) {
+      renameSync(file, aside);
+      return aside;
+    }
+  }
+}

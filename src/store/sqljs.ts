@@ -1,0 +1,67 @@
+/**
+ * Loads sql.js (SQLite compiled to WebAssembly) and types the small part of its
+ * API the store uses. The wasm file sits beside the bundle in dist/ (esbuild
+ * copies it); under tests it is found in node_modules.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+export type SqlValue = number | string | Uint8Array | null;
+
+export interface SqlStatement {
+  bind(values: SqlValue[]): boolean;
+  step(): boolean;
+  get(): SqlValue[];
+  getAsObject(): Record<string, SqlValue>;
+  free(): boolean;
+}
+
+export interface SqlDatabase {
+  run(sql: string, params?: SqlValue[]): void;
+  exec(sql: string, params?: SqlValue[]): { columns: string[]; values: SqlValue[][] }[];
+  prepare(sql: string): SqlStatement;
+  export(): Uint8Array;
+  close(): void;
+}
+
+export interface SqlJs {
+  Database: new (data?: Uint8Array) => SqlDatabase;
+}
+
+let loading: Promise<SqlJs> | undefined;
+
+/** Beside the bundle (dist/), else in node_modules as seen from dist/ or from the compiled tests (out/src/store/). */
+function wasmPath(): string {
+  const candidates = [
+    path.join(__dirname, 'sql-wasm.wasm'),
+    path.resolve(__dirname, '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
+    path.resolve(__dirname, '..', '..', '..', 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'),
+  ];
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) throw new Error(`sql-wasm.wasm not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+/** The sql.js module, initialised once per process. */
+export function loadSqlJs(): Promise<SqlJs> {
+  if (!loading) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const init = require('sql.js') as (config: { locateFile: (file: string) => string }) => Promise<SqlJs>;
+    const wasm = wasmPath();
+    loading = init({ locateFile: () => wasm });
+  }
+  return loading;
+}
+
+/** All rows of a query as objects keyed by column name. */
+export function queryAll(db: SqlDatabase, sql: string, params: SqlValue[] = []): Record<string, SqlValue>[] {
+  const stmt = db.prepare(sql);
+  try {
+    stmt.bind(params);
+    const rows: Record<string, SqlValue>[] = [];
+    while (stmt.step()) rows.push(stmt.getAsObject());
+    return rows;
+  } finally {
+    stmt.free();
+  }
+}

@@ -1,0 +1,191 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ANCHOR_KEY } from '../../src/core/store';
+import { loadSqlJs, queryAll } from '../../src/store/sqljs';
+import { MIGRATIONS, SCHEMA_VERSION, SessionStore } from '../../src/store/sessionStore';
+import { RecordBuilder } from './engineHarness';
+
+function tempBase(): string {
+  return path.join(mkdtempSync(path.join(tmpdir(), 'ck-store-')), 'sessions.db');
+}
+
+const form = { how: 'shrunk' as const, input: '{}', output: 'head … tail', recover: 'view_tool_call("call_1")' };
+
+async function fill(store: SessionStore, id: string, b: RecordBuilder): Promise<void> {
+  store.createSession(id, `title of ${id}`);
+  for (const r of b.records) await store.appendRecord(id, r);
+}
+
+describe('session store (sql.js + journal)', function () {
+  this.timeout(30_000);
+
+  it('keeps records, snapshots, tool forms and the artifact index across a reopen', async () => {
+    const file = tempBase();
+    const b = new RecordBuilder().user('Fix it').step('Reading.', [{ name: 'Read', input: { file_path: 'src/a.ts' }, output: 'x'.repeat(100) }]);
+    b.step('', [{ name: 'Edit', input: { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }, output: 'ok' }]);
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(store.mode, 'writer');
+    await fill(store, 's1', b);
+    store.snapshotStore('s1').put('tool:call_1', { type: 'form', form });
+    store.snapshotStore('s1').put(ANCHOR_KEY, { type: 'anchor', anchor: { real: 100, estimate: 90 } });
+    store.toolStore('s1').put('call_1', form);
+    store.close();
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(again.sessions(), [{ id: 's1', title: 'title of s1', records: b.records.length }]);
+    assert.deepEqual(again.records('s1'), b.records);
+    assert.deepEqual(again.snapshotStore('s1').get('tool:call_1'), { type: 'form', form });
+    assert.deepEqual(again.snapshotStore('s1').keys('meta:'), [ANCHOR_KEY]);
+    assert.deepEqual(again.toolStore('s1').get('call_1'), form);
+    assert.deepEqual(
+      again.artifacts('s1').map((a) => [a.path, a.reads, a.modifications]),
+      [['src/a.ts', 1, 1]],
+    );
+    again.close();
+  });
+
+  it('loses nothing acknowledged when the process dies before any checkpoint (journal replay)', async () => {
+    const file = tempBase();
+    const b = new RecordBuilder().user('hello').step('hi there');
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 's', b);
+    store.toolStore('s').put('call_9', form);
+    store.abandon();
+    assert.equal(existsSync(file), false, 'no checkpoint was written');
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(again.records('s'), b.records);
+    assert.deepEqual(again.toolStore('s').get('call_9'), form);
+    again.close();
+  });
+
+  it('keeps snapshot writes monotonic (a drop is never replaced by a shrink)', async () => {
+    const store = await SessionStore.open(tempBase(), { checkpointDelayMs: 0 });
+    const snap = store.snapshotStore('s');
+    snap.put('tool:a', { type: 'form', form: { ...form, how: 'dropped', recover: undefined } });
+    snap.put('tool:a', { type: 'form', form });
+    assert.equal((snap.get('tool:a') as { form: { how: string } }).form.how, 'dropped');
+    store.close();
+  });
+
+  it('stores large outputs outside the database, content-addressed, and reads them back', async () => {
+    const file = tempBase();
+    const big = 'line of a big tool output\n'.repeat(16000);
+    const b = new RecordBuilder().user('go').step('', [{ name: 'Bash', input: { command: 'cat big.log' }, output: big }]);
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 's', b);
+    store.close();
+    assert.ok(statSync(file).size < big.length / 2, 'the export does not carry the payload');
+    assert.equal(readdirSync(`${file}.payloads`).length, 1);
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(again.records('s', { loadPayloads: true })[2]!.toolOutput, big);
+    assert.match(again.records('s')[2]!.toolOutput!, /^\[payload [0-9a-f]{64}, \d+ bytes\]$/);
+    again.close();
+  });
+
+  it('migrates a database from every earlier schema version', async () => {
+    const SQL = await loadSqlJs();
+    for (let version = 0; version < SCHEMA_VERSION; version++) {
+      const file = tempBase();
+      const db = new SQL.Database();
+      for (let v = 0; v < version; v++) db.exec(MIGRATIONS[v]!);
+      db.exec(`PRAGMA user_version = ${version}`);
+      if (version >= 1) {
+        db.run(`INSERT INTO task (task_id, title) VALUES ('old', 'from v${version}')`);
+        db.run(`INSERT INTO task_message (task_id, idx, role, content) VALUES ('old', 0, 'user', 'kept across the migration')`);
+      }
+      writeFileSync(file, db.export());
+      db.close();
+      const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      if (version >= 1) assert.equal(store.records('old')[0]!.content, 'kept across the migration');
+      store.close();
+      const check = new SQL.Database(readFileSync(file));
+      assert.equal(Number(check.exec('PRAGMA user_version')[0]!.values[0]![0]), SCHEMA_VERSION, `from v${version}`);
+      assert.equal(queryAll(check, `SELECT name FROM sqlite_master WHERE name = 'task_message_tool'`).length, 1);
+      check.close();
+    }
+  });
+
+  for (const damage of ['garbage', 'truncated'] as const) {
+    it(`moves a ${damage} database file aside and rebuilds the sessions from the journal`, async () => {
+      const file = tempBase();
+      const b = new RecordBuilder().user('remember me').step('sure');
+      const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      await fill(store, 's', b);
+      store.checkpoint();
+      await store.appendRecord('s', { index: b.records.length, role: 'user', content: 'after the checkpoint' });
+      store.close();
+      const original = readFileSync(file);
+      if (damage === 'garbage') writeFileSync(file, Buffer.from('this is not a database at all'.repeat(100)));
+      else truncateSync(file, Math.floor(original.length / 2));
+      const damaged = readFileSync(file);
+      const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const notice = again.notices.find((n) => /damaged/.test(n));
+      assert.ok(notice, again.notices.join('\n'));
+      assert.match(notice, /moved to .*sessions\.db\.damaged-1/);
+      assert.match(notice, /3 records in 1 session/);
+      assert.deepEqual(readFileSync(`${file}.damaged-1`), damaged, 'the bad file is kept as it was');
+      assert.equal(again.records('s').length, 3);
+      assert.equal(again.records('s')[2]!.content, 'after the checkpoint');
+      again.close();
+    });
+  }
+
+  it('repairs a journal whose last line was torn by a crash', async () => {
+    const file = tempBase();
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 's', new RecordBuilder().user('one').step('two'));
+    store.abandon();
+    appendFileSync(`${file}.journal`, '{"s":99,"t":"s","o":"record","d":{"record":{"ind');
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.ok(again.notices.some((n) => /torn write/.test(n)), again.notices.join('\n'));
+    assert.equal(again.records('s').length, 2);
+    again.close();
+  });
+
+  it('lets one writer at a time: a second opener reads', async () => {
+    const file = tempBase();
+    const writer = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(writer, 's', new RecordBuilder().user('one'));
+    const reader = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(reader.mode, 'reader');
+    assert.ok(reader.notices.some((n) => /read-only/.test(n)));
+    assert.equal(reader.records('s').length, 1);
+    await assert.rejects(reader.appendRecord('s', { index: 1, role: 'user', content: 'x' }), /read-only/);
+    reader.close();
+    writer.close();
+    const next = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(next.mode, 'writer');
+    next.close();
+  });
+
+  it('deletes a session everywhere: no trace of its canary in the database, the journal or the payloads', async () => {
+    const file = tempBase();
+    const canary = 'CANARY-7f3a9c1e-do-not-keep';
+    const doomed = new RecordBuilder().user(`Please remember ${canary}`).step(`Noted ${canary}.`, [
+      { name: 'Bash', input: { command: `echo ${canary}` }, output: `${canary}\n`.repeat(3000) },
+      { name: 'Read', input: { file_path: `notes/${canary}.md` }, output: canary },
+    ]);
+    const kept = new RecordBuilder().user('an unrelated session').step('fine');
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 'doomed', doomed);
+    await fill(store, 'kept', kept);
+    store.snapshotStore('doomed').put('tool:call_1', { type: 'form', form: { ...form, output: canary } });
+    store.toolStore('doomed').put('call_1', { ...form, output: canary });
+    store.checkpoint();
+    await store.appendRecord('doomed', { index: doomed.records.length, role: 'user', content: `again ${canary}` });
+    assert.equal(await store.deleteSession('doomed'), true);
+    assert.equal(await store.deleteSession('doomed'), false);
+    store.close();
+    const dir = path.dirname(file);
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => path.join(d.parentPath ?? (d as unknown as { path: string }).path, d.name));
+    assert.ok(files.length >= 2, files.join(','));
+    for (const f of files) assert.equal(readFileSync(f).includes(canary), false, `${f} still holds the canary`);
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(again.sessions().map((s) => s.id), ['kept']);
+    assert.equal(again.records('kept').length, kept.records.length);
+    again.close();
+  });
+});
