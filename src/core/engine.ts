@@ -32,7 +32,7 @@ import {
   type SnapshotStore,
   type ToolCompactionStore,
 } from './store';
-import { protectedFromRaw, resetDrift, type Summarizer } from './summarizer';
+import { protectedFromRaw, resetDrift, type ProtectedLines, type Summarizer } from './summarizer';
 import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
 import type { CachedTokenCounter } from './tokens';
 import { reduceTool, renderToolInput } from './tools';
@@ -181,6 +181,7 @@ export class CompactionEngine {
   private floorCount = 0;
   private driftChecked: { stored: SummaryState; coverageUnit: number; repaired: SummaryState } | undefined;
   private summaryTokenMemo: { state: SummaryState; tokens: number } | undefined;
+  private protectedCache: { upTo: number; lines: ProtectedLines } | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.record = options.record;
@@ -355,7 +356,15 @@ export class CompactionEngine {
         summary = checked.repaired;
       } else {
         const stored = summary;
-        const reset = resetDrift(stored, protectedFromRaw(units.slice(0, coverageUnit)));
+        // The raw-derived lines are a left fold over the covered units: extend the
+        // cached fold rather than walking the whole history at every turn.
+        const cache = this.protectedCache;
+        const lines =
+          cache && cache.upTo <= coverageUnit
+            ? protectedFromRaw(units.slice(cache.upTo, coverageUnit), cache.lines)
+            : protectedFromRaw(units.slice(0, coverageUnit));
+        this.protectedCache = { upTo: coverageUnit, lines };
+        const reset = resetDrift(stored, lines);
         summary = reset.state;
         drifted = reset.drifted;
         this.driftChecked = { stored, coverageUnit, repaired: summary };

@@ -136,10 +136,11 @@ export interface ProtectedLines {
  * Re-derives the P0 lines (request log, safety constraints) from the raw units
  * of a covered prefix. Preflight compares them with a restored summary so that
  * a summary of a summary can never drift away from what the user said.
+ * `continueFrom` extends the lines of the units before `units` (a left fold).
  */
-export function protectedFromRaw(units: readonly Unit[]): ProtectedLines {
-  const requests: RequestLine[] = [];
-  const safety: FactLine[] = [];
+export function protectedFromRaw(units: readonly Unit[], continueFrom?: ProtectedLines): ProtectedLines {
+  const requests: RequestLine[] = continueFrom ? [...continueFrom.requests] : [];
+  const safety: FactLine[] = continueFrom ? [...continueFrom.safety] : [];
   for (const unit of units) {
     if (unit.kind !== 'user') continue;
     for (const part of unit.parts) {

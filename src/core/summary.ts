@@ -315,9 +315,15 @@ export class SummaryLineCounter implements TokenCounter {
   }
 
   countSummary(state: SummaryState): number {
+    const known = this.bySummary.get(state);
+    if (known !== undefined) return known;
     const lines = renderSummary(state).split('\n');
     let total = lines.length - 1;
     for (const line of lines) total += this.count(line);
+    this.bySummary.set(state, total);
     return total;
   }
+
+  /** States are immutable: a state counted once (by the cap, say) is not rendered again. */
+  private readonly bySummary = new WeakMap<SummaryState, number>();
 }

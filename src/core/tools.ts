@@ -1051,6 +1051,8 @@ export function reduceTool(inv: ToolInvocation): ReducedTool | undefined {
   try {
     if (!inv || typeof inv.output !== 'string') return undefined;
     const output = inv.output;
+    // Most results are small: decide without rendering the input when the output alone settles it.
+    if (output.length < PRECOMPACT_MIN_CHARS && (inv.input === undefined || inv.input === null || (typeof inv.input === 'string' && output.length + inv.input.length < PRECOMPACT_MIN_CHARS))) return undefined;
     const rendered = renderToolInput(inv);
     if (output.length + rendered.length < PRECOMPACT_MIN_CHARS) return undefined;
     const kind = classifyTool(inv.name, inv.input);

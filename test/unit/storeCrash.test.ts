@@ -62,17 +62,22 @@ describe('session store: kill -9 during replay --db', function () {
     assert.deepEqual(projection(cleanProjection.out), projection(reference.out), 'a store changes nothing');
 
     const db = path.join(dir, 'killed.db');
+    const startup = run(['sessions', '--db', path.join(dir, 'empty.db'), '--json']).ms;
+    const total = 269;
     const random = lcg(20261129);
     let killed = 0;
     let progress: number[] = [];
     for (let k = 0; k < 20; k++) {
-      const delay = 150 + Math.floor(random() * Math.max(200, clean.ms * 0.5));
+      // somewhere in what is left of the run: its work shrinks as the store fills up
+      const remaining = 1 - (progress[progress.length - 1] ?? 0) / total;
+      const delay = Math.floor(startup * 0.5 + random() * Math.max(60, (clean.ms - startup) * remaining + startup * 0.5));
       const result = await killAfter(['replay', sample, ...budget, '--db', db], delay);
       if (result.signal === 'SIGKILL') killed++;
       const sessions = run(['sessions', '--db', db, '--json']);
       const list = sessions.code === 0 && sessions.out.trim() ? (JSON.parse(sessions.out) as { records: number }[]) : [];
       progress.push(list[0]?.records ?? 0);
     }
+    console.log(`      ${killed} of 20 runs killed; records stored after each: ${progress.join(",")}`);
     assert.ok(killed >= 15, `only ${killed} of 20 runs were killed before finishing (progress ${progress.join(',')})`);
     const finish = run(['replay', sample, ...budget, '--db', db]);
     assert.equal(finish.code, 0, finish.err);
