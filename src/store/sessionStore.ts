@@ -323,7 +323,9 @@ export class SessionStore {
     if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
     let data: RecordData = { record };
     const output = record.toolOutput;
-    if (output !== undefined && output.length * 3 >= PAYLOAD_THRESHOLD_BYTES && Buffer.byteLength(output, 'utf8') > PAYLOAD_THRESHOLD_BYTES && this.modeValue === 'writer') {
+    // Over the threshold in characters means over it in bytes: measure bytes only for short strings.
+    const large = output !== undefined && (output.length > PAYLOAD_THRESHOLD_BYTES || (output.length * 3 > PAYLOAD_THRESHOLD_BYTES && Buffer.byteLength(output, 'utf8') > PAYLOAD_THRESHOLD_BYTES));
+    if (output !== undefined && large && this.modeValue === 'writer') {
       try {
         const payload = await this.payloads.put(output);
         const { toolOutput: _dropped, ...rest } = record;

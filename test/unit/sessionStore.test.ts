@@ -189,3 +189,35 @@ describe('session store (sql.js + journal)', function () {
     again.close();
   });
 });
+
+describe('session store: a full disk', function () {
+  this.timeout(30_000);
+
+  it('keeps the session going in memory, says so, and loses nothing already saved', async function () {
+    if (!existsSync('/dev/full')) this.skip();
+    const file = tempBase();
+    const saved = new RecordBuilder().user('saved before the disk filled up');
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 's', saved);
+    store.close();
+    // from now on every journal write fails with ENOSPC
+    const { rmSync, symlinkSync } = await import('node:fs');
+    rmSync(`${file}.journal`, { force: true });
+    symlinkSync('/dev/full', `${file}.journal`);
+    const full = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(full.records('s').length, 1);
+    await full.appendRecord('s', { index: 1, role: 'assistant', content: 'written while the disk is full' });
+    assert.equal(full.mode, 'memory');
+    const notice = full.notices.find((n) => /continues in memory/.test(n));
+    assert.ok(notice, full.notices.join('\n'));
+    assert.match(notice, /ENOSPC|disk is full/);
+    assert.equal(full.records('s').length, 2, 'the new record is kept in memory');
+    full.toolStore('s').put('c', form);
+    assert.deepEqual(full.toolStore('s').get('c'), form);
+    full.close();
+    rmSync(`${file}.journal`, { force: true });
+    const after = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(after.records('s').map((r) => r.content), ['saved before the disk filled up']);
+    after.close();
+  });
+});
