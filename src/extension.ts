@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { projectTranscriptReport } from './cli/report';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from './core/budget';
+import { WorkspaceStoreHost } from './store/workspaceStore';
 
 export const CommandIds = {
   projectTranscript: 'contextKeeper.projectTranscript',
@@ -16,6 +17,8 @@ export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 interface Ctx {
   readonly extensionContext: vscode.ExtensionContext;
   readonly reports: ReportDocuments;
+  /** The durable session store in this workspace's storage folder. */
+  readonly sessions: WorkspaceStoreHost;
 }
 
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -32,7 +35,16 @@ export function activate(context: vscode.ExtensionContext): void {
   try {
     const reports = root.add(new ReportDocuments());
     root.add(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
-    const ctx: Ctx = { extensionContext: context, reports };
+    const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
+    const sessions = root.add(
+      new WorkspaceStoreHost(storage, (severity, message) => {
+        if (severity === 'error') void vscode.window.showErrorMessage(message);
+        else void vscode.window.showWarningMessage(message);
+      }),
+    );
+    // Opened in the background: a damaged or unwritable store is reported, never fatal.
+    void sessions.store();
+    const ctx: Ctx = { extensionContext: context, reports, sessions };
     for (const [id, factory] of Object.entries(COMMANDS)) {
       root.add(vscode.commands.registerCommand(id, reportingFailures(id, factory(ctx))));
     }

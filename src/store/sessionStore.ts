@@ -136,8 +136,9 @@ interface RecordData {
 }
 
 export class SessionStore {
-  /** What happened while opening (repairs, a damaged file moved aside, read-only or in-memory mode), one message each. */
+  /** What happened (repairs, a damaged file moved aside, read-only or in-memory mode), one message each. */
   readonly notices: string[] = [];
+  private readonly listeners = new Set<(message: string) => void>();
   private checkpointTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private firstDirty = 0;
@@ -157,6 +158,17 @@ export class SessionStore {
 
   get mode(): StoreMode {
     return this.modeValue;
+  }
+
+  /** Calls `listener` with every notice raised from now on (the ones of the opening are in `notices`). */
+  onNotice(listener: (message: string) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private notice(message: string): void {
+    this.notices.push(message);
+    for (const listener of this.listeners) listener(message);
   }
 
   /** Opens (creating if needed) the store at `file`. Never throws for a damaged file: it is moved aside and rebuilt. */
@@ -297,7 +309,7 @@ export class SessionStore {
       } catch (error) {
         if (!(error instanceof JournalWriteError)) throw error;
         this.modeValue = 'memory';
-        this.notices.push(
+        this.notice(
           `Context Keeper could not write to ${this.file} (${error.code ?? error.message}): the session continues in memory; nothing already saved was lost, but new records will not survive a restart.`,
         );
       }
@@ -332,7 +344,7 @@ export class SessionStore {
         data = { record: rest as RawRecord, payload };
       } catch (error) {
         this.modeValue = 'memory';
-        this.notices.push(`Context Keeper could not store a large tool output beside ${this.file} (${(error as Error).message}): the session continues in memory.`);
+        this.notice(`Context Keeper could not store a large tool output beside ${this.file} (${(error as Error).message}): the session continues in memory.`);
       }
     }
     this.write(taskId, 'record', data);
@@ -473,7 +485,7 @@ export class SessionStore {
       try {
         this.checkpoint();
       } catch (error) {
-        this.notices.push(`checkpoint of ${this.file} failed: ${(error as Error).message}; the journal still holds every change`);
+        this.notice(`Context Keeper could not save a checkpoint of ${this.file} (${(error as Error).message}); the journal still holds every change.`);
       }
     }, wait);
     this.checkpointTimer.unref();
