@@ -3,7 +3,7 @@
  * The commands and JSON fields follow the CLI contract; output is deterministic
  * except for the timings of `replay`.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
 import { CompactionSession, type ToolCallView } from '../core/session';
@@ -82,8 +82,9 @@ function loadTranscript(file: string | undefined, stderr: (line: string) => void
   return transcript;
 }
 
-async function openStore(file: string, io: { err: (s: string) => void }): Promise<SessionStore> {
-  const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+async function openStore(file: string, io: { err: (s: string) => void }, readOnly = false): Promise<SessionStore> {
+  if (readOnly && !existsSync(file) && !existsSync(`${file}.journal`)) throw new UsageError(`no session store at ${file}`);
+  const store = await SessionStore.open(file, { checkpointDelayMs: 0, readOnly });
   for (const notice of store.notices) io.err(`context-keeper: ${notice}`);
   return store;
 }
@@ -101,9 +102,17 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       case 'replay': {
         const file = options.positionals[0];
         const transcript = loadTranscript(file, io.err);
+        if (options.at !== undefined && options.at > transcript.records.length) {
+          throw new UsageError(`--at must be a record number from 0 to ${transcript.records.length}, got ${options.at}`);
+        }
         const store = options.db ? await openStore(options.db, io) : undefined;
         try {
-          const persistence = store ? persistenceFor(store, sessionIdFor(file!, transcript), transcript) : undefined;
+          let persistence = store ? persistenceFor(store, sessionIdFor(file!, transcript), transcript) : undefined;
+          if (persistence && options.at !== undefined && options.at < (persistence.resumeFrom ?? 0)) {
+            // The store has moved past --at: its forms, floors and anchor belong to a later state.
+            io.err(`context-keeper: the store already holds records past --at ${options.at}; projecting from the transcript alone, the store is left as it is`);
+            persistence = undefined;
+          }
           const replaying = command === 'replay';
           const resumed = persistence?.resumeFrom ?? 0;
           const { budget, result } = await runProjection(transcript, {
@@ -128,7 +137,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         let view: ToolCallView | undefined;
         let where: string;
         if (options.db) {
-          const store = await openStore(options.db, io);
+          const store = await openStore(options.db, io, true);
           try {
             where = options.db;
             const ids = options.session ? [options.session] : store.sessions().map((s) => s.id);
@@ -165,7 +174,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       }
       case 'sessions': {
         if (!options.db) throw new UsageError('sessions needs --db FILE');
-        const store = await openStore(options.db, io);
+        const store = await openStore(options.db, io, true);
         try {
           const sessions = store.sessions();
           if (options.json) io.out(JSON.stringify(sessions, null, 2));
@@ -206,12 +215,12 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
 }
 
 if (require.main === module) {
-  const chunks: string[] = [];
+  // Lines go out as they are produced (a replay streams one line per model call);
+  // the exit waits for stdout to drain.
   void main(process.argv.slice(2), {
-    out: (s) => chunks.push(s + '\n'),
+    out: (s) => process.stdout.write(s + '\n'),
     err: (s) => process.stderr.write(s + '\n'),
   }).then((code) => {
-    const text = chunks.join('');
-    process.stdout.write(text, () => process.exit(code));
+    process.stdout.write('', () => process.exit(code));
   });
 }

@@ -42,8 +42,17 @@ export function sessionIdFor(file: string, transcript: ParsedTranscript): string
   return `${base}-${contentHash(JSON.stringify(transcript.records[0] ?? {})).slice(0, 8)}`;
 }
 
+/** Field by field, inputs and outputs included: forms and floors stored for other content must never be reused. */
 function sameRecord(a: RawRecord, b: RawRecord): boolean {
-  return a.index === b.index && a.role === b.role && a.content === b.content && a.toolCallId === b.toolCallId && a.toolName === b.toolName;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RawRecord>;
+  for (const key of keys) {
+    const x = a[key];
+    const y = b[key];
+    if (x === y) continue;
+    if (typeof x === 'object' && typeof y === 'object' && JSON.stringify(x) === JSON.stringify(y)) continue;
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -52,7 +61,7 @@ function sameRecord(a: RawRecord, b: RawRecord): boolean {
  * this id holds different records.
  */
 export function persistenceFor(store: SessionStore, id: string, transcript: ParsedTranscript): Pick<ReplayOptions, 'snapshots' | 'tools' | 'resumeFrom' | 'persist'> {
-  const stored = store.records(id);
+  const stored = store.records(id, { loadPayloads: true });
   if (stored.length > transcript.records.length) {
     throw new StoreMismatchError(`the store holds ${stored.length} records of session ${id}, more than the transcript's ${transcript.records.length}`);
   }

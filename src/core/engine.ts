@@ -24,6 +24,8 @@ import type { AppendEvent, SessionRecord } from './parts';
 import {
   ANCHOR_KEY,
   GATE_KEY,
+  LOG_PREFIX,
+  logKey,
   FLOOR_PREFIX,
   floorKey,
   parseFloorKey,
@@ -106,6 +108,10 @@ const SUMMARY_GROWTH_RATIO = 0.15;
 /** Text tails kept by the emergency clip of an oversized last message. */
 const EMERGENCY_HEAD_CHARS = 6000;
 const EMERGENCY_TAIL_CHARS = 2000;
+/** A piece shorter than this is left whole by the emergency clip. */
+const EMERGENCY_MIN_PIECE_CHARS = 1000;
+/** The emergency clip stops halving its share here. */
+const EMERGENCY_MIN_SHARE_CHARS = 200;
 
 export function renderToolCall(tool: ToolInvocation, input: string): string {
   return `<tool_call id="${tool.callId}" name="${tool.name}">\n${input}\n</tool_call>`;
@@ -135,7 +141,8 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
   if (unit.kind !== 'step') {
     const part = unit.parts[0];
     const text = part ? (formOf(part.address)?.output ?? part.text) : '';
-    return [{ role: unit.kind, content: text }];
+    // An empty message carries nothing, and providers reject one.
+    return text.trim() === '' ? [] : [{ role: unit.kind, content: text }];
   }
   const pieces: string[] = [];
   const results: ProjectedMessage[] = [];
@@ -151,7 +158,8 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
       pieces.push(form ? form.output : part.text);
     }
   }
-  return [{ role: 'assistant', content: pieces.join('\n') }, ...results];
+  const content = pieces.join('\n');
+  return content.trim() === '' && results.length === 0 ? [] : [{ role: 'assistant', content }, ...results];
 }
 
 export class CompactionEngine {
@@ -308,7 +316,8 @@ export class CompactionEngine {
 
   private mintToolForm(part: Part): void {
     if (!part.tool || this.toolStore.get(this.toolKey(part))) return;
-    const reduced = reduceTool(part.tool);
+    // The recovery pointer names the part's own key, which stays unique when a log reused a call id.
+    const reduced = reduceTool({ ...part.tool, callId: this.toolKey(part) });
     if (reduced) this.toolStore.put(this.toolKey(part), reduced);
   }
 
@@ -384,6 +393,12 @@ export class CompactionEngine {
       this.unitTokens[i] = tokens;
       this.estimate += tokens;
     }
+    if (this.log.length === 0) {
+      for (const key of this.snapshots.keys(LOG_PREFIX).sort()) {
+        const entry = this.snapshots.get(key);
+        if (entry?.type === 'log') this.log.push(entry.compaction);
+      }
+    }
     const anchor = this.snapshots.get(ANCHOR_KEY);
     this.anchor = anchor?.type === 'anchor' ? anchor.anchor : undefined;
     // The anti-thrash gate is per turn. A preflight in the middle of a turn (a
@@ -451,9 +466,12 @@ export class CompactionEngine {
     const units = this.record.units;
     const note = (tier: Tier, before: number, reactive = false): void => {
       const after = this.predicted();
-      if (after === before && tier !== 2 && tier !== 4) return;
+      if (after === before) return;
       const c: Compaction = reactive ? { atRecord, tier, before, after, reactive } : { atRecord, tier, before, after };
       out.push(c);
+      // The log is history, not a decision: kept in the store so that a resumed
+      // session reports the same compactions as an uninterrupted one.
+      this.snapshots.put(logKey(this.log.length), { type: 'log', compaction: c });
       this.log.push(c);
     };
     const near = this.nearWindowStart();
@@ -596,25 +614,45 @@ export class CompactionEngine {
     const index = this.record.units.length - 1;
     const unit = this.record.units[index];
     if (!unit || index < this.coverageUnit) return;
-    for (const part of unit.parts) {
-      if (this.forms.get(part.address)?.how === 'dropped') continue;
-      const tool = part.kind === 'tool' ? part.tool : undefined;
-      const text = tool ? tool.output : part.text;
-      if (text === undefined || text.length <= EMERGENCY_HEAD_CHARS + EMERGENCY_TAIL_CHARS) continue;
-      if (tool && this.forms.has(part.address)) continue;
+    // One budget of characters for the whole unit, shared by its long pieces.
+    const clippable = unit.parts.filter((p) => this.forms.get(p.address)?.how !== 'dropped' && this.clipLength(p) > EMERGENCY_MIN_PIECE_CHARS);
+    if (clippable.length === 0) return;
+    const originals = new Map(clippable.map((p) => [p.address, this.forms.get(p.address)]));
+    // Characters are not tokens (dense text has more than one token a character):
+    // halve the share until the estimate fits.
+    let share = Math.max(EMERGENCY_MIN_PIECE_CHARS, Math.floor((EMERGENCY_HEAD_CHARS + EMERGENCY_TAIL_CHARS) / clippable.length));
+    do {
+      this.clipParts(index, clippable, originals, share);
+      share = Math.floor(share / 2);
+    } while (this.predicted() > this.budget.effective && share >= EMERGENCY_MIN_SHARE_CHARS);
+  }
+
+  private clipParts(index: number, clippable: readonly Part[], originals: ReadonlyMap<string, ReducedForm | undefined>, share: number): void {
+    for (const part of clippable) {
       const before = this.partTokens(part);
-      const elided = text.length - EMERGENCY_HEAD_CHARS - EMERGENCY_TAIL_CHARS;
-      const recover = tool ? `view_tool_call("${tool.callId}")` : `record r${part.record}`;
-      const form: ReducedForm = {
-        how: 'shrunk',
-        input: tool ? renderToolInput(tool) : '',
-        output: `${text.slice(0, EMERGENCY_HEAD_CHARS)}\n[… ${elided} characters elided to fit the window; full text: ${recover}]\n${text.slice(-EMERGENCY_TAIL_CHARS)}`,
-        recover,
+      const tool = part.kind === 'tool' ? part.tool : undefined;
+      const recover = tool ? `view_tool_call("${this.toolKey(part)}")` : `record r${part.record}`;
+      const current = originals.get(part.address);
+      const clip = (text: string): string => {
+        if (text.length <= share) return text;
+        const head = Math.floor(share * 0.75);
+        const tail = share - head;
+        return `${text.slice(0, head)}\n[… ${text.length - share} characters elided to fit the window; full text: ${recover}]\n${text.slice(-tail)}`;
       };
+      const form: ReducedForm = tool
+        ? { how: 'shrunk', input: clip(current ? current.input : renderToolInput(tool)), output: clip(current ? current.output : (tool.output ?? '')), recover }
+        : { how: 'shrunk', input: '', output: clip(current ? current.output : part.text), recover };
       this.forms.set(part.address, form);
       this.snapshots.put(part.address, { type: 'form', form });
       this.addToUnit(index, this.partTokens(part) - before);
     }
+  }
+
+  private clipLength(part: Part): number {
+    const form = this.forms.get(part.address);
+    if (part.kind !== 'tool' || !part.tool) return (form ? form.output : part.text).length;
+    if (form) return form.input.length + form.output.length;
+    return renderToolInput(part.tool).length + (part.tool.output?.length ?? 0);
   }
 
   /** The error that made the engine fall back to the static checkpoint last, if any. */

@@ -35,8 +35,10 @@ export function textAddress(kind: 'text' | 'reasoning', role: string, content: s
 export class SessionRecord {
   readonly records: RawRecord[] = [];
   private readonly mutableUnits: MutableUnit[] = [];
-  /** callId → [unit index, part index] of the latest call with that id. */
+  /** callId → [unit index, part index] of the latest call with that id (where a result attaches). */
   private readonly calls = new Map<string, [number, number]>();
+  /** Tool part address → [unit index, part index]. */
+  private readonly toolAt = new Map<string, [number, number]>();
   private readonly usedAddresses = new Set<string>();
   /** digests[i] = content address of units [0, i). */
   private readonly digests: string[] = ['0'];
@@ -102,9 +104,13 @@ export class SessionRecord {
     return this.digests[unitIndex]!;
   }
 
-  /** The tool call with this id (the latest, if the log reused an id). */
-  findTool(callId: string): ToolInvocation | undefined {
-    const at = this.calls.get(callId);
+  /**
+   * The tool call with this key: the toolCallId for the first call that used it,
+   * `<id>#r<record>` for a later call that reused an id (the key its recovery
+   * pointer names).
+   */
+  findTool(key: string): ToolInvocation | undefined {
+    const at = this.toolAt.get(`tool:${key}`) ?? this.calls.get(key);
     if (!at) return undefined;
     return this.mutableUnits[at[0]]!.parts[at[1]]!.tool;
   }
@@ -203,6 +209,7 @@ export class SessionRecord {
     unit.parts.push(part);
     const unitIndex = this.mutableUnits.length - 1;
     this.calls.set(tool.callId, [unitIndex, unit.parts.length - 1]);
+    this.toolAt.set(address, [unitIndex, unit.parts.length - 1]);
     events.push({ type: 'part', unitIndex, part });
   }
 

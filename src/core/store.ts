@@ -48,10 +48,16 @@ export type SnapshotEntry =
   | { readonly type: 'form'; readonly form: ReducedForm }
   | { readonly type: 'floor'; readonly floor: FloorEntry }
   | { readonly type: 'anchor'; readonly anchor: Anchor }
-  | { readonly type: 'gate'; readonly gate: Gate };
+  | { readonly type: 'gate'; readonly gate: Gate }
+  | { readonly type: 'log'; readonly compaction: { readonly atRecord: number; readonly tier: 1 | 2 | 3 | 4; readonly before: number; readonly after: number; readonly reactive?: boolean } };
 
 export const ANCHOR_KEY = 'meta:anchor';
 export const GATE_KEY = 'meta:gate';
+/** The compaction log, one entry per compaction in order: `log:0000000`, `log:0000001`, … */
+export const LOG_PREFIX = 'log:';
+export function logKey(n: number): string {
+  return `${LOG_PREFIX}${String(n).padStart(7, '0')}`;
+}
 export const FLOOR_PREFIX = 'floor:';
 
 export function floorKey(coverageEnd: number, digest: string): string {

@@ -12,12 +12,14 @@ export interface TokenCounter {
  * hot path. Bounded: the oldest entries are evicted past `capacity`.
  */
 /**
- * Texts longer than this are estimated (≈ 4 characters a token) rather than
+ * Texts longer than this are estimated from a sample rather than fully
  * tokenized on the hot path: a 50 MB tool output would otherwise hold the
  * event loop for seconds. The estimate is part of the increment, which the next
  * real measurement corrects.
  */
 export const ESTIMATE_ABOVE_CHARS = 256 * 1024;
+/** The share of a huge text that is really tokenized to estimate the rest. */
+export const ESTIMATE_SAMPLE_CHARS = 64 * 1024;
 
 export class CachedTokenCounter {
   private readonly cache = new Map<string, number>();
@@ -38,13 +40,26 @@ export class CachedTokenCounter {
     }
     this.misses++;
     const value = typeof text === 'string' ? text : text();
-    const n = value.length > ESTIMATE_ABOVE_CHARS ? Math.ceil(value.length / 4) : this.counter.count(value);
+    const n = value.length > ESTIMATE_ABOVE_CHARS ? this.estimate(value) : this.counter.count(value);
     if (this.cache.size >= this.capacity) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
     this.cache.set(key, n);
     return n;
+  }
+
+  /**
+   * A huge text: count a 64 KB sample from its middle and extrapolate, so dense
+   * content (CJK, base64, minified code) is not undercounted the way a fixed
+   * characters-per-token ratio would.
+   */
+  private estimate(text: string): number {
+    const sampleChars = ESTIMATE_SAMPLE_CHARS;
+    const start = Math.max(0, Math.floor(text.length / 2 - sampleChars / 2));
+    const sample = text.slice(start, start + sampleChars);
+    const tokens = this.counter.count(sample);
+    return Math.ceil((tokens * text.length) / Math.max(1, sample.length));
   }
 
   /** Uncached count, for content that has no stable key. */

@@ -101,10 +101,15 @@ function readLockFile(file: string): LockFileState | undefined {
   }
 }
 
+/**
+ * On this host the process table is the truth: a live holder is never stale, however
+ * old its heartbeat (a suspended laptop, a long pause), and a dead one always is.
+ * The heartbeat only decides for a holder on another host (a shared folder).
+ */
 function isStale(state: LockFileState, staleMs: number, now = Date.now()): boolean {
   const r = state.record;
   if (!r) return now - state.mtimeMs > Math.min(staleMs, UNREADABLE_STALE_MS);
-  if (r.host === os.hostname() && !pidAlive(r.pid)) return true;
+  if (r.host === os.hostname()) return !pidAlive(r.pid);
   return now - r.heartbeat > staleMs;
 }
 

@@ -233,7 +233,11 @@ export class SessionStore {
     }
     db.exec('PRAGMA secure_delete = ON');
     const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, options.checkpointDelayMs ?? CHECKPOINT_DELAY_MS);
-    const entries = journal ? (rebuild ? journal.readAll() : journal.readCurrent(lastSeq)) : [];
+    // A reader may load the database just before the writer checkpoints and rotates:
+    // it reads the archive too. A writer continues the sequence past the checkpoint
+    // even if the journal files were lost.
+    const entries = journal ? (rebuild || mode === 'reader' ? journal.readAll().filter((e) => rebuild || e.seq > lastSeq) : journal.readCurrent(lastSeq)) : [];
+    if (journal && mode === 'writer') journal.ensureSeqAtLeast(lastSeq);
     for (const entry of entries) if (entry.seq > lastSeq) store.apply(entry);
     if (rebuild) {
       const sessions = store.sessions();
@@ -302,6 +306,7 @@ export class SessionStore {
   /** Journals one mutation (durable when it returns), then applies it. Falls back to memory on a write failure. */
   private write(task: string, op: string, data: unknown): void {
     this.requireWritable();
+    this.checkLock();
     let seq = 0;
     if (this.journal && this.modeValue === 'writer') {
       try {
@@ -316,6 +321,16 @@ export class SessionStore {
     }
     this.apply({ seq, task, op, data });
     this.scheduleCheckpoint();
+  }
+
+  /**
+   * A writer that lost its lock (another process took it over) must stop
+   * writing the shared files at once: it goes on in memory and says so.
+   */
+  private checkLock(): void {
+    if (this.modeValue !== 'writer' || !this.lock || this.lock.isHeld()) return;
+    this.modeValue = 'memory';
+    this.notice(`Context Keeper lost the lock on ${this.file} to another process: this window stops writing it and keeps its session in memory.`);
   }
 
   /** Registers a session (idempotent). */
@@ -493,6 +508,7 @@ export class SessionStore {
 
   /** Exports the database atomically over FILE, then rotates the journal. */
   checkpoint(): void {
+    this.checkLock();
     if (this.modeValue !== 'writer') return;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = undefined;
@@ -528,6 +544,10 @@ export class SessionStore {
    */
   async deleteSession(taskId: string): Promise<boolean> {
     this.requireWritable();
+    this.checkLock();
+    if (this.modeValue !== 'writer') {
+      throw new StoreReadOnlyError(`cannot delete session ${taskId}: ${this.file} is not writable now (the session continues in memory); nothing was deleted`);
+    }
     const exists = queryAll(this.db, 'SELECT 1 AS x FROM task WHERE task_id = ?', [taskId]).length > 0;
     if (!exists) return false;
     writeFileAtomic(`${this.file}.deleting`, JSON.stringify({ task: taskId }));

@@ -407,3 +407,42 @@ describe('the last guard', () => {
     assert.equal(s.viewToolCall('call_1')!.output, 'report line\n'.repeat(3000));
   });
 });
+
+describe('the last guard on pathological steps', () => {
+  async function lastStepFits(b: RecordBuilder, counter?: import('../../src/core/tokens').TokenCounter): Promise<number> {
+    const s = newSession(budgetOf(16_000, 2_000), counter ? { counter } : {});
+    await play(s, b.records);
+    await s.step(b.records.length);
+    return s.engine.predicted();
+  }
+
+  it('clips a huge input of a tool with no reducer', async () => {
+    const b = new RecordBuilder().user('go');
+    b.step('', [{ name: 'mystery_tool', input: { blob: 'q'.repeat(350_000) }, output: 'ok' }]);
+    assert.ok((await lastStepFits(b)) <= 14_000);
+  });
+
+  it('shares one budget among many large outputs of one step', async () => {
+    const b = new RecordBuilder().user('go');
+    b.step('', Array.from({ length: 10 }, (_, i) => ({ name: 'mystery_tool', input: { i }, output: `row ${i} `.repeat(6000) })));
+    assert.ok((await lastStepFits(b)) <= 14_000);
+  });
+
+  it('clips dense text (more than one token a character) until it fits', async () => {
+    const dense = { count: (text: string) => text.length };
+    const b = new RecordBuilder().user('go');
+    b.step('', [{ name: 'mystery_tool', input: {}, output: '漢'.repeat(300_000) }]);
+    assert.ok((await lastStepFits(b, dense)) <= 14_000);
+  });
+
+  it('view_tool_call keeps calls with a reused id apart', () => {
+    const s = newSession(budgetOf(100_000));
+    s.append({ index: 0, role: 'assistant', content: '', toolName: 'x', toolCallId: 'ss_1' });
+    s.append({ index: 1, role: 'tool', content: '', toolCallId: 'ss_1', toolOutput: 'first' });
+    s.append({ index: 2, role: 'user', content: 'again' });
+    s.append({ index: 3, role: 'assistant', content: '', toolName: 'x', toolCallId: 'ss_1' });
+    s.append({ index: 4, role: 'tool', content: '', toolCallId: 'ss_1', toolOutput: 'second' });
+    assert.equal(s.viewToolCall('ss_1')!.output, 'first');
+    assert.equal(s.viewToolCall('ss_1#r3')!.output, 'second');
+  });
+});

@@ -192,10 +192,25 @@ describe('store lock', function () {
     assert.equal(lockFile(base).pid, h.child.pid);
   });
 
-  it('a live holder whose heartbeat is older than staleMs is taken over; its release leaves our lock alone', async () => {
+  it('a live holder on this host is never stale, however old its heartbeat', async () => {
     const base = fresh();
     const h = holder(base);
     assert.equal((await h.next('acquired')).ok, true);
+    await new Promise((r) => setTimeout(r, 300));
+    const { lock, holder: current } = await StoreLock.acquire(base, { staleMs: 150 });
+    assert.equal(lock, undefined, 'a suspended or slow writer keeps its lock');
+    assert.equal(current?.pid, h.child.pid);
+    h.send('release');
+    await h.next('released');
+  });
+
+  it('a holder on another host whose heartbeat is older than staleMs is taken over; its release leaves our lock alone', async () => {
+    const base = fresh();
+    const h = holder(base);
+    assert.equal((await h.next('acquired')).ok, true);
+    // the same lock, as a process on another machine sharing the folder would have written it
+    const record = JSON.parse(fs.readFileSync(`${base}.lock`, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(`${base}.lock`, JSON.stringify({ ...record, host: 'another-host' }));
     await new Promise((r) => setTimeout(r, 300));
     const { lock } = await StoreLock.acquire(base, { staleMs: 150 });
     assert.ok(lock, 'stale heartbeat taken over');

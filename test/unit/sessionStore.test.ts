@@ -221,3 +221,57 @@ describe('session store: a full disk', function () {
     after.close();
   });
 });
+
+describe('session store: defects found in review', function () {
+  this.timeout(30_000);
+
+  it('a writer whose lock was taken over stops writing the files and says so', async () => {
+    const file = tempBase();
+    const a = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await a.appendRecord('s', { index: 0, role: 'user', content: 'first' });
+    const lock = JSON.parse(readFileSync(`${file}.lock`, 'utf8')) as Record<string, unknown>;
+    writeFileSync(`${file}.lock`, JSON.stringify({ ...lock, token: 'someone-else' }));
+    const journalBefore = readFileSync(`${file}.journal`);
+    await a.appendRecord('s', { index: 1, role: 'user', content: 'second' });
+    assert.equal(a.mode, 'memory');
+    assert.ok(a.notices.some((n) => /lost the lock/.test(n)));
+    assert.deepEqual(readFileSync(`${file}.journal`), journalBefore, 'nothing written after the loss');
+    assert.equal(a.records('s').length, 2);
+    a.abandon();
+  });
+
+  it('continues the journal sequence past the checkpoint when the journal files were lost', async () => {
+    const file = tempBase();
+    const { rmSync } = await import('node:fs');
+    const one = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    for (let i = 0; i < 5; i++) await one.appendRecord('s', { index: i, role: 'user', content: `r${i}` });
+    one.close();
+    for (const f of [`${file}.journal`, `${file}.journal.archive`]) rmSync(f, { force: true });
+    const two = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    for (let i = 5; i < 8; i++) await two.appendRecord('s', { index: i, role: 'user', content: `r${i}` });
+    two.abandon();
+    const three = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(three.recordCount('s'), 8);
+    three.close();
+  });
+
+  it('refuses to delete while it cannot write, and deletes nothing', async function () {
+    if (!existsSync('/dev/full')) this.skip();
+    const file = tempBase();
+    const { rmSync, symlinkSync } = await import('node:fs');
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await fill(store, 'victim', new RecordBuilder().user('x'.repeat(40_000)));
+    store.close();
+    rmSync(`${file}.journal`, { force: true });
+    symlinkSync('/dev/full', `${file}.journal`);
+    const full = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    await full.appendRecord('victim', { index: 1, role: 'user', content: 'forces the fallback' });
+    assert.equal(full.mode, 'memory');
+    await assert.rejects(full.deleteSession('victim'), /not writable now .* nothing was deleted/);
+    full.close();
+    rmSync(`${file}.journal`, { force: true });
+    const after = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.equal(after.records('victim', { loadPayloads: true })[0]!.content.length, 40_000);
+    after.close();
+  });
+});

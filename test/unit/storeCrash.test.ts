@@ -20,14 +20,24 @@ function run(args: string[]): { code: number | null; out: string; err: string; m
   return { code: r.status, out: r.stdout, err: r.stderr, ms: Date.now() - t };
 }
 
-function killAfter(args: string[], ms: number): Promise<{ signal: NodeJS.Signals | null; code: number | null }> {
+/**
+ * Runs the CLI and kills it with SIGKILL once it has streamed `lines` step lines
+ * (plus a few random milliseconds, to land anywhere inside the next step), or
+ * lets it finish if it ends first.
+ */
+function killAfterLines(args: string[], lines: number, extraMs: number): Promise<{ signal: NodeJS.Signals | null; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let seen = 0;
+    let armed = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8').split('\n').length - 1;
+      if (seen >= lines && !armed) {
+        armed = true;
+        setTimeout(() => child.kill('SIGKILL'), extraMs);
+      }
     });
+    child.on('exit', (code, signal) => resolve({ code, signal }));
   });
 }
 
@@ -62,16 +72,11 @@ describe('session store: kill -9 during replay --db', function () {
     assert.deepEqual(projection(cleanProjection.out), projection(reference.out), 'a store changes nothing');
 
     const db = path.join(dir, 'killed.db');
-    const startup = run(['sessions', '--db', path.join(dir, 'empty.db'), '--json']).ms;
-    const total = 269;
     const random = lcg(20261129);
     let killed = 0;
     let progress: number[] = [];
     for (let k = 0; k < 20; k++) {
-      // somewhere in what is left of the run: its work shrinks as the store fills up
-      const remaining = 1 - (progress[progress.length - 1] ?? 0) / total;
-      const delay = Math.floor(startup * 0.5 + random() * Math.max(60, (clean.ms - startup) * remaining + startup * 0.5));
-      const result = await killAfter(['replay', sample, ...budget, '--db', db], delay);
+      const result = await killAfterLines(['replay', sample, ...budget, '--db', db], 1 + Math.floor(random() * 6), Math.floor(random() * 15));
       if (result.signal === 'SIGKILL') killed++;
       const sessions = run(['sessions', '--db', db, '--json']);
       const list = sessions.code === 0 && sessions.out.trim() ? (JSON.parse(sessions.out) as { records: number }[]) : [];
