@@ -37,7 +37,7 @@ import {
 import { protectedFromRaw, resetDrift, type ProtectedLines, type Summarizer } from './summarizer';
 import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
 import type { CachedTokenCounter } from './tokens';
-import { reduceTool, renderToolInput } from './tools';
+import { fileTouches, reduceTool, renderToolInput, shellCommand } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 
 export type Tier = 1 | 2 | 3 | 4;
@@ -98,7 +98,28 @@ export interface EngineOptions {
   readonly protectRecentSteps?: number;
   /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
   readonly summaryCap?: number;
+  /** Blocks sent after the Task Context and never reduced (the protected state). */
+  readonly blocks?: readonly ContextBlock[];
+  /** Applied to every message the model is sent (secrets and personal data). */
+  readonly redact?: (text: string) => string;
 }
+
+/**
+ * A block that compaction never shrinks, sent inside the head message with the
+ * Task Context. It shows what the folded records established (what is still in
+ * view speaks for itself), so it changes only when the head does and the
+ * prompt-cache prefix stays stable between folds.
+ */
+export interface ContextBlock {
+  readonly revision: number;
+  /** The block for records [0, coverageEnd) folded ('' when there is nothing to show). */
+  render(coverageEnd: number): string;
+}
+
+/** How many of the most recently folded tool calls the context lists by id: one per 1,000 tokens of wEff, 5 to 20. */
+const EVIDENCE_PER_TOKENS = 1000;
+const EVIDENCE_MIN = 5;
+const EVIDENCE_MAX = 20;
 
 /** Least growth of the summary a fold allows for when choosing its boundary. */
 const SUMMARY_GROWTH_MIN_TOKENS = 300;
@@ -162,6 +183,14 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
   return content.trim() === '' && results.length === 0 ? [] : [{ role: 'assistant', content }, ...results];
 }
 
+function evidenceLabel(part: Part): string {
+  const tool = part.tool!;
+  const cmd = shellCommand(tool);
+  if (cmd !== undefined) return `${tool.name} \`${cmd.split('\n')[0]!.slice(0, 80)}\``;
+  const touch = fileTouches(tool)[0];
+  return touch ? `${tool.name} ${touch.path}` : tool.name;
+}
+
 export class CompactionEngine {
   private readonly record: SessionRecord;
   private readonly snapshots: SnapshotStore;
@@ -190,6 +219,11 @@ export class CompactionEngine {
   private driftChecked: { stored: SummaryState; coverageUnit: number; repaired: SummaryState } | undefined;
   private summaryTokenMemo: { state: SummaryState; tokens: number } | undefined;
   private protectedCache: { upTo: number; lines: ProtectedLines } | undefined;
+  private readonly blockTokens = new Map<number, number>();
+  private blockText = '';
+  private readonly blockRevisions = new Map<number, string>();
+  private evidenceCache: { key: string; text: string } | undefined;
+  private readonly redactCache = new Map<string, string>();
 
   constructor(private readonly options: EngineOptions) {
     this.record = options.record;
@@ -216,6 +250,7 @@ export class CompactionEngine {
   /** A real measurement of the view just sent: refreshes the anchor and persists it. */
   observeRealTokens(real: number): void {
     if (!Number.isFinite(real) || real < 0) return;
+    this.refreshBlocks();
     this.anchor = { real, estimate: this.estimate };
     this.snapshots.put(ANCHOR_KEY, { type: 'anchor', anchor: this.anchor });
   }
@@ -385,6 +420,9 @@ export class CompactionEngine {
     this.forms.clear();
     this.unitTokens.length = 0;
     this.estimate = this.summaryTokens;
+    this.blockTokens.clear();
+    this.blockRevisions.clear();
+    this.blockText = '';
     let restoredForms = 0;
     for (let i = coverageUnit; i < units.length; i++) {
       const unit = units[i]!;
@@ -412,6 +450,7 @@ export class CompactionEngine {
       this.ineffective = 0;
       this.held = false;
     }
+    this.refreshBlocks();
     return { coverageEnd: this.coverageEnd, restoredForms, drifted, predicted: this.predicted() };
   }
 
@@ -422,6 +461,7 @@ export class CompactionEngine {
    * happens before (for the compaction log).
    */
   async step(atRecord: number): Promise<StepReport> {
+    this.refreshBlocks();
     const predicted = this.predicted();
     if (predicted <= this.budget.trigger) {
       return { predicted, after: predicted, tier: 0, compactions: [], held: false };
@@ -465,6 +505,7 @@ export class CompactionEngine {
     const out: Compaction[] = [];
     const units = this.record.units;
     const note = (tier: Tier, before: number, reactive = false): void => {
+      this.refreshBlocks();
       const after = this.predicted();
       if (after === before) return;
       const c: Compaction = reactive ? { atRecord, tier, before, after, reactive } : { atRecord, tier, before, after };
@@ -665,11 +706,84 @@ export class CompactionEngine {
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
     const messages: ProjectedMessage[] = [];
-    if (this.summary) messages.push({ role: 'user', content: renderSummary(this.summary) });
+    if (this.summary) messages.push({ role: 'user', content: this.headText() });
     const units = this.record.units;
     const formOf = (address: string): ReducedForm | undefined => this.forms.get(address);
     for (let i = this.coverageUnit; i < units.length; i++) messages.push(...renderUnit(units[i]!, formOf));
-    return messages;
+    const redact = this.options.redact;
+    if (!redact) return messages;
+    if (this.redactCache.size > 20_000) this.redactCache.clear();
+    return messages.map((m) => {
+      let content = this.redactCache.get(m.content);
+      if (content === undefined) {
+        content = redact(m.content);
+        this.redactCache.set(m.content, content);
+      }
+      return content === m.content ? m : { role: m.role, content };
+    });
+  }
+
+  /** The head message: the Task Context, the protected blocks, the evidence that was folded. */
+  private headText(): string {
+    if (!this.summary) return '';
+    return [renderSummary(this.summary), ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
+  }
+
+  private blockTexts(): string[] {
+    if (!this.summary) return [];
+    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.evidenceBlock()];
+  }
+
+  /** Re-measures the head's blocks when they change, keeping the running estimate exact. */
+  private refreshBlocks(): void {
+    const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
+    if (this.blockRevisions.get(0) === key) return;
+    this.blockRevisions.set(0, key);
+    const text = this.blockTexts().filter((t) => t !== '').join('\n\n');
+    if (this.blockText === text) return;
+    this.blockText = text;
+    const tokens = text ? this.counter.count(text) + 1 : 0;
+    this.estimate += tokens - (this.blockTokens.get(0) ?? 0);
+    this.blockTokens.set(0, tokens);
+  }
+
+  private evidenceKey(): string {
+    return String(this.coverageUnit);
+  }
+
+  /**
+   * "Evidence not loaded", in the context itself: the most recently folded tool
+   * calls and every shrunk or dropped one in view, each with how to get it back,
+   * so the model knows what it does not know.
+   */
+  private evidenceBlock(): string {
+    const key = this.evidenceKey();
+    if (this.evidenceCache?.key === key) return this.evidenceCache.text;
+    const units = this.record.units;
+    const folded: string[] = [];
+    let more = false;
+    for (let i = this.coverageUnit - 1; i >= 0 && !more; i--) {
+      const parts = units[i]!.parts;
+      for (let k = parts.length - 1; k >= 0; k--) {
+        const part = parts[k]!;
+        if (part.kind !== 'tool' || !part.tool) continue;
+        if (folded.length >= Math.min(EVIDENCE_MAX, Math.max(EVIDENCE_MIN, Math.floor(this.budget.effective / EVIDENCE_PER_TOKENS)))) {
+          more = true;
+          break;
+        }
+        folded.push(`- view_tool_call("${part.address.slice(5)}"): ${evidenceLabel(part)} (folded, r${part.record})`);
+      }
+    }
+    let text = '';
+    if (folded.length) {
+      text = [
+        '## Evidence not loaded',
+        `Tool calls folded into this summary, newest first${more ? ` (earlier ones of records r0–r${this.coverageEnd - 1} too)` : ''}; shortened results below carry their own pointer.`,
+        ...folded,
+      ].join('\n');
+    }
+    this.evidenceCache = { key, text };
+    return text;
   }
 
   /** Absolute index of the first unit still in view (units before it are folded). */

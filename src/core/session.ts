@@ -8,6 +8,7 @@ import { ArtifactIndex } from './artifacts';
 import type { Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
 import { SessionRecord } from './parts';
+import { ProtectedState } from './state';
 import { InMemorySnapshotStore, InMemoryToolCompactionStore, type SnapshotStore, type ToolCompactionStore } from './store';
 import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
 import { SummaryLineCounter } from './summary';
@@ -39,6 +40,8 @@ export interface ToolCallView {
 export class CompactionSession {
   readonly record = new SessionRecord();
   readonly artifacts = new ArtifactIndex();
+  /** The protected state channel: facts with sources, versions and write rules. */
+  readonly state = new ProtectedState();
   readonly snapshots: SnapshotStore;
   readonly tools: ToolCompactionStore;
   readonly counter: CachedTokenCounter;
@@ -50,6 +53,7 @@ export class CompactionSession {
     this.snapshots = options.snapshots ?? new InMemorySnapshotStore();
     this.tools = options.tools ?? new InMemoryToolCompactionStore();
     const cap = options.summaryCap;
+    const state = this.state;
     this.engine = new CompactionEngine({
       record: this.record,
       snapshots: this.snapshots,
@@ -61,6 +65,7 @@ export class CompactionSession {
       budget: options.budget,
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(cap !== undefined ? { summaryCap: cap } : {}),
+      blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.revision; } }],
     });
   }
 
@@ -78,8 +83,12 @@ export class CompactionSession {
     const events = this.record.append(record);
     this.engine.onAppend(events);
     for (const event of events) {
-      if (event.type === 'part' && event.part.tool) {
-        this.artifacts.observe(event.part.tool, this.record.units[event.unitIndex]?.step);
+      const unit = this.record.units[event.unitIndex];
+      if (event.type === 'part') {
+        if (event.part.tool) this.artifacts.observe(event.part.tool, unit?.step);
+        if (unit) this.state.observe(unit.kind, event.part);
+      } else if (event.type === 'result' && unit) {
+        this.state.observe(unit.kind, event.after);
       }
     }
   }

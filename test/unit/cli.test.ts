@@ -50,6 +50,8 @@ describe('context-keeper CLI', function () {
     assert.ok(json.compactions.length >= 2);
     assert.deepEqual(Object.keys(json.summary), ['Requests', 'Deliverables', 'Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived', 'Current state']);
     assert.match(json.summary.Requests[0], /Port the parser to TypeScript\. Never change the public API\./);
+    assert.match(json.messages[0].content, /## Protected state\n[\s\S]*### constraint\n- Never change the public API\. \(r0\)/);
+    assert.match(json.messages[0].content, /## Evidence not loaded\n[\s\S]*view_tool_call\("call_\d+"\): Read src\/part\d+\.ts \(folded, r\d+\)/);
     assert.ok(json.messages.every((m: { role: string }) => ['system', 'user', 'assistant', 'tool'].includes(m.role)));
     assert.ok(json.notLoaded.some((n: { how: string; recover: string }) => n.how === 'folded' || /view_tool_call/.test(n.recover)));
     assert.deepEqual(json.artifacts[0], { path: 'src/part0.ts', reads: 1, writes: 0 });
@@ -69,8 +71,10 @@ describe('context-keeper CLI', function () {
   it('--at N projects just before record N', async () => {
     const r = await cli('project', file, '--at', '1', '--json');
     const json = JSON.parse(r.out);
-    assert.equal(json.messages.length, 1);
-    assert.equal(json.messages[0].content, b.records[0]!.content);
+    const conversation = json.messages.filter((m: { content: string }) => !m.content.startsWith('## '));
+    assert.equal(conversation.length, 1);
+    assert.equal(conversation[0].content, b.records[0]!.content);
+    assert.equal(json.messages.length, 1, 'nothing folded yet: no head message');
     const bad = await cli('project', file, '--at', 'x');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--at needs a non-negative whole number/);
@@ -146,7 +150,7 @@ describe('context-keeper CLI', function () {
     assert.equal(r.code, 0);
     assert.match(r.err, /line 2: invalid JSON/);
     assert.match(r.err, /line 3: unknown role "bot"/);
-    assert.equal(JSON.parse(r.out).messages.length, 2);
+    assert.equal(JSON.parse(r.out).messages.filter((m: { content: string }) => !m.content.startsWith('## ')).length, 2);
   });
 
   it('fails with one clear line on unusable input', async () => {

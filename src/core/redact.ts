@@ -1,0 +1,806 @@
+/**
+ * Secret and personal-data redaction. Everything that leaves the raw record (a
+ * summary, a state fact, a retrieval index, the panel, the projected context)
+ * passes through `redact` first; the raw record keeps the original.
+ *
+ * Design, so that 50 MB of tool output costs one pass and never backtracks:
+ *
+ * - No regular expression is run "everywhere". Candidates are found by cheap
+ *   anchors (a literal prefix such as `ghp_`, a label keyword such as
+ *   `password`, an `@`, a `://`, a `-----BEGIN `), and each anchor is then
+ *   validated by a sticky regex or a hand-written scan whose work is bounded
+ *   by the run of characters it inspects. Anchors must sit at the start of a
+ *   run (a boundary check before the prefix), so the runs inspected from
+ *   different anchors do not overlap and the total work stays linear.
+ * - Forward searches that could be repeated from many anchors (the closing
+ *   quote of a value, the end of an unquoted value, the `-----END` of a
+ *   private key) go through memoised finders: anchors are visited in order, so
+ *   a search never rescans text an earlier search already crossed.
+ * - Every quantifier that is followed by another constraint is bounded, and
+ *   no two adjacent quantified atoms can match the same character, so a
+ *   failing match gives up after a bounded number of steps.
+ *
+ * Each secret becomes `[REDACTED:<kind>:<id>]` where `<id>` is a 24-bit FNV-1a
+ * hash of the secret: equal secrets get equal placeholders, and the id is too
+ * short to confirm a guess reliably. A labelled value keeps its label
+ * (`password=[REDACTED:password:ab12cd]`), a URL keeps its user and host.
+ * Existing `[REDACTED…]` markers are never touched, so `redact` is idempotent.
+ */
+
+export type RedactionKind = 'private-key' | 'api-key' | 'token' | 'password' | 'email' | 'connection-string' | 'jwt' | 'aws-key';
+
+export interface Redaction {
+  readonly kind: RedactionKind;
+  /** Offset of the secret in the original text (UTF-16 code units). */
+  readonly start: number;
+  /** End offset (exclusive) of the secret in the original text. */
+  readonly end: number;
+  /** A stable short id of the secret (hash of the value), so the same secret gets the same placeholder. */
+  readonly id: string;
+}
+
+export interface RedactionResult {
+  readonly text: string;
+  readonly redactions: readonly Redaction[];
+}
+
+/**
+ * Replaces every secret with a placeholder like `[REDACTED:api-key:3f9a1c]`
+ * (the id is a short hash of the value so equal secrets match and the
+ * placeholder reveals nothing). Linear time; safe on 50 MB inputs. Returns the
+ * input unchanged (the same string) when nothing matched.
+ */
+export function redact(text: string): RedactionResult {
+  if (text.length === 0) return { text, redactions: [] };
+  const scanner = new Scanner(text);
+  const candidates: Candidate[] = [];
+  scanner.run((start, end, kind, priority) => {
+    if (!scanner.isProtected(start, end)) candidates.push({ start, end, kind, priority });
+    return false;
+  });
+  if (candidates.length === 0) return { text, redactions: [] };
+
+  const chosen = choose(candidates);
+  const redactions: Redaction[] = [];
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const c of chosen) {
+    const id = secretId(text.slice(c.start, c.end));
+    redactions.push({ kind: c.kind, start: c.start, end: c.end, id });
+    parts.push(text.slice(cursor, c.start), placeholder(c.kind, id));
+    cursor = c.end;
+  }
+  parts.push(text.slice(cursor));
+  return { text: parts.join(''), redactions };
+}
+
+/** Fast check without building the output: true exactly when `redact` would change the text. */
+export function containsSecret(text: string): boolean {
+  if (text.length === 0) return false;
+  const scanner = new Scanner(text);
+  let found = false;
+  scanner.run((start, end) => {
+    if (scanner.isProtected(start, end)) return false;
+    found = true;
+    return true;
+  });
+  return found;
+}
+
+/** The placeholder that replaces a secret of `kind` whose id is `id`. */
+export function placeholder(kind: RedactionKind, id: string): string {
+  return `[REDACTED:${kind}:${id}]`;
+}
+
+/**
+ * A short, stable id of a secret: FNV-1a (32-bit) over its UTF-16 code units,
+ * folded to 24 bits, as 6 hex digits. Deliberately short: enough to tell the
+ * secrets of one session apart, too short to confirm a guessed password.
+ */
+export function secretId(value: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) {
+    h ^= value.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h >>>= 0;
+  return (((h >>> 24) ^ h) & 0xffffff).toString(16).padStart(6, '0');
+}
+
+// ---------------------------------------------------------------------------
+// Candidates and their resolution
+
+interface Candidate {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: RedactionKind;
+  /** Lower wins when two candidates overlap. */
+  readonly priority: number;
+}
+
+/** Returns true to stop the scan. */
+type Emit = (start: number, end: number, kind: RedactionKind, priority: number) => boolean;
+
+const P_PRIVATE_KEY = 1;
+const P_URL = 2;
+const P_PREFIX = 3;
+const P_AUTH = 4;
+const P_LABEL = 5;
+const P_EMAIL = 6;
+
+/**
+ * Non-overlapping candidates in text order. On overlap the lower priority
+ * number wins, then the longer span, then the earlier one.
+ */
+function choose(candidates: Candidate[]): Candidate[] {
+  candidates.sort((a, b) => a.start - b.start || a.priority - b.priority || b.end - a.end);
+  const out: Candidate[] = [];
+  for (const c of candidates) {
+    const last = out[out.length - 1];
+    if (last === undefined || c.start >= last.end) {
+      out.push(c);
+      continue;
+    }
+    const better = c.priority < last.priority || (c.priority === last.priority && c.end - c.start > last.end - last.start);
+    if (better) out[out.length - 1] = c;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Character classes (ASCII lookup tables)
+
+function charTable(spec: string): Uint8Array {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < spec.length; i++) {
+    const a = spec.charCodeAt(i);
+    if (spec[i + 1] === '~' && i + 2 < spec.length) {
+      const b = spec.charCodeAt(i + 2);
+      for (let c = a; c <= b; c++) t[c] = 1;
+      i += 2;
+    } else {
+      t[a] = 1;
+    }
+  }
+  return t;
+}
+
+/** `~` marks a range in these specs (so `-` can stand for itself). */
+const ALNUM = charTable('a~zA~Z0~9');
+const WORD = charTable('a~zA~Z0~9_');
+const TOKEN = charTable('a~zA~Z0~9_-');
+const IDENT = charTable('a~zA~Z0~9_.-');
+const LOCAL = charTable('a~zA~Z0~9._%+-');
+const DOMAIN = charTable('a~zA~Z0~9.-');
+const SCHEME = charTable('a~zA~Z0~9+.-');
+const SPACE = charTable(' \t\n\r\f\v');
+/** Characters that end an unquoted value. */
+const VALUE_STOP = charTable(' \t\n\r\f\v"\'`,;&)]}<>\\');
+/** Characters that end a URL authority (`user:pass@host:port`). */
+const AUTHORITY_STOP = charTable(' \t\n\r\f\v/?#"\'`<>\\');
+
+function inTable(table: Uint8Array, code: number): boolean {
+  return code < 128 && table[code] === 1;
+}
+
+function isAlpha(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+// ---------------------------------------------------------------------------
+// Memoised forward search
+
+/**
+ * `next(p)` is the first match at or after `p` (or the text length). Queries
+ * come in increasing order, so the cached answer usually covers the next
+ * query and the text between is never scanned twice.
+ */
+class Finder {
+  private from = -1;
+  private at = -1;
+  constructor(private readonly search: (from: number) => number) {}
+  next(p: number): number {
+    if (p >= this.from && p <= this.at) return this.at;
+    const r = this.search(p);
+    this.from = p;
+    this.at = r;
+    return r;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The scanner
+
+const MARKER = /\[REDACTED[^\]\r\n]{0,120}\]/g;
+
+const PREFIX_ANCHOR = '-----BEGIN |gh[pousr]_|github_pat_|sk-|[srp]k_|whsec_|xox[abporsce]-|xapp-|AIza|A(?:KIA|SIA|BIA|CCA)|eyJ|glpat-|npm_|hf_|SG\\.|hooks\\.slack\\.com/';
+const KEYWORD_ANCHOR = 'pass|pw|secret|token|key|auth|bearer';
+
+interface TokenRule {
+  /** Sticky validator, run at the anchor. */
+  readonly re: RegExp;
+  readonly kind: RedactionKind;
+  /** Characters that may not precede the anchor. */
+  readonly before: Uint8Array | null;
+  /** Length of the fixed prefix: the rest is checked for placeholder filler. */
+  readonly prefix: number;
+}
+
+function tokenRule(anchor: string): TokenRule | null {
+  switch (anchor) {
+    case 'ghp_':
+    case 'gho_':
+    case 'ghu_':
+    case 'ghs_':
+    case 'ghr_':
+      return { re: /gh[pousr]_[A-Za-z0-9]{30,}/y, kind: 'token', before: WORD, prefix: 4 };
+    case 'github_pat_':
+      return { re: /github_pat_[A-Za-z0-9_]{30,}/y, kind: 'token', before: WORD, prefix: 11 };
+    case 'sk-':
+      return { re: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)/y, kind: 'api-key', before: TOKEN, prefix: 3 };
+    case 'sk_':
+    case 'rk_':
+    case 'pk_':
+      return { re: /[srp]k_(?:live|test)_[A-Za-z0-9]{10,}/y, kind: 'api-key', before: WORD, prefix: 8 };
+    case 'whsec_':
+      return { re: /whsec_[A-Za-z0-9+/=]{20,}/y, kind: 'api-key', before: WORD, prefix: 6 };
+    case 'xapp-':
+      return { re: /xapp-[0-9]-[A-Za-z0-9-]{10,}/y, kind: 'token', before: TOKEN, prefix: 5 };
+    case 'AIza':
+      return { re: /AIza[0-9A-Za-z_-]{35}/y, kind: 'api-key', before: TOKEN, prefix: 4 };
+    case 'AKIA':
+    case 'ASIA':
+    case 'ABIA':
+    case 'ACCA':
+      return { re: /A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])/y, kind: 'aws-key', before: ALNUM, prefix: 4 };
+    case 'eyJ':
+      return { re: /eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,})?/y, kind: 'jwt', before: TOKEN, prefix: 3 };
+    case 'glpat-':
+      return { re: /glpat-[A-Za-z0-9_-]{20,}/y, kind: 'token', before: TOKEN, prefix: 6 };
+    case 'npm_':
+      return { re: /npm_[A-Za-z0-9]{36,}/y, kind: 'token', before: WORD, prefix: 4 };
+    case 'hf_':
+      return { re: /hf_[A-Za-z0-9]{30,}/y, kind: 'token', before: WORD, prefix: 3 };
+    case 'SG.':
+      return { re: /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/y, kind: 'api-key', before: TOKEN, prefix: 3 };
+    case 'hooks.slack.com/':
+      return { re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/y, kind: 'token', before: null, prefix: 16 };
+    default:
+      return anchor.startsWith('xox') ? { re: /xox[abporsce]-[A-Za-z0-9-]{10,}/y, kind: 'token', before: TOKEN, prefix: 5 } : null;
+  }
+}
+
+/** Memoised by anchor text: the anchor set is small and fixed. */
+const TOKEN_RULES = new Map<string, TokenRule | null>();
+function ruleFor(anchor: string): TokenRule | null {
+  let rule = TOKEN_RULES.get(anchor);
+  if (rule === undefined) {
+    rule = tokenRule(anchor);
+    TOKEN_RULES.set(anchor, rule);
+  }
+  return rule;
+}
+
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
+const PEM_END = /-----END ([A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
+/** Longest private-key block we look for an END line in; beyond it the key counts as truncated. */
+const PEM_MAX = 64 * 1024;
+const PEM_BASE64_LINE = /[A-Za-z0-9+/=]{1,200}/y;
+const PEM_HEADER_LINE = /[A-Za-z][A-Za-z-]{0,40}: [^\r\n\\]{0,200}/y;
+
+/** `Bearer <token>` and the value of an `Authorization` header. */
+const AUTH_VALUE = /(?:([A-Za-z][A-Za-z-]{0,30})[ \t]+)?([A-Za-z0-9._~+/-]+=*)/y;
+const TOKEN68 = /[A-Za-z0-9._~+/-]+=*/y;
+
+class Scanner {
+  private readonly n: number;
+  private readonly protectedRanges: Array<[number, number]> = [];
+  private readonly finders = new Map<string, Finder>();
+  private readonly valueEnd: Finder;
+
+  constructor(private readonly text: string) {
+    this.n = text.length;
+    if (text.includes('[REDACTED')) {
+      const re = new RegExp(MARKER.source, 'g');
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) this.protectedRanges.push([m.index, m.index + m[0].length]);
+    }
+    this.valueEnd = new Finder((from) => {
+      let i = from;
+      while (i < this.n && !inTable(VALUE_STOP, this.text.charCodeAt(i))) i++;
+      return i;
+    });
+  }
+
+  /** True when [start, end) overlaps an existing `[REDACTED…]` marker. */
+  isProtected(start: number, end: number): boolean {
+    const r = this.protectedRanges;
+    if (r.length === 0) return false;
+    let lo = 0;
+    let hi = r.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r[mid]![1] <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    const hit = r[lo];
+    return hit !== undefined && hit[0] < end;
+  }
+
+  /** Runs every detector; stops early when `emit` returns true. */
+  run(emit: Emit): void {
+    if (this.scanPrefixed(emit)) return;
+    if (this.scanLabels(emit)) return;
+    if (this.scanUrls(emit)) return;
+    this.scanEmails(emit);
+  }
+
+  private nextOf(needle: string, from: number): number {
+    let f = this.finders.get(needle);
+    if (f === undefined) {
+      f = new Finder((p) => {
+        const i = this.text.indexOf(needle, p);
+        return i === -1 ? this.n : i;
+      });
+      this.finders.set(needle, f);
+    }
+    return f.next(from);
+  }
+
+  private code(i: number): number {
+    return this.text.charCodeAt(i);
+  }
+
+  // -- Prefixed tokens and private keys ------------------------------------
+
+  private scanPrefixed(emit: Emit): boolean {
+    const t = this.text;
+    const anchor = new RegExp(PREFIX_ANCHOR, 'g');
+    for (let m = anchor.exec(t); m !== null; m = anchor.exec(t)) {
+      const at = m.index;
+      if (m[0] === '-----BEGIN ') {
+        const end = this.privateKeyEnd(at);
+        if (end > at) {
+          if (emit(at, end, 'private-key', P_PRIVATE_KEY)) return true;
+          anchor.lastIndex = end;
+        }
+        continue;
+      }
+      const rule = ruleFor(m[0]);
+      if (rule === null) continue;
+      if (at > 0 && rule.before !== null && inTable(rule.before, this.code(at - 1))) continue;
+      rule.re.lastIndex = at;
+      const v = rule.re.exec(t);
+      if (v === null) continue;
+      const end = at + v[0].length;
+      if (isFiller(v[0].slice(rule.prefix))) continue;
+      if (emit(at, end, rule.kind, P_PREFIX)) return true;
+      anchor.lastIndex = end;
+    }
+    return false;
+  }
+
+  /** End of the private key that starts at `at` (a `-----BEGIN `), or -1. */
+  private privateKeyEnd(at: number): number {
+    PEM_BEGIN.lastIndex = at;
+    const begin = PEM_BEGIN.exec(this.text);
+    if (begin === null) return -1;
+    const bodyStart = at + begin[0].length;
+    const endAt = this.nextOf('-----END ', bodyStart);
+    if (endAt < this.n && endAt - at <= PEM_MAX && this.nextOf('-----BEGIN ', bodyStart) > endAt) {
+      PEM_END.lastIndex = endAt;
+      const end = PEM_END.exec(this.text);
+      if (end !== null) return endAt + end[0].length;
+    }
+    return this.truncatedKeyEnd(bodyStart);
+  }
+
+  /**
+   * A key without its END line (truncated output): the BEGIN line plus every
+   * following line that looks like key material (base64, or a `Name: value`
+   * header such as `Proc-Type`). Lines may be separated by real newlines or
+   * by the two characters `\n` (a key inside a JSON string).
+   */
+  private truncatedKeyEnd(from: number): number {
+    const t = this.text;
+    let end = from;
+    let i = from;
+    let afterHeader = false;
+    for (;;) {
+      const sep = this.lineBreak(i);
+      if (sep === 0) break;
+      i += sep;
+      const blank = this.lineBreak(i);
+      if (blank > 0 && afterHeader) i += blank;
+      PEM_BASE64_LINE.lastIndex = i;
+      let m = PEM_BASE64_LINE.exec(t);
+      let header = false;
+      if (m !== null) {
+        const after = i + m[0].length;
+        if (after < this.n && this.lineBreak(after) === 0 && !isQuote(this.code(after))) {
+          PEM_HEADER_LINE.lastIndex = i;
+          m = PEM_HEADER_LINE.exec(t);
+          header = true;
+        }
+      }
+      if (m === null) break;
+      i += m[0].length;
+      end = i;
+      afterHeader = header;
+    }
+    return end;
+  }
+
+  /** Length of a line break at `i` (`\n`, `\r\n`, or the escapes `\n` / `\r\n`), else 0. */
+  private lineBreak(i: number): number {
+    const c = this.code(i);
+    if (c === 10) return 1;
+    if (c === 13) return this.code(i + 1) === 10 ? 2 : 1;
+    if (c === 92) {
+      const d = this.code(i + 1);
+      if (d === 110) return 2;
+      if (d === 114 && this.code(i + 2) === 92 && this.code(i + 3) === 110) return 4;
+    }
+    return 0;
+  }
+
+  // -- Labelled values: password=…, "api_key": "…", --password …, Bearer … ---
+
+  private scanLabels(emit: Emit): boolean {
+    const t = this.text;
+    const n = this.n;
+    const anchor = new RegExp(KEYWORD_ANCHOR, 'gi');
+    for (let m = anchor.exec(t); m !== null; m = anchor.exec(t)) {
+      const hit = m.index;
+      // The identifier around the keyword: [A-Za-z0-9_.-], at most 100 chars.
+      let s = hit;
+      const minS = Math.max(0, hit - 100);
+      while (s > minS && inTable(IDENT, this.code(s - 1))) s--;
+      const tooLong = s === minS && s > 0 && inTable(IDENT, this.code(s - 1));
+      let e = hit + m[0].length;
+      while (e < n && inTable(IDENT, this.code(e))) e++;
+      anchor.lastIndex = e;
+      if (tooLong || e - s > 100) continue;
+      // Trim punctuation at the ends: `--password`, `password.` in prose.
+      let is = s;
+      while (is < e && (this.code(is) === 45 || this.code(is) === 46)) is++;
+      const isFlag = is > s && this.code(s) === 45;
+      let ie = e;
+      while (ie > is && (this.code(ie - 1) === 45 || this.code(ie - 1) === 46)) ie--;
+      if (ie <= is) continue;
+      const end = this.labelledValue(s, is, ie, isFlag, emit);
+      if (end === STOP) return true;
+      if (end > anchor.lastIndex) anchor.lastIndex = end;
+    }
+    return false;
+  }
+
+  /**
+   * Checks the identifier [is, ie) and, if it labels a secret, the value that
+   * follows. Emits the value; returns the end of what was consumed, or STOP.
+   */
+  private labelledValue(s: number, is: number, ie: number, isFlag: boolean, emit: Emit): number {
+    const t = this.text;
+    const n = this.n;
+    // Bearer <token> without an Authorization label.
+    if (ie - is === 6 && s === is && t.slice(is, ie).toLowerCase() === 'bearer') return this.bareBearer(ie, emit);
+
+    // Separator: optional closing quote of the key, spaces, then `=`, `:`, `:=`, `=>`, or (for a flag) spaces.
+    let p = ie;
+    if (this.code(p) === 92 && isQuote(this.code(p + 1))) p += 2;
+    else if (isQuote(this.code(p))) p++;
+    const keyEnd = p;
+    while (p < n && p - keyEnd < 8 && (this.code(p) === 32 || this.code(p) === 9)) p++;
+    if (this.code(p) === 63 && this.code(p + 1) === 58) p++; // `password?: string`
+    const c = this.code(p);
+    let sep = false;
+    if (c === 61) {
+      const d = this.code(p + 1);
+      if (d !== 61 && d !== 126) {
+        p++;
+        if (d === 62) p++; // `=>`
+        sep = true;
+      }
+    } else if (c === 58) {
+      const d = this.code(p + 1);
+      if (d === 61) {
+        p += 2;
+        sep = true;
+      } else if (d !== 58) {
+        p++;
+        sep = true;
+      }
+    }
+    let spaced = false;
+    if (!sep) {
+      if (!isFlag || p === keyEnd || p !== ie) return -1;
+      spaced = true; // `--password hunter2`
+    }
+    const rule = classifyLabel(t.slice(is, ie), isFlag);
+    if (rule === null) return -1;
+    const valueFrom = p;
+    while (p < n && p - valueFrom < 16 && (this.code(p) === 32 || this.code(p) === 9)) p++;
+    if (p >= n) return -1;
+
+    // The value: quoted (possibly as an escaped quote inside a JSON string) or bare.
+    let vs: number;
+    let ve: number;
+    let quoted = false;
+    let q = this.code(p);
+    let escaped = false;
+    if (q === 92 && isQuote(this.code(p + 1))) {
+      escaped = true;
+      q = this.code(p + 1);
+      p++;
+    }
+    if (isQuote(q)) {
+      quoted = true;
+      vs = p + 1;
+      const quoteChar = String.fromCharCode(q);
+      let close = this.nextOf(quoteChar, vs);
+      // An escaped quote inside a normally quoted value does not close it (bounded).
+      if (!escaped) {
+        let guard = 0;
+        while (close < n && close - vs <= 1024 && this.code(close - 1) === 92 && guard++ < 32) {
+          const next = t.indexOf(quoteChar, close + 1);
+          close = next === -1 ? n : next;
+        }
+      }
+      if (close >= n || close - vs > 1024 || this.nextOf('\n', vs) < close) return -1;
+      ve = escaped && this.code(close - 1) === 92 ? close - 1 : close;
+    } else {
+      if (escaped) return -1;
+      vs = p;
+      ve = this.valueEnd.next(vs);
+      if (ve - vs > 256) return -1;
+      while (ve > vs && (this.code(ve - 1) === 46 || this.code(ve - 1) === 58)) ve--; // sentence end
+    }
+    if (ve <= vs) return -1;
+
+    if (rule.auth) return this.authorizationValue(vs, quoted ? ve : n, emit);
+
+    const value = t.slice(vs, ve);
+    if (!acceptValue(value, rule, quoted, spaced)) return -1;
+    return emit(vs, ve, rule.kind, P_LABEL) ? STOP : ve;
+  }
+
+  /** `Authorization: Bearer <token>` / `Basic <b64>` / `<token>`: the token after the scheme. */
+  private authorizationValue(from: number, limit: number, emit: Emit): number {
+    AUTH_VALUE.lastIndex = from;
+    const m = AUTH_VALUE.exec(this.text);
+    if (m === null) return -1;
+    const token = m[2] ?? '';
+    const end = from + m[0].length;
+    const start = end - token.length;
+    if (end > limit || token.length < 8 || isPlaceholder(token)) return -1;
+    if (m[1] === undefined && /^[A-Za-z]+$/.test(token) && token.length < 16) return -1;
+    return emit(start, end, 'token', P_AUTH) ? STOP : end;
+  }
+
+  /** `Bearer <token>` in running text: only a token that looks random. */
+  private bareBearer(from: number, emit: Emit): number {
+    let p = from;
+    while (p < this.n && p - from < 4 && (this.code(p) === 32 || this.code(p) === 9)) p++;
+    if (p === from) return -1;
+    TOKEN68.lastIndex = p;
+    const m = TOKEN68.exec(this.text);
+    if (m === null) return -1;
+    const token = m[0];
+    const end = p + token.length;
+    if (end < this.n && !inTable(VALUE_STOP, this.code(end))) return -1;
+    if (token.length < 16 || isPlaceholder(token)) return -1;
+    const random = /[0-9]/.test(token) || (token.length >= 20 && /[a-z]/.test(token) && /[A-Z]/.test(token));
+    if (!random) return -1;
+    return emit(p, end, 'token', P_AUTH) ? STOP : end;
+  }
+
+  // -- Credentials in URLs: scheme://user:pass@host ---------------------------
+
+  private scanUrls(emit: Emit): boolean {
+    const t = this.text;
+    const n = this.n;
+    for (let u = t.indexOf('://'); u !== -1; u = t.indexOf('://', u + 3)) {
+      let s = u;
+      const minS = Math.max(0, u - 32);
+      while (s > minS && inTable(SCHEME, this.code(s - 1))) s--;
+      while (s < u && !isAlpha(this.code(s))) s++;
+      if (s >= u) continue;
+      const from = u + 3;
+      const max = Math.min(n, from + 1024);
+      let e = from;
+      let lastAt = -1;
+      let colon = -1;
+      for (; e < max; e++) {
+        const c = this.code(e);
+        if (inTable(AUTHORITY_STOP, c)) break;
+        if (c === 64) lastAt = e;
+        else if (c === 58 && colon === -1) colon = e;
+      }
+      if (lastAt === -1 || colon === -1 || colon > lastAt || e === max) continue;
+      const password = t.slice(colon + 1, lastAt);
+      if (password.length === 0 || isPlaceholder(password)) continue;
+      const scheme = t.slice(s, u).toLowerCase();
+      const kind: RedactionKind = DB_SCHEMES.has(scheme) ? 'connection-string' : 'password';
+      if (emit(colon + 1, lastAt, kind, P_URL)) return true;
+    }
+    return false;
+  }
+
+  // -- E-mail addresses ------------------------------------------------------
+
+  private scanEmails(emit: Emit): boolean {
+    const t = this.text;
+    const n = this.n;
+    let at = t.indexOf('@');
+    while (at !== -1) {
+      let next = at + 1;
+      let s = at;
+      const minS = Math.max(0, at - 64);
+      while (s > minS && inTable(LOCAL, this.code(s - 1))) s--;
+      const localTooLong = s === minS && s > 0 && inTable(LOCAL, this.code(s - 1));
+      while (s < at && this.code(s) === 46) s++;
+      let e = at + 1;
+      const maxE = Math.min(n, at + 1 + 255);
+      while (e < maxE && inTable(DOMAIN, this.code(e))) e++;
+      const domainTooLong = e === maxE && e < n && inTable(DOMAIN, this.code(e));
+      while (e > at + 1 && (this.code(e - 1) === 46 || this.code(e - 1) === 45)) e--;
+      if (!localTooLong && !domainTooLong && s < at && this.code(at - 1) !== 46 && validDomain(t.slice(at + 1, e)) && !this.isUrlUserinfo(s) && t.slice(s, at) !== 'git') {
+        if (emit(s, e, 'email', P_EMAIL)) return true;
+        next = e;
+      }
+      at = t.indexOf('@', next);
+    }
+    return false;
+  }
+
+  /** True when the local part starting at `s` is the user of a URL (`https://user@host`). */
+  private isUrlUserinfo(s: number): boolean {
+    const c = this.code(s - 1);
+    if (c !== 58 && c !== 47) return false;
+    const min = Math.max(0, s - 300);
+    for (let i = s - 1; i >= min + 2; i--) {
+      const d = this.code(i);
+      if (inTable(SPACE, d)) return false;
+      if (d === 47 && this.code(i - 1) === 47 && this.code(i - 2) === 58) return true;
+    }
+    return false;
+  }
+}
+
+const STOP = -2;
+
+function isQuote(code: number): boolean {
+  return code === 34 || code === 39 || code === 96;
+}
+
+const DB_SCHEMES = new Set([
+  'postgres', 'postgresql', 'mysql', 'mariadb', 'mongodb', 'mongodb+srv', 'redis', 'rediss', 'amqp', 'amqps', 'mssql', 'sqlserver',
+  'oracle', 'cockroachdb', 'clickhouse', 'cassandra', 'couchdb', 'neo4j', 'neo4j+s', 'bolt', 'memcached', 'db2', 'snowflake', 'nats',
+]);
+
+/** File extensions that look like a top-level domain after an `@` (`icon@2x.png`). */
+const FILE_EXTENSIONS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'bmp', 'tif', 'tiff', 'avif', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'js', 'mjs', 'cjs',
+  'ts', 'tsx', 'jsx', 'json', 'map', 'css', 'scss', 'less', 'html', 'htm', 'txt', 'yml', 'yaml', 'toml', 'lock', 'xml', 'py', 'rb', 'java',
+  'kt', 'cpp', 'hpp', 'cs', 'swift', 'php', 'sh', 'mp3', 'mp4', 'wav', 'pdf', 'zip', 'gz', 'tgz', 'wasm', 'vue', 'svelte', 'log',
+]);
+
+function validDomain(domain: string): boolean {
+  const labels = domain.split('.');
+  if (labels.length < 2) return false;
+  for (const label of labels) {
+    if (label.length === 0 || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return false;
+  }
+  const tld = labels[labels.length - 1]!;
+  return /^[A-Za-z]{2,24}$/.test(tld) && !FILE_EXTENSIONS.has(tld.toLowerCase());
+}
+
+// ---------------------------------------------------------------------------
+// Labels and their values
+
+interface LabelRule {
+  readonly kind: RedactionKind;
+  /** Minimum value length. */
+  readonly min: number;
+  /** Whether a quoted value may contain spaces (a passphrase may; an API key may not). */
+  readonly spaces: boolean;
+  readonly auth?: boolean;
+}
+
+const PASSWORD_RULE: LabelRule = { kind: 'password', min: 4, spaces: true };
+const AUTH_RULE: LabelRule = { kind: 'token', min: 8, spaces: false, auth: true };
+const AWS_RULE: LabelRule = { kind: 'aws-key', min: 16, spaces: false };
+const PRIVATE_KEY_RULE: LabelRule = { kind: 'private-key', min: 16, spaces: false };
+const TOKEN_RULE: LabelRule = { kind: 'token', min: 8, spaces: false };
+const API_KEY_RULE: LabelRule = { kind: 'api-key', min: 8, spaces: false };
+
+const PASSWORD_SUFFIX = /(?:password|passwd|passphrase|passwort|passcode)$/;
+const API_KEY_SUFFIX = /(?:apikey|apisecret|secret|secretkey|secretkeybase|signingkey|encryptionkey|masterkey|accountkey|authkey|accesskeysecret)$/;
+
+/** What an identifier labels, judged by how it ends (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
+function classifyLabel(ident: string, isFlag: boolean): LabelRule | null {
+  const norm = ident.toLowerCase().replace(/[-_.]/g, '');
+  if (norm.length < 2) return null;
+  if (norm.endsWith('authorization')) return AUTH_RULE;
+  if (PASSWORD_SUFFIX.test(norm)) return PASSWORD_RULE;
+  if (norm.endsWith('pwd') || norm.endsWith('pass') || norm.endsWith('pw')) {
+    // Short forms only as a whole word part: `pwd=`, `DB_PASS`, `smtpPass`, `--pass`; not `bypass`, `compass`.
+    const segments = ident.replace(/([a-z0-9])([A-Z])/g, '$1_$2').split(/[-_.]+/).filter((x) => x.length > 0);
+    const last = (segments[segments.length - 1] ?? '').toLowerCase();
+    if (last === 'pwd' || ((last === 'pass' || last === 'pw') && (segments.length > 1 || isFlag))) return PASSWORD_RULE;
+    return null;
+  }
+  if (norm.includes('secretaccesskey') || norm.endsWith('awssecretkey') || norm.endsWith('awssecret')) return AWS_RULE;
+  if (norm.endsWith('privatekey')) return PRIVATE_KEY_RULE;
+  if (norm.endsWith('token')) return TOKEN_RULE;
+  if (API_KEY_SUFFIX.test(norm)) return API_KEY_RULE;
+  return null;
+}
+
+/** Type names, literals and keywords that are never a secret value. */
+const KEYWORDS = new Set([
+  'string', 'str', 'number', 'int', 'integer', 'float', 'bool', 'boolean', 'any', 'unknown', 'object', 'undefined', 'null', 'nil',
+  'none', 'true', 'false', 'yes', 'no', 'on', 'off', 'required', 'optional', 'void', 'never', 'text', 'password', 'secret', 'token',
+  'redacted', 'hidden', 'masked', 'empty', 'default', 'env', 'bytes', 'buffer', 'char', 'varchar', 'uuid', 'type', 'value', 'self',
+  'this', 'nullptr', 'nothing', 'notset', 'unset', 'changeme', 'example', 'sample', 'dummy', 'placeholder', 'secretstr',
+]);
+
+/** Prose words that follow `Password:` in running text. */
+const STOPWORDS = new Set([
+  'is', 'are', 'was', 'be', 'to', 'the', 'a', 'an', 'and', 'or', 'of', 'for', 'in', 'at', 'with', 'must', 'should', 'will', 'can',
+  'may', 'not', 'if', 'then', 'as', 'by', 'from', 'that', 'which', 'when', 'field', 'flag', 'option', 'argument', 'parameter',
+  'invalid', 'incorrect', 'missing', 'wrong', 'changed', 'reset', 'updated', 'new', 'old', 'see', 'use', 'set', 'await', 'new',
+  'return', 'await', 'typeof', 'const', 'let', 'var', 'function', 'async', 'lambda', 'def', 'fn', 'func', 'please', 'enter', 'your',
+]);
+
+function acceptValue(value: string, rule: LabelRule, quoted: boolean, spaced: boolean): boolean {
+  if (value.length < rule.min || isPlaceholder(value)) return false;
+  const lower = value.toLowerCase();
+  if (KEYWORDS.has(lower)) return false;
+  if (quoted) {
+    if (!rule.spaces && /\s/.test(value)) return false;
+    if (/^\s|\s$/.test(value) && value.trim().length < rule.min) return false;
+    return true;
+  }
+  if (STOPWORDS.has(lower) || looksLikeCode(value) || looksLikePath(value)) return false;
+  // `--password flag` in prose: a spaced flag value must not be a plain lowercase word.
+  if (spaced && /^[a-z]+$/.test(value)) return false;
+  return true;
+}
+
+/**
+ * Placeholders, references and filler: `<your-key>`, `xxx`, `***`, `${API_KEY}`,
+ * `$API_KEY`, `%API_KEY%`, `{{ secret }}`, `[REDACTED…]`, `YOUR_API_KEY`, `…`.
+ */
+function isPlaceholder(value: string): boolean {
+  const first = value.charCodeAt(0);
+  // < $ % { [ ( * …
+  if (first === 60 || first === 36 || first === 37 || first === 123 || first === 91 || first === 40 || first === 0x2026) return true;
+  if (isFiller(value)) return true;
+  if (/redacted|\.\.\.|…/i.test(value)) return true;
+  if (/^(?:your|my|insert|enter|replace|put|example|sample|dummy|fake|placeholder|changeme|todo|tbd|fixme)(?:[-_ .]|$)/i.test(value)) return true;
+  if (/[-_](?:here|placeholder)$/i.test(value)) return true;
+  // An environment variable name used as a reference: `API_KEY`, `YOUR_TOKEN`.
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value) && /_[A-Z]{2,}/.test(value)) return true;
+  return false;
+}
+
+/** Filler: only x, *, dots, dashes, zeros, #, bullets (`xxxxxxxx`, `********`). */
+function isFiller(value: string): boolean {
+  return /^[xX*.\-_#0•·?]*$/.test(value);
+}
+
+/**
+ * An unquoted value that is code rather than a literal: `process.env.API_KEY`,
+ * `os.environ[`, `getToken(`, `config.db.password`, `hashedPassword`.
+ */
+function looksLikeCode(value: string): boolean {
+  if (/^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[(\[]?/.test(value) && /^[\w$.?]+[(\[]?$/.test(value)) return true;
+  if (/^[A-Za-z_$][\w$.]*[(\[]/.test(value)) return true;
+  // An identifier naming the secret rather than holding it: `accessToken`, `user_password`, `Password`.
+  if (/^[A-Za-z_$][\w$]*$/.test(value) && /pass|pwd|secret|token|key|auth|cred/i.test(value) && /[a-z][A-Z]|_|^[A-Z][a-z]/.test(value)) return true;
+  return false;
+}
+
+function looksLikePath(value: string): boolean {
+  return /^(?:~?\/|\.\.?\/|[A-Za-z]:[\\/])/.test(value);
+}

@@ -1,0 +1,338 @@
+/**
+ * Protected state: the facts decisions depend on, kept as typed records with
+ * sources, versions and write rules beside the narrative summary.
+ *
+ * - Extraction is rule-based and verbatim: goals and constraints in the user's
+ *   own words, completed effects from tool results (with the exit code), open
+ *   issues from explicit markers.
+ * - Write rules: only the user creates goals, constraints and permissions. A rule
+ *   that shows up in tool output or model text is a pending candidate the user
+ *   must confirm; repeating it does not promote it.
+ * - Every change is a new version; the old one stays in the audit history. A
+ *   correction supersedes exactly one fact.
+ * - A summary never overwrites a fact: contradictions are detected, logged, and
+ *   the fact is what the context shows.
+ * Deterministic: the same records give the same state (no clock: time is the
+ * record index).
+ */
+import { z } from 'zod';
+import { contentHash } from './hash';
+import { extractConstraints, looksLikeCode, splitSentences, topicKey } from './summarizer';
+import type { SummaryState } from './summary';
+import { exitCode, fileTouches, shellCommand } from './tools';
+import type { Part, RawRecord, Unit } from './types';
+
+export const FACT_TYPES = ['goal', 'constraint', 'permission', 'decision', 'open_issue', 'completed_effect', 'preference', 'evidence_ref'] as const;
+export const FACT_STATUSES = ['active', 'superseded', 'pending', 'deleted'] as const;
+export const WRITERS = ['user', 'model', 'tool', 'policy'] as const;
+/** Types the context block shows (requests and completed work live in the Task Context). */
+const RENDERED_TYPES: ReadonlySet<string> = new Set(['constraint', 'permission', 'preference', 'decision', 'open_issue']);
+
+export const FactSchema = z
+  .object({
+    id: z.string().min(1),
+    type: z.enum(FACT_TYPES),
+    value: z.string().min(1),
+    sources: z.array(z.number().int().min(0)),
+    writer: z.enum(WRITERS),
+    /** The record at which this version was written. */
+    time: z.number().int().min(-1),
+    scope: z.literal('session'),
+    version: z.number().int().min(1),
+    status: z.enum(FACT_STATUSES),
+    pinned: z.boolean(),
+    /** Why this version exists (extraction rule, correction, confirmation…). */
+    reason: z.string(),
+  })
+  .strict();
+export type Fact = z.infer<typeof FactSchema>;
+export type FactType = Fact['type'];
+
+export interface Conflict {
+  readonly factId: string;
+  readonly section: string;
+  readonly summaryLine: string;
+  readonly rule: string;
+}
+
+const PERMISSION = /\b(you (?:may|can)|(?:is|are) allowed to|feel free to|go ahead and|you have permission to)\b/i;
+const PREFERENCE = /\b(I prefer|I'd prefer|prefer(?:ably)?|I like)\b/i;
+const OPEN_MARKER = /\b(TODO|FIXME|still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
+const RULE_IN_TEXT = /\b(from now on|always|never|you must|must not|do not|don't)\b/i;
+const DECISION = /\b(I'll use|I will use|we'll use|let's use|let's go with|going with|decided to|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose)\b/i;
+const REVERSAL = /\b(instead|switch(?:ing|ed)? to|rather than|no longer|replac(?:e|ing) .* with|changed my mind|revert(?:ing)? to)\b/i;
+const DONE_WORDS = /\b(passed|passes|done|completed|complete|fixed|resolved|finished|verified|succeeded)\b/i;
+const WEAKENERS = /\b(cautiously|carefully|if possible|when possible|try to|where practical|ideally|preferably)\b/i;
+const STOP = new Set('the a an to of in on for and or with that this it is be we i you use using will should must not never always from into as at by'.split(' '));
+
+function significantWords(text: string): Set<string> {
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9_.-]+/)
+      .filter((w) => w.length >= 4 && !STOP.has(w)),
+  );
+}
+
+function factId(type: FactType, value: string): string {
+  return `${type}-${topicKey(value, 4)}-${contentHash(value).slice(0, 6)}`;
+}
+
+export class ProtectedState {
+  private readonly latest = new Map<string, Fact>();
+  private readonly order: string[] = [];
+  private readonly history: Fact[] = [];
+  private readonly conflictLog: Conflict[] = [];
+  private versionCounter = 0;
+
+  /** Bumped on every change, so a renderer can tell when to measure again. */
+  get revision(): number {
+    return this.versionCounter;
+  }
+
+  facts(): Fact[] {
+    return this.order.map((id) => this.latest.get(id)!);
+  }
+
+  active(): Fact[] {
+    return this.facts().filter((f) => f.status === 'active');
+  }
+
+  pending(): Fact[] {
+    return this.facts().filter((f) => f.status === 'pending');
+  }
+
+  get(id: string): Fact | undefined {
+    return this.latest.get(id);
+  }
+
+  /** Every version of every fact, in the order they were written. */
+  audit(): readonly Fact[] {
+    return this.history;
+  }
+
+  conflicts(): readonly Conflict[] {
+    return this.conflictLog;
+  }
+
+  private write(fact: Fact): Fact {
+    const parsed = FactSchema.parse(fact);
+    if (!this.latest.has(parsed.id)) this.order.push(parsed.id);
+    this.latest.set(parsed.id, parsed);
+    this.history.push(parsed);
+    this.versionCounter++;
+    return parsed;
+  }
+
+  private create(type: FactType, value: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
+    const id = factId(type, value);
+    const existing = this.latest.get(id);
+    if (existing) {
+      // Repetition adds a source; it never promotes a pending fact.
+      if (existing.sources.includes(source)) return existing;
+      return this.write({ ...existing, sources: [...existing.sources, source], version: existing.version + 1, time: source, reason: 'repeated' });
+    }
+    return this.write({ id, type, value, sources: [source], writer, time: source, scope: 'session', version: 1, status, pinned: false, reason });
+  }
+
+  private change(id: string, patch: Partial<Fact>, reason: string, time: number): Fact {
+    const current = this.latest.get(id);
+    if (!current) throw new Error(`no fact ${id}`);
+    return this.write({ ...current, ...patch, version: current.version + 1, time, reason });
+  }
+
+  // ------------------------------------------------------------ extraction
+
+  /**
+   * Extracts facts from one part as it arrives: a text part of a user message or
+   * a step, or a tool part once its result is there.
+   */
+  observe(kind: Unit['kind'], part: Part): void {
+    if (kind === 'user' && part.kind === 'text') this.observeUser(part);
+    else if (kind === 'step' && part.kind === 'text') this.observeModel(part);
+    else if (part.kind === 'tool' && part.tool?.output !== undefined) this.observeTool(part);
+  }
+
+  /** Extracts facts from a whole unit (a rebuild from the raw record). */
+  observeUnit(unit: Unit): void {
+    for (const part of unit.parts) this.observe(unit.kind, part);
+  }
+
+  private observeUser(part: Part): void {
+    const text = part.text.trim();
+    if (!text || /^<(local-command-stdout|system-reminder)>/.test(text)) return;
+    const first = splitSentences(text)[0] ?? text.split('\n')[0]!.slice(0, 300);
+    this.create('goal', first, part.record, 'user', 'active', 'the user asked');
+    for (const c of extractConstraints(text)) {
+      const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
+      this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
+    }
+    for (const sentence of splitSentences(text)) {
+      if (looksLikeCode(sentence)) continue;
+      if (PERMISSION.test(sentence)) this.create('permission', sentence, part.record, 'user', 'active', 'the user allowed it');
+      if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'user', 'active', 'the user marked it open');
+      if (DECISION.test(sentence)) this.decide(sentence, part.record, 'user');
+    }
+  }
+
+  private observeModel(part: Part): void {
+    for (const sentence of splitSentences(part.text)) {
+      if (looksLikeCode(sentence)) continue;
+      if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
+      else if (DECISION.test(sentence)) this.decide(sentence, part.record, 'model');
+      else if (RULE_IN_TEXT.test(sentence) && /\b(from now on|you must|we must|always)\b/i.test(sentence)) {
+        this.create('constraint', sentence, part.record, 'model', 'pending', 'a rule in model text: the user must confirm it');
+      }
+    }
+  }
+
+  private observeTool(part: Part): void {
+    const tool = part.tool!;
+    if (tool.output === undefined) return;
+    const code = exitCode(tool);
+    const failed = tool.isError || (code !== undefined && code !== 0);
+    if (!failed) {
+      for (const touch of fileTouches(tool)) {
+        if (touch.access === 'read') continue;
+        this.create('completed_effect', `${touch.access === 'create' ? 'created' : 'modified'} ${touch.path} (${tool.name} ${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a tool result');
+      }
+      const cmd = shellCommand(tool);
+      if (cmd !== undefined && code === 0) {
+        this.create('completed_effect', `\`${cmd.split('\n')[0]!.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
+      }
+    }
+    // Instructions inside tool output never become rules on their own.
+    const output = tool.output.length > 20_000 ? `${tool.output.slice(0, 10_000)}\n${tool.output.slice(-10_000)}` : tool.output;
+    for (const sentence of splitSentences(output)) {
+      if (looksLikeCode(sentence) || sentence.length > 300) continue;
+      if (/\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i.test(sentence)) {
+        this.create('constraint', sentence, tool.resultRecord ?? tool.callRecord, 'tool', 'pending', 'an instruction in tool output: the user must confirm it');
+      }
+    }
+  }
+
+  /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
+  private decide(sentence: string, record: number, writer: 'user' | 'model'): void {
+    if (REVERSAL.test(sentence)) {
+      const words = significantWords(sentence);
+      const earlier = [...this.active()].reverse().find((f) => f.type === 'decision' && [...significantWords(f.value)].some((w) => words.has(w)));
+      if (earlier) this.change(earlier.id, { status: 'superseded' }, `reversed at r${record}`, record);
+    }
+    this.create('decision', sentence, record, writer, 'active', writer === 'user' ? 'the user decided' : 'the model decided');
+  }
+
+  // --------------------------------------------------------------- the user
+
+  /** The user confirms a pending candidate: it becomes active, written by the user. */
+  confirm(id: string, record: number): Fact {
+    const fact = this.latest.get(id);
+    if (fact?.status !== 'pending') throw new Error(`fact ${id} is not pending`);
+    return this.change(id, { status: 'active', writer: 'user' }, 'confirmed by the user', record);
+  }
+
+  reject(id: string, record: number): Fact {
+    const fact = this.latest.get(id);
+    if (fact?.status !== 'pending') throw new Error(`fact ${id} is not pending`);
+    return this.change(id, { status: 'deleted' }, 'rejected by the user', record);
+  }
+
+  /** A correction: the fact gets a new version with the user's wording; nothing else changes. */
+  correct(id: string, value: string, record: number): Fact {
+    if (!this.latest.has(id)) throw new Error(`no fact ${id}`);
+    return this.change(id, { value, writer: 'user', status: 'active' }, 'corrected by the user', record);
+  }
+
+  pin(id: string, record: number): Fact {
+    return this.change(id, { pinned: true }, 'pinned by the user', record);
+  }
+
+  delete(id: string, record: number): Fact {
+    return this.change(id, { status: 'deleted' }, 'deleted by the user', record);
+  }
+
+  /** Closes an open issue: only the user can say it is done. */
+  close(id: string, record: number): Fact {
+    const fact = this.latest.get(id);
+    if (fact?.type !== 'open_issue') throw new Error(`fact ${id} is not an open issue`);
+    return this.change(id, { status: 'superseded' }, 'closed by the user', record);
+  }
+
+  // ------------------------------------------------------ summaries vs facts
+
+  /**
+   * Finds where a summary contradicts an active fact: a constraint reworded
+   * under its key (or weakened), an open issue reported done. The fact wins;
+   * each conflict is logged once.
+   */
+  checkSummary(summary: SummaryState): Conflict[] {
+    const found: Conflict[] = [];
+    const lines: { section: string; key: string; text: string }[] = [];
+    for (const [section, facts] of Object.entries(summary.facts)) for (const f of facts) lines.push({ section, key: f.key, text: f.text });
+    lines.push({ section: 'Current state', key: 'current', text: `${summary.current.status} ${summary.current.next}` });
+    for (const fact of this.active()) {
+      if (fact.type === 'constraint') {
+        const key = topicKey(fact.value);
+        for (const l of lines) {
+          if (l.section !== 'Constraints' || l.text === fact.value) continue;
+          if (l.key === key || (WEAKENERS.test(l.text) && [...significantWords(fact.value)].filter((w) => significantWords(l.text).has(w)).length >= 2)) {
+            found.push({ factId: fact.id, section: l.section, summaryLine: `${l.key}: ${l.text}`, rule: 'a constraint may only change by a user correction' });
+          }
+        }
+      } else if (fact.type === 'open_issue') {
+        const words = [...significantWords(fact.value)];
+        for (const l of lines) {
+          if (l.section === 'Ruled out' || l.section === 'Archived') continue;
+          const shared = words.filter((w) => l.text.toLowerCase().includes(w)).length;
+          if (shared >= Math.min(2, words.length) && DONE_WORDS.test(l.text)) {
+            found.push({ factId: fact.id, section: l.section, summaryLine: `${l.key}: ${l.text}`, rule: 'an open issue is closed only by the user' });
+          }
+        }
+      }
+    }
+    for (const c of found) {
+      if (!this.conflictLog.some((x) => x.factId === c.factId && x.summaryLine === c.summaryLine)) this.conflictLog.push(c);
+    }
+    return found;
+  }
+
+  // ------------------------------------------------------------- rendering
+
+  /**
+   * The `## Protected state` block for the folded records [0, coverageEnd):
+   * the rules, permissions, preferences, decisions and open issues they
+   * established, verbatim with their sources, and the candidates awaiting the
+   * user. Requests and completed work are already in the Task Context; facts
+   * from records still in view are visible as they are.
+   */
+  render(coverageEnd = Number.MAX_SAFE_INTEGER): string {
+    const folded = (f: Fact): boolean => f.sources.some((s) => s < coverageEnd);
+    const shown = this.active().filter((f) => RENDERED_TYPES.has(f.type) && folded(f));
+    const pending = this.pending().filter(folded);
+    if (shown.length === 0 && pending.length === 0) return '';
+    const out = ['## Protected state', 'Stated by the user or decided, verbatim with their source records; they override anything a summary says.'];
+    for (const type of FACT_TYPES) {
+      const facts = shown.filter((f) => f.type === type);
+      if (facts.length === 0) continue;
+      out.push(`### ${type.replace('_', ' ')}`);
+      for (const f of facts) out.push(`- ${f.value} (${f.sources.slice(0, 3).map((s) => `r${s}`).join(', ')}${f.version > 1 && f.reason !== 'repeated' ? `; v${f.version}, ${f.reason}` : ''})`);
+    }
+    if (pending.length) {
+      out.push('### pending confirmation (NOT in force: came from tool output or model text)');
+      for (const f of pending) out.push(`- ${f.value} (from ${f.writer}, r${f.sources[0]})`);
+    }
+    return out.join('\n');
+  }
+
+  toJSON(): { state: Fact[]; pending: Fact[]; conflicts: readonly Conflict[] } {
+    return { state: this.facts().filter((f) => f.status !== 'pending'), pending: this.pending(), conflicts: this.conflictLog };
+  }
+}
+
+/** Rebuilds the state of a session from its units (for the drift check and the stress test). */
+export function stateFromUnits(units: readonly Unit[]): ProtectedState {
+  const state = new ProtectedState();
+  for (const unit of units) state.observeUnit(unit);
+  return state;
+}
+
+export type { RawRecord };
