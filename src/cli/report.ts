@@ -8,6 +8,7 @@ import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engin
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
+import type { Conflict, Fact } from '../core/state';
 
 export interface ProjectOptions {
   readonly window: number;
@@ -30,6 +31,10 @@ export interface ProjectJson {
   summary: ReturnType<typeof summaryToJson>;
   artifacts: { path: string; reads: number; writes: number }[];
   compactions: { atRecord: number; tier: number; before: number; after: number }[];
+  state: Fact[];
+  pending: Fact[];
+  conflicts: readonly Conflict[];
+  ledger: ReplayResult['ledger'];
 }
 
 export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
@@ -61,6 +66,8 @@ export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
     summary: summaryToJson(engine.currentSummary),
     artifacts: result.session.artifacts.entries().map((a) => ({ path: a.path, reads: a.reads, writes: a.modifications + a.creations })),
     compactions: engine.compactions.map((c: Compaction) => ({ atRecord: c.atRecord, tier: c.tier, before: c.before, after: c.after })),
+    ...result.session.state.toJSON(),
+    ledger: result.ledger,
   };
 }
 
@@ -86,6 +93,11 @@ export function formatReport(budget: Budget, result: ReplayResult, title: string
     `model calls replayed: ${t.steps}; compactions by tier: ①${t.compactionsPerTier['1']} ②${t.compactionsPerTier['2']} ③${t.compactionsPerTier['3']} ④${t.compactionsPerTier['4']}; floor summaries: ${t.floorSummaries}; anti-thrash holds: ${t.antiThrashHolds}`,
   );
   out.push(`largest context sent: ${t.maxTokens} tokens; tokens sent over the replay: ${t.tokensSent}, of which a prompt cache could reuse ${t.cacheReusedTokens} (${t.tokensSent ? ((100 * t.cacheReusedTokens) / t.tokensSent).toFixed(1) : '0.0'}%)`);
+  const state = result.session.state;
+  out.push(`protected state: ${state.active().length} active facts, ${state.pending().length} pending confirmation, ${state.conflicts().length} summary conflicts (the fact won)`);
+  const omitted = result.ledger.defects.filter((d) => d.disposition === 'omitted').length;
+  const unsupported = result.ledger.defects.filter((d) => d.disposition === 'unsupported').length;
+  out.push(`loss ledger over ${result.ledger.boundaries.length} compaction boundaries: ${omitted} critical items omitted, ${unsupported} unsupported summary lines`);
   const notLoaded = engine.notLoaded();
   out.push('');
   out.push(`## Not loaded (${notLoaded.length})`);

@@ -8,6 +8,7 @@
 import { MESSAGE_OVERHEAD_TOKENS } from './budget';
 import type { Compaction, ProjectedMessage, StepReport } from './engine';
 import { CompactionSession, type SessionOptions } from './session';
+import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
 import type { TokenCounter } from './tokens';
 import type { RawRecord } from './types';
 
@@ -56,6 +57,8 @@ export interface ReplayOptions extends SessionOptions {
 
 export interface ReplayResult {
   readonly session: CompactionSession;
+  /** The loss ledger: per compaction boundary, counts, and every defect found. */
+  readonly ledger: { readonly boundaries: LedgerCounts[]; readonly defects: LedgerEntry[] };
   readonly messages: ProjectedMessage[];
   /** o200k tokens of the contents of `messages`. */
   readonly tokens: number;
@@ -105,6 +108,8 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
   let holds = 0;
   let pendingMs = 0;
   let step = 0;
+  const boundaries: LedgerCounts[] = [];
+  const defects: LedgerEntry[] = [];
 
   const modelCall = async (atRecord: number): Promise<{ report: StepReport; messages: ProjectedMessage[]; tokens: number }> => {
     const t0 = clock.now();
@@ -112,6 +117,13 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
     const ms = pendingMs + (clock.now() - t0);
     pendingMs = 0;
     const messages = session.engine.project();
+    if (report.compactions.length > 0) {
+      const summary = session.engine.currentSummary;
+      if (summary) session.state.checkSummary(summary);
+      const checked = checkBoundary(atRecord, session.state, messages, summary, session.engine.coverageEnd);
+      boundaries.push(checked.counts);
+      defects.push(...checked.entries);
+    }
     const counts = meter.contentTokens(messages);
     const tokens = counts.reduce((a, b) => a + b, 0);
     let reused = 0;
@@ -160,5 +172,5 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
     cacheReusedTokens: cacheReused,
     maxTokens,
   };
-  return { session, messages: final.messages, tokens: final.tokens, lines, totals };
+  return { session, messages: final.messages, tokens: final.tokens, lines, totals, ledger: { boundaries, defects } };
 }

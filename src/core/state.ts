@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { contentHash } from './hash';
-import { extractConstraints, looksLikeCode, splitSentences, topicKey } from './summarizer';
+import { extractConstraints, isRequestText, looksLikeCode, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
@@ -73,6 +73,20 @@ function significantWords(text: string): Set<string> {
       .filter((w) => w.length >= 4 && !STOP.has(w)),
   );
 }
+
+/** The opening of a request, verbatim: its first sentence, cut at a word boundary within GOAL_MAX_CHARS. */
+function goalOf(text: string): string {
+  const line = (text.split('\n').find((l) => l.trim() !== '') ?? text).trim();
+  const end = /[.!?](\s|$)/.exec(line);
+  const first = end ? line.slice(0, end.index + 1) : line;
+  if (first.length <= GOAL_MAX_CHARS) return first;
+  const cut = first.slice(0, GOAL_MAX_CHARS);
+  const space = cut.lastIndexOf(' ');
+  return space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
+}
+
+/** Shorter than the request log's clip, so a goal stays a verbatim part of its request. */
+const GOAL_MAX_CHARS = 200;
 
 function factId(type: FactType, value: string): string {
   return `${type}-${topicKey(value, 4)}-${contentHash(value).slice(0, 6)}`;
@@ -160,9 +174,8 @@ export class ProtectedState {
 
   private observeUser(part: Part): void {
     const text = part.text.trim();
-    if (!text || /^<(local-command-stdout|system-reminder)>/.test(text)) return;
-    const first = splitSentences(text)[0] ?? text.split('\n')[0]!.slice(0, 300);
-    this.create('goal', first, part.record, 'user', 'active', 'the user asked');
+    if (!isRequestText(text)) return;
+    this.create('goal', goalOf(text), part.record, 'user', 'active', 'the user asked');
     for (const c of extractConstraints(text)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');

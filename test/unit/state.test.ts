@@ -124,3 +124,18 @@ describe('protected state', function () {
     assert.deepEqual(s.state.facts(), rebuilt.facts());
   });
 });
+
+describe('loss ledger', () => {
+  it('reports an omitted critical fact and an unsupported summary line, and counts the retained ones', async () => {
+    const { checkBoundary } = await import('../../src/core/ledger');
+    const b = new RecordBuilder().user('Build the exporter. Never upload customer files.').step('ok').user('Next part.');
+    const state = stateOf(b);
+    const summary = new SummaryBuilder(emptySummary());
+    summary.upsert('Findings', { key: 'ghost', text: 'something nobody said', sources: [], priority: 3 });
+    const folded = checkBoundary(7, state, [{ role: 'user', content: 'Build the exporter.' }], summary.build(3, 1), 3);
+    assert.deepEqual(folded.counts, { atRecord: 7, retained: 1, superseded: 0, omitted: 2, unsupported: 1 });
+    assert.deepEqual(folded.entries.filter((e) => e.disposition === 'omitted').map((e) => e.item).sort(), ['Never upload customer files.', 'Next part.']);
+    const inView = checkBoundary(7, state, [], undefined, 0);
+    assert.equal(inView.counts.omitted, 0, 'facts whose records are still in view are retained as written');
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The loss ledger: at every compaction boundary, each critical item before vs
+ * after — retained, superseded or omitted — and every unsupported (unsourced)
+ * assertion of the summary. An omitted critical item or an unsupported line is
+ * a defect the engine reports.
+ */
+import type { ProjectedMessage } from './engine';
+import type { Fact, ProtectedState } from './state';
+import { FACT_SECTIONS, type SummaryState } from './summary';
+
+export type Disposition = 'retained' | 'superseded' | 'omitted' | 'unsupported';
+
+export interface LedgerEntry {
+  readonly atRecord: number;
+  readonly item: string;
+  readonly type: string;
+  readonly disposition: Disposition;
+  /** The rule that allowed the disposition, or the defect it is. */
+  readonly rule: string;
+}
+
+export interface LedgerCounts {
+  readonly atRecord: number;
+  readonly retained: number;
+  readonly superseded: number;
+  readonly omitted: number;
+  readonly unsupported: number;
+}
+
+const CRITICAL: ReadonlySet<Fact['type']> = new Set(['goal', 'constraint', 'permission', 'open_issue', 'decision']);
+
+function normalise(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/**
+ * Checks one compaction boundary: every critical fact the user or the session
+ * established must still be in the context word for word (or be superseded by
+ * a later version); every summary line must name its source.
+ */
+export function checkBoundary(
+  atRecord: number,
+  state: ProtectedState,
+  messages: readonly ProjectedMessage[],
+  summary: SummaryState | undefined,
+  coverageEnd: number,
+): { entries: LedgerEntry[]; counts: LedgerCounts } {
+  const context = normalise(messages.map((m) => m.content).join('\n'));
+  const entries: LedgerEntry[] = [];
+  let retained = 0;
+  let superseded = 0;
+  for (const fact of state.facts()) {
+    if (!CRITICAL.has(fact.type)) continue;
+    if (fact.status === 'superseded' || fact.status === 'deleted') {
+      superseded++;
+      continue;
+    }
+    if (fact.status === 'pending') continue;
+    // Retained: word for word in the context, or its source record is still in view as it was written.
+    if (context.includes(normalise(fact.value)) || fact.sources.some((s) => s >= coverageEnd)) retained++;
+    else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
+  }
+  let unsupported = 0;
+  for (const section of FACT_SECTIONS) {
+    for (const line of summary?.facts[section] ?? []) {
+      if (line.sources.length > 0) continue;
+      unsupported++;
+      entries.push({ atRecord, item: `${line.key}: ${line.text}`, type: section, disposition: 'unsupported', rule: 'defect: a summary line with no source record' });
+    }
+  }
+  const omitted = entries.filter((e) => e.disposition === 'omitted').length;
+  return { entries, counts: { atRecord, retained, superseded, omitted, unsupported } };
+}
