@@ -43,7 +43,12 @@ describe('context-keeper CLI', function () {
     const r = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
     assert.equal(r.code, 0, r.err);
     const json = JSON.parse(r.out);
-    assert.deepEqual(Object.keys(json), ['window', 'reserve', 'trigger', 'stop', 'tokens', 'messages', 'notLoaded', 'summary', 'artifacts', 'compactions']);
+    // the contract's fields, in order, then the extensions (state channel, loss ledger)
+    assert.deepEqual(Object.keys(json).slice(0, 10), ['window', 'reserve', 'trigger', 'stop', 'tokens', 'messages', 'notLoaded', 'summary', 'artifacts', 'compactions']);
+    assert.deepEqual(Object.keys(json).slice(10), ['state', 'pending', 'conflicts', 'ledger']);
+    assert.ok(json.state.some((f: { type: string; value: string; status: string }) => f.type === 'constraint' && f.value === 'Never change the public API.' && f.status === 'active'));
+    assert.ok(json.ledger.boundaries.length >= 2);
+    assert.deepEqual(json.ledger.defects, []);
     assert.equal(json.trigger, 9100);
     assert.equal(json.stop, 7000);
     assert.ok(json.tokens <= 14000, `${json.tokens}`);
