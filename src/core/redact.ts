@@ -54,7 +54,7 @@ export function redact(text: string): RedactionResult {
   if (text.length === 0) return { text, redactions: [] };
   const scanner = new Scanner(text);
   const candidates: Candidate[] = [];
-  scanner.run((start, end, kind, priority) => {
+  scanner.scan((start, end, kind, priority) => {
     if (!scanner.isProtected(start, end)) candidates.push({ start, end, kind, priority });
     return false;
   });
@@ -79,7 +79,7 @@ export function containsSecret(text: string): boolean {
   if (text.length === 0) return false;
   const scanner = new Scanner(text);
   let found = false;
-  scanner.run((start, end) => {
+  scanner.scan((start, end) => {
     if (scanner.isProtected(start, end)) return false;
     found = true;
     return true;
@@ -150,34 +150,35 @@ function choose(candidates: Candidate[]): Candidate[] {
 // ---------------------------------------------------------------------------
 // Character classes (ASCII lookup tables)
 
-function charTable(spec: string): Uint8Array {
+/** A lookup table from `ranges` (pairs of inclusive bounds, `azAZ`) and single `chars`. */
+function charTable(ranges: string, chars = ''): Uint8Array {
   const t = new Uint8Array(128);
-  for (let i = 0; i < spec.length; i++) {
-    const a = spec.charCodeAt(i);
-    if (spec[i + 1] === '~' && i + 2 < spec.length) {
-      const b = spec.charCodeAt(i + 2);
-      for (let c = a; c <= b; c++) t[c] = 1;
-      i += 2;
-    } else {
-      t[a] = 1;
-    }
+  for (let i = 0; i + 1 < ranges.length; i += 2) {
+    for (let c = ranges.charCodeAt(i); c <= ranges.charCodeAt(i + 1); c++) t[c] = 1;
   }
+  for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1;
   return t;
 }
 
-/** `~` marks a range in these specs (so `-` can stand for itself). */
-const ALNUM = charTable('a~zA~Z0~9');
-const WORD = charTable('a~zA~Z0~9_');
-const TOKEN = charTable('a~zA~Z0~9_-');
-const IDENT = charTable('a~zA~Z0~9_.-');
-const LOCAL = charTable('a~zA~Z0~9._%+-');
-const DOMAIN = charTable('a~zA~Z0~9.-');
-const SCHEME = charTable('a~zA~Z0~9+.-');
-const SPACE = charTable(' \t\n\r\f\v');
+const ALNUM = charTable('azAZ09');
+const UPPER_ALNUM = charTable('AZ09');
+const WORD = charTable('azAZ09', '_');
+const TOKEN = charTable('azAZ09', '_-');
+const ALNUM_DASH = charTable('azAZ09', '-');
+const BASE64 = charTable('azAZ09', '+/=');
+const TOKEN68 = charTable('azAZ09', '._~+/-');
+const LETTER_DASH = charTable('azAZ', '-');
+const SLACK_PATH = charTable('azAZ09', '_/-');
+const IDENT = charTable('azAZ09', '_.-');
+const LOCAL = charTable('azAZ09', '._%+-');
+const DOMAIN = charTable('azAZ09', '.-');
+const SCHEME = charTable('azAZ09', '+.-');
+const SPACE = charTable('', ' \t\n\r\f\v');
+const BLANK = charTable('', ' \t');
 /** Characters that end an unquoted value. */
-const VALUE_STOP = charTable(' \t\n\r\f\v"\'`,;&)]}<>\\');
+const VALUE_STOP = charTable('', ' \t\n\r\f\v"\'`,;)]}<>\\');
 /** Characters that end a URL authority (`user:pass@host:port`). */
-const AUTHORITY_STOP = charTable(' \t\n\r\f\v/?#"\'`<>\\');
+const AUTHORITY_STOP = charTable('', ' \t\n\r\f\v/?#"\'`<>\\');
 
 function inTable(table: Uint8Array, code: number): boolean {
   return code < 128 && table[code] === 1;
@@ -215,10 +216,9 @@ const MARKER = /\[REDACTED[^\]\r\n]{0,120}\]/g;
 
 const PREFIX_ANCHOR = '-----BEGIN |gh[pousr]_|github_pat_|sk-|[srp]k_|whsec_|xox[abporsce]-|xapp-|AIza|A(?:KIA|SIA|BIA|CCA)|eyJ|glpat-|npm_|hf_|SG\\.|hooks\\.slack\\.com/';
 const KEYWORD_ANCHOR = 'pass|pw|secret|token|key|auth|bearer';
+const USER_FLAG = '(?:^|[ \\t])(?:-u|--user|--proxy-user)(?:[ \\t]+|=)';
 
 interface TokenRule {
-  /** Sticky validator, run at the anchor. */
-  readonly re: RegExp;
   readonly kind: RedactionKind;
   /** Characters that may not precede the anchor. */
   readonly before: Uint8Array | null;
@@ -226,71 +226,76 @@ interface TokenRule {
   readonly prefix: number;
 }
 
-function tokenRule(anchor: string): TokenRule | null {
+const GITHUB: TokenRule = { kind: 'token', before: WORD, prefix: 4 };
+const GITHUB_PAT: TokenRule = { kind: 'token', before: WORD, prefix: 11 };
+const OPENAI: TokenRule = { kind: 'api-key', before: TOKEN, prefix: 3 };
+const STRIPE: TokenRule = { kind: 'api-key', before: WORD, prefix: 8 };
+const STRIPE_WEBHOOK: TokenRule = { kind: 'api-key', before: WORD, prefix: 6 };
+const SLACK_APP: TokenRule = { kind: 'token', before: TOKEN, prefix: 5 };
+const SLACK: TokenRule = { kind: 'token', before: TOKEN, prefix: 5 };
+const GOOGLE: TokenRule = { kind: 'api-key', before: TOKEN, prefix: 4 };
+const AWS_ID: TokenRule = { kind: 'aws-key', before: ALNUM, prefix: 4 };
+const JWT: TokenRule = { kind: 'jwt', before: TOKEN, prefix: 3 };
+const GITLAB: TokenRule = { kind: 'token', before: TOKEN, prefix: 6 };
+const NPM: TokenRule = { kind: 'token', before: WORD, prefix: 4 };
+const HUGGING_FACE: TokenRule = { kind: 'token', before: WORD, prefix: 3 };
+const SENDGRID: TokenRule = { kind: 'api-key', before: TOKEN, prefix: 3 };
+const SLACK_WEBHOOK: TokenRule = { kind: 'token', before: null, prefix: 16 };
+
+function ruleFor(anchor: string): TokenRule | null {
   switch (anchor) {
     case 'ghp_':
     case 'gho_':
     case 'ghu_':
     case 'ghs_':
     case 'ghr_':
-      return { re: /gh[pousr]_[A-Za-z0-9]{30,}/y, kind: 'token', before: WORD, prefix: 4 };
+      return GITHUB;
     case 'github_pat_':
-      return { re: /github_pat_[A-Za-z0-9_]{30,}/y, kind: 'token', before: WORD, prefix: 11 };
+      return GITHUB_PAT;
     case 'sk-':
-      return { re: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)/y, kind: 'api-key', before: TOKEN, prefix: 3 };
+      return OPENAI;
     case 'sk_':
     case 'rk_':
     case 'pk_':
-      return { re: /[srp]k_(?:live|test)_[A-Za-z0-9]{10,}/y, kind: 'api-key', before: WORD, prefix: 8 };
+      return STRIPE;
     case 'whsec_':
-      return { re: /whsec_[A-Za-z0-9+/=]{20,}/y, kind: 'api-key', before: WORD, prefix: 6 };
+      return STRIPE_WEBHOOK;
     case 'xapp-':
-      return { re: /xapp-[0-9]-[A-Za-z0-9-]{10,}/y, kind: 'token', before: TOKEN, prefix: 5 };
+      return SLACK_APP;
     case 'AIza':
-      return { re: /AIza[0-9A-Za-z_-]{35}/y, kind: 'api-key', before: TOKEN, prefix: 4 };
+      return GOOGLE;
     case 'AKIA':
     case 'ASIA':
     case 'ABIA':
     case 'ACCA':
-      return { re: /A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])/y, kind: 'aws-key', before: ALNUM, prefix: 4 };
+      return AWS_ID;
     case 'eyJ':
-      return { re: /eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,})?/y, kind: 'jwt', before: TOKEN, prefix: 3 };
+      return JWT;
     case 'glpat-':
-      return { re: /glpat-[A-Za-z0-9_-]{20,}/y, kind: 'token', before: TOKEN, prefix: 6 };
+      return GITLAB;
     case 'npm_':
-      return { re: /npm_[A-Za-z0-9]{36,}/y, kind: 'token', before: WORD, prefix: 4 };
+      return NPM;
     case 'hf_':
-      return { re: /hf_[A-Za-z0-9]{30,}/y, kind: 'token', before: WORD, prefix: 3 };
+      return HUGGING_FACE;
     case 'SG.':
-      return { re: /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/y, kind: 'api-key', before: TOKEN, prefix: 3 };
+      return SENDGRID;
     case 'hooks.slack.com/':
-      return { re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{16,}/y, kind: 'token', before: null, prefix: 16 };
+      return SLACK_WEBHOOK;
     default:
-      return anchor.startsWith('xox') ? { re: /xox[abporsce]-[A-Za-z0-9-]{10,}/y, kind: 'token', before: TOKEN, prefix: 5 } : null;
+      return anchor.startsWith('xox') ? SLACK : null;
   }
 }
 
-/** Memoised by anchor text: the anchor set is small and fixed. */
-const TOKEN_RULES = new Map<string, TokenRule | null>();
-function ruleFor(anchor: string): TokenRule | null {
-  let rule = TOKEN_RULES.get(anchor);
-  if (rule === undefined) {
-    rule = tokenRule(anchor);
-    TOKEN_RULES.set(anchor, rule);
-  }
-  return rule;
-}
+const OPENAI_SCOPES = ['ant-', 'proj-', 'svcacct-', 'admin-'];
+const STRIPE_MODES = ['live_', 'test_'];
+const SLACK_HOOKS = ['services/', 'workflows/', 'triggers/'];
 
-const PEM_BEGIN = /-----BEGIN ([A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
-const PEM_END = /-----END ([A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
+const PEM_BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
+const PEM_END = /-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
 /** Longest private-key block we look for an END line in; beyond it the key counts as truncated. */
 const PEM_MAX = 64 * 1024;
-const PEM_BASE64_LINE = /[A-Za-z0-9+/=]{1,200}/y;
 const PEM_HEADER_LINE = /[A-Za-z][A-Za-z-]{0,40}: [^\r\n\\]{0,200}/y;
 
-/** `Bearer <token>` and the value of an `Authorization` header. */
-const AUTH_VALUE = /(?:([A-Za-z][A-Za-z-]{0,30})[ \t]+)?([A-Za-z0-9._~+/-]+=*)/y;
-const TOKEN68 = /[A-Za-z0-9._~+/-]+=*/y;
 
 class Scanner {
   private readonly n: number;
@@ -304,10 +309,14 @@ class Scanner {
       const re = new RegExp(MARKER.source, 'g');
       for (let m = re.exec(text); m !== null; m = re.exec(text)) this.protectedRanges.push([m.index, m.index + m[0].length]);
     }
+    // An unquoted value ends at a space, a quote, `,;)]}<>\`, or at an `&` that starts the next query parameter.
     this.valueEnd = new Finder((from) => {
-      let i = from;
-      while (i < this.n && !inTable(VALUE_STOP, this.text.charCodeAt(i))) i++;
-      return i;
+      for (let i = from; i < this.n; i++) {
+        const c = this.text.charCodeAt(i);
+        if (inTable(VALUE_STOP, c)) return i;
+        if (c === 38 && this.isParameterStart(i + 1)) return i;
+      }
+      return this.n;
     });
   }
 
@@ -327,11 +336,39 @@ class Scanner {
   }
 
   /** Runs every detector; stops early when `emit` returns true. */
-  run(emit: Emit): void {
+  scan(emit: Emit): void {
     if (this.scanPrefixed(emit)) return;
     if (this.scanLabels(emit)) return;
     if (this.scanUrls(emit)) return;
+    if (this.scanUserFlags(emit)) return;
     this.scanEmails(emit);
+  }
+
+  /** `name=` at `i` (at most 64 name characters): the next query parameter after an `&`. */
+  private isParameterStart(i: number): boolean {
+    const max = Math.min(this.n, i + 64);
+    let j = i;
+    while (j < max && inTable(IDENT, this.code(j))) j++;
+    return j > i && j < max && this.code(j) === 61 && (isAlpha(this.code(i)) || this.code(i) === 95);
+  }
+
+  /** First index at or after `from` whose character is not in `table`. */
+  private run(table: Uint8Array, from: number): number {
+    let i = from;
+    while (i < this.n && inTable(table, this.text.charCodeAt(i))) i++;
+    return i;
+  }
+
+  /** End of a run of `table` characters from `from` if it is at least `min` long, else -1. */
+  private atLeast(table: Uint8Array, from: number, min: number): number {
+    const e = this.run(table, from);
+    return e - from >= min ? e : -1;
+  }
+
+  /** Length of the first of `options` found at `at`, else -1. */
+  private literalAt(at: number, options: readonly string[]): number {
+    for (const o of options) if (this.text.startsWith(o, at)) return o.length;
+    return -1;
   }
 
   private nextOf(needle: string, from: number): number {
@@ -368,15 +405,70 @@ class Scanner {
       const rule = ruleFor(m[0]);
       if (rule === null) continue;
       if (at > 0 && rule.before !== null && inTable(rule.before, this.code(at - 1))) continue;
-      rule.re.lastIndex = at;
-      const v = rule.re.exec(t);
-      if (v === null) continue;
-      const end = at + v[0].length;
-      if (isFiller(v[0].slice(rule.prefix))) continue;
+      const end = this.tokenEnd(rule, at + m[0].length);
+      if (end === -1 || isFiller(t.slice(at + rule.prefix, end))) continue;
       if (emit(at, end, rule.kind, P_PREFIX)) return true;
       anchor.lastIndex = end;
     }
     return false;
+  }
+
+  /** End of the token of `rule` whose anchor ends at `a`, or -1. */
+  private tokenEnd(rule: TokenRule, a: number): number {
+    switch (rule) {
+      case GITHUB:
+        return this.atLeast(ALNUM, a, 36);
+      case GITHUB_PAT:
+        return this.atLeast(WORD, a, 30);
+      case OPENAI: {
+        const scope = this.literalAt(a, OPENAI_SCOPES);
+        if (scope !== -1) return this.atLeast(TOKEN, a + scope, 20);
+        const e = this.atLeast(ALNUM, a, 20);
+        return e === -1 ? -1 : this.run(TOKEN, e);
+      }
+      case STRIPE: {
+        const mode = this.literalAt(a, STRIPE_MODES);
+        return mode === -1 ? -1 : this.atLeast(ALNUM, a + mode, 10);
+      }
+      case STRIPE_WEBHOOK:
+        return this.atLeast(BASE64, a, 20);
+      case SLACK_APP: {
+        const d = this.code(a);
+        return d >= 48 && d <= 57 && this.code(a + 1) === 45 ? this.atLeast(ALNUM_DASH, a + 2, 10) : -1;
+      }
+      case SLACK:
+        return this.atLeast(ALNUM_DASH, a, 10);
+      case GOOGLE:
+        return this.atLeast(TOKEN, a, 35);
+      case AWS_ID: {
+        const e = this.run(UPPER_ALNUM, a);
+        return e - a === 16 && !inTable(ALNUM, this.code(e)) ? e : -1;
+      }
+      case JWT: {
+        const header = this.atLeast(TOKEN, a, 7);
+        if (header === -1 || this.code(header) !== 46) return -1;
+        const payload = this.atLeast(TOKEN, header + 1, 8);
+        if (payload === -1 || this.code(payload) !== 46) return -1;
+        const signature = this.atLeast(TOKEN, payload + 1, 8);
+        return signature === -1 ? payload + 1 : signature;
+      }
+      case GITLAB:
+        return this.atLeast(TOKEN, a, 20);
+      case NPM:
+        return this.atLeast(ALNUM, a, 36);
+      case HUGGING_FACE:
+        return this.atLeast(ALNUM, a, 30);
+      case SENDGRID: {
+        const first = this.atLeast(TOKEN, a, 16);
+        return first === -1 || this.code(first) !== 46 ? -1 : this.atLeast(TOKEN, first + 1, 16);
+      }
+      case SLACK_WEBHOOK: {
+        const hook = this.literalAt(a, SLACK_HOOKS);
+        return hook === -1 ? -1 : this.atLeast(SLACK_PATH, a + hook, 16);
+      }
+      default:
+        return -1;
+    }
   }
 
   /** End of the private key that starts at `at` (a `-----BEGIN `), or -1. */
@@ -411,21 +503,21 @@ class Scanner {
       i += sep;
       const blank = this.lineBreak(i);
       if (blank > 0 && afterHeader) i += blank;
-      PEM_BASE64_LINE.lastIndex = i;
-      let m = PEM_BASE64_LINE.exec(t);
-      let header = false;
-      if (m !== null) {
-        const after = i + m[0].length;
-        if (after < this.n && this.lineBreak(after) === 0 && !isQuote(this.code(after))) {
-          PEM_HEADER_LINE.lastIndex = i;
-          m = PEM_HEADER_LINE.exec(t);
-          header = true;
-        }
+      // A base64 line, ending at a line break, a quote or the end of the text.
+      const after = this.run(BASE64, i);
+      if (after > i && (after === this.n || this.lineBreak(after) > 0 || isQuote(this.code(after)))) {
+        i = after;
+        end = i;
+        afterHeader = false;
+        continue;
       }
-      if (m === null) break;
-      i += m[0].length;
+      // Or a `Name: value` header line (Proc-Type, DEK-Info, Comment).
+      PEM_HEADER_LINE.lastIndex = i;
+      const header = PEM_HEADER_LINE.exec(t);
+      if (header === null) break;
+      i += header[0].length;
       end = i;
-      afterHeader = header;
+      afterHeader = true;
     }
     return end;
   }
@@ -512,7 +604,7 @@ class Scanner {
     }
     let spaced = false;
     if (!sep) {
-      if (!isFlag || p === keyEnd || p !== ie) return -1;
+      if (!isFlag || p === keyEnd || keyEnd !== ie) return -1;
       spaced = true; // `--password hunter2`
     }
     const rule = classifyLabel(t.slice(is, ie), isFlag);
@@ -539,10 +631,10 @@ class Scanner {
       let close = this.nextOf(quoteChar, vs);
       // An escaped quote inside a normally quoted value does not close it (bounded).
       if (!escaped) {
-        let guard = 0;
-        while (close < n && close - vs <= 1024 && this.code(close - 1) === 92 && guard++ < 32) {
-          const next = t.indexOf(quoteChar, close + 1);
-          close = next === -1 ? n : next;
+        const limit = Math.min(n, vs + 1025);
+        while (close < limit && this.code(close - 1) === 92) {
+          close++;
+          while (close < limit && this.code(close) !== q) close++;
         }
       }
       if (close >= n || close - vs > 1024 || this.nextOf('\n', vs) < close) return -1;
@@ -565,29 +657,40 @@ class Scanner {
 
   /** `Authorization: Bearer <token>` / `Basic <b64>` / `<token>`: the token after the scheme. */
   private authorizationValue(from: number, limit: number, emit: Emit): number {
-    AUTH_VALUE.lastIndex = from;
-    const m = AUTH_VALUE.exec(this.text);
-    if (m === null) return -1;
-    const token = m[2] ?? '';
-    const end = from + m[0].length;
-    const start = end - token.length;
+    // An optional scheme word followed by blanks, then a token68.
+    let start = from;
+    let scheme = false;
+    const word = this.run(LETTER_DASH, from);
+    if (word > from && word - from <= 31 && isAlpha(this.code(from))) {
+      const blank = this.run(BLANK, word);
+      if (blank > word && this.run(TOKEN68, blank) > blank) {
+        start = blank;
+        scheme = true;
+      }
+    }
+    const end = this.tokenEnd68(start);
+    const token = this.text.slice(start, end);
     if (end > limit || token.length < 8 || isPlaceholder(token)) return -1;
-    if (m[1] === undefined && /^[A-Za-z]+$/.test(token) && token.length < 16) return -1;
+    if (!scheme && /^[A-Za-z]+$/.test(token) && token.length < 16) return -1;
     return emit(start, end, 'token', P_AUTH) ? STOP : end;
+  }
+
+  /** End of a token68 (`[A-Za-z0-9._~+/-]+=*`) starting at `from`. */
+  private tokenEnd68(from: number): number {
+    let e = this.run(TOKEN68, from);
+    if (e === from) return from;
+    while (e < this.n && this.code(e) === 61) e++;
+    return e;
   }
 
   /** `Bearer <token>` in running text: only a token that looks random. */
   private bareBearer(from: number, emit: Emit): number {
-    let p = from;
-    while (p < this.n && p - from < 4 && (this.code(p) === 32 || this.code(p) === 9)) p++;
-    if (p === from) return -1;
-    TOKEN68.lastIndex = p;
-    const m = TOKEN68.exec(this.text);
-    if (m === null) return -1;
-    const token = m[0];
-    const end = p + token.length;
-    if (end < this.n && !inTable(VALUE_STOP, this.code(end))) return -1;
-    if (token.length < 16 || isPlaceholder(token)) return -1;
+    const p = this.run(BLANK, from);
+    if (p === from || p - from > 4) return -1;
+    const end = this.tokenEnd68(p);
+    if (end - p < 16) return -1;
+    const token = this.text.slice(p, end);
+    if (isPlaceholder(token)) return -1;
     const random = /[0-9]/.test(token) || (token.length >= 20 && /[a-z]/.test(token) && /[A-Z]/.test(token));
     if (!random) return -1;
     return emit(p, end, 'token', P_AUTH) ? STOP : end;
@@ -615,12 +718,55 @@ class Scanner {
         if (c === 64) lastAt = e;
         else if (c === 58 && colon === -1) colon = e;
       }
-      if (lastAt === -1 || colon === -1 || colon > lastAt || e === max) continue;
+      if (lastAt === -1 || colon === -1 || colon > lastAt || (e === max && max < n)) continue;
       const password = t.slice(colon + 1, lastAt);
       if (password.length === 0 || isPlaceholder(password)) continue;
       const scheme = t.slice(s, u).toLowerCase();
       const kind: RedactionKind = DB_SCHEMES.has(scheme) ? 'connection-string' : 'password';
       if (emit(colon + 1, lastAt, kind, P_URL)) return true;
+    }
+    return false;
+  }
+
+  // -- `curl -u user:password`, `--user user:password` ------------------------
+
+  private scanUserFlags(emit: Emit): boolean {
+    const t = this.text;
+    if (!t.includes('-u') && !t.includes('--user') && !t.includes('--proxy-user')) return false;
+    const anchor = new RegExp(USER_FLAG, 'gm');
+    // Only for HTTP clients: `docker run -u 1000:1000` and `-u node:staff` are a user and a group.
+    // `client` walks forward to the last `curl`/`wget`/`http` before each flag.
+    const client = /curl|wget|http/gi;
+    let lastClient = -1;
+    for (let m = anchor.exec(t); m !== null; m = anchor.exec(t)) {
+      while (client.lastIndex <= m.index) {
+        const c = client.exec(t);
+        if (c === null || c.index >= m.index) {
+          if (c !== null) client.lastIndex = c.index;
+          break;
+        }
+        lastClient = c.index;
+      }
+      if (lastClient === -1 || m.index - lastClient > 200 || this.nextOf('\n', lastClient) < m.index) continue;
+      let p = anchor.lastIndex;
+      const q = this.code(p);
+      let end: number;
+      if (q === 34 || q === 39) {
+        p++;
+        end = this.nextOf(String.fromCharCode(q), p);
+        if (end >= this.n || end - p > 512 || this.nextOf('\n', p) < end) continue;
+      } else {
+        end = this.valueEnd.next(p);
+        if (end - p > 512) continue;
+      }
+      let colon = p;
+      while (colon < end && this.code(colon) !== 58) colon++;
+      if (colon >= end) continue;
+      const user = t.slice(p, colon);
+      const password = t.slice(colon + 1, end);
+      if (password.length === 0 || isPlaceholder(password) || isPlaceholder(user) || /^[0-9]+$/.test(password)) continue;
+      if (emit(colon + 1, end, 'password', P_LABEL)) return true;
+      anchor.lastIndex = end;
     }
     return false;
   }
@@ -633,14 +779,24 @@ class Scanner {
     let at = t.indexOf('@');
     while (at !== -1) {
       let next = at + 1;
+      // The domain first: most `@`s (decorators, npm scopes, versions) fail here cheaply.
+      let e = at + 1;
+      const maxE = Math.min(n, at + 1 + 255);
+      let dot = false;
+      for (; e < maxE; e++) {
+        const c = this.code(e);
+        if (!inTable(DOMAIN, c)) break;
+        if (c === 46) dot = true;
+      }
+      if (!dot || e === at + 1) {
+        at = t.indexOf('@', next);
+        continue;
+      }
       let s = at;
       const minS = Math.max(0, at - 64);
       while (s > minS && inTable(LOCAL, this.code(s - 1))) s--;
       const localTooLong = s === minS && s > 0 && inTable(LOCAL, this.code(s - 1));
       while (s < at && this.code(s) === 46) s++;
-      let e = at + 1;
-      const maxE = Math.min(n, at + 1 + 255);
-      while (e < maxE && inTable(DOMAIN, this.code(e))) e++;
       const domainTooLong = e === maxE && e < n && inTable(DOMAIN, this.code(e));
       while (e > at + 1 && (this.code(e - 1) === 46 || this.code(e - 1) === 45)) e--;
       if (!localTooLong && !domainTooLong && s < at && this.code(at - 1) !== 46 && validDomain(t.slice(at + 1, e)) && !this.isUrlUserinfo(s) && t.slice(s, at) !== 'git') {
@@ -716,8 +872,22 @@ const API_KEY_RULE: LabelRule = { kind: 'api-key', min: 8, spaces: false };
 const PASSWORD_SUFFIX = /(?:password|passwd|passphrase|passwort|passcode)$/;
 const API_KEY_SUFFIX = /(?:apikey|apisecret|secret|secretkey|secretkeybase|signingkey|encryptionkey|masterkey|accountkey|authkey|accesskeysecret)$/;
 
-/** What an identifier labels, judged by how it ends (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
+/** Identifiers repeat (`password`, `token`, `API_KEY`): their classification is cached. */
+const LABEL_CACHE = new Map<string, LabelRule | null>();
+
 function classifyLabel(ident: string, isFlag: boolean): LabelRule | null {
+  const key = isFlag ? '-' + ident : ident;
+  let rule = LABEL_CACHE.get(key);
+  if (rule === undefined) {
+    if (LABEL_CACHE.size >= 4096) LABEL_CACHE.clear();
+    rule = classifyIdentifier(ident, isFlag);
+    LABEL_CACHE.set(key, rule);
+  }
+  return rule;
+}
+
+/** What an identifier labels, judged by how it ends (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
+function classifyIdentifier(ident: string, isFlag: boolean): LabelRule | null {
   const norm = ident.toLowerCase().replace(/[-_.]/g, '');
   if (norm.length < 2) return null;
   if (norm.endsWith('authorization')) return AUTH_RULE;
@@ -755,15 +925,14 @@ const STOPWORDS = new Set([
 function acceptValue(value: string, rule: LabelRule, quoted: boolean, spaced: boolean): boolean {
   if (value.length < rule.min || isPlaceholder(value)) return false;
   const lower = value.toLowerCase();
-  if (KEYWORDS.has(lower)) return false;
+  if (KEYWORDS.has(lower) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
   if (quoted) {
     if (!rule.spaces && /\s/.test(value)) return false;
-    if (/^\s|\s$/.test(value) && value.trim().length < rule.min) return false;
-    return true;
+    return value.trim().length >= rule.min;
   }
   if (STOPWORDS.has(lower) || looksLikeCode(value) || looksLikePath(value)) return false;
   // `--password flag` in prose: a spaced flag value must not be a plain lowercase word.
-  if (spaced && /^[a-z]+$/.test(value)) return false;
+  if (spaced && (/^[a-z]+$/.test(value) || value.startsWith('-'))) return false;
   return true;
 }
 
@@ -797,7 +966,7 @@ function looksLikeCode(value: string): boolean {
   if (/^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[(\[]?/.test(value) && /^[\w$.?]+[(\[]?$/.test(value)) return true;
   if (/^[A-Za-z_$][\w$.]*[(\[]/.test(value)) return true;
   // An identifier naming the secret rather than holding it: `accessToken`, `user_password`, `Password`.
-  if (/^[A-Za-z_$][\w$]*$/.test(value) && /pass|pwd|secret|token|key|auth|cred/i.test(value) && /[a-z][A-Z]|_|^[A-Z][a-z]/.test(value)) return true;
+  if (/^[A-Za-z_$][\w$]*[A-Za-z_$]$/.test(value) && /pass|pwd|secret|token|key|auth|cred/i.test(value) && /[a-z][A-Z]|_|^[A-Z][a-z]+$/.test(value)) return true;
   return false;
 }
 

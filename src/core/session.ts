@@ -8,6 +8,7 @@ import { ArtifactIndex } from './artifacts';
 import type { Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
 import { SessionRecord } from './parts';
+import { redact } from './redact';
 import { ProtectedState } from './state';
 import { InMemorySnapshotStore, InMemoryToolCompactionStore, type SnapshotStore, type ToolCompactionStore } from './store';
 import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
@@ -65,6 +66,7 @@ export class CompactionSession {
       budget: options.budget,
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(cap !== undefined ? { summaryCap: cap } : {}),
+      redact: (text: string) => redact(text).text,
       blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.revision; } }],
     });
   }

@@ -17,6 +17,7 @@
  */
 import { z } from 'zod';
 import { contentHash } from './hash';
+import { containsSecret, redact } from './redact';
 import { extractConstraints, isRequestText, looksLikeCode, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { exitCode, fileTouches, shellCommand } from './tools';
@@ -130,7 +131,8 @@ export class ProtectedState {
   }
 
   private write(fact: Fact): Fact {
-    const parsed = FactSchema.parse(fact);
+    // Secrets and personal data never enter a fact (the raw record keeps them).
+    const parsed = FactSchema.parse(containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact);
     if (!this.latest.has(parsed.id)) this.order.push(parsed.id);
     this.latest.set(parsed.id, parsed);
     this.history.push(parsed);
@@ -138,7 +140,8 @@ export class ProtectedState {
     return parsed;
   }
 
-  private create(type: FactType, value: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
+  private create(type: FactType, text: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
+    const value = containsSecret(text) ? redact(text).text : text;
     const id = factId(type, value);
     const existing = this.latest.get(id);
     if (existing) {

@@ -9,6 +9,7 @@
  */
 import { enforceCap, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type RequestLine, type SummaryState } from './summary';
 import { exitCode, fileTouches, shellCommand, classifyTool } from './tools';
+import { redact } from './redact';
 import type { TokenCounter } from './tokens';
 import type { Part, ToolInvocation, Unit } from './types';
 
@@ -92,7 +93,7 @@ export function isRequestText(text: string): boolean {
 }
 
 export function requestLine(ordinal: number, record: number, text: string): RequestLine {
-  const t = text.trim();
+  const t = redact(text.trim()).text;
   if (t.length <= REQUEST_MAX_CHARS) return { ordinal, text: t, record, elided: 0 };
   return { ordinal, text: t.slice(0, REQUEST_MAX_CHARS), record, elided: t.length - REQUEST_MAX_CHARS };
 }

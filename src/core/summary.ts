@@ -8,6 +8,7 @@
  * request log and safety constraints (P0) and deliverable paths (P1) stay.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
+import { containsSecret, redact } from './redact';
 import type { TokenCounter } from './tokens';
 
 export const SECTION_NAMES = [
@@ -97,7 +98,9 @@ export class SummaryBuilder {
    * Superseding in the same section replaces the line in place (sources are
    * merged); a key moving to another section leaves its old section.
    */
-  upsert(section: FactSection, line: FactLine): void {
+  upsert(section: FactSection, raw: FactLine): void {
+    // Secrets and personal data never enter a summary (the raw record keeps them).
+    const line: FactLine = containsSecret(raw.text) ? { ...raw, text: redact(raw.text).text } : raw;
     for (const name of FACT_SECTIONS) {
       const lines = this.facts[name];
       const at = lines.findIndex((l) => l.key === line.key);
@@ -119,7 +122,10 @@ export class SummaryBuilder {
   }
 
   build(coverageEnd: number, folds: number): SummaryState {
-    return { coverageEnd, requests: this.requests, facts: this.facts, current: this.current, folds };
+    const clean = (t: string): string => (containsSecret(t) ? redact(t).text : t);
+    const c = this.current;
+    const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
+    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds };
   }
 }
 

@@ -3,6 +3,7 @@
  * hand-made input (see test/unit/evalMetrics.test.ts).
  */
 import { SessionRecord } from '../core/parts';
+import { redact } from '../core/redact';
 import { ExtractiveSummarizer, protectedFromRaw } from '../core/summarizer';
 import {
   FACT_SECTIONS,
@@ -132,7 +133,8 @@ export function citations(summary: SummaryState | undefined, records: readonly R
   for (const r of summary.requests) {
     facts++;
     const record = records[r.record];
-    if (record && record.role === 'user' && normaliseText(record.content).startsWith(normaliseText(r.text))) valid++;
+    // The request log holds the user's words with secrets redacted.
+    if (record && record.role === 'user' && normaliseText(redact(record.content).text).startsWith(normaliseText(r.text))) valid++;
     else problems.push(`request #${r.ordinal} does not match record r${r.record}`);
   }
   for (const section of FACT_SECTIONS) {

@@ -139,3 +139,34 @@ describe('loss ledger', () => {
     assert.equal(inView.counts.omitted, 0, 'facts whose records are still in view are retained as written');
   });
 });
+
+describe('secrets', () => {
+  it('a planted secret appears in no summary, fact, index or projected context; the raw record keeps it', async () => {
+    const key = 'sk-' + 'proj-' + 'Q7x'.repeat(12);
+    const mail = 'jane.doe' + '@' + 'example.org';
+    const b = new RecordBuilder().user(`Deploy with the key ${key} and mail ${mail} when done. Never print the key ${key}.`);
+    for (let i = 0; i < 40; i++) {
+      b.step(i === 3 ? `I'll use the key ${key} for the deploy.` : `Step ${i}.`, [
+        { name: 'Bash', input: { command: `curl -H "Authorization: Bearer ${key}" https://api.example.org/${i}` }, output: `ok ${i} for ${mail}\n`.repeat(60) + 'Exit code: 0' },
+      ]);
+    }
+    const s = newSession(budgetOf(12_000, 1_000));
+    await play(s, b.records);
+    await s.step(b.records.length);
+    assert.ok(s.engine.coverageEnd > 0);
+    const { renderSummary } = await import('../../src/core/summary');
+    const places: [string, string][] = [
+      ['summary', renderSummary(s.engine.currentSummary!)],
+      ['facts', JSON.stringify(s.state.audit())],
+      ['artifact index', JSON.stringify(s.artifacts.entries())],
+      ['projected context', s.engine.project().map((m) => m.content).join('\n')],
+    ];
+    for (const [where, text] of places) {
+      assert.ok(!text.includes(key), `${where} holds the key`);
+      assert.ok(!text.includes(mail), `${where} holds the e-mail address`);
+    }
+    assert.match(places[3]![1], /\[REDACTED:/);
+    assert.ok(s.record.records[0]!.content.includes(key), 'the raw record keeps the original');
+    assert.ok(s.viewToolCall('call_1')!.input.includes(key), 'an explicit view shows it');
+  });
+});
