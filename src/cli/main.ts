@@ -11,10 +11,35 @@ import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core
 import { CharRatioTokenCounter } from '../core/tokens';
 import { computeBudget } from '../core/budget';
 import { SessionStore } from '../store/sessionStore';
+import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { ExtractiveSummarizer } from '../core/summarizer';
+import { summaryToJson, type SummaryState } from '../core/summary';
 import { formatReport, projectJson, runProjection } from './report';
 import { persistenceFor, sessionIdFor, StoreMismatchError } from './storeRun';
 
 export class UsageError extends Error {}
+
+/** Per section: lines shared by two summaries, and those only one of them has. */
+export function summaryDiff(current: SummaryState, rebuilt: SummaryState): {
+  protectedIdentical: boolean;
+  sections: Record<string, { shared: number; onlyCurrent: string[]; onlyRebuilt: string[] }>;
+} {
+  const lines = (s: SummaryState): Record<string, string[]> => {
+    const json = summaryToJson(s);
+    return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+  };
+  const a = lines(current);
+  const b = lines(rebuilt);
+  const sections: Record<string, { shared: number; onlyCurrent: string[]; onlyRebuilt: string[] }> = {};
+  for (const key of Object.keys(a)) {
+    const x = new Set(a[key]);
+    const y = new Set(b[key] ?? []);
+    sections[key] = { shared: [...x].filter((l) => y.has(l)).length, onlyCurrent: [...x].filter((l) => !y.has(l)), onlyRebuilt: [...y].filter((l) => !x.has(l)) };
+  }
+  const safety = (s: SummaryState): string => s.facts.Constraints.filter((l) => l.priority === 0).map((l) => l.text).sort().join('\n');
+  const protectedIdentical = JSON.stringify(a.Requests) === JSON.stringify(b.Requests) && safety(current) === safety(rebuilt);
+  return { protectedIdentical, sections };
+}
 
 interface Options {
   window: number;
@@ -33,6 +58,8 @@ const USAGE = `usage: context-keeper <command> [options]
       one JSON line per model call, then a summary line
   view-tool-call <transcript | --db FILE [--session ID]> <toolCallId>
       print the full raw input and output of a tool call
+  rebuild <transcript> [--window N] [--reserve N] [--json]
+      rebuild the summary from the raw record and print the drift against the current one
   sessions --db FILE [--json]          list the sessions of a store
   delete --db FILE --session ID        delete a session everywhere
 options: --window N (default ${DEFAULT_CONTEXT_WINDOW}), --reserve N (default ${OUTPUT_RESERVED_TOKENS}),
@@ -169,6 +196,32 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
           io.out(view.input);
           io.out(`--- output${view.resultRecord !== undefined ? ` (record r${view.resultRecord})` : ''} ---`);
           io.out(view.output ?? '(no result in the record)');
+        }
+        return 0;
+      }
+      case 'rebuild': {
+        // Drift report: the summary the session built fold by fold against one rebuilt from the raw record.
+        const file = options.positionals[0];
+        const transcript = loadTranscript(file, io.err);
+        const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve });
+        const engine = result.session.engine;
+        const current = engine.currentSummary;
+        if (!current) {
+          io.out(options.json ? JSON.stringify({ folded: 0, sections: {} }) : 'nothing was folded: the whole session fits, there is no summary to rebuild');
+          return 0;
+        }
+        const units = result.session.record.units.slice(0, engine.firstUnitInView);
+        const rebuilt = new ExtractiveSummarizer(new O200kTokenCounter()).foldSync({ previous: undefined, units, coverageEnd: current.coverageEnd });
+        const report = summaryDiff(current, rebuilt);
+        if (options.json) io.out(JSON.stringify({ folded: current.coverageEnd, folds: current.folds, ...report }, null, 2));
+        else {
+          io.out(`summary of records r0–r${current.coverageEnd - 1}, built in ${current.folds} folds, against one rebuilt from the raw record:`);
+          io.out(`request log and safety rules: ${report.protectedIdentical ? 'identical' : 'DIFFERENT'}`);
+          for (const [section, d] of Object.entries(report.sections)) {
+            io.out(`${section}: ${d.shared} lines shared, ${d.onlyCurrent.length} only in the current summary, ${d.onlyRebuilt.length} only in the rebuild`);
+            for (const l of d.onlyCurrent) io.out(`  - ${l}`);
+            for (const l of d.onlyRebuilt) io.out(`  + ${l}`);
+          }
         }
         return 0;
       }

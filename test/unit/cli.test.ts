@@ -148,6 +148,17 @@ describe('context-keeper CLI', function () {
     assert.equal((await cli('delete', '--db', db, '--session', 'nope')).code, 2);
   });
 
+  it('rebuild compares the incremental summary with one rebuilt from the raw record', async () => {
+    const r = await cli('rebuild', file, '--window', '16000', '--reserve', '2000', '--json');
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(r.out) as { folded: number; folds: number; protectedIdentical: boolean; sections: Record<string, { shared: number }> };
+    assert.ok(report.folds >= 2);
+    assert.equal(report.protectedIdentical, true);
+    assert.ok(report.sections.Requests!.shared >= 1);
+    const text = await cli('rebuild', file, '--window', '16000', '--reserve', '2000');
+    assert.match(text.out, /request log and safety rules: identical/);
+  });
+
   it('skips malformed lines with their line numbers and keeps going', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     writeFileSync(bad, `{"role":"user","content":"hello there"}\n{not json\n{"role":"bot","content":"x"}\n{"role":"assistant","content":"hi"}\n`);
