@@ -738,14 +738,12 @@ class Scanner {
     // `client` walks forward to the last `curl`/`wget`/`http` before each flag.
     const client = /curl|wget|http/gi;
     let lastClient = -1;
+    let nextClient = -1;
     for (let m = anchor.exec(t); m !== null; m = anchor.exec(t)) {
-      while (client.lastIndex <= m.index) {
+      while (nextClient !== Infinity && nextClient < m.index) {
+        if (nextClient >= 0) lastClient = nextClient;
         const c = client.exec(t);
-        if (c === null || c.index >= m.index) {
-          if (c !== null) client.lastIndex = c.index;
-          break;
-        }
-        lastClient = c.index;
+        nextClient = c === null ? Infinity : c.index;
       }
       if (lastClient === -1 || m.index - lastClient > 200 || this.nextOf('\n', lastClient) < m.index) continue;
       let p = anchor.lastIndex;

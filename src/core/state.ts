@@ -61,7 +61,9 @@ const PREFERENCE = /\b(I prefer|I'd prefer|prefer(?:ably)?|I like)\b/i;
 const OPEN_MARKER = /\b(TODO|FIXME|still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
 const RULE_IN_TEXT = /\b(from now on|always|never|you must|must not|do not|don't)\b/i;
 const DECISION = /\b(I'll use|I will use|we'll use|let's use|let's go with|going with|decided to|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose)\b/i;
-const REVERSAL = /\b(instead|switch(?:ing|ed)? to|rather than|no longer|replac(?:e|ing) .* with|changed my mind|revert(?:ing)? to)\b/i;
+const REVERSAL = /\b(switch(?:ing|ed)? to|changed my mind|revert(?:ing|ed)? to|going back to)\b/i;
+/** "instead of X", "rather than X", "switching from X", "replacing X", "no longer using X": X is what is replaced. */
+const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|no longer (?:use|using))\s+(?:the |a |an )?([`'"]?[\w.@/-]+)/i;
 const DONE_WORDS = /\b(passed|passes|done|completed|complete|fixed|resolved|finished|verified|succeeded)\b/i;
 const WEAKENERS = /\b(cautiously|carefully|if possible|when possible|try to|where practical|ideally|preferably)\b/i;
 const STOP = new Set('the a an to of in on for and or with that this it is be we i you use using will should must not never always from into as at by'.split(' '));
@@ -229,12 +231,29 @@ export class ProtectedState {
 
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
   private decide(sentence: string, record: number, writer: 'user' | 'model'): void {
-    if (REVERSAL.test(sentence)) {
-      const words = significantWords(sentence);
-      const earlier = [...this.active()].reverse().find((f) => f.type === 'decision' && [...significantWords(f.value)].some((w) => words.has(w)));
-      if (earlier) this.change(earlier.id, { status: 'superseded' }, `reversed at r${record}`, record);
-    }
+    const earlier = this.reversedBy(sentence);
+    if (earlier) this.change(earlier.id, { status: 'superseded' }, `reversed at r${record}`, record);
     this.create('decision', sentence, record, writer, 'active', writer === 'user' ? 'the user decided' : 'the model decided');
+  }
+
+  /**
+   * The earlier active decision a new one reverses, if any: the one that names
+   * what is replaced ("… instead of Redis", "rather than polling", "no longer
+   * using X"), or, for a bare "switching to …", the latest one on the same
+   * subject (two significant words in common). "instead of" in a rationale that
+   * names nothing decided before reverses nothing.
+   */
+  private reversedBy(sentence: string): Fact | undefined {
+    const decisions = [...this.active()].reverse().filter((f) => f.type === 'decision');
+    const replaced = REPLACED.exec(sentence);
+    if (replaced) {
+      const term = replaced[1]!.replace(/[`'"]/g, '').toLowerCase();
+      if (term.length >= 3) return decisions.find((f) => f.value.toLowerCase().includes(term));
+      return undefined;
+    }
+    if (!REVERSAL.test(sentence)) return undefined;
+    const words = significantWords(sentence);
+    return decisions.find((f) => [...significantWords(f.value)].filter((w) => words.has(w)).length >= 2);
   }
 
   // --------------------------------------------------------------- the user
