@@ -51,16 +51,58 @@ export interface RedactionResult {
  * input unchanged (the same string) when nothing matched.
  */
 export function redact(text: string): RedactionResult {
-  if (text.length === 0) return { text, redactions: [] };
+  let chosen = detect(text);
+  if (chosen.length === 0) return { text, redactions: [] };
+  let out = render(text, chosen);
+  // Replacing a secret can change what its neighbour sees: `KEY-----xoxb-…`
+  // hides the Slack token behind a `-` until the key before it becomes
+  // `[REDACTED:…]`. Scanning the output again (the placeholders are protected,
+  // so only original text is searched) until nothing new turns up makes
+  // `redact` idempotent. It is skipped when every secret is fenced off by
+  // characters that no scan crosses (`password=…`, `"…"`, `…@host`), and the
+  // chain is cut off after a few rounds.
+  for (let round = 0; round < 4 && !fencedOff(text, chosen); round++) {
+    const more = detect(out.text);
+    if (more.length === 0) break;
+    const growth = growthBefore(out.redactions);
+    const redactions = out.redactions;
+    chosen = mergeSorted(chosen, more.map((c) => toOriginal(c, redactions, growth)));
+    out = render(text, chosen);
+  }
+  return out;
+}
+
+/** Characters that may sit right before a secret without changing how the text before it is read. */
+const FENCE_BEFORE = charTable('', ' \t\n\r\f\v"\'`=:([{,;>');
+/** Characters that may sit right after a secret without changing how the text after it is read. */
+const FENCE_AFTER = charTable('', ' \t\n\r\f\v"\'`,;&)]}<>@/\\');
+
+/**
+ * True when every chosen secret is preceded and followed by a fence character
+ * (or the text's edge): no detector's scan runs through such a character into
+ * or out of the secret, so replacing it cannot reveal anything new.
+ */
+function fencedOff(text: string, chosen: readonly Candidate[]): boolean {
+  for (const c of chosen) {
+    if (c.start > 0 && !inTable(FENCE_BEFORE, text.charCodeAt(c.start - 1))) return false;
+    if (c.end < text.length && !inTable(FENCE_AFTER, text.charCodeAt(c.end))) return false;
+  }
+  return true;
+}
+
+/** The chosen (non-overlapping, sorted) candidates in `text`, outside existing markers. */
+function detect(text: string): Candidate[] {
+  if (text.length === 0) return [];
   const scanner = new Scanner(text);
   const candidates: Candidate[] = [];
   scanner.scan((start, end, kind, priority) => {
     if (!scanner.isProtected(start, end)) candidates.push({ start, end, kind, priority });
     return false;
   });
-  if (candidates.length === 0) return { text, redactions: [] };
+  return candidates.length === 0 ? candidates : choose(candidates);
+}
 
-  const chosen = choose(candidates);
+function render(text: string, chosen: readonly Candidate[]): RedactionResult {
   const redactions: Redaction[] = [];
   const parts: string[] = [];
   let cursor = 0;
@@ -72,6 +114,45 @@ export function redact(text: string): RedactionResult {
   }
   parts.push(text.slice(cursor));
   return { text: parts.join(''), redactions };
+}
+
+/**
+ * Maps a candidate found in the output of `render` back to the original text.
+ * It lies between two placeholders (they are protected), so one shift applies:
+ * `growth[k]` is how much longer the output is than the original before
+ * redaction k (placeholder length minus secret length, summed).
+ */
+function toOriginal(c: Candidate, redactions: readonly Redaction[], growth: readonly number[]): Candidate {
+  let lo = 0;
+  let hi = redactions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (redactions[mid]!.start + growth[mid]! < c.start) lo = mid + 1;
+    else hi = mid;
+  }
+  const shift = growth[lo]!;
+  return { start: c.start - shift, end: c.end - shift, kind: c.kind, priority: c.priority };
+}
+
+function growthBefore(redactions: readonly Redaction[]): number[] {
+  const growth: number[] = [0];
+  for (let k = 0; k < redactions.length; k++) {
+    const r = redactions[k]!;
+    growth.push(growth[k]! + placeholder(r.kind, r.id).length - (r.end - r.start));
+  }
+  return growth;
+}
+
+/** Merges two sorted, mutually non-overlapping candidate lists. */
+function mergeSorted(a: readonly Candidate[], b: readonly Candidate[]): Candidate[] {
+  const out: Candidate[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.start <= b[j]!.start)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }
 
 /** Fast check without building the output: true exactly when `redact` would change the text. */
@@ -129,20 +210,43 @@ const P_LABEL = 5;
 const P_EMAIL = 6;
 
 /**
- * Non-overlapping candidates in text order. On overlap the lower priority
- * number wins, then the longer span, then the earlier one.
+ * Non-overlapping candidates in text order. Overlapping candidates form a
+ * cluster; inside it the lower priority number wins, then the longer span,
+ * then the earlier one, and every candidate that still fits is kept.
  */
 function choose(candidates: Candidate[]): Candidate[] {
   candidates.sort((a, b) => a.start - b.start || a.priority - b.priority || b.end - a.end);
   const out: Candidate[] = [];
-  for (const c of candidates) {
-    const last = out[out.length - 1];
-    if (last === undefined || c.start >= last.end) {
-      out.push(c);
-      continue;
+  let i = 0;
+  while (i < candidates.length) {
+    const first = candidates[i]!;
+    let end = first.end;
+    let j = i + 1;
+    while (j < candidates.length && candidates[j]!.start < end) {
+      end = Math.max(end, candidates[j]!.end);
+      j++;
     }
-    const better = c.priority < last.priority || (c.priority === last.priority && c.end - c.start > last.end - last.start);
-    if (better) out[out.length - 1] = c;
+    if (j === i + 1) {
+      out.push(first);
+    } else {
+      const cluster = candidates.slice(i, j).sort((a, b) => a.priority - b.priority || b.end - b.start - (a.end - a.start) || a.start - b.start);
+      const kept: Candidate[] = []; // sorted by start
+      for (const c of cluster) {
+        let lo = 0;
+        let hi = kept.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (kept[mid]!.start < c.start) lo = mid + 1;
+          else hi = mid;
+        }
+        const before = kept[lo - 1];
+        const after = kept[lo];
+        if ((before !== undefined && before.end > c.start) || (after !== undefined && after.start < c.end)) continue;
+        kept.splice(lo, 0, c);
+      }
+      for (const c of kept) out.push(c);
+    }
+    i = j;
   }
   return out;
 }
@@ -658,12 +762,13 @@ class Scanner {
   /** `Authorization: Bearer <token>` / `Basic <b64>` / `<token>`: the token after the scheme. */
   private authorizationValue(from: number, limit: number, emit: Emit): number {
     // An optional scheme word followed by blanks, then a token68.
+    // A word followed by blanks and something else is a scheme, even when what follows is no token.
     let start = from;
     let scheme = false;
     const word = this.run(LETTER_DASH, from);
     if (word > from && word - from <= 31 && isAlpha(this.code(from))) {
       const blank = this.run(BLANK, word);
-      if (blank > word && this.run(TOKEN68, blank) > blank) {
+      if (blank > word && blank < limit && !inTable(SPACE, this.code(blank))) {
         start = blank;
         scheme = true;
       }

@@ -67,7 +67,7 @@ export class CompactionSession {
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(cap !== undefined ? { summaryCap: cap } : {}),
       redact: (text: string) => redact(text).text,
-      blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.revision; } }],
+      blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.changeRevision; } }],
     });
   }
 

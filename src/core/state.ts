@@ -64,6 +64,9 @@ const DECISION = /\b(I'll use|I will use|we'll use|let's use|let's go with|going
 const REVERSAL = /\b(switch(?:ing|ed)? to|changed my mind|revert(?:ing|ed)? to|going back to)\b/i;
 /** "instead of X", "rather than X", "switching from X", "replacing X", "no longer using X": X is what is replaced. */
 const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|no longer (?:use|using))\s+(?:the |a |an )?([`'"]?[\w.@/-]+)/i;
+const INJECTION = /\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i;
+/** Anything model text could contribute: an open marker, a decision, a rule. */
+const MODEL_SIGNAL = new RegExp(`${OPEN_MARKER.source}|${DECISION.source}|${RULE_IN_TEXT.source}`, 'i');
 const DONE_WORDS = /\b(passed|passes|done|completed|complete|fixed|resolved|finished|verified|succeeded)\b/i;
 const WEAKENERS = /\b(cautiously|carefully|if possible|when possible|try to|where practical|ideally|preferably)\b/i;
 const STOP = new Set('the a an to of in on for and or with that this it is be we i you use using will should must not never always from into as at by'.split(' '));
@@ -92,7 +95,7 @@ function goalOf(text: string): string {
 const GOAL_MAX_CHARS = 200;
 
 function factId(type: FactType, value: string): string {
-  return `${type}-${topicKey(value, 4)}-${contentHash(value).slice(0, 6)}`;
+  return `${type}-${contentHash(value).slice(0, 12)}`;
 }
 
 export class ProtectedState {
@@ -101,6 +104,7 @@ export class ProtectedState {
   private readonly history: Fact[] = [];
   private readonly conflictLog: Conflict[] = [];
   private versionCounter = 0;
+  private changes = 0;
 
   /** Bumped on every change, so a renderer can tell when to measure again. */
   get revision(): number {
@@ -134,12 +138,23 @@ export class ProtectedState {
 
   private write(fact: Fact): Fact {
     // Secrets and personal data never enter a fact (the raw record keeps them).
-    const parsed = FactSchema.parse(containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact);
-    if (!this.latest.has(parsed.id)) this.order.push(parsed.id);
-    this.latest.set(parsed.id, parsed);
-    this.history.push(parsed);
+    // Typed internally; FactSchema validates at the boundaries (parseFacts).
+    const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
+    if (!this.latest.has(written.id)) this.order.push(written.id);
+    else this.changes++;
+    this.latest.set(written.id, written);
+    this.history.push(written);
     this.versionCounter++;
-    return parsed;
+    return written;
+  }
+
+  /**
+   * Bumped when an existing fact changes (superseded, corrected, confirmed…), not
+   * when a new one is created: new facts come from records still in view, so the
+   * block of folded facts only needs re-rendering on a change (or a fold).
+   */
+  get changeRevision(): number {
+    return this.changes;
   }
 
   private create(type: FactType, text: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
@@ -194,6 +209,7 @@ export class ProtectedState {
   }
 
   private observeModel(part: Part): void {
+    if (!MODEL_SIGNAL.test(part.text)) return;
     for (const sentence of splitSentences(part.text)) {
       if (looksLikeCode(sentence)) continue;
       if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
@@ -219,13 +235,13 @@ export class ProtectedState {
         this.create('completed_effect', `\`${cmd.split('\n')[0]!.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
       }
     }
-    // Instructions inside tool output never become rules on their own.
+    // Instructions inside tool output never become rules on their own. One native
+    // scan decides whether there is anything to look at (almost never).
     const output = tool.output.length > 20_000 ? `${tool.output.slice(0, 10_000)}\n${tool.output.slice(-10_000)}` : tool.output;
+    if (!INJECTION.test(output)) return;
     for (const sentence of splitSentences(output)) {
-      if (looksLikeCode(sentence) || sentence.length > 300) continue;
-      if (/\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i.test(sentence)) {
-        this.create('constraint', sentence, tool.resultRecord ?? tool.callRecord, 'tool', 'pending', 'an instruction in tool output: the user must confirm it');
-      }
+      if (looksLikeCode(sentence) || sentence.length > 300 || !INJECTION.test(sentence)) continue;
+      this.create('constraint', sentence, tool.resultRecord ?? tool.callRecord, 'tool', 'pending', 'an instruction in tool output: the user must confirm it');
     }
   }
 
@@ -361,6 +377,11 @@ export class ProtectedState {
   toJSON(): { state: Fact[]; pending: Fact[]; conflicts: readonly Conflict[] } {
     return { state: this.facts().filter((f) => f.status !== 'pending'), pending: this.pending(), conflicts: this.conflictLog };
   }
+}
+
+/** Validates facts that cross a boundary (a store, a webview, a file). */
+export function parseFacts(value: unknown): Fact[] {
+  return z.array(FactSchema).parse(value);
 }
 
 /** Rebuilds the state of a session from its units (for the drift check and the stress test). */

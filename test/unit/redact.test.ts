@@ -219,6 +219,8 @@ describe('redact: detection', () => {
     expectRedacted(`mysql://u:${pw}@h/d`, pw, 'connection-string');
     const out = expectRedacted(`git clone https://bob:${pw}@git.example.com/repo.git`, pw, 'password');
     assert.ok(out.includes('https://bob:[REDACTED:password:') && out.includes('@git.example.com/repo.git'), out);
+    expectRedacted(`curl -u admin:${pw} https://api.example.com/v1`, pw, 'password');
+    expectRedacted(`curl --user "deploy:${pw}" -X POST https://ci.example.com`, pw, 'password');
     const withAt = 'p@ss' + alnum(6);
     expectRedacted(`amqp://guest:${withAt}@rabbit/`, withAt, 'connection-string');
   });
@@ -311,6 +313,8 @@ describe('redact: false positives', () => {
     'passwordless login; password_reset_url=https://example.com/reset',
     'Password for \'https://github.com\': ',
     'x = a@b; matrix = x@W.T',
+    'docker run -u 1000:1000 -p 8080:80 image; git commit -u',
+    'curl -u $USER:$API_TOKEN https://api.example.com',
   ];
   for (const text of cases) {
     it(`leaves untouched: ${JSON.stringify(text.slice(0, 70))}`, () => expectUntouched(text));
@@ -338,6 +342,42 @@ describe('redact: placeholders', () => {
     const out = redact(secret).text;
     assert.match(out, /^\[REDACTED:api-key:[0-9a-f]{6}\]$/);
     assert.ok(!out.includes(secret.slice(3, 9)));
+  });
+
+  it('is idempotent when secrets touch each other or their labels', () => {
+    const { pem } = privateKey('EC', 2);
+    const slack = 'xoxb-' + rand(DIGITS, 12) + '-' + alnum(24);
+    const ghp = 'ghp_' + alnum(36);
+    for (const text of [
+      pem + slack,
+      `${ghp}--password ${alnum(10)}1`,
+      `-----BEGIN RSA PRIVATE KEY-----AIza${rand(B64URL, 35)}`,
+      `-----BEGIN PRIVATE KEY-----jane@acme.io`,
+      `password=jane@acme.iopostgres://eyJ${alnum(12)}.${alnum(10)}.${alnum(10)}`,
+      `Authorization: secret--password eyJ${alnum(12)}.${alnum(10)}.${alnum(10)}`,
+    ]) {
+      const r = check(text);
+      assert.ok(r.redactions.length > 0, text);
+    }
+    const r = check(pem + slack);
+    assert.ok(!r.text.includes(slack), 'the token after the key is found too');
+  });
+
+  it('random mixtures of fragments keep every invariant', () => {
+    const pick = rng(7);
+    const fragments = [
+      'password', 'password=', 'PASSWORD: ', '"password": "', '"', "'", ' ', '\n', '\\n', '\\"', ':', '=', '@', '://', 'postgres://', 'u:',
+      'ghp_' + alnum(36), 'AKIA' + rand(UPPER + DIGITS, 16), 'sk-' + alnum(30), `eyJ${alnum(12)}.${alnum(10)}.${alnum(10)}`, 'token=', 'api_key: ',
+      'secret', 'Bearer ', alnum(20) + '9', 'Authorization: ', 'jane@acme.io', '.com', '[REDACTED:token:abc123]', '[REDACTED_IP]',
+      '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----', rand(ALNUM + '+/', 64), '--password ', 'curl -u ', 'a:b', '&', '/',
+      alnum(5), alnum(9), '${X}', '<key>', '***', 'xoxb-' + alnum(20), 'AIza' + rand(B64URL, 35), '[', ']',
+    ];
+    for (let i = 0; i < 3000; i++) {
+      const count = 1 + pick(DIGITS, 1).charCodeAt(0) % 12;
+      let text = '';
+      for (let k = 0; k < count; k++) text += fragments[Number.parseInt(pick(DIGITS, 3), 10) % fragments.length];
+      check(text);
+    }
   });
 
   it('is idempotent on a corpus mixing every kind', () => {
