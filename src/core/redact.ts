@@ -3,22 +3,24 @@
  * summary, a state fact, a retrieval index, the panel, the projected context)
  * passes through `redact` first; the raw record keeps the original.
  *
- * Design, so that 50 MB of tool output costs one pass and never backtracks:
+ * Design, so that 50 MB of tool output costs a few linear passes and nothing
+ * ever backtracks:
  *
  * - No regular expression is run "everywhere". Candidates are found by cheap
  *   anchors (a literal prefix such as `ghp_`, a label keyword such as
  *   `password`, an `@`, a `://`, a `-----BEGIN `), and each anchor is then
- *   validated by a sticky regex or a hand-written scan whose work is bounded
- *   by the run of characters it inspects. Anchors must sit at the start of a
- *   run (a boundary check before the prefix), so the runs inspected from
- *   different anchors do not overlap and the total work stays linear.
+ *   validated by a hand-written scan over lookup tables (never a regex
+ *   quantifier over an unbounded run, which can also overflow V8's backtrack
+ *   stack). Token anchors must sit at the start of a run (a boundary check
+ *   before the prefix), so the runs inspected from different anchors do not
+ *   overlap and the total work stays linear.
  * - Forward searches that could be repeated from many anchors (the closing
  *   quote of a value, the end of an unquoted value, the `-----END` of a
  *   private key) go through memoised finders: anchors are visited in order, so
- *   a search never rescans text an earlier search already crossed.
- * - Every quantifier that is followed by another constraint is bounded, and
- *   no two adjacent quantified atoms can match the same character, so a
- *   failing match gives up after a bounded number of steps.
+ *   a search never rescans text an earlier search already crossed. Backward
+ *   scans (an identifier, an e-mail's local part, a URL scheme) are bounded.
+ * - The few regexes left are either literal alternations (the anchors) or
+ *   have bounded quantifiers, and run on short slices.
  *
  * Each secret becomes `[REDACTED:<kind>:<id>]` where `<id>` is a 24-bit FNV-1a
  * hash of the secret: equal secrets get equal placeholders, and the id is too
@@ -58,10 +60,9 @@ export function redact(text: string): RedactionResult {
   // hides the Slack token behind a `-` until the key before it becomes
   // `[REDACTED:…]`. Scanning the output again (the placeholders are protected,
   // so only original text is searched) until nothing new turns up makes
-  // `redact` idempotent. It is skipped when every secret is fenced off by
-  // characters that no scan crosses (`password=…`, `"…"`, `…@host`), and the
-  // chain is cut off after a few rounds.
-  for (let round = 0; round < 4 && !fencedOff(text, chosen); round++) {
+  // `redact` idempotent. It costs one more pass, over texts that had a secret
+  // only; the chain is cut off after a few rounds.
+  for (let round = 0; round < 4; round++) {
     const more = detect(out.text);
     if (more.length === 0) break;
     const growth = growthBefore(out.redactions);
@@ -70,24 +71,6 @@ export function redact(text: string): RedactionResult {
     out = render(text, chosen);
   }
   return out;
-}
-
-/** Characters that may sit right before a secret without changing how the text before it is read. */
-const FENCE_BEFORE = charTable('', ' \t\n\r\f\v"\'`=:([{,;>');
-/** Characters that may sit right after a secret without changing how the text after it is read. */
-const FENCE_AFTER = charTable('', ' \t\n\r\f\v"\'`,;&)]}<>@/\\');
-
-/**
- * True when every chosen secret is preceded and followed by a fence character
- * (or the text's edge): no detector's scan runs through such a character into
- * or out of the secret, so replacing it cannot reveal anything new.
- */
-function fencedOff(text: string, chosen: readonly Candidate[]): boolean {
-  for (const c of chosen) {
-    if (c.start > 0 && !inTable(FENCE_BEFORE, text.charCodeAt(c.start - 1))) return false;
-    if (c.end < text.length && !inTable(FENCE_AFTER, text.charCodeAt(c.end))) return false;
-  }
-  return true;
 }
 
 /** The chosen (non-overlapping, sorted) candidates in `text`, outside existing markers. */
@@ -399,7 +382,6 @@ const PEM_END = /-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
 /** Longest private-key block we look for an END line in; beyond it the key counts as truncated. */
 const PEM_MAX = 64 * 1024;
 const PEM_HEADER_LINE = /[A-Za-z][A-Za-z-]{0,40}: [^\r\n\\]{0,200}/y;
-
 
 class Scanner {
   private readonly n: number;
@@ -751,6 +733,8 @@ class Scanner {
       while (ve > vs && (this.code(ve - 1) === 46 || this.code(ve - 1) === 58)) ve--; // sentence end
     }
     if (ve <= vs) return -1;
+    // `"Password: "` is a prompt, not a key: the quote that follows closes the prompt's string.
+    if (quoted && keyEnd === ie && s > 0 && isQuote(this.code(s - 1))) return -1;
 
     if (rule.auth) return this.authorizationValue(vs, quoted ? ve : n, emit);
 
@@ -1030,8 +1014,9 @@ function acceptValue(value: string, rule: LabelRule, quoted: boolean, spaced: bo
   const lower = value.toLowerCase();
   if (KEYWORDS.has(lower) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
   if (quoted) {
-    if (!rule.spaces && /\s/.test(value)) return false;
-    return value.trim().length >= rule.min;
+    // Leading or trailing blanks: the quotes belong to two different strings (`echo "Password: "; read pw`).
+    if (/^\s|\s$/.test(value) || (!rule.spaces && /\s/.test(value))) return false;
+    return true;
   }
   if (STOPWORDS.has(lower) || looksLikeCode(value) || looksLikePath(value)) return false;
   // `--password flag` in prose: a spaced flag value must not be a plain lowercase word.
