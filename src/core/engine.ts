@@ -36,6 +36,7 @@ import {
 } from './store';
 import { protectedFromRaw, resetDrift, type ProtectedLines, type Summarizer } from './summarizer';
 import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
+import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
 import { fileTouches, reduceTool, renderToolInput, shellCommand } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
@@ -115,6 +116,11 @@ export interface ContextBlock {
   /** The block for records [0, coverageEnd) folded ('' when there is nothing to show). */
   render(coverageEnd: number): string;
 }
+
+/** Share of wEff the retrieved passages may take (in characters, ≈ 4 a token). */
+const RETRIEVAL_SHARE = 0.04;
+/** Below this effective window a retrieval block would crowd out the raw tail (measured: recall fell at 8k). */
+const RETRIEVAL_MIN_EFFECTIVE = 10_000;
 
 /** How many of the most recently folded tool calls the context lists by id: one per 1,000 tokens of wEff, 5 to 20. */
 const EVIDENCE_PER_TOKENS = 1000;
@@ -223,6 +229,8 @@ export class CompactionEngine {
   private blockText = '';
   private readonly blockRevisions = new Map<number, string>();
   private evidenceCache: { key: string; text: string } | undefined;
+  private retrievalCache: { key: string; text: string } | undefined;
+  private readonly retrieval = new RetrievalIndex();
   private readonly redactCache = new Map<string, string>();
 
   constructor(private readonly options: EngineOptions) {
@@ -731,7 +739,26 @@ export class CompactionEngine {
 
   private blockTexts(): string[] {
     if (!this.summary) return [];
-    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.evidenceBlock()];
+    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.retrievalBlock(), this.evidenceBlock()];
+  }
+
+  /**
+   * The original-text channel: folded passages most relevant to the current
+   * request (the latest user message), within RETRIEVAL_SHARE of wEff.
+   */
+  private retrievalBlock(): string {
+    // Refreshed with the head (at a fold), for the request current then: the
+    // prompt-cache prefix stays stable through the turns in between.
+    const key = String(this.coverageUnit);
+    if (this.retrievalCache?.key === key) return this.retrievalCache.text;
+    const turn = this.currentTurnRecord();
+    const units = this.record.units;
+    this.retrieval.extend(units, this.coverageUnit);
+    const query = turn >= 0 ? this.record.records[turn]?.content ?? '' : '';
+    const budgetChars = this.budget.effective < RETRIEVAL_MIN_EFFECTIVE ? 0 : Math.floor(this.budget.effective * RETRIEVAL_SHARE * 4);
+    const text = query ? renderRetrieved(this.retrieval.search(query, budgetChars, turn)) : '';
+    this.retrievalCache = { key, text };
+    return text;
   }
 
   /** Re-measures the head's blocks when they change, keeping the running estimate exact. */

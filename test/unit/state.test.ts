@@ -170,3 +170,33 @@ describe('secrets', () => {
     assert.ok(s.viewToolCall('call_1')!.input.includes(key), 'an explicit view shows it');
   });
 });
+
+describe('original-text retrieval', () => {
+  it('quotes the folded passage most relevant to the current request, not the most recent one', async () => {
+    const b = new RecordBuilder().user('Stabilise the test suite.');
+    b.step('', [{ name: 'Bash', input: { command: 'cat notes/ci.md' }, output: 'CI notes\nThe flaky timezone test needs TZ=UTC exported in jest.config.js before the suite starts.\nOther notes follow.' }]);
+    for (let i = 0; i < 80; i++) b.read(`src/unrelated${i}.ts`, 60, `Reading unrelated file ${i}.`);
+    b.user('Why does the timezone test keep failing on CI, and what did the notes say about TZ?');
+    for (let i = 0; i < 40; i++) b.read(`src/more${i}.ts`, 60);
+    const s = newSession(budgetOf(16_000, 2_000));
+    await play(s, b.records);
+    await s.step(b.records.length);
+    const head = s.engine.project()[0]!.content;
+    assert.match(head, /## Retrieved from the record\n[\s\S]*\[r1\]\n[\s\S]*The flaky timezone test needs TZ=UTC exported in jest\.config\.js/);
+    const small = newSession(budgetOf(8_000, 1_000));
+    await play(small, b.records);
+    assert.ok(!small.engine.project()[0]!.content.includes('## Retrieved from the record'), 'no retrieval block on a small window');
+  });
+
+  it('the index scores rare shared terms above common ones', async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    const texts = ['alpha beta gamma', 'alpha beta', 'alpha zeta-function details', 'alpha beta gamma delta'];
+    texts.forEach((t, i) => r.append({ index: i, role: 'user', content: t }));
+    const index = new RetrievalIndex();
+    index.extend(r.units, r.units.length);
+    const hits = index.search('what about the zeta-function?', 1000);
+    assert.equal(hits[0]!.record, 2);
+    assert.equal(index.search('alpha', 1000).length, 0, 'a term in every passage tells nothing');
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The original-text retrieval channel: raw passages of the folded record that
+ * are most relevant to the current request (not the most recent ones), quoted
+ * word for word with their record numbers.
+ *
+ * An inverted index grows as units are folded (each unit is indexed once), so
+ * a query costs the postings of its terms, not a scan of the history. Scoring
+ * is a plain idf sum over the distinct query terms a passage contains; ties go
+ * to the newer passage. Deterministic.
+ */
+import { redact } from './redact';
+import type { Unit } from './types';
+
+/** Longest passage quoted; longer texts are split at line boundaries. */
+const PASSAGE_CHARS = 480;
+/** How much of a tool output is indexed (its head and tail). */
+const TOOL_HEAD_CHARS = 2000;
+const TOOL_TAIL_CHARS = 600;
+const STOP = new Set(
+  'the and for that this with from have will would should could into your you are was were been being what when where which while there their them then than also just like make made only some such more most other about after before over under very can not but all any our out use using used let lets please need want get got one two new now see'.split(' '),
+);
+
+interface Passage {
+  readonly record: number;
+  readonly text: string;
+  readonly terms: ReadonlySet<string>;
+}
+
+export function terms(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.toLowerCase().split(/[^a-z0-9_./-]+/)) {
+    const t = raw.replace(/^[./-]+|[./-]+$/g, '');
+    if (t.length >= 3 && t.length <= 40 && !STOP.has(t) && !/^\d+$/.test(t)) out.add(t);
+  }
+  return out;
+}
+
+function split(text: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of text.split('\n')) {
+    if (current && current.length + line.length + 1 > PASSAGE_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current = current ? `${current}\n${line}` : line.slice(0, PASSAGE_CHARS);
+  }
+  if (current.trim()) out.push(current);
+  return out;
+}
+
+export class RetrievalIndex {
+  private readonly passages: Passage[] = [];
+  private readonly postings = new Map<string, number[]>();
+  private indexedUnits = 0;
+
+  /** Units indexed so far (a prefix of the record). */
+  get indexed(): number {
+    return this.indexedUnits;
+  }
+
+  /** Indexes units [indexed, upTo) of the record; each unit once. */
+  extend(units: readonly Unit[], upTo: number): void {
+    for (let i = this.indexedUnits; i < upTo; i++) {
+      for (const part of units[i]!.parts) {
+        const texts: string[] = [];
+        if (part.kind === 'text') texts.push(part.text);
+        else if (part.kind === 'tool' && part.tool?.output !== undefined) {
+          const o = part.tool.output;
+          texts.push(o.length > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS ? `${o.slice(0, TOOL_HEAD_CHARS)}\n${o.slice(-TOOL_TAIL_CHARS)}` : o);
+        }
+        for (const text of texts) {
+          for (const chunk of split(text)) {
+            const t = terms(chunk);
+            if (t.size === 0) continue;
+            const id = this.passages.length;
+            this.passages.push({ record: part.record, text: chunk, terms: t });
+            for (const term of t) {
+              let list = this.postings.get(term);
+              if (!list) this.postings.set(term, (list = []));
+              list.push(id);
+            }
+          }
+        }
+      }
+    }
+    this.indexedUnits = Math.max(this.indexedUnits, upTo);
+  }
+
+  /** The passages most relevant to `query`, within `budgetChars`, best first; none from `excludeRecord`. */
+  search(query: string, budgetChars: number, excludeRecord?: number): { record: number; text: string; score: number }[] {
+    const n = this.passages.length;
+    if (n === 0 || budgetChars <= 0) return [];
+    const scores = new Map<number, number>();
+    for (const term of terms(query)) {
+      const list = this.postings.get(term);
+      if (!list || list.length > n / 2) continue; // too common to tell passages apart
+      const idf = Math.log(1 + n / list.length);
+      for (const id of list) scores.set(id, (scores.get(id) ?? 0) + idf);
+    }
+    const ranked = [...scores.entries()]
+      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord)
+      .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+    const out: { record: number; text: string; score: number }[] = [];
+    let used = 0;
+    for (const [id, score] of ranked) {
+      const p = this.passages[id]!;
+      if (used + p.text.length > budgetChars) continue;
+      used += p.text.length;
+      out.push({ record: p.record, text: p.text, score });
+      if (used >= budgetChars * 0.9) break;
+    }
+    return out;
+  }
+}
+
+/** The retrieval block: passages quoted verbatim (secrets redacted), oldest first. */
+export function renderRetrieved(passages: readonly { record: number; text: string }[]): string {
+  if (passages.length === 0) return '';
+  const ordered = [...passages].sort((a, b) => a.record - b.record);
+  return [
+    '## Retrieved from the record',
+    'Original text of folded records most relevant to the current request, word for word:',
+    ...ordered.map((p) => `[r${p.record}]\n${redact(p.text).text}`),
+  ].join('\n');
+}
