@@ -25,6 +25,7 @@ import {
   ANCHOR_KEY,
   GATE_KEY,
   LOG_PREFIX,
+  RETRIEVAL_KEY,
   logKey,
   FLOOR_PREFIX,
   floorKey,
@@ -751,7 +752,15 @@ export class CompactionEngine {
     // prompt-cache prefix stays stable through the turns in between.
     const key = String(this.coverageUnit);
     if (this.retrievalCache?.key === key) return this.retrievalCache.text;
-    const turn = this.currentTurnRecord();
+    // Which request the head was built for is kept with the head's coverage, so a
+    // view re-derived after a crash quotes the same passages.
+    const stored = this.snapshots.get(RETRIEVAL_KEY);
+    let turn: number;
+    if (stored?.type === 'retrieval' && stored.retrieval.coverageEnd === this.coverageEnd) turn = stored.retrieval.queryRecord;
+    else {
+      turn = this.currentTurnRecord();
+      this.snapshots.put(RETRIEVAL_KEY, { type: 'retrieval', retrieval: { coverageEnd: this.coverageEnd, queryRecord: turn } });
+    }
     const units = this.record.units;
     this.retrieval.extend(units, this.coverageUnit);
     const query = turn >= 0 ? this.record.records[turn]?.content ?? '' : '';

@@ -49,10 +49,13 @@ export type SnapshotEntry =
   | { readonly type: 'floor'; readonly floor: FloorEntry }
   | { readonly type: 'anchor'; readonly anchor: Anchor }
   | { readonly type: 'gate'; readonly gate: Gate }
+  | { readonly type: 'retrieval'; readonly retrieval: { readonly coverageEnd: number; readonly queryRecord: number } }
   | { readonly type: 'log'; readonly compaction: { readonly atRecord: number; readonly tier: 1 | 2 | 3 | 4; readonly before: number; readonly after: number; readonly reactive?: boolean } };
 
 export const ANCHOR_KEY = 'meta:anchor';
 export const GATE_KEY = 'meta:gate';
+/** The request the head's retrieval block was built for, with the coverage it was built at. */
+export const RETRIEVAL_KEY = 'meta:retrieval';
 /** The compaction log, one entry per compaction in order: `log:0000000`, `log:0000001`, … */
 export const LOG_PREFIX = 'log:';
 export function logKey(n: number): string {
