@@ -25,6 +25,7 @@
  *   - purgeTask: each file is rewritten to a temp file, fsync'd, renamed over the original and the
  *     directory fsync'd. A crash leaves each file either old or new; rerunning the purge finishes it.
  */
+import { describeFsError } from './fsErrors';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -56,16 +57,6 @@ export interface JournalOpenOptions {
   readonly io?: Partial<JournalIo>;
 }
 
-const ERROR_TEXT: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is exceeded',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EIO: 'an I/O error occurred',
-  EFBIG: 'the file is too large',
-  EBADF: 'the file is not open for writing',
-};
 
 /** A journal write that failed; nothing of the failed operation is acknowledged. */
 export class JournalWriteError extends Error {
@@ -74,7 +65,7 @@ export class JournalWriteError extends Error {
   override readonly cause: unknown;
   constructor(file: string, action: string, cause: unknown) {
     const code = errorCode(cause);
-    const why = (code && ERROR_TEXT[code]) ?? (cause instanceof Error ? cause.message : String(cause));
+    const why = describeFsError(code, cause);
     super(
       `Context Keeper could not ${action} its session journal ${file}: ${why}${code ? ` (${code})` : ''}. ` +
         'The operation was not recorded; everything recorded before it is intact.',

@@ -6,6 +6,7 @@
  * `.tmp-<pid>-<random>` in the same directory, fsync'd, renamed into place, and the directory is
  * fsync'd. A crash leaves at worst a temp file (removed by `removeTempFiles`), never a partial payload.
  */
+import { describeFsError } from './fsErrors';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -31,16 +32,6 @@ export class PayloadMissingError extends Error {
   }
 }
 
-const ERROR_TEXT: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EDQUOT: 'the disk quota is exceeded',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EIO: 'an I/O error occurred',
-  ENOTDIR: 'a path component is not a directory',
-  EEXIST: 'a file is in the way',
-};
 
 /** Storing a payload failed; nothing was stored under its hash (no partial file is left behind). */
 export class PayloadWriteError extends Error {
@@ -49,7 +40,7 @@ export class PayloadWriteError extends Error {
   override readonly cause: unknown;
   constructor(file: string, cause: unknown) {
     const code = errorCode(cause);
-    const why = (code && ERROR_TEXT[code]) ?? (cause instanceof Error ? cause.message : String(cause));
+    const why = describeFsError(code, cause);
     super(`Context Keeper could not store a large payload in ${file}: ${why}${code ? ` (${code})` : ''}. Nothing was stored.`);
     this.name = 'PayloadWriteError';
     this.code = code;

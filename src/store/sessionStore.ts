@@ -28,7 +28,7 @@ import {
   type ToolCompactionStore,
 } from '../core/store';
 import type { RawRecord } from '../core/types';
-import { Journal, JournalWriteError, type JournalEntry } from './journal';
+import { fsyncDirectory, Journal, JournalWriteError, type JournalEntry } from './journal';
 import { PAYLOAD_THRESHOLD_BYTES, PayloadStore } from './payloads';
 import { StoreLock, type LockHolder } from './lock';
 import { loadSqlJs, queryAll, type SqlDatabase, type SqlValue } from './sqljs';
@@ -106,16 +106,7 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
     closeSync(fd);
   }
   renameSync(tmp, file);
-  try {
-    const dir = openSync(path.dirname(file), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  } catch {
-    /* directories cannot be fsync'd on every platform */
-  }
+  fsyncDirectory(path.dirname(file));
 }
 
 function recordExtra(r: RawRecord): string | null {
