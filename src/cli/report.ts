@@ -35,6 +35,8 @@ export interface ProjectJson {
   pending: Fact[];
   conflicts: readonly Conflict[];
   ledger: ReplayResult['ledger'];
+  /** Secrets and personal data replaced in the context sent, by kind. */
+  redactions: { count: number; kinds: Record<string, number> };
 }
 
 export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
@@ -68,7 +70,21 @@ export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
     compactions: engine.compactions.map((c: Compaction) => ({ atRecord: c.atRecord, tier: c.tier, before: c.before, after: c.after })),
     ...result.session.state.toJSON(),
     ledger: result.ledger,
+    redactions: countRedactions(result.messages),
   };
+}
+
+/** Placeholders left by the redaction in the context, by kind. */
+function countRedactions(messages: readonly ProjectedMessage[]): { count: number; kinds: Record<string, number> } {
+  const kinds: Record<string, number> = {};
+  let count = 0;
+  for (const m of messages) {
+    for (const match of m.content.matchAll(/\[REDACTED:([a-z-]+):[0-9a-f]+\]/g)) {
+      kinds[match[1]!] = (kinds[match[1]!] ?? 0) + 1;
+      count++;
+    }
+  }
+  return { count, kinds: Object.fromEntries(Object.entries(kinds).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
 
 function bar(value: number, max: number, width = 40): string {
