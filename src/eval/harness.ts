@@ -21,7 +21,7 @@ import {
   type PrecisionRecall,
 } from './metrics';
 import type { ProbeFile, ProbeKind } from './probes';
-import { runStrategy, STRATEGY_NAMES, type StrategyName } from './strategies';
+import { runStrategy, STRATEGY_NAMES, type StateMetrics, type StrategyName } from './strategies';
 
 export const EVAL_WINDOWS = [8_000, 16_000, 32_000, 128_000] as const;
 
@@ -42,6 +42,8 @@ export interface StrategyMetrics {
   readonly compactions: Record<string, number>;
   readonly floorsPer100Steps: number;
   readonly antiThrash: number;
+  /** The state channel's checks (Context Keeper only). */
+  readonly state: StateMetrics | null;
   readonly overflowAt: number | null;
   readonly overflowCalls: number;
   readonly utility: number;
@@ -114,6 +116,7 @@ export async function evaluateSession(
         compactions: Object.fromEntries(Object.entries(run.compactions).sort(([a], [b]) => (a < b ? -1 : 1))),
         floorsPer100Steps: run.steps ? round((100 * run.floors) / run.steps, 2) : 0,
         antiThrash: run.antiThrash,
+        state: run.state ?? null,
         overflowAt: run.overflowAt ?? null,
         overflowCalls: run.calls.filter((c) => c.overflow).length,
         utility: round(utility(recallShare, cost.dollars, recall.criticalLost)),

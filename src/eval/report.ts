@@ -129,6 +129,21 @@ function tierLine(results: readonly SessionResult[], window: number): string {
   return ['tier 1', 'tier 2', 'tier 3', 'tier 4'].map((t) => `${t} × ${tiers[t] ?? 0}`).join(', ');
 }
 
+function stateLine(results: readonly SessionResult[], window: number): string {
+  let boundaries = 0, omitted = 0, unsupported = 0, conflicts = 0, active = 0, pending = 0;
+  for (const r of results) {
+    const m = r.windows.find((w) => w.window === window)?.strategies.find((x) => x.strategy === 'ours');
+    if (!m?.state) continue;
+    boundaries += m.state.boundaries;
+    omitted += m.state.omitted;
+    unsupported += m.state.unsupported;
+    conflicts += m.state.conflicts;
+    active += m.state.activeFacts;
+    pending += m.state.pendingFacts;
+  }
+  return `${active} active and ${pending} pending facts at the end; over ${boundaries} compaction boundaries the loss ledger found ${omitted} omitted critical facts and ${unsupported} unsourced summary lines; ${conflicts} summary lines contradicted a fact (the fact won)`;
+}
+
 function sessionTable(results: readonly SessionResult[], window: number): string {
   const rows = results.map((r) => {
     const w = r.windows.find((x) => x.window === window)!;
@@ -187,6 +202,8 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
     md.push(overallTable(results, window));
     md.push('');
     md.push(`Context Keeper's compactions by tier: ${tierLine(results, window)}.`);
+    md.push('');
+    md.push(`Context Keeper's state channel: ${stateLine(results, window)}.`);
     md.push('');
     md.push('Probe recall by kind:');
     md.push('');

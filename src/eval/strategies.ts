@@ -14,6 +14,7 @@ import { CompactionSession } from '../core/session';
 import { ExtractiveSummarizer } from '../core/summarizer';
 import { renderSummary, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
+import { checkBoundary } from '../core/ledger';
 import { fileTouches, renderToolInput } from '../core/tools';
 import type { RawRecord, Unit } from '../core/types';
 
@@ -66,6 +67,19 @@ export interface FinalView {
   readonly indexed: { readonly path: string; readonly modified: boolean; readonly read: boolean }[];
 }
 
+/** The protected-state channel's checks over a replay (ours only). */
+export interface StateMetrics {
+  readonly boundaries: number;
+  /** Active critical facts missing from the context at a compaction boundary (defects). */
+  readonly omitted: number;
+  /** Summary lines with no source at a boundary (defects). */
+  readonly unsupported: number;
+  /** Summary lines that contradicted an active fact (the fact won). */
+  readonly conflicts: number;
+  readonly activeFacts: number;
+  readonly pendingFacts: number;
+}
+
 export interface StrategyRun {
   readonly name: StrategyName;
   readonly calls: CallSample[];
@@ -74,6 +88,7 @@ export interface StrategyRun {
   readonly compactions: Record<string, number>;
   readonly floors: number;
   readonly antiThrash: number;
+  readonly state: StateMetrics | undefined;
   readonly overflowAt: number | undefined;
   readonly steps: number;
   readonly records: RawRecord[];
@@ -389,7 +404,29 @@ class Ours implements Strategy {
     for (const c of report.compactions) bump(this.compactions, `tier ${c.tier}`);
     const first = this.session.engine.firstUnitInView;
     const items = Array.from({ length: this.record.units.length - first }, (_, k) => first + k);
-    return { messages: this.session.engine.project(), items };
+    const messages = this.session.engine.project();
+    if (report.compactions.length > 0) {
+      // The state channel's own checks at every compaction boundary.
+      const summary = this.session.engine.currentSummary;
+      if (summary) this.session.state.checkSummary(summary);
+      const { counts } = checkBoundary(atRecord, this.session.state, messages, summary, this.session.engine.coverageEnd);
+      this.stateChecks.boundaries++;
+      this.stateChecks.omitted += counts.omitted;
+      this.stateChecks.unsupported += counts.unsupported;
+    }
+    return { messages, items };
+  }
+
+  readonly stateChecks = { boundaries: 0, omitted: 0, unsupported: 0 };
+
+  stateMetrics(): StateMetrics {
+    const state = this.session.state;
+    return {
+      ...this.stateChecks,
+      conflicts: state.conflicts().length,
+      activeFacts: state.active().length,
+      pendingFacts: state.pending().length,
+    };
   }
 
   measured(tokens: number, messages: number): void {
@@ -483,6 +520,7 @@ export async function runStrategy(
     compactions: strategy.compactions,
     floors: strategy.floors(),
     antiThrash: strategy.antiThrash(),
+    state: strategy instanceof Ours ? strategy.stateMetrics() : undefined,
     overflowAt,
     steps: strategy.record.steps,
     records: strategy.record.records,

@@ -241,6 +241,9 @@ describe('eval: drift and the report', () => {
     // every floor is a tier 2 or tier 4 compaction (a tier 4 may also be the last-guard clip)
     assert.ok(ours.floorsPer100Steps > 0 && ours.floorsPer100Steps <= (100 * floors) / result.steps + 0.01, JSON.stringify(ours.compactions));
     assert.equal(ours.probes.total, 3);
+    assert.ok(ours.state && ours.state.boundaries > 0 && ours.state.activeFacts >= 2, JSON.stringify(ours.state));
+    assert.equal(ours.state.omitted, 0);
+    assert.equal(result.windows[0]!.strategies.find((m) => m.strategy === 'sliding')!.state, null);
     assert.equal(ours.probes.kept, ours.probes.total - ours.probes.missing.length);
     const first = await make();
     assert.equal(await make(), first);
