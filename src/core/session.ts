@@ -9,8 +9,16 @@ import type { Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
 import { SessionRecord } from './parts';
 import { redact } from './redact';
-import { ProtectedState } from './state';
-import { InMemorySnapshotStore, InMemoryToolCompactionStore, type SnapshotStore, type ToolCompactionStore } from './store';
+import { ProtectedState, type Fact } from './state';
+import {
+  InMemorySnapshotStore,
+  InMemoryToolCompactionStore,
+  STATE_EVENT_PREFIX,
+  stateEventKey,
+  type SnapshotStore,
+  type StateEvent,
+  type ToolCompactionStore,
+} from './store';
 import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
 import { SummaryLineCounter } from './summary';
 import { CachedTokenCounter, type TokenCounter } from './tokens';
@@ -97,8 +105,52 @@ export class CompactionSession {
 
   /** Turn start: restore the bounded checkpoint from the raw record and the store. */
   preflight(): PreflightReport {
+    this.replayStateEvents();
     return this.engine.preflight();
   }
+
+  /**
+   * A user's act on a protected fact (confirm, reject, correct, pin, delete,
+   * close): applied now and kept in the store, so every later derivation of the
+   * session — after a restart or a crash — starts from it.
+   */
+  applyStateEvent(event: StateEvent): Fact {
+    const fact = this.applyToState(event);
+    this.snapshots.put(stateEventKey(this.appliedEvents), { type: 'stateEvent', event });
+    this.appliedEvents++;
+    return fact;
+  }
+
+  private applyToState(event: StateEvent): Fact {
+    switch (event.kind) {
+      case 'confirm':
+        return this.state.confirm(event.factId, event.record);
+      case 'reject':
+        return this.state.reject(event.factId, event.record);
+      case 'correct':
+        if (event.value === undefined) throw new Error('a correction needs the corrected wording');
+        return this.state.correct(event.factId, event.value, event.record);
+      case 'pin':
+        return this.state.pin(event.factId, event.record);
+      case 'delete':
+        return this.state.delete(event.factId, event.record);
+      case 'close':
+        return this.state.close(event.factId, event.record);
+    }
+  }
+
+  /** Re-applies the stored user events not applied yet, once the facts they name exist. */
+  private replayStateEvents(): void {
+    const keys = this.snapshots.keys(STATE_EVENT_PREFIX).sort();
+    while (this.appliedEvents < keys.length) {
+      const entry = this.snapshots.get(keys[this.appliedEvents]!);
+      if (entry?.type !== 'stateEvent' || !this.state.get(entry.event.factId)) break;
+      this.applyToState(entry.event);
+      this.appliedEvents++;
+    }
+  }
+
+  private appliedEvents = 0;
 
   /** The compaction operation at a model-call boundary, just before record `atRecord`. */
   step(atRecord: number): Promise<StepReport> {

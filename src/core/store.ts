@@ -50,12 +50,28 @@ export type SnapshotEntry =
   | { readonly type: 'anchor'; readonly anchor: Anchor }
   | { readonly type: 'gate'; readonly gate: Gate }
   | { readonly type: 'retrieval'; readonly retrieval: { readonly coverageEnd: number; readonly queryRecord: number } }
+  | { readonly type: 'stateEvent'; readonly event: StateEvent }
   | { readonly type: 'log'; readonly compaction: { readonly atRecord: number; readonly tier: 1 | 2 | 3 | 4; readonly before: number; readonly after: number; readonly reactive?: boolean } };
 
 export const ANCHOR_KEY = 'meta:anchor';
 export const GATE_KEY = 'meta:gate';
 /** The request the head's retrieval block was built for, with the coverage it was built at. */
 export const RETRIEVAL_KEY = 'meta:retrieval';
+/** A user's act on a protected fact: kept so every later derivation starts from it. */
+export interface StateEvent {
+  readonly kind: 'confirm' | 'reject' | 'correct' | 'pin' | 'delete' | 'close';
+  readonly factId: string;
+  /** The corrected wording (kind 'correct'). */
+  readonly value?: string;
+  /** The record the user was at when acting. */
+  readonly record: number;
+}
+
+export const STATE_EVENT_PREFIX = 'state:event:';
+export function stateEventKey(n: number): string {
+  return `${STATE_EVENT_PREFIX}${String(n).padStart(7, '0')}`;
+}
+
 /** The compaction log, one entry per compaction in order: `log:0000000`, `log:0000001`, … */
 export const LOG_PREFIX = 'log:';
 export function logKey(n: number): string {
