@@ -37,6 +37,8 @@ export interface ProjectJson {
   ledger: ReplayResult['ledger'];
   /** Secrets and personal data replaced in the context sent, by kind. */
   redactions: { count: number; kinds: Record<string, number> };
+  /** What the user should be told (e.g. the protected state over its budget). */
+  notices: readonly string[];
 }
 
 export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
@@ -71,6 +73,7 @@ export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
     ...result.session.state.toJSON(),
     ledger: result.ledger,
     redactions: countRedactions(result.messages),
+    notices: engine.notices,
   };
 }
 
@@ -114,6 +117,7 @@ export function formatReport(budget: Budget, result: ReplayResult, title: string
   const omitted = result.ledger.defects.filter((d) => d.disposition === 'omitted').length;
   const unsupported = result.ledger.defects.filter((d) => d.disposition === 'unsupported').length;
   out.push(`loss ledger over ${result.ledger.boundaries.length} compaction boundaries: ${omitted} critical items omitted, ${unsupported} unsupported summary lines`);
+  for (const notice of engine.notices) out.push(`notice: ${notice}`);
   const notLoaded = engine.notLoaded();
   out.push('');
   out.push(`## Not loaded (${notLoaded.length})`);

@@ -118,6 +118,9 @@ export interface ContextBlock {
   render(coverageEnd: number): string;
 }
 
+/** The protected state's block: its share of wEff. Over it, the user is told (the block is never shrunk). */
+const PROTECTED_BLOCK_SHARE = 0.15;
+
 /** Share of wEff the retrieved passages may take (in characters, ≈ 4 a token). */
 const RETRIEVAL_SHARE = 0.04;
 /** Below this effective window a retrieval block would crowd out the raw tail (measured: recall fell at 8k). */
@@ -232,6 +235,8 @@ export class CompactionEngine {
   private evidenceCache: { key: string; text: string } | undefined;
   private retrievalCache: { key: string; text: string } | undefined;
   private readonly retrieval = new RetrievalIndex();
+  private readonly noticeList: string[] = [];
+  private protectedNoticeKey: number | undefined;
   private readonly redactCache = new Map<string, string>();
 
   constructor(private readonly options: EngineOptions) {
@@ -775,12 +780,36 @@ export class CompactionEngine {
     const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
     if (this.blockRevisions.get(0) === key) return;
     this.blockRevisions.set(0, key);
-    const text = this.blockTexts().filter((t) => t !== '').join('\n\n');
+    const texts = this.blockTexts();
+    this.checkProtectedBudget(texts.slice(0, (this.options.blocks ?? []).length).join('\n\n'));
+    const text = texts.filter((t) => t !== '').join('\n\n');
     if (this.blockText === text) return;
     this.blockText = text;
     const tokens = text ? this.counter.count(text) + 1 : 0;
     this.estimate += tokens - (this.blockTokens.get(0) ?? 0);
     this.blockTokens.set(0, tokens);
+  }
+
+  /**
+   * The protected blocks have a budget of their own (PROTECTED_BLOCK_SHARE of
+   * wEff). They are never shrunk to fit it: when they alone exceed it the user is
+   * told, once per size class, so they can review or demote facts themselves.
+   */
+  private checkProtectedBudget(text: string): void {
+    if (!text) return;
+    const budget = Math.floor(this.budget.effective * PROTECTED_BLOCK_SHARE);
+    const tokens = this.counter.count(text);
+    if (tokens <= budget) return;
+    const message = `The protected state takes ${tokens} tokens, over its block of ${budget} (${Math.round(PROTECTED_BLOCK_SHARE * 100)}% of the effective window): it is kept whole, and leaves less room for the conversation. Review the facts in the Task Context panel to unpin or delete what no longer applies.`;
+    const key = Math.floor(tokens / 500);
+    if (this.protectedNoticeKey === key) return;
+    this.protectedNoticeKey = key;
+    this.noticeList.push(message);
+  }
+
+  /** Things the user should be told (the protected state over its budget). */
+  get notices(): readonly string[] {
+    return this.noticeList;
   }
 
   private evidenceKey(): string {

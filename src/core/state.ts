@@ -91,6 +91,9 @@ function goalOf(text: string): string {
   return space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
 }
 
+/** The state keeps every rule a message states (the summary keeps fewer); a bound against pasted documents. */
+const STATE_RULES_PER_MESSAGE = 200;
+
 /** Shorter than the request log's clip, so a goal stays a verbatim part of its request. */
 const GOAL_MAX_CHARS = 200;
 
@@ -196,7 +199,7 @@ export class ProtectedState {
     const text = part.text.trim();
     if (!isRequestText(text)) return;
     this.create('goal', goalOf(text), part.record, 'user', 'active', 'the user asked');
-    for (const c of extractConstraints(text)) {
+    for (const c of extractConstraints(text, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
     }

@@ -116,13 +116,13 @@ export function looksLikeCode(sentence: string): boolean {
   return symbols >= 4 && symbols / sentence.length > 0.06;
 }
 
-export function extractConstraints(text: string): { sentence: string; safety: boolean }[] {
+export function extractConstraints(text: string, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
   for (const sentence of splitSentences(text)) {
     if (!CONSTRAINT_PATTERN.test(sentence) || looksLikeCode(sentence)) continue;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     out.push({ sentence, safety });
-    if (out.length >= MAX_CONSTRAINTS_PER_MESSAGE) break;
+    if (out.length >= limit) break;
   }
   return out;
 }

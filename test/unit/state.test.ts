@@ -226,3 +226,18 @@ describe('user acts on facts are kept', () => {
     assert.throws(() => second.applyStateEvent({ kind: 'correct', factId: tabs.id, record: 4 }), /needs the corrected wording/);
   });
 });
+
+describe('the protected block budget', () => {
+  it('keeps every protected fact whole and tells the user when they alone exceed their block', async () => {
+    const rules = Array.from({ length: 70 }, (_, i) => `Never change the ${['billing', 'audit', 'export', 'import', 'search'][i % 5]} module number ${i} without a review from team ${i}.`);
+    const b = new RecordBuilder().user(`Refactor the app. ${rules.join(' ')}`);
+    for (let i = 0; i < 40; i++) b.read(`src/f${i}.ts`, 60);
+    const s = newSession(budgetOf(8_000, 1_000));
+    await play(s, b.records);
+    await s.step(b.records.length);
+    const head = s.engine.project()[0]!.content;
+    for (const rule of rules) assert.ok(head.includes(rule), `missing: ${rule}`);
+    assert.equal(s.engine.notices.length, 1, JSON.stringify(s.engine.notices));
+    assert.match(s.engine.notices[0]!, /^The protected state takes \d+ tokens, over its block of 1050 \(15% of the effective window\): it is kept whole/);
+  });
+});
