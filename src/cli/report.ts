@@ -8,6 +8,7 @@ import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engin
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
+import type { Milestone } from '../core/milestones';
 import type { Conflict, Fact } from '../core/state';
 
 export interface ProjectOptions {
@@ -39,6 +40,8 @@ export interface ProjectJson {
   redactions: { count: number; kinds: Record<string, number> };
   /** What the user should be told (e.g. the protected state over its budget). */
   notices: readonly string[];
+  /** Stable points beyond the watermark, each kept as a snapshot in the store. */
+  milestones: readonly Milestone[];
 }
 
 export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
@@ -74,6 +77,7 @@ export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
     ledger: result.ledger,
     redactions: countRedactions(result.messages),
     notices: engine.notices,
+    milestones: result.session.milestones.milestones,
   };
 }
 

@@ -9,11 +9,13 @@ import type { Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
 import { SessionRecord } from './parts';
 import { redact } from './redact';
+import { MilestoneDetector, type Milestone } from './milestones';
 import { ProtectedState, type Fact } from './state';
 import {
   InMemorySnapshotStore,
   InMemoryToolCompactionStore,
   STATE_EVENT_PREFIX,
+  milestoneKey,
   stateEventKey,
   type SnapshotStore,
   type StateEvent,
@@ -51,6 +53,8 @@ export class CompactionSession {
   readonly artifacts = new ArtifactIndex();
   /** The protected state channel: facts with sources, versions and write rules. */
   readonly state = new ProtectedState();
+  /** Stable points beyond the watermark (tests green again, "thanks, next", a topic switch…). */
+  readonly milestones = new MilestoneDetector();
   readonly snapshots: SnapshotStore;
   readonly tools: ToolCompactionStore;
   readonly counter: CachedTokenCounter;
@@ -94,13 +98,35 @@ export class CompactionSession {
     this.engine.onAppend(events);
     for (const event of events) {
       const unit = this.record.units[event.unitIndex];
-      if (event.type === 'part') {
-        if (event.part.tool) this.artifacts.observe(event.part.tool, unit?.step);
-        if (unit) this.state.observe(unit.kind, event.part);
-      } else if (event.type === 'result' && unit) {
-        this.state.observe(unit.kind, event.after);
-      }
+      const part = event.type === 'part' ? event.part : event.type === 'result' ? event.after : undefined;
+      if (event.type === 'part' && event.part.tool) this.artifacts.observe(event.part.tool, unit?.step);
+      if (!part || !unit) continue;
+      this.state.observe(unit.kind, part);
+      const milestone = this.milestones.observe(unit.kind, part);
+      if (milestone) this.checkpoint(milestone);
     }
+  }
+
+  /**
+   * A milestone snapshot: what the session stood on at a stable point — the
+   * summary's coverage and folds, the active and pending facts — kept in the
+   * store under its record, to compare against and roll back to.
+   */
+  private checkpoint(milestone: Milestone): void {
+    const key = milestoneKey(milestone.record);
+    // Written once: a session derived again (after a crash) keeps the snapshot taken live.
+    if (this.snapshots.get(key)) return;
+    const summary = this.engine.currentSummary;
+    this.snapshots.put(key, {
+      type: 'milestone',
+      milestone: {
+        ...milestone,
+        coverageEnd: this.engine.coverageEnd,
+        folds: summary?.folds ?? 0,
+        facts: this.state.active().map((f) => `${f.id}@${f.version}`),
+        pending: this.state.pending().map((f) => f.id),
+      },
+    });
   }
 
   /** Turn start: restore the bounded checkpoint from the raw record and the store. */

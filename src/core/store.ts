@@ -51,6 +51,7 @@ export type SnapshotEntry =
   | { readonly type: 'gate'; readonly gate: Gate }
   | { readonly type: 'retrieval'; readonly retrieval: { readonly coverageEnd: number; readonly queryRecord: number } }
   | { readonly type: 'stateEvent'; readonly event: StateEvent }
+  | { readonly type: 'milestone'; readonly milestone: MilestoneSnapshot }
   | { readonly type: 'log'; readonly compaction: { readonly atRecord: number; readonly tier: 1 | 2 | 3 | 4; readonly before: number; readonly after: number; readonly reactive?: boolean } };
 
 export const ANCHOR_KEY = 'meta:anchor';
@@ -65,6 +66,23 @@ export interface StateEvent {
   readonly value?: string;
   /** The record the user was at when acting. */
   readonly record: number;
+}
+
+/** A stable checkpoint recorded at a milestone (see milestones.ts). */
+export interface MilestoneSnapshot {
+  readonly record: number;
+  readonly reason: string;
+  readonly detail: string;
+  readonly coverageEnd: number;
+  readonly folds: number;
+  /** Active facts as `id@version`. */
+  readonly facts: readonly string[];
+  readonly pending: readonly string[];
+}
+
+export const MILESTONE_PREFIX = 'milestone:';
+export function milestoneKey(record: number): string {
+  return `${MILESTONE_PREFIX}${String(record).padStart(9, '0')}`;
 }
 
 export const STATE_EVENT_PREFIX = 'state:event:';

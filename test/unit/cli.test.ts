@@ -45,7 +45,7 @@ describe('context-keeper CLI', function () {
     const json = JSON.parse(r.out);
     // the contract's fields, in order, then the extensions (state channel, loss ledger)
     assert.deepEqual(Object.keys(json).slice(0, 10), ['window', 'reserve', 'trigger', 'stop', 'tokens', 'messages', 'notLoaded', 'summary', 'artifacts', 'compactions']);
-    assert.deepEqual(Object.keys(json).slice(10), ['state', 'pending', 'conflicts', 'ledger', 'redactions', 'notices']);
+    assert.deepEqual(Object.keys(json).slice(10), ['state', 'pending', 'conflicts', 'ledger', 'redactions', 'notices', 'milestones']);
     assert.deepEqual(json.redactions, { count: 0, kinds: {} });
     assert.ok(json.state.some((f: { type: string; value: string; status: string }) => f.type === 'constraint' && f.value === 'Never change the public API.' && f.status === 'active'));
     assert.ok(json.ledger.boundaries.length >= 2);

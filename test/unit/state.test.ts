@@ -241,3 +241,27 @@ describe('the protected block budget', () => {
     assert.match(s.engine.notices[0]!, /^The protected state takes \d+ tokens, over its block of 1050 \(15% of the effective window\): it is kept whole/);
   });
 });
+
+describe('milestones', () => {
+  it('records stable points beyond the watermark as snapshots', async () => {
+    const { MILESTONE_PREFIX } = await import('../../src/core/store');
+    const b = new RecordBuilder()
+      .user('Fix the failing date parser tests in the billing service.')
+      .step('', [{ name: 'Bash', input: { command: 'npm test -- billing' }, output: 'FAIL\nExit code: 1', isError: true }])
+      .step('', [{ name: 'TodoWrite', input: { todos: [{ content: 'fix parser', status: 'completed' }, { content: 'docs', status: 'pending' }] }, output: 'ok' }])
+      .step('', [{ name: 'Bash', input: { command: 'npm test -- billing' }, output: 'PASS\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "fix parser"' }, output: '[main abc123] fix parser\nExit code: 0' }])
+      .user('Thanks, next please look at the flaky websocket reconnect logic.')
+      .user('Unrelated: rename every Terraform module variable in infra to snake case.');
+    const s = newSession(budgetOf(100_000));
+    await play(s, b.records);
+    assert.deepEqual(
+      s.milestones.milestones.map((m) => m.reason),
+      ['todo-done', 'tests-green', 'high-value', 'user-next', 'topic-switch'],
+    );
+    const keys = s.snapshots.keys(MILESTONE_PREFIX).sort();
+    assert.equal(keys.length, 5);
+    const first = s.snapshots.get(keys[0]!);
+    assert.ok(first?.type === 'milestone' && first.milestone.facts.length > 0);
+  });
+});
