@@ -265,3 +265,36 @@ describe('milestones', () => {
     assert.ok(first?.type === 'milestone' && first.milestone.facts.length > 0);
   });
 });
+
+describe('branches', () => {
+  it('merges two forks by source, version and rules, the same whichever finished last', async () => {
+    const { fork, mergeStates } = await import('../../src/core/state');
+    const base = stateOf(new RecordBuilder().user('Build it. Always use tabs. Never drop a column. You must keep logs for 30 days.'));
+    const tabs = base.facts().find((f) => /tabs/.test(f.value))!;
+    const logs = base.facts().find((f) => /logs/.test(f.value))!;
+    const drop = base.facts().find((f) => /drop a column/.test(f.value))!;
+    const a = fork(base);
+    const b = fork(base);
+    a.correct(tabs.id, 'Always use two spaces.', 10);
+    b.pin(drop.id, 11);
+    a.correct(logs.id, 'You must keep logs for 90 days.', 12);
+    b.correct(logs.id, 'You must keep logs for 7 days.', 13);
+    b.observeUnit({ kind: 'user', step: undefined, turn: 1, firstRecord: 20, lastRecord: 20, parts: [{ address: 'text:x', kind: 'text', role: 'user', record: 20, text: 'Also export CSV. Never email the export.' }] });
+    const ab = mergeStates(base, a, b);
+    const ba = mergeStates(base, b, a);
+    assert.deepEqual(ab.state.facts(), ba.state.facts(), 'not by which finished last');
+    assert.equal(ab.state.get(tabs.id)!.value, 'Always use two spaces.');
+    assert.equal(ab.state.get(drop.id)!.pinned, true);
+    assert.equal(ab.state.get(logs.id)!.value, 'You must keep logs for 30 days.', 'two users disagree: the base stays');
+    assert.equal(ab.conflicts.length, 1);
+    assert.match(ab.conflicts[0]!.rule, /the user decides/);
+    assert.ok(ab.state.active().some((f) => f.value === 'Never email the export.'), 'a fact new in one branch is added');
+    const model = fork(base);
+    model.observeUnit({ kind: 'step', step: 0, turn: 0, firstRecord: 30, lastRecord: 30, parts: [{ address: 'text:y', kind: 'text', role: 'assistant', record: 30, text: "I'll use SQLite for the export cache." }] });
+    const userWins = fork(base);
+    userWins.correct(tabs.id, 'Tabs, always.', 31);
+    const third = mergeStates(base, model, userWins);
+    assert.equal(third.conflicts.length, 0);
+    assert.equal(third.state.get(tabs.id)!.value, 'Tabs, always.');
+  });
+});
