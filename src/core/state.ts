@@ -91,6 +91,19 @@ function goalOf(text: string): string {
   return space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
 }
 
+/**
+ * A protected rule is prescriptive: an imperative ("Never …", "Always …", "Do
+ * not …", "Make sure …") or a modal addressed to the agent ("you must …", "must
+ * not …"). A question or a first-person report that merely contains "don't" or
+ * "only" ("I still don't see the parentheses") is conversation, not a rule.
+ */
+export function isStandingRule(sentence: string): boolean {
+  const s = sentence.trim();
+  if (s.endsWith('?')) return false;
+  if (/^(?:and |but |also |so |then |please |pls |note: |important: |constraints?: |rules?: |requirements?: )*(?:never|always|do not|don't|dont|must|make sure|ensure|only|avoid|keep|use only|no |under no circumstances|without)\b/i.test(s)) return true;
+  return /\b(?:you|we|it|they|the \w+) (?:must|must not|mustn't|should never|shall not|may not|are not allowed to|is not allowed to)\b|\b(?:must never|must not|not allowed|forbidden|prohibited|under no circumstances)\b/i.test(s);
+}
+
 /** The state keeps every rule a message states (the summary keeps fewer); a bound against pasted documents. */
 const STATE_RULES_PER_MESSAGE = 200;
 
@@ -200,6 +213,7 @@ export class ProtectedState {
     if (!isRequestText(text)) return;
     this.create('goal', goalOf(text), part.record, 'user', 'active', 'the user asked');
     for (const c of extractConstraints(text, STATE_RULES_PER_MESSAGE)) {
+      if (!isStandingRule(c.sentence)) continue;
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
     }
