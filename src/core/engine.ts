@@ -787,6 +787,7 @@ export class CompactionEngine {
     this.blockText = text;
     const tokens = text ? this.counter.count(text) + 1 : 0;
     this.estimate += tokens - (this.blockTokens.get(0) ?? 0);
+    // (the head's blocks are counted once per change: they change at folds and on user acts)
     this.blockTokens.set(0, tokens);
   }
 
@@ -798,7 +799,8 @@ export class CompactionEngine {
   private checkProtectedBudget(text: string): void {
     if (!text) return;
     const budget = Math.floor(this.budget.effective * PROTECTED_BLOCK_SHARE);
-    const tokens = this.counter.count(text);
+    // A block over 4x its budget is over it whatever its exact count; otherwise count it.
+    const tokens = text.length > budget * 16 ? Math.ceil(text.length / 4) : this.counter.count(text);
     if (tokens <= budget) return;
     const message = `The protected state takes ${tokens} tokens, over its block of ${budget} (${Math.round(PROTECTED_BLOCK_SHARE * 100)}% of the effective window): it is kept whole, and leaves less room for the conversation. Review the facts in the Task Context panel to unpin or delete what no longer applies.`;
     const key = Math.floor(tokens / 500);

@@ -157,7 +157,8 @@ export class ProtectedState {
     // Typed internally; FactSchema validates at the boundaries (parseFacts).
     const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
     if (!this.latest.has(written.id)) this.order.push(written.id);
-    else this.changes++;
+    // A repetition past the three sources the block shows changes nothing anyone sees.
+    else if (!(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
     this.latest.set(written.id, written);
     this.history.push(written);
     this.versionCounter++;

@@ -133,9 +133,16 @@ export function shouldReplace(existing: SnapshotEntry | undefined, next: Snapsho
   return true;
 }
 
+/** The namespace of a key: up to and including its first ':' ('floor:', 'log:', 'state:'…). */
+function namespaceOf(key: string): string {
+  const colon = key.indexOf(':');
+  return colon < 0 ? key : key.slice(0, colon + 1);
+}
+
 export class InMemorySnapshotStore implements SnapshotStore {
   private readonly entries = new Map<string, SnapshotEntry>();
-  private readonly floorKeys = new Set<string>();
+  /** Keys by namespace, so listing floors or events never walks every stored form. */
+  private readonly byNamespace = new Map<string, Set<string>>();
 
   get(key: string): SnapshotEntry | undefined {
     return this.entries.get(key);
@@ -144,11 +151,18 @@ export class InMemorySnapshotStore implements SnapshotStore {
   put(key: string, entry: SnapshotEntry): void {
     if (!shouldReplace(this.entries.get(key), entry)) return;
     this.entries.set(key, entry);
-    if (key.startsWith(FLOOR_PREFIX)) this.floorKeys.add(key);
+    const ns = namespaceOf(key);
+    let set = this.byNamespace.get(ns);
+    if (!set) this.byNamespace.set(ns, (set = new Set()));
+    set.add(key);
   }
 
   keys(prefix: string): string[] {
-    if (prefix === FLOOR_PREFIX) return [...this.floorKeys];
+    const ns = namespaceOf(prefix);
+    if (ns.endsWith(':')) {
+      const set = this.byNamespace.get(ns);
+      return set ? [...set].filter((k) => k.startsWith(prefix)) : [];
+    }
     return [...this.entries.keys()].filter((k) => k.startsWith(prefix));
   }
 
