@@ -6,10 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
-import { CompactionSession, type ToolCallView } from '../core/session';
+import { toolCallViewOf, type ToolCallView } from '../core/session';
 import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
-import { CharRatioTokenCounter } from '../core/tokens';
-import { computeBudget } from '../core/budget';
 import { SessionStore } from '../store/sessionStore';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { ExtractiveSummarizer } from '../core/summarizer';
@@ -169,9 +167,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
             where = options.db;
             const ids = options.session ? [options.session] : store.sessions().map((s) => s.id);
             for (const id of ids) {
-              const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
-              for (const record of store.records(id, { loadPayloads: true })) session.record.append(record);
-              view = session.viewToolCall(callId);
+              view = toolCallViewOf(store.records(id, { loadPayloads: true }), callId);
               if (view) break;
             }
           } finally {
@@ -180,10 +176,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         } else {
           const transcript = loadTranscript(first, io.err);
           where = first!;
-          // Only the raw record is needed: no tokenizer, a trivial budget.
-          const session = new CompactionSession({ budget: computeBudget({ window: 1_000_000, reserve: 0 }), counter: new CharRatioTokenCounter() });
-          for (const record of transcript.records) session.record.append(record);
-          view = session.viewToolCall(callId);
+          view = toolCallViewOf(transcript.records, callId);
         }
         if (!view) {
           io.err(`context-keeper: no tool call with id ${JSON.stringify(callId)} in ${where}`);

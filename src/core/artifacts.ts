@@ -32,9 +32,11 @@ interface MutableEntry {
 export class ArtifactIndex {
   private readonly byPath = new Map<string, MutableEntry>();
 
-  /** Records the files one tool call touched (called once per call). */
-  observe(tool: ToolInvocation, step: number | undefined): void {
+  /** Records the files one tool call touched (called once per call); returns their paths. */
+  observe(tool: ToolInvocation, step: number | undefined): string[] {
+    const touched: string[] = [];
     for (const touch of fileTouches(tool)) {
+      touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
       if (!entry) {
         entry = { path: touch.path, reads: 0, modifications: 0, creations: 0, steps: [], toolCalls: [], firstRecord: tool.callRecord };
@@ -46,6 +48,11 @@ export class ArtifactIndex {
       if (step !== undefined && entry.steps[entry.steps.length - 1] !== step) entry.steps.push(step);
       if (entry.toolCalls[entry.toolCalls.length - 1] !== tool.callId) entry.toolCalls.push(tool.callId);
     }
+    return touched;
+  }
+
+  get(path: string): ArtifactEntry | undefined {
+    return this.byPath.get(path);
   }
 
   /** Entries in order of first touch. */

@@ -229,9 +229,10 @@ export class CompactionEngine {
   private driftChecked: { stored: SummaryState; coverageUnit: number; repaired: SummaryState } | undefined;
   private summaryTokenMemo: { state: SummaryState; tokens: number } | undefined;
   private protectedCache: { upTo: number; lines: ProtectedLines } | undefined;
-  private readonly blockTokens = new Map<number, number>();
+  /** The head's blocks as last measured: the key they were built for, their text, their tokens. */
+  private blockKey = '';
   private blockText = '';
-  private readonly blockRevisions = new Map<number, string>();
+  private blockTokens = 0;
   private evidenceCache: { key: string; text: string } | undefined;
   private retrievalCache: { key: string; text: string } | undefined;
   private readonly retrieval = new RetrievalIndex();
@@ -434,9 +435,9 @@ export class CompactionEngine {
     this.forms.clear();
     this.unitTokens.length = 0;
     this.estimate = this.summaryTokens;
-    this.blockTokens.clear();
-    this.blockRevisions.clear();
+    this.blockKey = '';
     this.blockText = '';
+    this.blockTokens = 0;
     let restoredForms = 0;
     for (let i = coverageUnit; i < units.length; i++) {
       const unit = units[i]!;
@@ -778,17 +779,16 @@ export class CompactionEngine {
   /** Re-measures the head's blocks when they change, keeping the running estimate exact. */
   private refreshBlocks(): void {
     const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
-    if (this.blockRevisions.get(0) === key) return;
-    this.blockRevisions.set(0, key);
+    if (this.blockKey === key) return;
+    this.blockKey = key;
     const texts = this.blockTexts();
     this.checkProtectedBudget(texts.slice(0, (this.options.blocks ?? []).length).join('\n\n'));
     const text = texts.filter((t) => t !== '').join('\n\n');
     if (this.blockText === text) return;
     this.blockText = text;
     const tokens = text ? this.counter.count(text) + 1 : 0;
-    this.estimate += tokens - (this.blockTokens.get(0) ?? 0);
-    // (the head's blocks are counted once per change: they change at folds and on user acts)
-    this.blockTokens.set(0, tokens);
+    this.estimate += tokens - this.blockTokens;
+    this.blockTokens = tokens;
   }
 
   /**

@@ -8,7 +8,7 @@
 import { MESSAGE_OVERHEAD_TOKENS } from './budget';
 import type { Compaction, ProjectedMessage, StepReport } from './engine';
 import { CompactionSession, type SessionOptions } from './session';
-import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
+import type { LedgerCounts, LedgerEntry } from './ledger';
 import type { TokenCounter } from './tokens';
 import type { RawRecord } from './types';
 
@@ -85,6 +85,22 @@ export class ProviderMeter {
       return n;
     });
   }
+
+  /**
+   * One model call's prompt: the tokens of each message, their total, and the
+   * tokens of the longest run of leading messages unchanged since `previous`
+   * (what a provider's prompt cache would serve).
+   */
+  measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { counts: number[]; tokens: number; reused: number } {
+    const counts = this.contentTokens(messages);
+    const tokens = counts.reduce((a, b) => a + b, 0);
+    let reused = 0;
+    for (let i = 0; i < messages.length && i < previous.length; i++) {
+      if (messages[i]!.role !== previous[i]!.role || messages[i]!.content !== previous[i]!.content) break;
+      reused += counts[i]!;
+    }
+    return { counts, tokens, reused };
+  }
 }
 
 const noClock: Clock = { now: () => 0 };
@@ -118,19 +134,11 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
     pendingMs = 0;
     const messages = session.engine.project();
     if (report.compactions.length > 0) {
-      const summary = session.engine.currentSummary;
-      if (summary) session.state.checkSummary(summary);
-      const checked = checkBoundary(atRecord, session.state, messages, summary, session.engine.coverageEnd);
+      const checked = session.checkBoundary(atRecord, messages);
       boundaries.push(checked.counts);
       defects.push(...checked.entries);
     }
-    const counts = meter.contentTokens(messages);
-    const tokens = counts.reduce((a, b) => a + b, 0);
-    let reused = 0;
-    for (let i = 0; i < messages.length && i < previous.length; i++) {
-      if (messages[i]!.role !== previous[i]!.role || messages[i]!.content !== previous[i]!.content) break;
-      reused += counts[i]!;
-    }
+    const { tokens, reused } = meter.measure(messages, previous);
     session.engine.observeRealTokens(tokens + MESSAGE_OVERHEAD_TOKENS * messages.length);
     if (report.held) holds++;
     tokensSent += tokens;

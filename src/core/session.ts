@@ -6,7 +6,8 @@
  */
 import { ArtifactIndex } from './artifacts';
 import type { Budget } from './budget';
-import { CompactionEngine, type PreflightReport, type StepReport } from './engine';
+import { CompactionEngine, type PreflightReport, type ProjectedMessage, type StepReport } from './engine';
+import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
 import { SessionRecord } from './parts';
 import { redact } from './redact';
 import { MilestoneDetector, type Milestone } from './milestones';
@@ -129,6 +130,17 @@ export class CompactionSession {
     });
   }
 
+  /**
+   * The state channel's checks at a compaction boundary: the summary against the
+   * protected facts (the fact wins, the conflict is logged), then the loss ledger
+   * over the messages about to be sent.
+   */
+  checkBoundary(atRecord: number, messages: readonly ProjectedMessage[]): { entries: LedgerEntry[]; counts: LedgerCounts } {
+    const summary = this.engine.currentSummary;
+    if (summary) this.state.checkSummary(summary);
+    return checkBoundary(atRecord, this.state, messages, summary, this.engine.coverageEnd);
+  }
+
   /** Turn start: restore the bounded checkpoint from the raw record and the store. */
   preflight(): PreflightReport {
     this.replayStateEvents();
@@ -185,16 +197,28 @@ export class CompactionSession {
 
   /** The full raw input and output of a tool call, whatever its form in the view. */
   viewToolCall(toolCallId: string): ToolCallView | undefined {
-    const tool = this.record.findTool(toolCallId);
-    if (!tool) return undefined;
-    return {
-      toolCallId: tool.callId,
-      name: tool.name,
-      input: renderToolInput(tool),
-      output: tool.output,
-      isError: tool.isError,
-      callRecord: tool.callRecord,
-      resultRecord: tool.resultRecord,
-    };
+    return toolCallView(this.record, toolCallId);
   }
+}
+
+/** The full raw input and output of a tool call of a record (view_tool_call); needs no engine. */
+export function toolCallView(record: SessionRecord, toolCallId: string): ToolCallView | undefined {
+  const tool = record.findTool(toolCallId);
+  if (!tool) return undefined;
+  return {
+    toolCallId: tool.callId,
+    name: tool.name,
+    input: renderToolInput(tool),
+    output: tool.output,
+    isError: tool.isError,
+    callRecord: tool.callRecord,
+    resultRecord: tool.resultRecord,
+  };
+}
+
+/** view_tool_call over plain records (a transcript, or a session read from a store). */
+export function toolCallViewOf(records: readonly RawRecord[], toolCallId: string): ToolCallView | undefined {
+  const record = new SessionRecord();
+  for (const r of records) record.append(r);
+  return toolCallView(record, toolCallId);
 }

@@ -14,7 +14,6 @@ import { CompactionSession } from '../core/session';
 import { ExtractiveSummarizer } from '../core/summarizer';
 import { renderSummary, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
-import { checkBoundary } from '../core/ledger';
 import { fileTouches, renderToolInput } from '../core/tools';
 import type { RawRecord, Unit } from '../core/types';
 
@@ -407,9 +406,7 @@ class Ours implements Strategy {
     const messages = this.session.engine.project();
     if (report.compactions.length > 0) {
       // The state channel's own checks at every compaction boundary.
-      const summary = this.session.engine.currentSummary;
-      if (summary) this.session.state.checkSummary(summary);
-      const { counts } = checkBoundary(atRecord, this.session.state, messages, summary, this.session.engine.coverageEnd);
+      const { counts } = this.session.checkBoundary(atRecord, messages);
       this.stateChecks.boundaries++;
       this.stateChecks.omitted += counts.omitted;
       this.stateChecks.unsupported += counts.unsupported;
@@ -482,13 +479,7 @@ export async function runStrategy(
 
   const call = async (at: number): Promise<void> => {
     const { messages, items } = await strategy.call(at);
-    const counts = meter.contentTokens(messages);
-    const tokens = counts.reduce((a, b) => a + b, 0);
-    let cacheRead = 0;
-    for (let i = 0; i < messages.length && i < previous.length; i++) {
-      if (messages[i]!.role !== previous[i]!.role || messages[i]!.content !== previous[i]!.content) break;
-      cacheRead += counts[i]!;
-    }
+    const { tokens, reused: cacheRead } = meter.measure(messages, previous);
     const overflow = tokens > budget.effective;
     if (overflow && overflowAt === undefined) overflowAt = at;
     strategy.measured?.(tokens, messages.length);

@@ -448,32 +448,29 @@ export class SessionStore {
   private updateArtifacts(task: string, record: RawRecord): void {
     let rec = this.sessionRecords.get(task);
     let index = this.artifactCache.get(task);
+    /** Appends one record to the in-memory reconstruction; returns the paths its tool calls touched. */
+    const feed = (r: RawRecord): string[] =>
+      rec!.append(r).flatMap((e) => (e.type === 'part' && e.part.tool ? index!.observe(e.part.tool, rec!.units[e.unitIndex]?.step) : []));
     if (!rec || !index || rec.records.length !== record.index) {
       rec = new SessionRecord();
       index = new ArtifactIndex();
       for (const r of this.records(task)) {
         if (r.index >= record.index) break;
-        for (const e of rec.append(r)) if (e.type === 'part' && e.part.tool) index.observe(e.part.tool, rec.units[e.unitIndex]?.step);
+        feed(r);
       }
       this.sessionRecords.set(task, rec);
       this.artifactCache.set(task, index);
     }
-    const before = index.size;
-    let touched = false;
-    for (const e of rec.append(record)) {
-      if (e.type === 'part' && e.part.tool) {
-        index.observe(e.part.tool, rec.units[e.unitIndex]?.step);
-        touched = true;
-      }
-    }
-    if (!touched && before === index.size) return;
-    for (const a of index.entries()) {
+    // Only the rows of the files this record touched change.
+    for (const path of new Set(feed(record))) {
+      const a = index.get(path)!;
       this.db.run(
         'INSERT OR REPLACE INTO artifact (task_id, path, reads, modifications, creations, steps, tool_calls, first_record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [task, a.path, a.reads, a.modifications, a.creations, JSON.stringify(a.steps), JSON.stringify(a.toolCalls), a.firstRecord],
       );
     }
   }
+
 
   // -------------------------------------------------------------- checkpoint
 
