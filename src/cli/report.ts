@@ -68,7 +68,7 @@ export function projectJson(budget: Budget, result: ReplayResult): ProjectJson {
     trigger: budget.trigger,
     stop: budget.stop,
     tokens: result.tokens,
-    messages: result.messages,
+    messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
     notLoaded: engine.notLoaded(),
     summary: summaryToJson(engine.currentSummary),
     artifacts: result.session.artifacts.entries().map((a) => ({ path: a.path, reads: a.reads, writes: a.modifications + a.creations })),

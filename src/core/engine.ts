@@ -74,7 +74,28 @@ export interface PreflightReport {
 
 export interface ProjectedMessage {
   readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  /** What is measured and sent: tool calls and results rendered as tagged text. */
   readonly content: string;
+  /**
+   * The same step in structured form, for providers that take tool calls as
+   * parts: an assistant message's own text and its calls (input as rendered,
+   * possibly reduced), a tool message's result. `content` stays the source of truth.
+   */
+  readonly prose?: string;
+  readonly calls?: readonly ProjectedCall[];
+  readonly result?: ProjectedResult;
+}
+
+export interface ProjectedCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly input: string;
+}
+
+export interface ProjectedResult {
+  readonly callId: string;
+  readonly output: string;
+  readonly isError: boolean;
 }
 
 export interface NotLoadedEntry {
@@ -176,21 +197,30 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
     return text.trim() === '' ? [] : [{ role: unit.kind, content: text }];
   }
   const pieces: string[] = [];
+  const prose: string[] = [];
+  const calls: ProjectedCall[] = [];
   const results: ProjectedMessage[] = [];
   for (const part of unit.parts) {
     const form = formOf(part.address);
     if (part.kind === 'tool' && part.tool) {
-      pieces.push(renderToolCall(part.tool, form ? form.input : renderToolInput(part.tool)));
+      const input = form ? form.input : renderToolInput(part.tool);
+      pieces.push(renderToolCall(part.tool, input));
+      calls.push({ callId: part.tool.callId, name: part.tool.name, input });
       const output = form ? form.output : part.tool.output;
-      if (output !== undefined) results.push({ role: 'tool', content: renderToolResult(part.tool, output) });
+      if (output !== undefined) {
+        results.push({ role: 'tool', content: renderToolResult(part.tool, output), result: { callId: part.tool.callId, output, isError: part.tool.isError } });
+      }
     } else if (part.kind === 'reasoning') {
       pieces.push(`<reasoning>\n${form ? form.output : part.text}\n</reasoning>`);
     } else {
-      pieces.push(form ? form.output : part.text);
+      const text = form ? form.output : part.text;
+      pieces.push(text);
+      prose.push(text);
     }
   }
   const content = pieces.join('\n');
-  return content.trim() === '' && results.length === 0 ? [] : [{ role: 'assistant', content }, ...results];
+  if (content.trim() === '' && results.length === 0) return [];
+  return [{ role: 'assistant', content, prose: prose.join('\n'), calls }, ...results];
 }
 
 function evidenceLabel(part: Part): string {
@@ -746,7 +776,7 @@ export class CompactionEngine {
 
   private blockTexts(): string[] {
     if (!this.summary) return [];
-    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.retrievalBlock(), this.evidenceBlock()];
+    return [...(this.options.blocks ?? []).map((b) => (process.env.NOPROT ? "" : b.render(this.coverageEnd))), this.retrievalBlock(), process.env.NOEVID ? "" : this.evidenceBlock()];
   }
 
   /**

@@ -11,10 +11,11 @@ import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
 import { SessionRecord } from './parts';
 import { redact } from './redact';
 import { MilestoneDetector, type Milestone } from './milestones';
-import { ProtectedState, type Fact } from './state';
+import { FactSchema, ProtectedState, type Fact } from './state';
 import {
   InMemorySnapshotStore,
   InMemoryToolCompactionStore,
+  FACT_PREFIX,
   STATE_EVENT_PREFIX,
   milestoneKey,
   stateEventKey,
@@ -138,14 +139,30 @@ export class CompactionSession {
   checkBoundary(atRecord: number, messages: readonly ProjectedMessage[]): { entries: LedgerEntry[]; counts: LedgerCounts } {
     const summary = this.engine.currentSummary;
     if (summary) this.state.checkSummary(summary);
+    this.persistFacts();
     return checkBoundary(atRecord, this.state, messages, summary, this.engine.coverageEnd);
   }
 
   /** Turn start: restore the bounded checkpoint from the raw record and the store. */
   preflight(): PreflightReport {
     this.replayStateEvents();
+    this.persistFacts();
     return this.engine.preflight();
   }
+
+  /**
+   * Writes the fact versions written since the last call to the store, one row
+   * per `id@version` (idempotent: a session derived again writes the same rows).
+   */
+  private persistFacts(): void {
+    const audit = this.state.audit();
+    for (; this.persistedAudit < audit.length; this.persistedAudit++) {
+      const fact = audit[this.persistedAudit]!;
+      this.snapshots.put(factRowKey(fact), { type: 'fact', fact });
+    }
+  }
+
+  private persistedAudit = 0;
 
   /**
    * A user's act on a protected fact (confirm, reject, correct, pin, delete,
@@ -156,6 +173,7 @@ export class CompactionSession {
     const fact = this.applyToState(event);
     this.snapshots.put(stateEventKey(this.appliedEvents), { type: 'stateEvent', event });
     this.appliedEvents++;
+    this.persistFacts();
     return fact;
   }
 
@@ -192,6 +210,7 @@ export class CompactionSession {
 
   /** The compaction operation at a model-call boundary, just before record `atRecord`. */
   step(atRecord: number): Promise<StepReport> {
+    this.persistFacts();
     return this.engine.step(atRecord);
   }
 
@@ -221,4 +240,39 @@ export function toolCallViewOf(records: readonly RawRecord[], toolCallId: string
   const record = new SessionRecord();
   for (const r of records) record.append(r);
   return toolCallView(record, toolCallId);
+}
+
+function factRowKey(fact: Fact): string {
+  return `${FACT_PREFIX}${fact.id}@${String(fact.version).padStart(5, '0')}`;
+}
+
+/** The facts as stored: each fact's latest version, the whole audit, and the rows that failed validation. */
+export interface StoredFacts {
+  readonly facts: Fact[];
+  readonly audit: Fact[];
+  readonly invalid: { readonly key: string; readonly problem: string }[];
+}
+
+/**
+ * Reads the protected facts' rows from a session's store without deriving the
+ * session: every row is validated (a damaged row is reported, never trusted),
+ * the audit is ordered by record then version, and the latest version of each
+ * fact is its current state.
+ */
+export function storedFacts(snapshots: SnapshotStore): StoredFacts {
+  const audit: Fact[] = [];
+  const invalid: { key: string; problem: string }[] = [];
+  for (const key of snapshots.keys(FACT_PREFIX).sort()) {
+    const entry = snapshots.get(key);
+    const parsed = FactSchema.safeParse(entry?.type === 'fact' ? entry.fact : undefined);
+    if (parsed.success) audit.push(parsed.data);
+    else invalid.push({ key, problem: entry?.type === 'fact' ? parsed.error.issues.map((i) => `${i.path.join('.') || 'fact'}: ${i.message}`).join('; ') : `not a fact row (${entry?.type ?? 'missing'})` });
+  }
+  audit.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.version - b.version));
+  const latest = new Map<string, Fact>();
+  for (const fact of audit) {
+    const current = latest.get(fact.id);
+    if (!current || fact.version > current.version) latest.set(fact.id, fact);
+  }
+  return { facts: [...latest.values()], audit, invalid };
 }

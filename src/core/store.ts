@@ -8,6 +8,7 @@
  * upsert by key, monotonic (a form may escalate shrunk → dropped, never back),
  * floors write-once.
  */
+import type { Fact } from './state';
 import type { SummaryState } from './summary';
 
 /** A reduced form of one tool part, as applied to the projection. */
@@ -51,6 +52,7 @@ export type SnapshotEntry =
   | { readonly type: 'gate'; readonly gate: Gate }
   | { readonly type: 'retrieval'; readonly retrieval: { readonly coverageEnd: number; readonly queryRecord: number } }
   | { readonly type: 'stateEvent'; readonly event: StateEvent }
+  | { readonly type: 'fact'; readonly fact: Fact }
   | { readonly type: 'milestone'; readonly milestone: MilestoneSnapshot }
   | { readonly type: 'log'; readonly compaction: { readonly atRecord: number; readonly tier: 1 | 2 | 3 | 4; readonly before: number; readonly after: number; readonly reactive?: boolean } };
 
@@ -83,6 +85,17 @@ export interface MilestoneSnapshot {
 export const MILESTONE_PREFIX = 'milestone:';
 export function milestoneKey(record: number): string {
   return `${MILESTONE_PREFIX}${String(record).padStart(9, '0')}`;
+}
+
+/**
+ * The protected facts' audit history, one row per written version in the order
+ * written: `state:fact:0000000`, … The facts are re-derived from the record and
+ * the user's events on every load; these rows are what was derived and shown,
+ * kept so the audit survives the session and can be read without the engine.
+ */
+export const FACT_PREFIX = 'state:fact:';
+export function factKey(n: number): string {
+  return `${FACT_PREFIX}${String(n).padStart(7, '0')}`;
 }
 
 export const STATE_EVENT_PREFIX = 'state:event:';
