@@ -2,13 +2,30 @@
  * The composition root: `activate` builds every service once, owns them through
  * one root disposable store, and registers the commands from a table.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { confirmInEditor } from './agent/confirm';
+import { callUri, DOC_SCHEME, EvidenceDocuments } from './agent/documents';
+import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
+import { runProbesCommand } from './agent/probeCommand';
+import type { TaskSession } from './agent/taskSession';
+import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { projectTranscriptReport } from './cli/report';
+import { sessionIdFor } from './cli/storeRun';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from './core/budget';
+import { formatDrift, rebuildDrift } from './core/drift';
+import { formatInterchange, parseTranscript } from './core/transcript';
 import { WorkspaceStoreHost } from './store/workspaceStore';
 
 export const CommandIds = {
   projectTranscript: 'contextKeeper.projectTranscript',
+  rebuild: 'contextKeeper.rebuild',
+  viewToolCall: 'contextKeeper.viewToolCall',
+  deleteSession: 'contextKeeper.deleteSession',
+  exportSession: 'contextKeeper.exportSession',
+  importSession: 'contextKeeper.importSession',
+  showContext: 'contextKeeper.showContext',
+  runProbes: 'contextKeeper.runProbes',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -17,8 +34,12 @@ export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 interface Ctx {
   readonly extensionContext: vscode.ExtensionContext;
   readonly reports: ReportDocuments;
+  readonly documents: EvidenceDocuments;
   /** The durable session store in this workspace's storage folder. */
   readonly sessions: WorkspaceStoreHost;
+  readonly agent: KeeperAgent;
+  /** The last context sent to the model, per task (what "Show What the Model Saw" opens). */
+  readonly lastSent: Map<string, SentEvent>;
 }
 
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -27,9 +48,26 @@ type CommandFactory = (ctx: Ctx) => CommandHandler;
 /** Every command, id → factory. Each id is also contributed in package.json. */
 const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.projectTranscript]: projectTranscriptCommand,
+  [CommandIds.rebuild]: rebuildCommand,
+  [CommandIds.viewToolCall]: viewToolCallCommand,
+  [CommandIds.deleteSession]: deleteSessionCommand,
+  [CommandIds.exportSession]: exportSessionCommand,
+  [CommandIds.importSession]: importSessionCommand,
+  [CommandIds.showContext]: showContextCommand,
+  [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents),
 };
 
-export function activate(context: vscode.ExtensionContext): void {
+/** What `activate` returns: the services integration tests drive (no other caller relies on it). */
+export interface ContextKeeperApi {
+  readonly agent: KeeperAgent;
+  readonly sessions: WorkspaceStoreHost;
+  /** Replaces how edits, writes and commands are confirmed; returns a function restoring the dialog. */
+  setConfirm(confirm: Confirm): () => void;
+  readonly onDidSend: vscode.Event<SentEvent>;
+  readonly onDidEndTurn: vscode.Event<TurnEndEvent>;
+}
+
+export function activate(context: vscode.ExtensionContext): ContextKeeperApi | undefined {
   const root = new DisposableStore();
   context.subscriptions.push(root);
   try {
@@ -44,14 +82,43 @@ export function activate(context: vscode.ExtensionContext): void {
     );
     // Opened in the background: a damaged or unwritable store is reported, never fatal.
     void sessions.store();
-    const ctx: Ctx = { extensionContext: context, reports, sessions };
+    let agent: KeeperAgent | undefined;
+    const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
+    root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
+    const workspaceRoot = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
+    const dialog = confirmInEditor(documents, workspaceRoot);
+    agent = root.add(new KeeperAgent(sessions, dialog));
+
+    const participant = root.add(vscode.chat.createChatParticipant(PARTICIPANT_ID, agent.handler));
+    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
+
+    const lastSent = new Map<string, SentEvent>();
+    const gauge = root.add(new BudgetGauge());
+    root.add(agent.onDidSend((event) => {
+      lastSent.set(event.taskId, event);
+      gauge.show(event);
+    }));
+
+    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent };
     for (const [id, factory] of Object.entries(COMMANDS)) {
       root.add(vscode.commands.registerCommand(id, reportingFailures(id, factory(ctx))));
     }
+    const api: ContextKeeperApi = {
+      agent,
+      sessions,
+      setConfirm: (confirm) => {
+        agent!.confirm = confirm;
+        return () => (agent!.confirm = dialog);
+      },
+      onDidSend: agent.onDidSend,
+      onDidEndTurn: agent.onDidEndTurn,
+    };
+    return api;
   } catch (error) {
     root.dispose();
     console.error('Context Keeper failed to activate', error);
     void vscode.window.showErrorMessage(`Context Keeper failed to activate: ${messageOf(error)}`);
+    return undefined;
   }
 }
 
@@ -95,16 +162,211 @@ function projectTranscriptCommand(ctx: Ctx): CommandHandler {
   };
 }
 
-async function pickTranscript(): Promise<vscode.Uri | undefined> {
+async function pickTranscript(title = 'Project a Transcript'): Promise<vscode.Uri | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    title: 'Project a Transcript',
-    openLabel: 'Project',
+    title,
+    openLabel: 'Open',
     canSelectFiles: true,
     canSelectFolders: false,
     canSelectMany: false,
     filters: { 'Transcripts (JSONL)': ['jsonl'], 'All files': ['*'] },
   });
   return picked?.[0];
+}
+
+/** The task a command acts on: its argument, the active task, or the user's pick among the stored ones. */
+async function pickTask(ctx: Ctx, arg: unknown, purpose: string): Promise<string | undefined> {
+  if (typeof arg === 'string' && arg !== '') return arg;
+  const store = await ctx.sessions.store();
+  const stored = store.sessions();
+  if (stored.length === 0) {
+    void vscode.window.showInformationMessage('Context Keeper: there is no @keeper task in this workspace yet.');
+    return undefined;
+  }
+  const active = ctx.agent.activeTaskId;
+  const items = stored
+    .map((s) => ({ label: s.title || s.id, description: `${s.records} records${s.id === active ? ' · active' : ''}`, detail: s.id, id: s.id }))
+    .sort((a, b) => (a.id === active ? -1 : b.id === active ? 1 : b.id.localeCompare(a.id)));
+  const picked = await vscode.window.showQuickPick(items, { title: purpose, placeHolder: 'Choose a task', matchOnDetail: true });
+  return picked?.id;
+}
+
+async function requireTask(ctx: Ctx, id: string): Promise<TaskSession | undefined> {
+  const task = await ctx.agent.inspect(id);
+  if (!task) void vscode.window.showErrorMessage(`Context Keeper: task ${id} is not in this workspace's session store.`);
+  return task;
+}
+
+async function showDocument(uri: vscode.Uri): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: false });
+}
+
+/** Force rebuild: the task is derived again from its raw record (drift reset), and the drift of its summary is shown. */
+function rebuildCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown) => {
+    const id = await pickTask(ctx, arg, 'Rebuild the Task Context from the raw record');
+    if (!id) return undefined;
+    if (ctx.agent.isRunning(id)) {
+      void vscode.window.showWarningMessage('Context Keeper: the task is running a turn; rebuild it when the turn ends.');
+      return undefined;
+    }
+    ctx.agent.forget(id);
+    const task = await requireTask(ctx, id);
+    if (!task) return undefined;
+    const result = rebuildDrift(task.session, new O200kTokenCounter());
+    const lines = result
+      ? formatDrift(result.current, result.drift)
+      : ['Nothing is folded in this task yet: the whole record fits in the window, so there is no summary to rebuild.'];
+    const uri = ctx.documents.set(`/task/${encodeURIComponent(id)}/rebuild.txt`, [`Task ${id}: derived again from ${task.records.length} raw records.`, '', ...lines, ''].join('\n'));
+    await showDocument(uri);
+    return result?.drift;
+  };
+}
+
+/** View a tool call: its raw input and output, whatever form the model saw. */
+function viewToolCallCommand(ctx: Ctx): CommandHandler {
+  return async (taskArg?: unknown, callArg?: unknown) => {
+    const id = await pickTask(ctx, taskArg, 'View a tool call');
+    if (!id) return undefined;
+    const task = await requireTask(ctx, id);
+    if (!task) return undefined;
+    let callId = typeof callArg === 'string' ? callArg : undefined;
+    if (!callId) {
+      const calls = task.records.filter((r) => r.role === 'assistant' && r.toolCallId !== undefined);
+      if (calls.length === 0) {
+        void vscode.window.showInformationMessage(`Context Keeper: task ${id} has no tool calls.`);
+        return undefined;
+      }
+      const picked = await vscode.window.showQuickPick(
+        calls.reverse().map((r) => ({ label: `${r.toolName ?? 'tool'} ${r.toolCallId}`, description: `r${r.index}`, detail: JSON.stringify(r.toolInput ?? '').slice(0, 120), id: r.toolCallId! })),
+        { title: 'View a tool call', matchOnDescription: true, matchOnDetail: true },
+      );
+      callId = picked?.id;
+    }
+    if (!callId) return undefined;
+    if (!task.session.viewToolCall(callId)) {
+      void vscode.window.showErrorMessage(`Context Keeper: task ${id} has no tool call ${callId}.`);
+      return undefined;
+    }
+    await showDocument(callUri(id, callId));
+    return callId;
+  };
+}
+
+/** Delete a task everywhere: record, summaries, forms, facts, artifact index, payloads, and this window's caches. */
+function deleteSessionCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown, confirmed?: unknown) => {
+    const id = await pickTask(ctx, arg, 'Delete a task');
+    if (!id) return false;
+    if (ctx.agent.isRunning(id)) {
+      void vscode.window.showWarningMessage('Context Keeper: the task is running a turn; stop it before deleting it.');
+      return false;
+    }
+    if (confirmed !== true) {
+      const choice = await vscode.window.showWarningMessage(`Delete task ${id}?`, { modal: true, detail: 'Its record, summaries, protected facts, artifact index and stored outputs are erased from this workspace. This cannot be undone.' }, 'Delete');
+      if (choice !== 'Delete') return false;
+    }
+    const store = await ctx.sessions.store();
+    const deleted = await store.deleteSession(id);
+    ctx.agent.forget(id);
+    ctx.lastSent.delete(id);
+    void vscode.window.showInformationMessage(deleted ? `Context Keeper: task ${id} was deleted.` : `Context Keeper: task ${id} was not in the store.`);
+    return deleted;
+  };
+}
+
+/** Export a task's raw record as interchange JSONL (the corpus format). */
+function exportSessionCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown, target?: unknown) => {
+    const id = await pickTask(ctx, arg, 'Export a task');
+    if (!id) return undefined;
+    const store = await ctx.sessions.store();
+    const records = store.records(id, { loadPayloads: true });
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri =
+      target instanceof vscode.Uri
+        ? target
+        : await vscode.window.showSaveDialog({ title: 'Export the task as JSONL', filters: { 'Transcripts (JSONL)': ['jsonl'] }, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${id}.jsonl`) } : {}) });
+    if (!uri) return undefined;
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(formatInterchange(records)));
+    void vscode.window.showInformationMessage(`Context Keeper: exported ${records.length} records of ${id} to ${uri.fsPath}.`);
+    return uri;
+  };
+}
+
+/** Import a transcript (interchange or Claude Code JSONL) as a task, to inspect how it is compacted. */
+function importSessionCommand(ctx: Ctx): CommandHandler {
+  return async (target?: unknown) => {
+    const source = target instanceof vscode.Uri ? target : await pickTranscript('Import a session');
+    if (!source) return undefined;
+    const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(source));
+    let transcript;
+    try {
+      transcript = parseTranscript(text);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Context Keeper could not import ${fileNameOf(source)}: ${messageOf(error)}`);
+      return undefined;
+    }
+    const id = `import-${sessionIdFor(path.basename(source.fsPath), transcript)}`;
+    const store = await ctx.sessions.store();
+    if (store.mode === 'reader') throw new Error('the session store is read-only in this window (another window writes it)');
+    const held = store.recordCount(id);
+    if (held > 0) {
+      void vscode.window.showInformationMessage(`Context Keeper: ${fileNameOf(source)} was imported before as ${id} (${held} records).`);
+    } else {
+      store.createSession(id, transcript.title ?? fileNameOf(source));
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Context Keeper: importing ${fileNameOf(source)}…` }, async () => {
+        for (const record of transcript.records) await store.appendRecord(id, record);
+      });
+      const skipped = transcript.warnings.length;
+      void vscode.window.showInformationMessage(`Context Keeper: imported ${transcript.records.length} records of ${fileNameOf(source)} as ${id}${skipped ? ` (${skipped} malformed lines skipped)` : ''}.`);
+    }
+    ctx.agent.changed(id);
+    return id;
+  };
+}
+
+/** Show what the model saw at the last call of a task: every message of the projected context. */
+function showContextCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown) => {
+    const id = typeof arg === 'string' ? arg : (ctx.agent.activeTaskId ?? (await pickTask(ctx, undefined, 'Show what the model saw')));
+    if (!id) return undefined;
+    const sent = ctx.lastSent.get(id);
+    if (!sent) {
+      void vscode.window.showInformationMessage(`Context Keeper: no model call of task ${id} in this window yet.`);
+      return undefined;
+    }
+    const body = sent.messages.map((m, i) => `### ${i + 1}. ${m.role}\n\n${m.content}`).join('\n\n');
+    const head = `# What the model saw — task ${id}, step ${sent.step + 1}\n\n${sent.tokens !== undefined ? `${sent.tokens.toLocaleString('en-US')} tokens counted by the model` : 'the model could not count'}, window ${sent.window.toLocaleString('en-US')}, engine prediction ${sent.predicted.toLocaleString('en-US')}.\n\n`;
+    const uri = ctx.documents.set(`/task/${encodeURIComponent(id)}/context.md`, head + body + '\n');
+    await showDocument(uri);
+    return uri;
+  };
+}
+
+/** The budget gauge in the status bar: the last context sent against the model's window. */
+class BudgetGauge implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('contextKeeper.budget', vscode.StatusBarAlignment.Right, 100);
+
+  constructor() {
+    this.item.name = 'Context Keeper budget';
+    this.item.command = CommandIds.showContext;
+  }
+
+  show(event: SentEvent): void {
+    const used = event.tokens ?? event.predicted;
+    const share = event.window > 0 ? used / event.window : 0;
+    const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+    this.item.text = `$(layers) ${k(used)}/${k(event.window)}`;
+    this.item.tooltip = `@keeper: the last model call of task ${event.taskId} sent ${used.toLocaleString('en-US')} tokens (${Math.round(share * 100)}% of the ${event.window.toLocaleString('en-US')}-token window). Click to see what the model saw.`;
+    this.item.backgroundColor = share > 0.9 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
 }
 
 /** Turns an unexpected failure of a command into a message instead of a silent log entry. */

@@ -10,34 +10,13 @@ import { toolCallViewOf, type ToolCallView } from '../core/session';
 import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
 import { SessionStore } from '../store/sessionStore';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
-import { ExtractiveSummarizer } from '../core/summarizer';
-import { summaryToJson, type SummaryState } from '../core/summary';
+import { formatDrift, rebuildDrift, summaryDiff } from '../core/drift';
 import { formatReport, projectJson, runProjection } from './report';
 import { persistenceFor, sessionIdFor, StoreMismatchError } from './storeRun';
 
-export class UsageError extends Error {}
+export { summaryDiff };
 
-/** Per section: lines shared by two summaries, and those only one of them has. */
-export function summaryDiff(current: SummaryState, rebuilt: SummaryState): {
-  protectedIdentical: boolean;
-  sections: Record<string, { shared: number; onlyCurrent: string[]; onlyRebuilt: string[] }>;
-} {
-  const lines = (s: SummaryState): Record<string, string[]> => {
-    const json = summaryToJson(s);
-    return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
-  };
-  const a = lines(current);
-  const b = lines(rebuilt);
-  const sections: Record<string, { shared: number; onlyCurrent: string[]; onlyRebuilt: string[] }> = {};
-  for (const key of Object.keys(a)) {
-    const x = new Set(a[key]);
-    const y = new Set(b[key] ?? []);
-    sections[key] = { shared: [...x].filter((l) => y.has(l)).length, onlyCurrent: [...x].filter((l) => !y.has(l)), onlyRebuilt: [...y].filter((l) => !x.has(l)) };
-  }
-  const safety = (s: SummaryState): string => s.facts.Constraints.filter((l) => l.priority === 0).map((l) => l.text).sort().join('\n');
-  const protectedIdentical = JSON.stringify(a.Requests) === JSON.stringify(b.Requests) && safety(current) === safety(rebuilt);
-  return { protectedIdentical, sections };
-}
+export class UsageError extends Error {}
 
 interface Options {
   window: number;
@@ -197,24 +176,15 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         const file = options.positionals[0];
         const transcript = loadTranscript(file, io.err);
         const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve });
-        const engine = result.session.engine;
-        const current = engine.currentSummary;
-        if (!current) {
+        const rebuilt = rebuildDrift(result.session, new O200kTokenCounter());
+        if (!rebuilt) {
           io.out(options.json ? JSON.stringify({ folded: 0, sections: {} }) : 'nothing was folded: the whole session fits, there is no summary to rebuild');
           return 0;
         }
-        const units = result.session.record.units.slice(0, engine.firstUnitInView);
-        const rebuilt = new ExtractiveSummarizer(new O200kTokenCounter()).foldSync({ previous: undefined, units, coverageEnd: current.coverageEnd });
-        const report = summaryDiff(current, rebuilt);
+        const { current, drift: report } = rebuilt;
         if (options.json) io.out(JSON.stringify({ folded: current.coverageEnd, folds: current.folds, ...report }, null, 2));
         else {
-          io.out(`summary of records r0–r${current.coverageEnd - 1}, built in ${current.folds} folds, against one rebuilt from the raw record:`);
-          io.out(`request log and safety rules: ${report.protectedIdentical ? 'identical' : 'DIFFERENT'}`);
-          for (const [section, d] of Object.entries(report.sections)) {
-            io.out(`${section}: ${d.shared} lines shared, ${d.onlyCurrent.length} only in the current summary, ${d.onlyRebuilt.length} only in the rebuild`);
-            for (const l of d.onlyCurrent) io.out(`  - ${l}`);
-            for (const l of d.onlyRebuilt) io.out(`  + ${l}`);
-          }
+          for (const line of formatDrift(current, report)) io.out(line);
         }
         return 0;
       }

@@ -266,6 +266,31 @@ function readInterchange(obj: JsonObject, line: number, sink: Sink): void {
   sink.push(record);
 }
 
+/** One record as an interchange line (the inverse of readInterchange: parsing it gives the record back). */
+export function interchangeLine(record: RawRecord): string {
+  const meta: Record<string, unknown> = {};
+  if (record.isError) meta['is_error'] = true;
+  if (record.thinking) meta['thinking'] = true;
+  if (record.messageId !== undefined) meta['message_id'] = record.messageId;
+  if (record.timestamp !== undefined) meta['ts'] = record.timestamp;
+  if (record.compactSummary) meta['compact_summary'] = true;
+  if (record.sessionStart) meta['session_start'] = true;
+  return JSON.stringify({
+    role: record.role,
+    content: record.content,
+    tool_name: record.toolName ?? null,
+    tool_call_id: record.toolCallId ?? null,
+    tool_input: record.toolInput ?? null,
+    tool_output: record.toolOutput ?? null,
+    meta: Object.keys(meta).length ? meta : null,
+  });
+}
+
+/** A whole session as interchange JSONL (one line per record, newline-terminated). */
+export function formatInterchange(records: readonly RawRecord[]): string {
+  return records.map((r) => `${interchangeLine(r)}\n`).join('');
+}
+
 // ---------------------------------------------------------------------------
 // Claude Code session JSONL
 

@@ -1,0 +1,96 @@
+/**
+ * Read-only virtual documents for stored evidence (copilot-chat's request
+ * logger, rust-analyzer's status document): a tool call's raw input and output,
+ * a raw record, a drift report, an edit's proposed content. Addresses name what
+ * they show, so a document reopened after a reload is derived again from the
+ * session store instead of being lost.
+ *
+ *   context-keeper-doc:/task/<taskId>/call/<toolCallId>.txt
+ *   context-keeper-doc:/task/<taskId>/record/<n>.txt
+ *   context-keeper-doc:/<anything else>   (content set by the extension)
+ */
+import * as vscode from 'vscode';
+import type { TaskSession } from './taskSession';
+
+export const DOC_SCHEME = 'context-keeper-doc';
+
+export function callUri(taskId: string, toolCallId: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/call/${encodeURIComponent(toolCallId)}.txt` });
+}
+
+export function recordUri(taskId: string, index: number): vscode.Uri {
+  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/record/${index}.txt` });
+}
+
+export function parseDocUri(uri: vscode.Uri): { taskId: string; kind: 'call' | 'record'; key: string } | undefined {
+  const m = /^\/task\/([^/]+)\/(call|record)\/([^/]+)\.txt$/.exec(uri.path);
+  if (!m) return undefined;
+  try {
+    return { taskId: decodeURIComponent(m[1]!), kind: m[2] as 'call' | 'record', key: decodeURIComponent(m[3]!) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a tool call as the view_tool_call command shows it. */
+export function renderCallDocument(task: TaskSession, toolCallId: string): string | undefined {
+  const view = task.session.viewToolCall(toolCallId);
+  if (!view) return undefined;
+  return [
+    `Tool call ${view.toolCallId}: ${view.name}${view.isError ? ' (failed)' : ''}`,
+    `task ${task.id}, call at record r${view.callRecord}${view.resultRecord !== undefined ? `, result at r${view.resultRecord}` : ''}`,
+    '',
+    '--- input ---',
+    view.input,
+    '',
+    '--- output ---',
+    view.output ?? '(no result in the record)',
+    '',
+  ].join('\n');
+}
+
+export function renderRecordDocument(task: TaskSession, index: number): string | undefined {
+  const r = task.records[index];
+  if (!r) return undefined;
+  const head = `Record r${r.index} of task ${task.id}: ${r.role}${r.toolName ? ` · ${r.toolName}` : ''}${r.toolCallId ? ` · ${r.toolCallId}` : ''}${r.isError ? ' · error' : ''}`;
+  const body = [r.content];
+  if (r.toolInput !== undefined) body.push('--- input ---', JSON.stringify(r.toolInput, null, 2));
+  if (r.toolOutput !== undefined) body.push('--- output ---', r.toolOutput);
+  return [head, '', ...body.filter((b) => b !== ''), ''].join('\n');
+}
+
+export class EvidenceDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly contents = new Map<string, string>();
+  private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this._onDidChange.event;
+  private readonly closeListener = vscode.workspace.onDidCloseTextDocument((d) => {
+    if (d.uri.scheme === DOC_SCHEME) this.contents.delete(d.uri.toString());
+  });
+
+  constructor(private readonly inspect: (taskId: string) => Promise<TaskSession | undefined>) {}
+
+  /** Stores a document's content and returns its address. */
+  set(path: string, content: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: DOC_SCHEME, path });
+    this.contents.set(uri.toString(), content);
+    this._onDidChange.fire(uri);
+    return uri;
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const stored = this.contents.get(uri.toString());
+    if (stored !== undefined) return stored;
+    const address = parseDocUri(uri);
+    if (!address) return `Context Keeper: ${uri.path} is no longer available (it was not kept after the window closed).`;
+    const task = await this.inspect(address.taskId);
+    if (!task) return `Context Keeper: task ${address.taskId} is not in this workspace's session store (deleted?).`;
+    const text = address.kind === 'call' ? renderCallDocument(task, address.key) : renderRecordDocument(task, Number(address.key));
+    return text ?? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.`;
+  }
+
+  dispose(): void {
+    this.closeListener.dispose();
+    this._onDidChange.dispose();
+    this.contents.clear();
+  }
+}

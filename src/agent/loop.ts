@@ -1,0 +1,190 @@
+/**
+ * The @keeper agent loop, free of VS Code: a turn appends the user's request,
+ * restores the task's checkpoint (preflight), then alternates model calls and
+ * tool runs. Before every model call the engine projects the record into a
+ * context under the budget (the step operation); the model's own count of what
+ * was sent becomes the calibration anchor. Everything the model said and every
+ * tool result is recorded, including a turn cut short by an error or a
+ * cancellation, so the record never has a call without its result.
+ */
+import type { ProjectedMessage, StepReport } from '../core/engine';
+import {
+  AbortError,
+  abortable,
+  isAbort,
+  messageOf,
+  throwIfAborted,
+  type ChatModelPort,
+  type ModelRequest,
+  type ToolSpec,
+} from './model';
+import type { TaskSession } from './taskSession';
+
+export interface ToolRunner {
+  readonly specs: readonly ToolSpec[];
+  /** Runs one tool call; rejects only with an AbortError (cancellation). */
+  run(name: string, input: unknown, signal: AbortSignal): Promise<{ output: string; isError: boolean }>;
+}
+
+/** Where a turn reports to (the chat response stream in VS Code). */
+export interface TurnIO {
+  markdown(text: string): void;
+  progress(message: string): void;
+  /** A tool is about to run. */
+  toolCall(name: string, input: unknown): void;
+  /** The context was compacted before a model call. */
+  compacted(report: StepReport): void;
+  /** What was sent at a model call (for the status-bar gauge and the panel). */
+  sent(info: SentInfo): void;
+}
+
+export interface SentInfo {
+  readonly step: number;
+  readonly messages: readonly ProjectedMessage[];
+  /** The model's count of the request, or undefined when counting failed. */
+  readonly tokens: number | undefined;
+  readonly predicted: number;
+  readonly window: number;
+}
+
+export interface TurnOptions {
+  readonly system: string;
+  /** Model calls allowed in one turn before the agent stops and says so. */
+  readonly maxSteps: number;
+}
+
+export interface TurnResult {
+  readonly steps: number;
+  readonly stoppedAt: 'answer' | 'max-steps';
+  readonly compactions: number;
+}
+
+/** A model call failed (not a cancellation); the partial turn is in the record. */
+export class ModelCallError extends Error {
+  constructor(message: string, override readonly cause: unknown) {
+    super(message);
+    this.name = 'ModelCallError';
+  }
+}
+
+/** Records a request and runs the agent until the model answers without calling a tool. */
+export async function runTurn(
+  task: TaskSession,
+  prompt: string,
+  model: ChatModelPort,
+  tools: ToolRunner,
+  io: TurnIO,
+  options: TurnOptions,
+  signal: AbortSignal,
+): Promise<TurnResult> {
+  const session = task.session;
+  await task.append({ role: 'user', content: prompt });
+  session.preflight();
+
+  let compactions = 0;
+  for (let step = 0; step < options.maxSteps; step++) {
+    throwIfAborted(signal);
+    const atRecord = task.nextIndex;
+    const report = await session.step(atRecord);
+    const messages = session.engine.project();
+    if (report.compactions.length > 0) {
+      compactions += report.compactions.length;
+      session.checkBoundary(atRecord, messages);
+      io.compacted(report);
+    }
+    const request: ModelRequest = { system: options.system, messages, tools: tools.specs };
+    const messageId = `keeper-${task.id}-${atRecord}`;
+
+    const answer = await callModel(task, model, request, io, messageId, signal);
+    const tokens = await countSent(model, request, signal);
+    if (tokens !== undefined) session.engine.observeRealTokens(tokens);
+    io.sent({ step, messages, tokens, predicted: report.after, window: model.maxInputTokens });
+
+    if (answer.calls.length === 0) return { steps: step + 1, stoppedAt: 'answer', compactions };
+    for (let i = 0; i < answer.calls.length; i++) {
+      const call = answer.calls[i]!;
+      if (signal.aborted) {
+        await recordUnrun(task, answer.calls.slice(i), 'not run: the user cancelled the turn');
+        throw new AbortError();
+      }
+      io.toolCall(call.name, call.input);
+      let outcome: { output: string; isError: boolean };
+      try {
+        outcome = await tools.run(call.name, call.input, signal);
+      } catch (error) {
+        const cancelled = isAbort(error);
+        await task.append({ role: 'tool', content: '', toolName: call.name, toolCallId: call.callId, toolOutput: cancelled ? 'cancelled: the user stopped the turn while this tool ran' : `the tool failed: ${messageOf(error)}`, isError: true });
+        await recordUnrun(task, answer.calls.slice(i + 1), 'not run: the turn stopped before this call');
+        if (cancelled) throw new AbortError();
+        throw error;
+      }
+      await task.append({ role: 'tool', content: '', toolName: call.name, toolCallId: call.callId, toolOutput: outcome.output, isError: outcome.isError });
+    }
+  }
+  io.markdown(`\n\n_Stopped after ${options.maxSteps} model calls in this turn. Send another message to continue._`);
+  return { steps: options.maxSteps, stoppedAt: 'max-steps', compactions };
+}
+
+interface Answer {
+  readonly text: string;
+  readonly calls: { callId: string; name: string; input: unknown }[];
+}
+
+/**
+ * Streams one model call into the chat and the record. Text is recorded once
+ * the call ends (whole, or as far as it got when it failed); tool calls are
+ * recorded as they are complete.
+ */
+async function callModel(task: TaskSession, model: ChatModelPort, request: ModelRequest, io: TurnIO, messageId: string, signal: AbortSignal): Promise<Answer> {
+  let text = '';
+  const calls: Answer['calls'] = [];
+  const seen = new Set<string>();
+  try {
+    for await (const event of model.send(request, signal)) {
+      if (signal.aborted) throw new AbortError();
+      if (event.type === 'text') {
+        text += event.text;
+        io.markdown(event.text);
+      } else {
+        // Providers may reuse or omit ids; the record needs them unique within the task.
+        let callId = event.callId || `call-${task.nextIndex}-${calls.length}`;
+        while (seen.has(callId) || task.session.record.findTool(callId)) callId = `${callId}~${task.nextIndex}`;
+        seen.add(callId);
+        calls.push({ callId, name: event.name, input: event.input });
+      }
+    }
+  } catch (error) {
+    const cancelled = isAbort(error) || signal.aborted;
+    if (text !== '') await task.append({ role: 'assistant', content: text, messageId });
+    await recordCalls(task, calls, messageId);
+    await recordUnrun(task, calls, cancelled ? 'not run: the user cancelled the turn' : 'not run: the model call failed');
+    if (cancelled) throw new AbortError();
+    throw new ModelCallError(`The model failed: ${messageOf(error)}`, error);
+  }
+  if (text !== '') await task.append({ role: 'assistant', content: text, messageId });
+  await recordCalls(task, calls, messageId);
+  return { text, calls };
+}
+
+async function recordCalls(task: TaskSession, calls: Answer['calls'], messageId: string): Promise<void> {
+  for (const call of calls) {
+    await task.append({ role: 'assistant', content: '', toolName: call.name, toolCallId: call.callId, toolInput: call.input, messageId });
+  }
+}
+
+/** Closes calls that will never run, so every call in the record has its result. */
+async function recordUnrun(task: TaskSession, calls: Answer['calls'], why: string): Promise<void> {
+  for (const call of calls) {
+    await task.append({ role: 'tool', content: '', toolName: call.name, toolCallId: call.callId, toolOutput: why, isError: true });
+  }
+}
+
+/** The model's count of a request: system, messages and tool schemas. Undefined if the provider cannot count. */
+async function countSent(model: ChatModelPort, request: ModelRequest, signal: AbortSignal): Promise<number | undefined> {
+  try {
+    return await abortable(model.countTokens(request, signal), signal);
+  } catch (error) {
+    if (isAbort(error)) throw new AbortError();
+    return undefined;
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * @keeper, the chat participant: maps a chat session to its task (through
+ * `ChatResult.metadata`, which survives window reloads; the history carries no
+ * tool calls, the store does), runs a turn of the agent loop with the model the
+ * user picked, streams the answer, and reports what was sent (the status-bar
+ * gauge and the Task Context panel listen).
+ */
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import type { StepReport } from '../core/engine';
+import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
+import { SummaryLineCounter } from '../core/summary';
+import type { TokenCounter } from '../core/tokens';
+import type { WorkspaceStoreHost } from '../store/workspaceStore';
+import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { isAbort, messageOf } from './model';
+import { ModelSummarizer } from './modelSummarizer';
+import { systemPrompt } from './prompt';
+import { parseSettings, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
+import { TaskSession, type TaskSessionOptions } from './taskSession';
+import { AGENT_TOOLS, runTool, type ConfirmRequest, type ToolContext } from './tools';
+import { describeModelError, VsCodeChatModel } from './vscodeModel';
+
+export const PARTICIPANT_ID = 'context-keeper.keeper';
+
+/** What `ChatResult.metadata` carries: the pointer from a chat session to its task. */
+export interface KeeperMetadata {
+  readonly taskId: string;
+  readonly cancelled?: boolean;
+}
+
+export type Confirm = (request: ConfirmRequest) => Promise<boolean>;
+
+export interface SentEvent extends SentInfo {
+  readonly taskId: string;
+}
+
+export interface TurnEndEvent {
+  readonly taskId: string;
+  readonly outcome: 'answer' | 'max-steps' | 'cancelled' | 'error';
+  readonly error?: string;
+}
+
+/** Finds the task a chat session belongs to: the newest @keeper answer in its history names it. */
+export function taskIdFromHistory(history: readonly (vscode.ChatRequestTurn | vscode.ChatResponseTurn)[]): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const turn = history[i];
+    if (turn instanceof vscode.ChatResponseTurn) {
+      const id = (turn.result.metadata as Partial<KeeperMetadata> | undefined)?.taskId;
+      if (typeof id === 'string' && /^[\w.-]{1,100}$/.test(id)) return id;
+    }
+  }
+  return undefined;
+}
+
+export function newTaskId(now = new Date()): string {
+  return `task-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export class KeeperAgent implements vscode.Disposable {
+  private readonly tasks = new Map<string, TaskSession>();
+  private readonly busy = new Set<string>();
+  private readonly counter: TokenCounter = new O200kTokenCounter();
+  private readonly _onDidSend = new vscode.EventEmitter<SentEvent>();
+  readonly onDidSend = this._onDidSend.event;
+  private readonly _onDidEndTurn = new vscode.EventEmitter<TurnEndEvent>();
+  readonly onDidEndTurn = this._onDidEndTurn.event;
+  private readonly _onDidChangeTask = new vscode.EventEmitter<string>();
+  /** A task's record or state changed (a turn step, a user act on a fact). */
+  readonly onDidChangeTask = this._onDidChangeTask.event;
+  private lastTaskId: string | undefined;
+
+  /** How edits, writes and commands are confirmed (tests replace it). */
+  confirm: Confirm;
+
+  constructor(private readonly sessions: WorkspaceStoreHost, confirm: Confirm) {
+    this.confirm = confirm;
+  }
+
+  /** The task of the most recent turn in this window. */
+  get activeTaskId(): string | undefined {
+    return this.lastTaskId;
+  }
+
+  readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<vscode.ChatResult> => {
+    const taskId = taskIdFromHistory(context.history) ?? newTaskId();
+    const metadata: KeeperMetadata = { taskId };
+    const model = request.model as vscode.LanguageModelChat | undefined;
+    if (!model) {
+      return { errorDetails: { message: 'No language model is selected. Pick one in the chat view\'s model picker and ask again.' }, metadata };
+    }
+    const prompt = request.prompt.trim();
+    if (prompt === '') {
+      stream.markdown('Ask @keeper to do something in this workspace, e.g. `@keeper add input validation to src/api.ts and run the tests`.');
+      return { metadata };
+    }
+    if (this.busy.has(taskId)) {
+      return { errorDetails: { message: 'This task is still running a turn; wait for it to finish or stop it first.' }, metadata };
+    }
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!root || root.scheme !== 'file') {
+      return { errorDetails: { message: '@keeper works on a folder on disk: open a folder first.' }, metadata };
+    }
+
+    const { settings, problems } = readSettings();
+    for (const problem of problems) stream.markdown(`> ⚠ Setting ignored: ${problem}\n\n`);
+    const controller = new AbortController();
+    const cancellation = token.onCancellationRequested(() => controller.abort());
+    this.busy.add(taskId);
+    this.lastTaskId = taskId;
+    try {
+      const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
+      const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
+      if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
+      task.summarizer.target = await this.summarizerFor(settings, model, stream);
+      const tools = this.toolRunner(task, root.fsPath, settings, stream);
+      const io: TurnIO = {
+        markdown: (text) => stream.markdown(text),
+        progress: (message) => stream.progress(message),
+        toolCall: (name, input) => stream.progress(describeCall(name, input)),
+        compacted: (report) => stream.progress(describeCompaction(report)),
+        sent: (info) => {
+          this._onDidSend.fire({ ...info, taskId });
+          this._onDidChangeTask.fire(taskId);
+        },
+      };
+      const result = await runTurn(task, prompt, chatModel, tools, io, { system: systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) }), maxSteps: settings.maxStepsPerTurn }, controller.signal);
+      this._onDidEndTurn.fire({ taskId, outcome: result.stoppedAt });
+      return { metadata };
+    } catch (error) {
+      if (isAbort(error) || token.isCancellationRequested) {
+        this._onDidEndTurn.fire({ taskId, outcome: 'cancelled' });
+        return { metadata: { ...metadata, cancelled: true } };
+      }
+      const message = error instanceof ModelCallError ? error.message : `@keeper stopped: ${describeModelError(error)}`;
+      this._onDidEndTurn.fire({ taskId, outcome: 'error', error: message });
+      return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
+    } finally {
+      cancellation.dispose();
+      this.busy.delete(taskId);
+      this._onDidChangeTask.fire(taskId);
+    }
+  };
+
+  /** The task's session for this window and these settings (derived again when they changed). */
+  private async task(taskId: string, prompt: string, modelWindow: number, settings: KeeperSettings): Promise<TaskSession> {
+    const { window, reserve } = windowFor(settings, modelWindow);
+    const options: TaskSessionOptions = {
+      window,
+      reserve,
+      triggerRatio: settings.triggerRatio,
+      stopRatio: settings.stopRatio,
+      protectRecentSteps: settings.nearWindowSteps,
+      summaryCap: settings.summaryBudgetTokens,
+    };
+    const open = this.tasks.get(taskId);
+    if (open && open.fits(options)) return open;
+    const store = await this.sessions.store();
+    const lines = new SummaryLineCounter(this.counter);
+    const task = TaskSession.open(store, taskId, prompt.slice(0, 80), options, this.counter, new ExtractiveSummarizer(lines, settings.summaryBudgetTokens));
+    this.tasks.set(taskId, task);
+    return task;
+  }
+
+  /** A task opened for inspection (commands, panel): the current session, or one derived from the store. */
+  async inspect(taskId: string): Promise<TaskSession | undefined> {
+    const open = this.tasks.get(taskId);
+    if (open) return open;
+    const store = await this.sessions.store();
+    if (!store.sessions().some((s) => s.id === taskId)) return undefined;
+    const { settings } = readSettings();
+    const task = TaskSession.open(store, taskId, taskId, { window: settings.windowTokens || 128_000, reserve: windowFor(settings, settings.windowTokens || 128_000).reserve }, this.counter, new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens));
+    this.tasks.set(taskId, task);
+    return task;
+  }
+
+  /** Forgets a task's live session (after a delete, or to force a derivation from the raw record). */
+  forget(taskId: string): void {
+    this.tasks.delete(taskId);
+    if (this.lastTaskId === taskId) this.lastTaskId = undefined;
+    this._onDidChangeTask.fire(taskId);
+  }
+
+  isRunning(taskId: string): boolean {
+    return this.busy.has(taskId);
+  }
+
+  changed(taskId: string): void {
+    this._onDidChangeTask.fire(taskId);
+  }
+
+  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<Summarizer> {
+    const lines = new SummaryLineCounter(this.counter);
+    const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens);
+    if (settings.summarizerModel === 'none') return deterministic;
+    let model = chatModel;
+    if (settings.summarizerModel !== '') {
+      const picked = (await vscode.lm.selectChatModels({ id: settings.summarizerModel }))[0] ?? (await vscode.lm.selectChatModels({ family: settings.summarizerModel }))[0];
+      if (picked) model = picked;
+      else stream.markdown(`> ⚠ The summarizer model \`${settings.summarizerModel}\` is not available; summaries use the chat's model.\n\n`);
+    }
+    const port = new VsCodeChatModel(model);
+    return new ModelSummarizer({
+      complete: (prompt, signal) => port.complete(prompt, signal),
+      base: deterministic,
+      counter: lines,
+      cap: settings.summaryBudgetTokens,
+      spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
+      timeoutMs: settings.summarizerTimeoutSeconds * 1000,
+      onFallback: (reason) => stream.progress(`Summary written without the model (${reason}).`),
+    });
+  }
+
+  private toolRunner(task: TaskSession, root: string, settings: KeeperSettings, stream: vscode.ChatResponseStream): ToolRunner {
+    return {
+      specs: AGENT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      run: (name, input, signal) => {
+        const ctx: ToolContext = {
+          root,
+          signal,
+          confirm: (request) => this.confirm(request),
+          viewToolCall: (id) => {
+            const view = task.session.viewToolCall(id);
+            return view ? { name: view.name, input: view.input, output: view.output, isError: view.isError } : undefined;
+          },
+          progress: (message) => stream.progress(message),
+          commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
+          maxOutputChars: settings.toolOutputMaxChars,
+        };
+        return runTool(name, input, ctx);
+      },
+    };
+  }
+
+  dispose(): void {
+    this._onDidSend.dispose();
+    this._onDidEndTurn.dispose();
+    this._onDidChangeTask.dispose();
+    this.tasks.clear();
+  }
+}
+
+export function readSettings(): { settings: KeeperSettings; problems: string[] } {
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return parseSettings((key) => config.get(key));
+}
+
+function describeCall(name: string, input: unknown): string {
+  const o = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const what = typeof o.path === 'string' ? o.path : typeof o.pattern === 'string' ? o.pattern : typeof o.command === 'string' ? o.command : '';
+  const verb: Record<string, string> = { read_file: 'Reading', list_dir: 'Listing', glob: 'Finding', grep: 'Searching for', edit_file: 'Editing', write_file: 'Writing', run_command: 'Running', view_tool_call: 'Recovering tool output', todo: 'Updating the plan' };
+  return `${verb[name] ?? `Calling ${name}`}${what ? ` ${what.length > 80 ? `${what.slice(0, 79)}…` : what}` : ''}…`;
+}
+
+function describeCompaction(report: StepReport): string {
+  const tiers = ['', 'old tool outputs shrunk', 'oldest steps folded into the Task Context', 'breakthrough', 'emergency clip'];
+  return `Compacted the context: ${report.predicted.toLocaleString('en-US')} → ${report.after.toLocaleString('en-US')} tokens (${tiers[report.tier] ?? `tier ${report.tier}`}).`;
+}
+
+export { messageOf };

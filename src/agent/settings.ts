@@ -1,0 +1,59 @@
+/**
+ * The extension's settings, validated. Every field has the design's default;
+ * an invalid value is reported by name and replaced by its default (a bad
+ * setting never stops the agent).
+ */
+import { z } from 'zod';
+import { COMPACTION_PROTECT_RECENT_STEPS, COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS, ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
+
+export const SETTINGS_SECTION = 'contextKeeper';
+
+const Fields = {
+  /** 0 = the model's own maxInputTokens. */
+  windowTokens: z.number().int().min(0).max(10_000_000).default(0),
+  /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
+  reserveTokens: z.number().int().min(0).max(1_000_000).default(0),
+  triggerRatio: z.number().gt(0).max(1).default(COMPACTION_TRIGGER_RATIO),
+  stopRatio: z.number().gt(0).lt(1).default(COMPACTION_STOP_RATIO),
+  nearWindowSteps: z.number().int().min(1).max(50).default(COMPACTION_PROTECT_RECENT_STEPS),
+  summaryBudgetTokens: z.number().int().min(500).max(50_000).default(ROLLING_SUMMARY_BUDGET_TOKENS),
+  /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
+  summarizerModel: z.string().max(200).default(''),
+  summarizerTimeoutSeconds: z.number().int().min(5).max(600).default(60),
+  maxStepsPerTurn: z.number().int().min(1).max(200).default(25),
+  commandTimeoutSeconds: z.number().int().min(1).max(1800).default(120),
+  toolOutputMaxChars: z.number().int().min(1_000).max(5_000_000).default(100_000),
+} as const;
+
+export type KeeperSettings = { readonly [K in keyof typeof Fields]: z.infer<(typeof Fields)[K]> };
+export const SETTING_KEYS = Object.keys(Fields) as (keyof typeof Fields)[];
+
+/** Validates raw values (as `getConfiguration` returns them) field by field. */
+export function parseSettings(read: (key: string) => unknown): { settings: KeeperSettings; problems: string[] } {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const schema = Fields[key];
+    const raw = read(key);
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) out[key] = parsed.data;
+    else {
+      out[key] = schema.parse(undefined);
+      problems.push(`${SETTINGS_SECTION}.${key}: ${parsed.error.issues[0]?.message ?? 'invalid'} (got ${JSON.stringify(raw)}); using ${JSON.stringify(out[key])}`);
+    }
+  }
+  const settings = out as KeeperSettings;
+  if (settings.stopRatio >= settings.triggerRatio) {
+    problems.push(`${SETTINGS_SECTION}.stopRatio (${settings.stopRatio}) must be below triggerRatio (${settings.triggerRatio}); using the defaults ${COMPACTION_STOP_RATIO} / ${COMPACTION_TRIGGER_RATIO}`);
+    return { settings: { ...settings, stopRatio: COMPACTION_STOP_RATIO, triggerRatio: COMPACTION_TRIGGER_RATIO }, problems };
+  }
+  return { settings, problems };
+}
+
+/** The window and reserve the engine budgets against, for a model of `modelWindow` input tokens. */
+export function windowFor(settings: KeeperSettings, modelWindow: number): { window: number; reserve: number } {
+  const window = settings.windowTokens > 0 ? settings.windowTokens : modelWindow;
+  const automatic = Math.min(OUTPUT_RESERVED_TOKENS, Math.floor(window / 8));
+  const reserve = settings.reserveTokens > 0 ? Math.min(settings.reserveTokens, Math.floor(window / 2)) : automatic;
+  return { window, reserve };
+}

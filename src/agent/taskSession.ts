@@ -1,0 +1,113 @@
+/**
+ * One @keeper task: its raw record in the session store and the compaction
+ * session derived from it. Every record is made durable before the engine sees
+ * it, so a window reload (or a crash) continues from exactly what was recorded.
+ */
+import { computeBudget, type Budget } from '../core/budget';
+import { CompactionSession } from '../core/session';
+import type { FoldInput, Summarizer } from '../core/summarizer';
+import type { SummaryState } from '../core/summary';
+import type { TokenCounter } from '../core/tokens';
+import type { RawRecord } from '../core/types';
+import type { SessionStore } from '../store/sessionStore';
+
+/** Distributes Omit over a union-free interface while keeping optional fields optional. */
+export type NewRecord = Omit<RawRecord, 'index'>;
+
+/**
+ * A summarizer whose implementation is chosen per turn (the model the user
+ * picked may change between turns; the session and its stores do not).
+ */
+export class SwitchableSummarizer implements Summarizer {
+  constructor(public target: Summarizer) {}
+  get name(): string {
+    return this.target.name;
+  }
+  fold(input: FoldInput): Promise<SummaryState> {
+    return this.target.fold(input);
+  }
+}
+
+export interface TaskSessionOptions {
+  readonly window: number;
+  readonly reserve: number;
+  readonly triggerRatio?: number;
+  readonly stopRatio?: number;
+  readonly protectRecentSteps?: number;
+  readonly summaryCap?: number;
+}
+
+export function budgetFor(options: TaskSessionOptions): Budget {
+  return computeBudget({
+    window: options.window,
+    reserve: options.reserve,
+    ...(options.triggerRatio !== undefined ? { triggerRatio: options.triggerRatio } : {}),
+    ...(options.stopRatio !== undefined ? { stopRatio: options.stopRatio } : {}),
+  });
+}
+
+export class TaskSession {
+  readonly session: CompactionSession;
+  private next: number;
+  private readonly optionsKey: string;
+
+  private constructor(
+    readonly id: string,
+    private readonly store: SessionStore | undefined,
+    options: TaskSessionOptions,
+    counter: TokenCounter,
+    readonly summarizer: SwitchableSummarizer,
+    records: readonly RawRecord[],
+  ) {
+    this.optionsKey = JSON.stringify(options);
+    const durable = store && store.mode !== 'reader';
+    this.session = new CompactionSession({
+      budget: budgetFor(options),
+      counter,
+      summarizer,
+      ...(durable ? { snapshots: store.snapshotStore(id), tools: store.toolStore(id) } : {}),
+      ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
+      ...(options.summaryCap !== undefined ? { summaryCap: options.summaryCap } : {}),
+    });
+    for (const record of records) this.session.append(record);
+    this.next = records.length;
+    if (records.length > 0) this.session.preflight();
+  }
+
+  /**
+   * Opens task `id`: the records the store holds are appended to a fresh
+   * session and one preflight restores the stored forms and floors. Without a
+   * writable store the task lives in memory (the caller says so to the user).
+   */
+  static open(store: SessionStore | undefined, id: string, title: string, options: TaskSessionOptions, counter: TokenCounter, summarizer: Summarizer): TaskSession {
+    if (store && store.mode !== 'reader') store.createSession(id, title);
+    const records = store ? store.records(id, { loadPayloads: true }) : [];
+    return new TaskSession(id, store, options, counter, new SwitchableSummarizer(summarizer), records);
+  }
+
+  /** Whether this session was built for these options (a new window or ratios need a new derivation). */
+  fits(options: TaskSessionOptions): boolean {
+    return JSON.stringify(options) === this.optionsKey;
+  }
+
+  get durable(): boolean {
+    return this.store !== undefined && this.store.mode !== 'reader';
+  }
+
+  get nextIndex(): number {
+    return this.next;
+  }
+
+  get records(): readonly RawRecord[] {
+    return this.session.record.records;
+  }
+
+  /** Appends one record: durable first (when a store is writable), then into the live view. */
+  async append(record: NewRecord): Promise<RawRecord> {
+    const full = { ...record, index: this.next } as RawRecord;
+    this.next++;
+    if (this.durable) await this.store!.appendRecord(this.id, full);
+    this.session.append(full);
+    return full;
+  }
+}

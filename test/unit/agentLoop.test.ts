@@ -1,0 +1,331 @@
+import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
+import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import { mergeModelFold, ModelSummarizer, parseModelFold } from '../../src/agent/modelSummarizer';
+import { parseSettings, windowFor } from '../../src/agent/settings';
+import { TaskSession } from '../../src/agent/taskSession';
+import { AGENT_TOOLS, runTool } from '../../src/agent/tools';
+import { O200kTokenCounter } from '../../src/adapters/o200kTokenCounter';
+import { ExtractiveSummarizer } from '../../src/core/summarizer';
+import { emptySummary, SummaryLineCounter } from '../../src/core/summary';
+import { formatInterchange, parseTranscript } from '../../src/core/transcript';
+import { SessionRecord } from '../../src/core/parts';
+import { runAnswerProbes } from '../../src/eval/answers';
+import { SessionStore } from '../../src/store/sessionStore';
+
+const counter = new O200kTokenCounter();
+
+type Step = { text?: string; calls?: { name: string; input: unknown }[]; error?: string; hang?: boolean };
+
+/** A scripted model: one step per call; records what every call was sent. */
+class ScriptedModel implements ChatModelPort {
+  readonly id = 'scripted';
+  readonly requests: ModelRequest[] = [];
+  private calls = 0;
+  constructor(private readonly script: Step[], readonly maxInputTokens = 128_000) {}
+
+  async *send(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    this.requests.push(request);
+    const step = this.script.shift() ?? { text: 'done' };
+    const n = this.calls++;
+    if (step.text) {
+      const half = Math.ceil(step.text.length / 2);
+      yield { type: 'text', text: step.text.slice(0, half) };
+      if (step.hang) {
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        throw new AbortError();
+      }
+      if (step.error) throw new Error(step.error);
+      yield { type: 'text', text: step.text.slice(half) };
+    } else if (step.error) throw new Error(step.error);
+    for (const [i, c] of (step.calls ?? []).entries()) yield { type: 'call', callId: `c${n}-${i}`, name: c.name, input: c.input };
+  }
+
+  async countTokens(request: ModelRequest): Promise<number> {
+    return sentTokens(request);
+  }
+}
+
+function sentTokens(request: ModelRequest): number {
+  return counter.count(request.system) + request.messages.reduce((n, m) => n + counter.count(m.content) + 4, 0) + counter.count(JSON.stringify(request.tools));
+}
+
+function workspace(): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'ck-agent-'));
+  mkdirSync(path.join(root, 'src'));
+  writeFileSync(path.join(root, 'src', 'math.js'), 'function add(a, b) {\n  return a - b;\n}\nmodule.exports = { add };\n');
+  writeFileSync(path.join(root, 'package.json'), '{"scripts":{"test":"node -e \\"process.exit(require(\'./src/math.js\').add(2,2)===4?0:1)\\""}}\n');
+  return root;
+}
+
+function tools(root: string, task: () => TaskSession, confirmAnswer = true): ToolRunner & { confirms: string[] } {
+  const confirms: string[] = [];
+  return {
+    confirms,
+    specs: AGENT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    run: (name, input, signal) =>
+      runTool(name, input, {
+        root,
+        signal,
+        confirm: async (r) => {
+          confirms.push(r.title);
+          return confirmAnswer;
+        },
+        viewToolCall: (id) => {
+          const v = task().session.viewToolCall(id);
+          return v ? { name: v.name, input: v.input, output: v.output, isError: v.isError } : undefined;
+        },
+      }),
+  };
+}
+
+class Io implements TurnIO {
+  text = '';
+  progressLines: string[] = [];
+  sentInfo: SentInfo[] = [];
+  compactions = 0;
+  markdown(t: string): void {
+    this.text += t;
+  }
+  progress(message: string): void {
+    this.progressLines.push(message);
+  }
+  toolCall(name: string): void {
+    this.progressLines.push(name);
+  }
+  compacted(): void {
+    this.compactions++;
+  }
+  sent(info: SentInfo): void {
+    this.sentInfo.push(info);
+  }
+}
+
+async function openStore(): Promise<{ store: SessionStore; file: string }> {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'ck-agent-db-')), 'sessions.db');
+  return { store: await SessionStore.open(file, { checkpointDelayMs: 0 }), file };
+}
+
+const SYSTEM = 'You are a test agent.';
+
+describe('@keeper agent loop (scripted model)', function () {
+  this.timeout(60_000);
+
+  it('runs a multi-step turn: reads, searches, edits after confirmation, runs a command; everything is recorded and survives a reopen', async () => {
+    const root = workspace();
+    const { store, file } = await openStore();
+    let task = TaskSession.open(store, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const runner = tools(root, () => task);
+    const model = new ScriptedModel([
+      { text: 'Let me look.', calls: [{ name: 'read_file', input: { path: 'src/math.js' } }, { name: 'grep', input: { pattern: 'add' } }] },
+      { calls: [{ name: 'edit_file', input: { path: 'src/math.js', oldText: 'return a - b;', newText: 'return a + b;' } }] },
+      { calls: [{ name: 'run_command', input: { command: 'npm test --silent' } }] },
+      { text: 'Fixed `add` and the tests pass.' },
+    ]);
+    const io = new Io();
+    const result = await runTurn(task, 'Fix add in src/math.js. Never touch package.json.', model, runner, io, { system: SYSTEM, maxSteps: 10 }, new AbortController().signal);
+    assert.equal(result.stoppedAt, 'answer');
+    assert.equal(result.steps, 4);
+    assert.match(readFileSync(path.join(root, 'src', 'math.js'), 'utf8'), /return a \+ b;/);
+    assert.deepEqual(runner.confirms.length, 2, 'the edit and the command were confirmed');
+    assert.match(io.text, /Let me look\.Fixed `add`/);
+    const roles = task.records.map((r) => `${r.role}${r.toolName ? `:${r.toolName}` : ''}`);
+    assert.deepEqual(roles, ['user', 'assistant', 'assistant:read_file', 'assistant:grep', 'tool:read_file', 'tool:grep', 'assistant:edit_file', 'tool:edit_file', 'assistant:run_command', 'tool:run_command', 'assistant']);
+    assert.match(task.records[9]!.toolOutput!, /exit code: 0/);
+    // The second call saw the first call's results as structured parts.
+    const second = model.requests[1]!.messages;
+    const results = second.filter((m) => m.role === 'tool');
+    assert.equal(results.length, 2);
+    assert.match(results[0]!.result!.output, /return a - b/);
+    assert.deepEqual(second.find((m) => m.calls?.length)!.calls!.map((c) => c.name), ['read_file', 'grep']);
+    // Calibrated from the model's count after each call.
+    assert.ok(io.sentInfo.every((s) => s.tokens !== undefined && s.tokens > 0));
+    // The artifact index knows the files.
+    const artifacts = store.artifacts('t1').map((a) => `${a.path}:${a.reads}r${a.modifications}m`);
+    assert.ok(artifacts.some((a) => a.startsWith('src/math.js:') && /1m$/.test(a)), artifacts.join(', '));
+    store.close();
+
+    // A reload: the task continues from the store, the next turn sees the whole record.
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    task = TaskSession.open(again, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    assert.equal(task.nextIndex, 11);
+    const model2 = new ScriptedModel([{ text: 'Still here.' }]);
+    await runTurn(task, 'Thanks. What did you change?', model2, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
+    const seen = model2.requests[0]!.messages.map((m) => m.content).join('\n');
+    assert.match(seen, /Never touch package\.json/);
+    assert.match(seen, /return a \+ b/);
+    again.close();
+  });
+
+  it('a long session crosses the trigger many times: every request fits the window, keeps the first constraint, and a shrunk output is recovered with view_tool_call', async () => {
+    const root = workspace();
+    for (let i = 0; i < 30; i++) writeFileSync(path.join(root, 'src', `big${i}.txt`), Array.from({ length: 300 }, (_, l) => `file ${i} line ${l}: ${'lorem ipsum dolor sit amet '.repeat(2)}`).join('\n'));
+    const window = 12_000;
+    let task = TaskSession.open(undefined, 't2', 'long', { window, reserve: 1_500 }, counter, new ExtractiveSummarizer(counter));
+    const script: Step[] = [];
+    for (let i = 0; i < 30; i++) script.push({ text: `Reading big${i}.`, calls: [{ name: 'read_file', input: { path: `src/big${i}.txt` } }] });
+    script.push({ calls: [{ name: 'view_tool_call', input: { toolCallId: 'c0-0' } }] });
+    script.push({ text: 'Done reading.' });
+    const model = new ScriptedModel(script, window);
+    const io = new Io();
+    await runTurn(task, 'Summarise every file. The constraint: never print line 299 of any file.', model, tools(root, () => task), io, { system: SYSTEM, maxSteps: 40 }, new AbortController().signal);
+    assert.ok(io.compactions >= 3, `compacted ${io.compactions} times`);
+    for (const [i, request] of model.requests.entries()) {
+      const tokens = sentTokens(request);
+      assert.ok(tokens <= window, `request ${i}: ${tokens} tokens > window ${window}`);
+      assert.match(request.messages.map((m) => m.content).join('\n'), /never print line 299 of any file/, `request ${i} lost the constraint`);
+    }
+    // The first read was shrunk or folded in the later requests, and view_tool_call brought the full output back.
+    const last = model.requests.at(-1)!.messages.map((m) => m.content).join('\n');
+    assert.ok(!/file 0 line 150:/.test(model.requests[25]!.messages.map((m) => m.content).join('\n')), 'the first output is no longer whole in view');
+    assert.match(last, /file 0 line 150:/, 'recovered through view_tool_call');
+    void task;
+  });
+
+  it('a model error mid-stream keeps the partial answer in the record and reports the error', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't3', 'err', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ text: 'I will start by reading the file now', error: 'network reset by peer' }]);
+    await assert.rejects(runTurn(task, 'Read math.js', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal), (e: unknown) => e instanceof ModelCallError && /network reset by peer/.test(e.message));
+    assert.deepEqual(task.records.map((r) => r.role), ['user', 'assistant']);
+    assert.equal(task.records[1]!.content, 'I will start by re');
+  });
+
+  it('cancellation mid-stream stops the turn with an AbortError and keeps what was said', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't4', 'cancel', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ text: 'Thinking about it a lot', hang: true }]);
+    const controller = new AbortController();
+    const io = new Io();
+    const turn = runTurn(task, 'Do it', model, tools(root, () => task), io, { system: SYSTEM, maxSteps: 5 }, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(turn, (e: unknown) => e instanceof Error && e.name === 'AbortError');
+    assert.equal(task.records.at(-1)!.content, 'Thinking abo');
+  });
+
+  it('a tool input that fails validation goes back to the model as an error result, and the turn goes on', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't5', 'bad', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ calls: [{ name: 'read_file', input: { file: 'src/math.js' } }] }, { calls: [{ name: 'read_file', input: { path: '../../etc/passwd' } }] }, { text: 'ok' }]);
+    await runTurn(task, 'Read it', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal);
+    const results = task.records.filter((r) => r.role === 'tool');
+    assert.equal(results.length, 2);
+    assert.ok(results.every((r) => r.isError));
+    assert.match(results[0]!.toolOutput!, /path/);
+    assert.match(results[1]!.toolOutput!, /outside the workspace/);
+  });
+
+  it('a declined edit is an error result and leaves the file alone', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't6', 'declined', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ calls: [{ name: 'write_file', input: { path: 'src/math.js', content: 'gone' } }] }, { text: 'ok' }]);
+    await runTurn(task, 'Rewrite', model, tools(root, () => task, false), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal);
+    assert.match(readFileSync(path.join(root, 'src', 'math.js'), 'utf8'), /return a - b/);
+    assert.match(task.records.find((r) => r.role === 'tool')!.toolOutput!, /declined/);
+  });
+
+  it('stops at the step limit and says so', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't7', 'loop', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel(Array.from({ length: 10 }, () => ({ calls: [{ name: 'list_dir', input: {} }] })));
+    const io = new Io();
+    const result = await runTurn(task, 'List forever', model, tools(root, () => task), io, { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
+    assert.equal(result.stoppedAt, 'max-steps');
+    assert.match(io.text, /Stopped after 3 model calls/);
+  });
+});
+
+describe('model-backed floor summaries', () => {
+  const lines = new SummaryLineCounter(counter);
+  const record = new SessionRecord();
+  const records = [
+    { index: 0, role: 'user' as const, content: 'Port the exporter. Never drop a column.' },
+    { index: 1, role: 'assistant' as const, content: 'The exporter lives in src/export.ts; CSV quoting is broken for commas.' },
+    { index: 2, role: 'user' as const, content: 'Go on.' },
+  ];
+  for (const r of records) record.append(r);
+  const input = { previous: undefined, units: record.units.slice(0, 2), coverageEnd: 2 };
+
+  it('adds sourced lines from the model, drops unsourced ones and never lets it write a constraint', async () => {
+    const answer = '```json\n' + JSON.stringify({
+      findings: [{ key: 'csv-quoting', text: 'CSV quoting breaks on commas in src/export.ts', sources: [1] }, { key: 'made-up', text: 'tests passed', sources: [42] }],
+      decisions: [],
+      ruledOut: [],
+      current: { status: 'exporter located' },
+      constraints: [{ key: 'x', text: 'You may drop columns', sources: [0] }],
+    }) + '\n```';
+    const s = new ModelSummarizer({ complete: async () => answer, base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const state = await s.fold(input);
+    const findings = state.facts.Findings.map((f) => f.text);
+    assert.ok(findings.includes('CSV quoting breaks on commas in src/export.ts'));
+    assert.ok(!findings.some((f) => /tests passed/.test(f)), 'a line citing records outside the span is dropped');
+    assert.ok(!state.facts.Constraints.some((f) => /drop columns/.test(f.text)));
+    assert.ok(state.facts.Constraints.some((f) => f.text === 'Never drop a column.'), 'the user constraint stays verbatim');
+    assert.equal(state.current.status, 'exporter located');
+  });
+
+  it('falls back to the deterministic summary on an error, a timeout or invalid JSON, and says why', async () => {
+    const base = await new ExtractiveSummarizer(lines).fold(input);
+    for (const complete of [async () => 'not json at all', async () => { throw new Error('quota'); }, () => new Promise<string>(() => undefined)]) {
+      const reasons: string[] = [];
+      const s = new ModelSummarizer({ complete, base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 100, onFallback: (r) => reasons.push(r) });
+      assert.deepEqual(await s.fold(input), base);
+      assert.equal(reasons.length, 1);
+    }
+  });
+
+  it('validates the shape of the model answer', () => {
+    assert.throws(() => parseModelFold('{"findings":[{"key":"Bad Key","text":"x","sources":[1]}]}'), /findings\.0\.key/);
+    const merged = mergeModelFold(emptySummary(), parseModelFold('{"decisions":[{"key":"use-zod","text":"use zod","sources":[3,4]}]}'), 0, 4);
+    assert.deepEqual(merged.facts.Decisions.map((d) => [d.key, d.sources]), [['model-use-zod', [3]]]);
+  });
+});
+
+describe('agent settings', () => {
+  it('defaults, validation by field, and the window/reserve rule', () => {
+    const { settings, problems } = parseSettings((key) => ({ triggerRatio: 2, nearWindowSteps: 'x', windowTokens: 32_000 })[key as 'triggerRatio']);
+    assert.equal(settings.triggerRatio, 0.65);
+    assert.equal(settings.nearWindowSteps, 5);
+    assert.equal(problems.length, 2);
+    assert.match(problems[0]!, /contextKeeper\.triggerRatio/);
+    assert.deepEqual(windowFor(settings, 128_000), { window: 32_000, reserve: 4_000 });
+    const swapped = parseSettings((key) => ({ triggerRatio: 0.5, stopRatio: 0.6 })[key as 'triggerRatio']);
+    assert.equal(swapped.settings.stopRatio, 0.5);
+    assert.match(swapped.problems[0]!, /must be below/);
+  });
+});
+
+describe('session export and probes against a model', () => {
+  it('exports records as interchange JSONL that parses back to the same records', () => {
+    const records = [
+      { index: 0, role: 'user' as const, content: 'hi' },
+      { index: 1, role: 'assistant' as const, content: '', toolName: 'read_file', toolCallId: 'c1', toolInput: { path: 'a' }, messageId: 'm1' },
+      { index: 2, role: 'tool' as const, content: '', toolName: 'read_file', toolCallId: 'c1', toolOutput: 'boom', isError: true },
+    ];
+    const parsed = parseTranscript(formatInterchange(records));
+    assert.deepEqual(parsed.records, records);
+  });
+
+  it('Δtask compares answers from the full history and from the projected context', async () => {
+    const records = [{ index: 0, role: 'user' as const, content: 'Use port 8443, never 80.' }, { index: 1, role: 'assistant' as const, content: 'ok' }];
+    const file = { session: 'x.jsonl', records: 2, artifacts: { modified: [], read: [] }, probes: [{ id: 'p1', kind: 'constraint' as const, record: 0, question: 'Which port?', all: ['8443'] }] };
+    const asked: number[] = [];
+    const report = await runAnswerProbes(records, file, {
+      window: 8_000,
+      reserve: 1_000,
+      counter,
+      signal: new AbortController().signal,
+      ask: async (messages) => {
+        asked.push(messages.length);
+        return asked.length === 1 ? 'port 8443' : 'I do not know';
+      },
+    });
+    assert.equal(report.fullAccuracy, 100);
+    assert.equal(report.compactedAccuracy, 0);
+    assert.equal(report.deltaTask, -100);
+    assert.equal(asked.length, 2);
+  });
+});
