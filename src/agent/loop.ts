@@ -113,7 +113,12 @@ export async function runTurn(
         outcome = await tools.run(call.name, call.input, signal);
       } catch (error) {
         const cancelled = isAbort(error);
-        await task.append({ role: 'tool', content: '', toolName: call.name, toolCallId: call.callId, toolOutput: cancelled ? 'cancelled: the user stopped the turn while this tool ran' : `the tool failed: ${messageOf(error)}`, isError: true });
+        // A cancelled tool may carry what it produced before it was stopped (a command's output so far).
+        const partial = (error as { outcome?: { output?: unknown } }).outcome?.output;
+        const output = cancelled
+          ? `${typeof partial === 'string' && partial !== '' ? `${partial}\n` : ''}cancelled: the user stopped the turn while this tool ran`
+          : `the tool failed: ${messageOf(error)}`;
+        await task.append({ role: 'tool', content: '', toolName: call.name, toolCallId: call.callId, toolOutput: output, isError: true });
         await recordUnrun(task, answer.calls.slice(i + 1), 'not run: the turn stopped before this call');
         if (cancelled) throw new AbortError();
         throw error;

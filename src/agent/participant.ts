@@ -61,6 +61,8 @@ export function newTaskId(now = new Date()): string {
 export class KeeperAgent implements vscode.Disposable {
   private readonly tasks = new Map<string, TaskSession>();
   private readonly busy = new Set<string>();
+  /** The running turns, aborted when the extension shuts down (commands run in their own process group). */
+  private readonly running = new Set<AbortController>();
   private readonly counter: TokenCounter = new O200kTokenCounter();
   private readonly _onDidSend = new vscode.EventEmitter<SentEvent>();
   readonly onDidSend = this._onDidSend.event;
@@ -107,6 +109,7 @@ export class KeeperAgent implements vscode.Disposable {
     for (const problem of problems) stream.markdown(`> ⚠ Setting ignored: ${problem}\n\n`);
     const controller = new AbortController();
     const cancellation = token.onCancellationRequested(() => controller.abort());
+    this.running.add(controller);
     this.busy.add(taskId);
     this.lastTaskId = taskId;
     try {
@@ -138,6 +141,7 @@ export class KeeperAgent implements vscode.Disposable {
       return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
     } finally {
       cancellation.dispose();
+      this.running.delete(controller);
       this.busy.delete(taskId);
       this._onDidChangeTask.fire(taskId);
     }
@@ -234,6 +238,8 @@ export class KeeperAgent implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const controller of this.running) controller.abort();
+    this.running.clear();
     this._onDidSend.dispose();
     this._onDidEndTurn.dispose();
     this._onDidChangeTask.dispose();

@@ -827,8 +827,8 @@ function pointer(callId: unknown): string {
   return `view_tool_call(${JSON.stringify(id)})`;
 }
 
-/** "12→", "    12\t" (cat -n), "12:" (SWE-agent): the number a line carries, if any. */
-const LINE_NUMBER_RE = /^\s*(\d{1,9})(?:→|\t|:)/;
+/** "12→", "    12\t" (cat -n), "12:" (SWE-agent), "  12| " (@keeper's read_file): the number a line carries, if any. */
+const LINE_NUMBER_RE = /^\s*(\d{1,9})(?:→|\t|:|\| )/;
 
 function lineNumberAt(s: string, start: number, end: number): number | undefined {
   const m = LINE_NUMBER_RE.exec(s.slice(start, Math.min(end, start + 32)));

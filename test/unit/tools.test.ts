@@ -352,6 +352,13 @@ describe('tools: reduceTool', () => {
     assert.equal(reduceTool(inv('Read', { file_path: '/a' }, out)), undefined);
   });
 
+  it("read: @keeper's read_file numbering (\"  12| text\") names the elided file lines", () => {
+    const numbered = (i: number): string => `${String(i + 10).padStart(5, ' ')}| line ${i}`;
+    const r = reduceTool(inv('read_file', { path: 'src/big.ts', startLine: 11 }, lines(1200, numbered), 'k1'));
+    assert.ok(r);
+    assert.equal(r.output.split('\n')[40], '[… lines 51–1190 elided (1140 lines); full output: view_tool_call("k1")]');
+  });
+
   it('read: head 40 + tail 20, cat -n numbers kept, marker with range, count and pointer', () => {
     const out = lines(1200, catN);
     const r = reduceTool(inv('Read', { file_path: '/src/big.ts' }, out, 'toolu_123'));

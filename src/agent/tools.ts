@@ -1,0 +1,1410 @@
+/**
+ * The @keeper agent's own tools: read, list, find, search, edit, write, run,
+ * recover an earlier call, and keep a plan.
+ *
+ * Plain Node (no `vscode`): the chat glue passes a `ToolContext` in — the
+ * workspace root, a confirmation port for anything that changes the disk or runs
+ * a command, the turn's cancellation signal and the `view_tool_call` lookup.
+ * Every input is validated with zod first; every path is resolved inside the
+ * workspace root (symlinks included) or refused. The names are fixed: the
+ * compaction engine (`src/core/tools.ts`) recognises them and reduces their
+ * outputs by family.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Dirent, Stats } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
+import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { z } from 'zod';
+import { compileGlob, type GlobMatcher } from './glob';
+
+// ---------------------------------------------------------------------------
+// Contract
+// ---------------------------------------------------------------------------
+
+export interface ConfirmRequest {
+  readonly kind: 'edit' | 'write' | 'run';
+  /** One line, e.g. "Edit src/math.js" / "Run `npm test`". */
+  readonly title: string;
+  /** Workspace-relative, for edit/write. */
+  readonly path?: string;
+  /** The whole file before (edit; write over an existing text file). */
+  readonly before?: string;
+  /** The whole file after (edit/write). */
+  readonly after?: string;
+  /** run. */
+  readonly command?: string;
+}
+
+export interface ToolContext {
+  /** Absolute workspace folder. */
+  readonly root: string;
+  /** The user's answer (false = declined). */
+  confirm(request: ConfirmRequest): Promise<boolean>;
+  /** Cancellation of the chat turn. */
+  readonly signal: AbortSignal;
+  /** view_tool_call: the full raw input/output of an earlier call, or undefined. */
+  viewToolCall(toolCallId: string): { name: string; input: string; output: string | undefined; isError: boolean } | undefined;
+  /** Optional progress line for long tools (shown in the chat). */
+  progress?(message: string): void;
+  /** Default 120_000, clamped to [1_000, 1_800_000]. */
+  readonly commandTimeoutMs?: number;
+  /** Default 100_000 (per tool result). */
+  readonly maxOutputChars?: number;
+}
+
+export interface ToolOutcome {
+  readonly output: string;
+  readonly isError: boolean;
+}
+
+export interface AgentTool {
+  /** snake_case. */
+  readonly name: string;
+  /** What the model reads: precise, with the limits. */
+  readonly description: string;
+  /** JSON Schema object for the model (type 'object', properties, required, additionalProperties: false). */
+  readonly inputSchema: Record<string, unknown>;
+  /** Validates `input` with zod first; resolves to an error outcome rather than throwing, except on cancellation. */
+  run(input: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+// ---------------------------------------------------------------------------
+// Limits
+// ---------------------------------------------------------------------------
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+export const MIN_COMMAND_TIMEOUT_MS = 1_000;
+export const MAX_COMMAND_TIMEOUT_MS = 1_800_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/** The smallest output cap honoured: below it no result could carry its own notes. */
+const MIN_MAX_OUTPUT_CHARS = 1_000;
+
+const READ_MAX_LINES = 2_000;
+const LIST_MAX_ENTRIES = 1_000;
+const GLOB_MAX_PATHS = 1_000;
+/** Matches collected before sorting; past it the walk stops and says so. */
+const GLOB_MAX_COLLECTED = 50_000;
+const GREP_DEFAULT_RESULTS = 200;
+const GREP_MAX_RESULTS = 2_000;
+const GREP_MAX_FILE_BYTES = 2 * 1024 * 1024;
+const GREP_LINE_CHARS = 300;
+/** Bytes examined for a NUL to call a file binary. */
+const BINARY_PROBE_BYTES = 8_192;
+/** Grace after SIGTERM before the process group gets SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/** How long a finished command's pipes may stay open (held by a background process) before they are closed. */
+const PIPE_DRAIN_MS = 1_000;
+const PROGRESS_EVERY_MS = 10_000;
+const DIFF_MAX_LINES = 20;
+/** Directories no walk enters unless the pattern names them. */
+const SKIPPED_DIRS: readonly string[] = ['.git', 'node_modules'];
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/** An expected failure: its message is the whole tool output. */
+class ToolError extends Error {
+  override readonly name = 'ToolError';
+}
+
+/** The rejection of a cancelled call; `outcome` is what the tool had when it stopped, if anything. */
+interface AbortErrorWithOutcome extends Error {
+  outcome?: ToolOutcome;
+}
+
+function abortError(outcome?: ToolOutcome): AbortErrorWithOutcome {
+  const error: AbortErrorWithOutcome = new Error('The tool call was cancelled.');
+  error.name = 'AbortError';
+  if (outcome !== undefined) error.outcome = outcome;
+  return error;
+}
+
+function isAbortError(error: unknown): error is AbortErrorWithOutcome {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError();
+}
+
+/** The user's answer; cancelling the turn while the question is open rejects with an AbortError at once. */
+async function askUser(ctx: ToolContext, request: ConfirmRequest): Promise<boolean> {
+  throwIfAborted(ctx.signal);
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError());
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return (await Promise.race([ctx.confirm(request), aborted])) === true;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function errnoCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function describeError(tool: string, error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${tool} failed: ${message}`;
+}
+
+// ---------------------------------------------------------------------------
+// Tool definition, validation, dispatch
+// ---------------------------------------------------------------------------
+
+interface ToolSpec<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: S;
+  readonly run: (input: z.output<S>, ctx: ToolContext) => Promise<ToolOutcome>;
+}
+
+function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): AgentTool {
+  const inputSchema = modelSchema(spec.schema);
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema,
+    run: async (input, ctx) => {
+      throwIfAborted(ctx.signal);
+      const parsed = spec.schema.safeParse(input);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((issue) => `- ${describeIssue(issue, input, inputSchema)}`);
+        return { isError: true, output: `Invalid input for ${spec.name}:\n${problems.join('\n')}` };
+      }
+      let outcome: ToolOutcome;
+      try {
+        outcome = await spec.run(parsed.data, ctx);
+      } catch (error) {
+        if (ctx.signal.aborted) throw isAbortError(error) ? error : abortError();
+        return { isError: true, output: describeError(spec.name, error) };
+      }
+      if (ctx.signal.aborted) throw abortError(outcome);
+      const max = maxOutputChars(ctx);
+      return outcome.output.length <= max ? outcome : { ...outcome, output: clipMiddle(outcome.output, max, 'result') };
+    },
+  };
+}
+
+/** The JSON Schema the model reads, derived from the zod schema (no `$schema`, no safe-integer noise, `required` always present). */
+function modelSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  if (!Array.isArray(json.required)) json.required = [];
+  const strip = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(strip);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+    if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+    Object.values(record).forEach(strip);
+  };
+  strip(json);
+  return json;
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** One sentence per problem, naming the field (`todos[1].status`). */
+function describeIssue(issue: Issue, input: unknown, schema: Record<string, unknown>): string {
+  const issuePath = issue.path as readonly PropertyKey[];
+  const field = fieldName(issuePath);
+  const value = valueAt(input, issuePath);
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (issuePath.length === 0) return `The input must be a JSON object, but got ${typeName(input)}.`;
+      if (value === undefined) return `Missing required field "${field}" (${typeNoun(issue.expected)}).`;
+      return `Field "${field}" must be ${typeNoun(issue.expected)}, but got ${typeName(value)}.`;
+    }
+    case 'unrecognized_keys': {
+      const keys = issue.keys.map((key) => `"${fieldName([...issuePath, key])}"`).join(', ');
+      const allowed = Object.keys(propertiesAt(schema, issuePath));
+      const known = allowed.length > 0 ? ` (known fields: ${allowed.join(', ')})` : '';
+      return `Unknown field${issue.keys.length === 1 ? '' : 's'} ${keys}${known}.`;
+    }
+    case 'too_small': {
+      const min = Number(issue.minimum);
+      if (issue.origin === 'string') {
+        return min <= 1 ? `Field "${field}" must not be empty.` : `Field "${field}" must have at least ${min} characters.`;
+      }
+      if (issue.origin === 'array') return `Field "${field}" must have at least ${min} item${min === 1 ? '' : 's'}.`;
+      return `Field "${field}" must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${min}, but got ${show(value)}.`;
+    }
+    case 'too_big': {
+      const max = Number(issue.maximum);
+      if (issue.origin === 'string') return `Field "${field}" must have at most ${max} characters.`;
+      if (issue.origin === 'array') return `Field "${field}" must have at most ${max} item${max === 1 ? '' : 's'}.`;
+      return `Field "${field}" must be ${issue.inclusive === false ? 'less than' : 'at most'} ${max}, but got ${show(value)}.`;
+    }
+    case 'invalid_value':
+      return `Field "${field}" must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, but got ${show(value)}.`;
+    case 'custom':
+      return issue.message;
+    default:
+      return `Field "${field || '(input)'}": ${issue.message}.`;
+  }
+}
+
+function fieldName(keys: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+function valueAt(input: unknown, keys: readonly PropertyKey[]): unknown {
+  let node: unknown = input;
+  for (const key of keys) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+function propertiesAt(schema: Record<string, unknown>, keys: readonly PropertyKey[]): Record<string, unknown> {
+  let node: unknown = schema;
+  for (const key of keys) {
+    const record = node as Record<string, unknown> | undefined;
+    node = typeof key === 'number' ? record?.items : (record?.properties as Record<string, unknown> | undefined)?.[String(key)];
+  }
+  const properties = (node as Record<string, unknown> | undefined)?.properties;
+  return properties !== null && typeof properties === 'object' ? (properties as Record<string, unknown>) : {};
+}
+
+function typeNoun(expected: string): string {
+  switch (expected) {
+    case 'int':
+      return 'a whole number';
+    case 'array':
+    case 'object':
+    case 'integer':
+      return `an ${expected}`;
+    default:
+      return `a ${expected}`;
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'string') return `the string ${clipOneLine(JSON.stringify(value), 60)}`;
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  try {
+    return clipOneLine(JSON.stringify(value) ?? String(value), 60);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Dispatch by name. Never throws except when `ctx.signal` is aborted (an Error named 'AbortError'). */
+export async function runTool(name: string, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  throwIfAborted(ctx.signal);
+  const tool = TOOLS_BY_NAME.get(name);
+  if (tool === undefined) {
+    return {
+      isError: true,
+      output: `Unknown tool ${JSON.stringify(String(name))}. The tools are: ${AGENT_TOOLS.map((t) => t.name).join(', ')}.`,
+    };
+  }
+  try {
+    return await tool.run(input, ctx);
+  } catch (error) {
+    if (ctx.signal.aborted) throw isAbortError(error) ? error : abortError();
+    return { isError: true, output: describeError(name, error) };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Settings and text helpers
+// ---------------------------------------------------------------------------
+
+function maxOutputChars(ctx: ToolContext): number {
+  const value = ctx.maxOutputChars;
+  if (value === undefined || !Number.isFinite(value)) return DEFAULT_MAX_OUTPUT_CHARS;
+  return Math.max(MIN_MAX_OUTPUT_CHARS, Math.floor(value));
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+function clipOneLine(text: string, max: number): string {
+  const line = text.replace(/\s*[\r\n]+\s*/g, ' ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+function hasNul(buffer: Buffer): boolean {
+  return buffer.subarray(0, BINARY_PROBE_BYTES).includes(0);
+}
+
+/**
+ * Keeps the first `headMax` and the last `tailMax` characters of a stream,
+ * never more than about `headMax + 2·tailMax` in memory, and renders them with
+ * a marker saying how many characters were cut.
+ */
+class HeadTailBuffer {
+  private head = '';
+  private tail = '';
+  private total = 0;
+
+  constructor(
+    private readonly headMax: number,
+    private readonly tailMax: number,
+  ) {}
+
+  get length(): number {
+    return this.total;
+  }
+
+  push(text: string): void {
+    if (text === '') return;
+    this.total += text.length;
+    if (this.head.length < this.headMax) {
+      const room = this.headMax - this.head.length;
+      if (text.length <= room) {
+        this.head += text;
+        return;
+      }
+      this.head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    this.tail += text;
+    if (this.tail.length > 2 * this.tailMax) this.tail = this.tail.slice(-this.tailMax);
+  }
+
+  render(what: string): string {
+    if (this.total <= this.headMax + this.tailMax) return this.head + this.tail;
+    let head = this.head;
+    let tail = this.tail.slice(-this.tailMax);
+    // Cut at line boundaries when one is near, and never inside a surrogate pair.
+    const headBreak = head.lastIndexOf('\n');
+    if (headBreak >= head.length * 0.8) head = head.slice(0, headBreak + 1);
+    const tailBreak = tail.indexOf('\n');
+    if (tailBreak !== -1 && tailBreak < tail.length * 0.2) tail = tail.slice(tailBreak + 1);
+    if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+    if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
+    const cut = this.total - head.length - tail.length;
+    return `${head}${head.endsWith('\n') || head === '' ? '' : '\n'}[... ${cut} characters cut from the middle of the ${what} ...]\n${tail}`;
+  }
+}
+
+/** Room kept for the marker and the tool's own closing note when a text is clipped. */
+const CLIP_RESERVE = 200;
+
+function headTailBuffer(max: number): HeadTailBuffer {
+  const budget = Math.max(100, max - CLIP_RESERVE);
+  const head = Math.floor(budget * 0.4);
+  return new HeadTailBuffer(head, budget - head);
+}
+
+/** `text` itself when it fits in `max`, else its head and tail with a marker. */
+function clipMiddle(text: string, max: number, what: string): string {
+  if (text.length <= max) return text;
+  const buffer = headTailBuffer(max);
+  buffer.push(text);
+  return buffer.render(what);
+}
+
+// ---------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------
+
+interface Target {
+  /** Workspace-relative, forward slashes, '.' for the root: what outputs show. */
+  readonly rel: string;
+  /** The real path every file operation uses (symlinks resolved, checked inside the root). */
+  readonly real: string;
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+function toPosix(rel: string): string {
+  return rel === '' ? '.' : rel.split(path.sep).join('/');
+}
+
+function outside(given: string, ctx: ToolContext): ToolError {
+  return new ToolError(`${given} is outside the workspace folder ${ctx.root}; refused`);
+}
+
+/**
+ * Resolve `given` (workspace-relative, or absolute inside the root) to a path
+ * inside the root, following symlinks: anything that lands outside is refused.
+ * The file itself need not exist (write_file); its nearest existing ancestor is
+ * what gets checked.
+ */
+async function resolveInside(ctx: ToolContext, given: string): Promise<Target> {
+  const rootAbs = path.resolve(ctx.root);
+  const rootReal = await fs.realpath(rootAbs).catch((error: unknown) => {
+    throw new ToolError(`The workspace folder ${ctx.root} cannot be opened (${errnoCode(error) ?? String(error)})`);
+  });
+  const abs = path.isAbsolute(given) ? path.resolve(given) : path.resolve(rootAbs, given);
+  let base: string;
+  if (isInside(rootAbs, abs)) base = rootAbs;
+  else if (isInside(rootReal, abs)) base = rootReal;
+  else throw outside(given, ctx);
+  const real = await realpathOfPrefix(abs, given);
+  if (!isInside(rootReal, real)) throw outside(given, ctx);
+  return { rel: toPosix(path.relative(base, abs)), real };
+}
+
+/** realpath of the deepest existing ancestor of `abs`, with the rest appended; a broken symlink is refused. */
+async function realpathOfPrefix(abs: string, given: string): Promise<string> {
+  const rest: string[] = [];
+  let current = abs;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const link = await fs.lstat(current).catch(() => undefined);
+      if (link?.isSymbolicLink() === true) throw new ToolError(`${given} is (or goes through) a broken symbolic link; refused`);
+      const parent = path.dirname(current);
+      if (parent === current) return abs;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** stat with the usual failures worded for the model. */
+async function statTarget(target: Target): Promise<Stats> {
+  try {
+    return await fs.stat(target.real);
+  } catch (error) {
+    throw fsProblem(target.rel, error);
+  }
+}
+
+function fsProblem(rel: string, error: unknown): unknown {
+  switch (errnoCode(error)) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new ToolError(`${rel} does not exist (use list_dir or glob to find the right path)`);
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolError(`${rel}: permission denied`);
+    default:
+      return error;
+  }
+}
+
+async function isBinaryFile(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const probe = Buffer.alloc(BINARY_PROBE_BYTES);
+    const { bytesRead } = await handle.read(probe, 0, BINARY_PROBE_BYTES, 0);
+    return hasNul(probe.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Write through a temp file in the same folder, fsync'd and renamed over `file`. */
+async function writeAtomic(file: string, content: string, mode: number | undefined): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, 'wx', mode ?? 0o666);
+  try {
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (mode !== undefined) await fs.chmod(temp, mode);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Walking (glob, grep)
+// ---------------------------------------------------------------------------
+
+interface WalkOptions {
+  readonly signal: AbortSignal;
+  readonly rootReal: string;
+  /** Whether to enter the folder at `relDir` (relative to the walk's base) named `name`. */
+  enter(relDir: string, name: string): boolean;
+  /** Called for every file in name order; return false to stop the walk. */
+  file(relPath: string, abs: string): Promise<boolean> | boolean;
+}
+
+/**
+ * Depth-first, entries in code-point order. Symlinked folders are not entered;
+ * a symlinked file is visited only when its target is inside the workspace.
+ * Unreadable folders are skipped. Returns false when `file` stopped the walk.
+ */
+async function walk(baseReal: string, options: WalkOptions, relDir = ''): Promise<boolean> {
+  throwIfAborted(options.signal);
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(relDir === '' ? baseReal : path.join(baseReal, relDir), { withFileTypes: true });
+  } catch {
+    return true;
+  }
+  entries.sort((a, b) => compareNames(a.name, b.name));
+  for (const entry of entries) {
+    const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
+    const abs = path.join(baseReal, rel);
+    if (entry.isDirectory()) {
+      if (options.enter(rel, entry.name) && !(await walk(baseReal, options, rel))) return false;
+    } else if (entry.isFile()) {
+      if (!(await options.file(rel, abs))) return false;
+    } else if (entry.isSymbolicLink()) {
+      const real = await fs.realpath(abs).catch(() => undefined);
+      if (real === undefined || !isInside(options.rootReal, real)) continue;
+      const stats = await fs.stat(real).catch(() => undefined);
+      if (stats?.isFile() === true && !(await options.file(rel, real))) return false;
+    }
+  }
+  return true;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function joinRel(base: string, rel: string): string {
+  return base === '.' ? rel : `${base}/${rel}`;
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+// ---------------------------------------------------------------------------
+// read_file
+// ---------------------------------------------------------------------------
+
+const pathField = z.string().min(1).describe('File path, workspace-relative (e.g. "src/index.ts") or absolute inside the workspace folder.');
+
+const readFileSchema = z
+  .strictObject({
+    path: pathField,
+    startLine: z.int().min(1).optional().describe('First line to show, 1-based (default 1).'),
+    endLine: z.int().min(1).optional().describe('Last line to show, 1-based inclusive (default: the end of the file, within the limits).'),
+  })
+  .superRefine((input, context) => {
+    if (input.startLine !== undefined && input.endLine !== undefined && input.endLine < input.startLine) {
+      context.addIssue({
+        code: 'custom',
+        path: ['endLine'],
+        message: `Field "endLine" (${input.endLine}) must not be less than startLine (${input.startLine}).`,
+      });
+    }
+  });
+
+interface LineWindow {
+  readonly lines: string[];
+  readonly total: number;
+  /** Why the window ended before `to`: a limit, with the next line to read. */
+  readonly stoppedAt?: { readonly next: number; readonly why: string };
+  readonly clippedLine?: number;
+}
+
+/**
+ * Stream the file once: collect lines `from..to` formatted `  12| text` within
+ * `maxLines` and `budget` characters, and count every line. Memory stays within
+ * the budget whatever the file's size or line lengths.
+ */
+async function readLineWindow(file: string, from: number, to: number, budget: number, signal: AbortSignal): Promise<LineWindow> {
+  const lastWanted = Math.min(to, from + READ_MAX_LINES - 1);
+  const width = Math.max(4, String(lastWanted).length);
+  const lines: string[] = [];
+  let used = 0;
+  let lineNo = 0;
+  let current = '';
+  let currentLength = 0;
+  let stoppedAt: { next: number; why: string } | undefined;
+  let clippedLine: number | undefined;
+  let done = false; // the window is complete (reached `to` or a limit)
+
+  const wanted = (n: number): boolean => !done && n >= from && n <= to;
+  const complete = (n: number): void => {
+    if (!wanted(n)) return;
+    const text = current.endsWith('\r') ? current.slice(0, -1) : current;
+    let formatted = `${String(n).padStart(width)}| ${text}`;
+    if (lines.length >= READ_MAX_LINES) {
+      stoppedAt = { next: n, why: `the ${READ_MAX_LINES}-line limit` };
+      done = true;
+      return;
+    }
+    if (used + formatted.length + 1 > budget || currentLength > budget) {
+      if (lines.length > 0) {
+        stoppedAt = { next: n, why: `the ${budget}-character limit` };
+        done = true;
+        return;
+      }
+      formatted = `${formatted.slice(0, Math.max(0, budget - 40))} … [line clipped]`;
+      clippedLine = n;
+      lines.push(formatted);
+      stoppedAt = n < to ? { next: n + 1, why: `the ${budget}-character limit` } : undefined;
+      done = true;
+      return;
+    }
+    lines.push(formatted);
+    used += formatted.length + 1;
+    if (n >= to) done = true;
+  };
+  const consume = (text: string): void => {
+    let at = 0;
+    for (;;) {
+      const newline = text.indexOf('\n', at);
+      const end = newline === -1 ? text.length : newline;
+      if (wanted(lineNo + 1) && current.length <= budget) current += text.slice(at, Math.min(end, at + budget + 1 - current.length));
+      currentLength += end - at;
+      if (newline === -1) return;
+      lineNo++;
+      complete(lineNo);
+      current = '';
+      currentLength = 0;
+      at = newline + 1;
+    }
+  };
+
+  const decoder = new StringDecoder('utf8');
+  const stream = (await fs.open(file, 'r')).createReadStream({ highWaterMark: 1 << 16 });
+  try {
+    for await (const chunk of stream) {
+      if (signal.aborted) throw abortError();
+      consume(decoder.write(chunk as Buffer));
+    }
+  } finally {
+    stream.destroy();
+  }
+  consume(decoder.end());
+  if (currentLength > 0) {
+    lineNo++;
+    complete(lineNo);
+  }
+  return { lines, total: lineNo, ...(stoppedAt ? { stoppedAt } : {}), ...(clippedLine !== undefined ? { clippedLine } : {}) };
+}
+
+const readFileTool = defineTool({
+  name: 'read_file',
+  description:
+    'Read a text file (UTF-8). Each line is prefixed with its 1-based number ("  12| text"); a closing note gives the range shown and the total line count. ' +
+    `At most ${READ_MAX_LINES} lines and the result size limit (100,000 characters by default) per call: when the file is longer, the note says which startLine to pass next. ` +
+    'Use startLine/endLine (inclusive) to read part of a large file. Binary files (a NUL byte in the first 8 KB) and folders are refused; use list_dir for folders.',
+  schema: readFileSchema,
+  run: async (input, ctx) => {
+    const target = await resolveInside(ctx, input.path);
+    const stats = await statTarget(target);
+    if (stats.isDirectory()) throw new ToolError(`${target.rel} is a folder, not a file; use list_dir to see what it holds`);
+    if (!stats.isFile()) throw new ToolError(`${target.rel} is not a regular file`);
+    if (await isBinaryFile(target.real)) throw new ToolError(`${target.rel} is a binary file (${stats.size} bytes); not shown`);
+    const from = input.startLine ?? 1;
+    const to = input.endLine ?? Number.MAX_SAFE_INTEGER;
+    const budget = Math.max(200, maxOutputChars(ctx) - CLIP_RESERVE);
+    const window = await readLineWindow(target.real, from, to, budget, ctx.signal);
+    if (window.total === 0) return { isError: false, output: `[${target.rel} is empty: 0 lines]` };
+    if (from > window.total) {
+      throw new ToolError(`startLine ${from} is past the end of ${target.rel}, which has ${plural(window.total, 'line')}`);
+    }
+    const last = from + window.lines.length - 1;
+    let note: string;
+    if (window.stoppedAt !== undefined && window.stoppedAt.next <= Math.min(to, window.total)) {
+      note =
+        `[lines ${from}-${last} of ${window.total} shown (${window.stoppedAt.why}); ` +
+        `to read further, call read_file with startLine ${window.stoppedAt.next}]`;
+    } else {
+      note = `[lines ${from}-${last} of ${window.total}${last >= window.total ? '; end of file' : ''}]`;
+    }
+    if (window.clippedLine !== undefined) note += `\n[line ${window.clippedLine} is longer than the limit and was clipped]`;
+    return { isError: false, output: `${window.lines.join('\n')}\n${note}` };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// list_dir
+// ---------------------------------------------------------------------------
+
+const listDirTool = defineTool({
+  name: 'list_dir',
+  description:
+    'List a folder (default: the workspace root), entries sorted by name: folders end with "/", files show their size in bytes, symbolic links show their target. ' +
+    `At most ${LIST_MAX_ENTRIES} entries; a note says how many were left out. Not recursive: use glob to find files in subfolders.`,
+  schema: z.strictObject({
+    path: z.string().min(1).default('.').describe('Folder path, workspace-relative or absolute inside the workspace folder (default ".").'),
+  }),
+  run: async (input, ctx) => {
+    const target = await resolveInside(ctx, input.path);
+    const stats = await statTarget(target);
+    if (!stats.isDirectory()) throw new ToolError(`${target.rel} is a file, not a folder; use read_file to read it`);
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(target.real, { withFileTypes: true });
+    } catch (error) {
+      throw fsProblem(target.rel, error);
+    }
+    entries.sort((a, b) => compareNames(a.name, b.name));
+    const shown = entries.slice(0, LIST_MAX_ENTRIES);
+    const lines: string[] = [];
+    for (const entry of shown) {
+      throwIfAborted(ctx.signal);
+      const abs = path.join(target.real, entry.name);
+      if (entry.isDirectory()) {
+        lines.push(`${entry.name}/`);
+      } else if (entry.isSymbolicLink()) {
+        const link = await fs.readlink(abs).catch(() => '?');
+        const pointee = await fs.stat(abs).catch(() => undefined);
+        lines.push(`${entry.name}${pointee?.isDirectory() === true ? '/' : ''} -> ${link}${pointee === undefined ? ' (broken)' : ''}`);
+      } else {
+        const size = await fs.lstat(abs).then((s) => s.size, () => undefined);
+        lines.push(size === undefined ? entry.name : `${entry.name} (${size} bytes)`);
+      }
+    }
+    const shownDir = target.rel === '.' ? './' : `${target.rel}/`;
+    if (entries.length === 0) return { isError: false, output: `${shownDir} is empty` };
+    if (entries.length > shown.length) {
+      lines.push(`[${shown.length} of ${entries.length} entries shown; list a subfolder or use glob to narrow]`);
+    }
+    return { isError: false, output: lines.join('\n') };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// glob
+// ---------------------------------------------------------------------------
+
+/** Skip .git / node_modules unless the matcher names them. */
+function skipsDir(name: string, matcher: GlobMatcher | undefined): boolean {
+  return SKIPPED_DIRS.includes(name) && matcher?.names(name) !== true;
+}
+
+function compileOrRefuse(pattern: string, field: string, matchBase: boolean): GlobMatcher {
+  if (pattern.split(/[\\/]/).includes('..')) {
+    throw new ToolError(`The ${field} pattern may not contain ".." segments; pass a folder in "path" instead`);
+  }
+  try {
+    return compileGlob(pattern, { matchBase });
+  } catch (error) {
+    throw new ToolError(`Invalid ${field} pattern ${JSON.stringify(pattern)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const globTool = defineTool({
+  name: 'glob',
+  description:
+    'Find files by name pattern. Syntax: "**" (any number of folders), "*" (any characters within one name), "?" (one character), "{a,b}" (alternatives), "[abc]" / "[a-z]" / "[!abc]" (character classes). ' +
+    'The pattern is matched against paths relative to "path" (default: the workspace root): "*.js" matches only at that level, "**/*.js" at any depth. ' +
+    `Returns files only, as workspace-relative paths with forward slashes, sorted, at most ${GLOB_MAX_PATHS}. ` +
+    '.git and node_modules are skipped unless the pattern names them; symlinked folders are not followed.',
+  schema: z.strictObject({
+    pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.test.ts" or "src/{core,store}/*.ts".'),
+    path: z.string().min(1).optional().describe('Folder to search from, workspace-relative (default: the workspace root).'),
+  }),
+  run: async (input, ctx) => {
+    const base = await resolveInside(ctx, input.path ?? '.');
+    const stats = await statTarget(base);
+    if (!stats.isDirectory()) throw new ToolError(`${base.rel} is a file, not a folder; glob searches a folder`);
+    let pattern = input.pattern;
+    if (path.isAbsolute(pattern)) {
+      const relative = path.relative(path.resolve(ctx.root, input.path ?? '.'), pattern);
+      if (relative.startsWith('..') || path.isAbsolute(relative)) throw outside(pattern, ctx);
+      pattern = toPosix(relative);
+    }
+    const matcher = compileOrRefuse(pattern, 'glob', false);
+    const rootReal = await fs.realpath(ctx.root);
+    const found: string[] = [];
+    let truncated = false;
+    let visited = 0;
+    await walk(base.real, {
+      signal: ctx.signal,
+      rootReal,
+      enter: (relDir, name) => !skipsDir(name, matcher) && matcher.mayContain(relDir),
+      file: async (rel) => {
+        if (++visited % 256 === 0) await yieldToEventLoop();
+        if (!matcher.matches(rel)) return true;
+        found.push(joinRel(base.rel, rel));
+        if (found.length >= GLOB_MAX_COLLECTED) {
+          truncated = true;
+          return false;
+        }
+        return true;
+      },
+    });
+    if (found.length === 0) return { isError: false, output: `No files match ${JSON.stringify(input.pattern)} in ${base.rel === '.' ? 'the workspace' : base.rel}` };
+    found.sort(compareNames);
+    const shown = found.slice(0, GLOB_MAX_PATHS);
+    if (found.length > shown.length) {
+      const total = truncated ? `more than ${found.length}` : String(found.length);
+      shown.push(`[${GLOB_MAX_PATHS} of ${total} matching files shown; narrow the pattern or the path]`);
+    }
+    return { isError: false, output: shown.join('\n') };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// grep
+// ---------------------------------------------------------------------------
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The line clipped to GREP_LINE_CHARS, keeping the match in view. */
+function clipMatchLine(line: string, matchAt: number): string {
+  if (line.length <= GREP_LINE_CHARS) return line;
+  const start = matchAt + 100 > GREP_LINE_CHARS ? Math.max(0, matchAt - 100) : 0;
+  const end = Math.min(line.length, start + GREP_LINE_CHARS);
+  return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
+}
+
+const grepTool = defineTool({
+  name: 'grep',
+  description:
+    'Search file contents line by line. By default the pattern is literal text and case-insensitive; set regex: true for a JavaScript regular expression, caseSensitive: true to match case. ' +
+    'Output lines are "path:line: text" (workspace-relative path, 1-based line, text clipped to 300 characters), in path order. ' +
+    `At most maxResults matches (default ${GREP_DEFAULT_RESULTS}, up to ${GREP_MAX_RESULTS}). ` +
+    'Skips binary files, files over 2 MB, .git and node_modules. "include" limits the search to files matching a glob ("*.ts" matches at any depth; "src/**/*.ts" relative to path).',
+  schema: z.strictObject({
+    pattern: z.string().min(1).describe('Text to find (or a regular expression with regex: true). Matches within one line.'),
+    path: z.string().min(1).optional().describe('File or folder to search, workspace-relative (default: the workspace root).'),
+    include: z.string().min(1).optional().describe('Glob of files to search, e.g. "*.ts" or "src/**/*.{js,ts}".'),
+    regex: z.boolean().default(false).describe('Treat pattern as a JavaScript regular expression (default false: literal text).'),
+    caseSensitive: z.boolean().default(false).describe('Match case (default false).'),
+    maxResults: z.int().min(1).max(GREP_MAX_RESULTS).default(GREP_DEFAULT_RESULTS).describe(`Most matches to return (default ${GREP_DEFAULT_RESULTS}, max ${GREP_MAX_RESULTS}).`),
+  }),
+  run: async (input, ctx) => {
+    let matcher: RegExp;
+    try {
+      matcher = new RegExp(input.regex ? input.pattern : escapeRegExp(input.pattern), input.caseSensitive ? '' : 'i');
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+      throw new ToolError(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${reason}. Fix it, or set regex to false to search for the text literally.`);
+    }
+    const literal = input.regex ? undefined : input.caseSensitive ? input.pattern : input.pattern.toLowerCase();
+    const include = input.include === undefined ? undefined : compileOrRefuse(input.include, 'include', true);
+    const base = await resolveInside(ctx, input.path ?? '.');
+    const stats = await statTarget(base);
+    const rootReal = await fs.realpath(ctx.root);
+    const budget = Math.max(200, maxOutputChars(ctx) - CLIP_RESERVE);
+
+    const lines: string[] = [];
+    let used = 0;
+    let matches = 0;
+    let matchedFiles = 0;
+    let searched = 0;
+    let skippedLarge = 0;
+    let skippedBinary = 0;
+    let stop: string | undefined;
+
+    const searchFile = async (rel: string, abs: string): Promise<boolean> => {
+      throwIfAborted(ctx.signal);
+      if (searched % 64 === 63) await yieldToEventLoop();
+      if (searched > 0 && searched % 5_000 === 0) ctx.progress?.(`grep: ${searched} files searched, ${matches} matches`);
+      const size = await fs.stat(abs).then((s) => s.size, () => -1);
+      if (size < 0) return true;
+      if (size > GREP_MAX_FILE_BYTES) {
+        skippedLarge++;
+        return true;
+      }
+      const buffer = await fs.readFile(abs).catch(() => undefined);
+      if (buffer === undefined) return true;
+      if (hasNul(buffer)) {
+        skippedBinary++;
+        return true;
+      }
+      searched++;
+      const text = buffer.toString('utf8');
+      if (literal !== undefined && !(input.caseSensitive ? text : text.toLowerCase()).includes(literal)) return true;
+      let inFile = false;
+      let lineNo = 0;
+      for (let at = 0; at < text.length; ) {
+        const newline = text.indexOf('\n', at);
+        const end = newline === -1 ? text.length : newline;
+        lineNo++;
+        let line = text.slice(at, end);
+        if (line.endsWith('\r')) line = line.slice(0, -1);
+        at = end + 1;
+        const found = matcher.exec(line);
+        if (found === null) continue;
+        if (matches >= input.maxResults) {
+          stop = `stopped after ${input.maxResults} matches; there are more: narrow the search (path, include) or raise maxResults (max ${GREP_MAX_RESULTS})`;
+          return false;
+        }
+        const entry = `${rel}:${lineNo}: ${clipMatchLine(line, found.index)}`;
+        if (used + entry.length + 1 > budget) {
+          stop = `stopped after ${matches} matches at the ${budget}-character limit; narrow the search (path, include)`;
+          return false;
+        }
+        lines.push(entry);
+        used += entry.length + 1;
+        matches++;
+        if (!inFile) {
+          inFile = true;
+          matchedFiles++;
+        }
+      }
+      return true;
+    };
+
+    if (stats.isDirectory()) {
+      await walk(base.real, {
+        signal: ctx.signal,
+        rootReal,
+        enter: (relDir, name) => !skipsDir(name, include) && (include?.mayContain(relDir) ?? true),
+        file: (rel, abs) => (include === undefined || include.matches(rel) ? searchFile(joinRel(base.rel, rel), abs) : true),
+      });
+    } else if (stats.isFile()) {
+      await searchFile(base.rel, base.real);
+    } else {
+      throw new ToolError(`${base.rel} is neither a file nor a folder`);
+    }
+
+    const skipped = [
+      skippedLarge > 0 ? `${plural(skippedLarge, 'file')} over 2 MB skipped` : '',
+      skippedBinary > 0 ? `${plural(skippedBinary, 'binary file')} skipped` : '',
+    ].filter((s) => s !== '');
+    const where = base.rel === '.' ? 'the workspace' : base.rel;
+    if (matches === 0) {
+      return {
+        isError: false,
+        output: `No matches for ${JSON.stringify(input.pattern)} in ${where} (${plural(searched, 'file')} searched${skipped.map((s) => `; ${s}`).join('')})`,
+      };
+    }
+    const summary = `[${plural(matches, 'match', 'matches')} in ${plural(matchedFiles, 'file')}; ${plural(searched, 'file')} searched${skipped.map((s) => `; ${s}`).join('')}${stop !== undefined ? `; ${stop}` : ''}]`;
+    return { isError: false, output: `${lines.join('\n')}\n${summary}` };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// edit_file
+// ---------------------------------------------------------------------------
+
+function occurrences(haystack: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
+}
+
+function replaceAt(text: string, positions: readonly number[], oldLength: number, replacement: string): string {
+  let out = '';
+  let from = 0;
+  for (const at of positions) {
+    out += text.slice(from, at) + replacement;
+    from = at + oldLength;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * A one-hunk unified-style summary: the first to the last changed line, with
+ * at most DIFF_MAX_LINES removed and added lines shown.
+ */
+function diffSummary(before: string, after: string): { header: string; body: string; removed: number; added: number } {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
+  const removed = a.slice(prefix, a.length - suffix);
+  const added = b.slice(prefix, b.length - suffix);
+  const side = (lines: string[], sign: string): string[] => {
+    const shown = lines.slice(0, DIFF_MAX_LINES).map((line) => `${sign}${clipOneLine(line.replace(/\r$/, ''), GREP_LINE_CHARS)}`);
+    if (lines.length > DIFF_MAX_LINES) shown.push(`${sign}… ${lines.length - DIFF_MAX_LINES} more lines`);
+    return shown;
+  };
+  const header = `@@ -${prefix + 1},${removed.length} +${prefix + 1},${added.length} @@`;
+  return { header, body: [...side(removed, '-'), ...side(added, '+')].join('\n'), removed: removed.length, added: added.length };
+}
+
+/** 'crlf' when every line break is CRLF, 'lf' when none is, 'mixed' otherwise. */
+function lineEndings(text: string): 'crlf' | 'lf' | 'mixed' {
+  const crlf = text.split('\r\n').length - 1;
+  if (crlf === 0) return 'lf';
+  const lf = text.split('\n').length - 1;
+  return crlf === lf ? 'crlf' : 'mixed';
+}
+
+async function readTextForChange(target: Target): Promise<{ text: string; stats: Stats }> {
+  const stats = await statTarget(target);
+  if (stats.isDirectory()) throw new ToolError(`${target.rel} is a folder, not a file`);
+  if (!stats.isFile()) throw new ToolError(`${target.rel} is not a regular file`);
+  let buffer: Buffer;
+  try {
+    buffer = await fs.readFile(target.real);
+  } catch (error) {
+    throw fsProblem(target.rel, error);
+  }
+  if (hasNul(buffer)) throw new ToolError(`${target.rel} is a binary file (${buffer.length} bytes); not edited`);
+  return { text: buffer.toString('utf8'), stats };
+}
+
+const editFileTool = defineTool({
+  name: 'edit_file',
+  description:
+    'Replace text in an existing file. oldText must match the file exactly (whitespace and indentation included) and occur exactly once, unless replaceAll is true; ' +
+    'include enough surrounding lines to make it unique. Line endings are handled for you: the file keeps its own (LF or CRLF). ' +
+    'The user is asked to approve the change; if they decline, nothing is written. Returns a short summary of the changed lines. To create a file or rewrite it whole, use write_file.',
+  schema: z.strictObject({
+    path: pathField,
+    oldText: z.string().min(1).describe('The exact text to replace (read the file first).'),
+    newText: z.string().describe('The replacement text (may be empty to delete).'),
+    replaceAll: z.boolean().default(false).describe('Replace every occurrence instead of requiring exactly one (default false).'),
+  }),
+  run: async (input, ctx) => {
+    const target = await resolveInside(ctx, input.path);
+    const { text: before, stats } = await readTextForChange(target);
+    const endings = lineEndings(before);
+    const normalize = (text: string): string => (endings === 'mixed' ? text : text.replace(/\r\n/g, '\n'));
+    const work = normalize(before);
+    const oldText = normalize(input.oldText);
+    const newText = normalize(input.newText);
+    if (oldText === newText) throw new ToolError('oldText and newText are the same; nothing to change');
+    const positions = occurrences(work, oldText);
+    if (positions.length === 0) {
+      throw new ToolError(
+        `oldText not found in ${target.rel}. It must match the file exactly, whitespace and indentation included; read the file again and copy the text.`,
+      );
+    }
+    if (positions.length > 1 && !input.replaceAll) {
+      throw new ToolError(
+        `oldText found ${positions.length} times in ${target.rel}; give more context (surrounding lines) so it matches once, or set replaceAll to true.`,
+      );
+    }
+    const changed = replaceAt(work, positions, oldText.length, newText);
+    const after = endings === 'crlf' ? changed.replace(/\n/g, '\r\n') : changed;
+    const approved = await askUser(ctx, { kind: 'edit', title: `Edit ${target.rel}`, path: target.rel, before, after });
+    if (!approved) return { isError: true, output: `The user declined the edit to ${target.rel}.` };
+    const current = await fs.readFile(target.real, 'utf8').catch(() => undefined);
+    if (current !== before) {
+      throw new ToolError(`${target.rel} changed while the edit waited for approval; nothing was written. Read it again and retry.`);
+    }
+    await writeAtomic(target.real, after, stats.mode & 0o7777);
+    const diff = diffSummary(work, changed);
+    const count = positions.length === 1 ? '1 replacement' : `${positions.length} replacements`;
+    return {
+      isError: false,
+      output: `Edited ${target.rel}: ${count}, -${plural(diff.removed, 'line')} +${plural(diff.added, 'line')}\n${diff.header}\n${diff.body}`,
+    };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// write_file
+// ---------------------------------------------------------------------------
+
+const writeFileTool = defineTool({
+  name: 'write_file',
+  description:
+    'Create a file, or replace an existing file\'s whole content, with the given UTF-8 text; missing parent folders are created. ' +
+    'The user is asked to approve the write; if they decline, nothing is written. Reports whether the file was created or overwritten and its size. ' +
+    'For a small change to an existing file prefer edit_file.',
+  schema: z.strictObject({
+    path: pathField,
+    content: z.string().describe('The whole new content of the file.'),
+  }),
+  run: async (input, ctx) => {
+    const target = await resolveInside(ctx, input.path);
+    let existing: { text: string | undefined; bytes: number; mode: number } | undefined;
+    try {
+      const stats = await fs.stat(target.real);
+      if (stats.isDirectory()) throw new ToolError(`${target.rel} is a folder; give a file path`);
+      if (!stats.isFile()) throw new ToolError(`${target.rel} is not a regular file`);
+      const buffer = await fs.readFile(target.real);
+      existing = { text: hasNul(buffer) ? undefined : buffer.toString('utf8'), bytes: buffer.length, mode: stats.mode & 0o7777 };
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const code = errnoCode(error);
+      if (code === 'ENOTDIR') throw new ToolError(`${target.rel} cannot be created: a parent of it is a file`);
+      if (code !== 'ENOENT') throw fsProblem(target.rel, error);
+    }
+    const request: ConfirmRequest = {
+      kind: 'write',
+      title: `${existing === undefined ? 'Create' : 'Overwrite'} ${target.rel}`,
+      path: target.rel,
+      ...(existing?.text !== undefined ? { before: existing.text } : {}),
+      after: input.content,
+    };
+    const approved = await askUser(ctx, request);
+    if (!approved) return { isError: true, output: `The user declined the write to ${target.rel}.` };
+    await fs.mkdir(path.dirname(target.real), { recursive: true });
+    await writeAtomic(target.real, input.content, existing?.mode);
+    const bytes = Buffer.byteLength(input.content, 'utf8');
+    const size = `${bytes} bytes, ${plural(countLines(input.content), 'line')}`;
+    return {
+      isError: false,
+      output: existing === undefined ? `Created ${target.rel} (${size}).` : `Overwrote ${target.rel} (${size}; was ${existing.bytes} bytes).`,
+    };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// run_command
+// ---------------------------------------------------------------------------
+
+type Ending = { readonly kind: 'exit'; readonly code: number; readonly signal?: string } | { readonly kind: 'timeout' } | { readonly kind: 'cancelled' };
+
+interface RunOptions {
+  readonly command: string;
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  readonly output: HeadTailBuffer;
+  readonly progress?: (message: string) => void;
+}
+
+/**
+ * `/bin/sh -c` in its own process group (detached), stdout and stderr on one
+ * pipe so they interleave as written (the command runs after `exec 2>&1`).
+ * Timeout and cancellation send SIGTERM to the whole group, SIGKILL 2 s later
+ * if it has not gone, and SIGKILL once more when the pipes close.
+ */
+function execute(options: RunOptions): Promise<Ending> {
+  return new Promise<Ending>((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', `exec 2>&1; ${options.command}`], {
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const;
+    child.stdout.on('data', (chunk: Buffer) => options.output.push(decoders[0].write(chunk)));
+    child.stderr.on('data', (chunk: Buffer) => options.output.push(decoders[1].write(chunk)));
+
+    const started = Date.now();
+    let killed: 'timeout' | 'cancelled' | undefined;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (ms: number, action: () => void): void => {
+      timers.push(setTimeout(action, ms));
+    };
+
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone.
+      }
+    };
+    const terminate = (reason: 'timeout' | 'cancelled'): void => {
+      if (killed !== undefined || settled) return;
+      killed = reason;
+      killGroup('SIGTERM');
+      later(KILL_GRACE_MS, () => {
+        killGroup('SIGKILL');
+        later(500, finish); // a process outside the group may hold the pipes: stop waiting for them
+      });
+    };
+    const onAbort = (): void => terminate('cancelled');
+    const progress = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      options.progress?.(`Still running (${seconds}s, ${options.output.length} characters of output so far)`);
+    }, PROGRESS_EVERY_MS);
+    progress.unref();
+
+    function finish(): void {
+      if (settled) return;
+      settled = true;
+      timers.forEach(clearTimeout);
+      clearInterval(progress);
+      options.signal.removeEventListener('abort', onAbort);
+      if (killed !== undefined) killGroup('SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
+      options.output.push(decoders[0].end());
+      options.output.push(decoders[1].end());
+      if (killed !== undefined) return resolve({ kind: killed });
+      if (exit?.signal) return resolve({ kind: 'exit', code: 128 + (osConstants.signals[exit.signal] ?? 0), signal: exit.signal });
+      resolve({ kind: 'exit', code: exit?.code ?? 1 });
+    }
+
+    child.once('error', (error) => {
+      if (settled) return;
+      if (child.pid === undefined) {
+        settled = true;
+        timers.forEach(clearTimeout);
+        clearInterval(progress);
+        options.signal.removeEventListener('abort', onAbort);
+        reject(new ToolError(`The command could not be started: ${error.message}`));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      if (killed === undefined) later(PIPE_DRAIN_MS, finish); // a background process may keep the pipes open
+    });
+    child.once('close', finish);
+
+    later(options.timeoutMs, () => terminate('timeout'));
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    if (options.signal.aborted) onAbort();
+  });
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
+}
+
+const runCommandTool = defineTool({
+  name: 'run_command',
+  description:
+    'Run a shell command with /bin/sh -c (POSIX sh: for bash features run `bash -c \'…\'`) in the workspace folder (or in cwd, a folder inside it), after the user approves it. Standard input is empty; stdout and stderr are captured together in order. ' +
+    'The output ends with a line "exit code: N" (or "killed: timeout after Ns" / "killed: cancelled"); a non-zero exit is reported as an error. ' +
+    'The default timeout is the user\'s setting (120 seconds unless changed); timeoutSeconds (1 to 1800) overrides it. On timeout the whole process group is killed. Output longer than the result limit (100,000 characters by default) keeps its beginning and end with a marker saying how much was cut. ' +
+    'Do not start servers or watchers that never exit; prefer non-interactive flags.',
+  schema: z.strictObject({
+    command: z.string().min(1).describe('The shell command line, e.g. "npm test -- --grep parser".'),
+    cwd: z.string().min(1).optional().describe('Folder to run in, workspace-relative (default: the workspace root).'),
+    timeoutSeconds: z.number().positive().optional().describe('Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
+  }),
+  run: async (input, ctx) => {
+    let cwd = path.resolve(ctx.root);
+    if (input.cwd !== undefined) {
+      const target = await resolveInside(ctx, input.cwd);
+      const stats = await statTarget(target);
+      if (!stats.isDirectory()) throw new ToolError(`cwd ${target.rel} is not a folder`);
+      cwd = target.real;
+    }
+    const requested = input.timeoutSeconds !== undefined ? input.timeoutSeconds * 1000 : ctx.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const timeoutMs = clamp(Number.isFinite(requested) ? Math.round(requested) : DEFAULT_COMMAND_TIMEOUT_MS, MIN_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS);
+    const shown = clipOneLine(input.command, 120);
+    const approved = await askUser(ctx, { kind: 'run', title: `Run \`${shown}\``, command: input.command });
+    if (!approved) return { isError: true, output: `The user declined to run \`${shown}\`.` };
+
+    const output = headTailBuffer(maxOutputChars(ctx));
+    const ending = await execute({
+      command: input.command,
+      cwd,
+      timeoutMs,
+      signal: ctx.signal,
+      output,
+      ...(ctx.progress !== undefined ? { progress: (message: string) => ctx.progress?.(message) } : {}),
+    });
+    let text = output.render('output');
+    if (text === '') text = '(no output)';
+    if (!text.endsWith('\n')) text += '\n';
+    switch (ending.kind) {
+      case 'timeout':
+        return { isError: true, output: `${text}killed: timeout after ${formatSeconds(timeoutMs)}s` };
+      case 'cancelled':
+        return { isError: true, output: `${text}killed: cancelled` };
+      case 'exit': {
+        const signalNote = ending.signal !== undefined ? `[terminated by ${ending.signal}]\n` : '';
+        return { isError: ending.code !== 0, output: `${text}${signalNote}exit code: ${ending.code}` };
+      }
+    }
+  },
+});
+
+// ---------------------------------------------------------------------------
+// view_tool_call
+// ---------------------------------------------------------------------------
+
+const viewToolCallTool = defineTool({
+  name: 'view_tool_call',
+  description:
+    'Show the full input and output of an earlier tool call of this session, by its id: the way back to anything the context shows shortened or folded (the pointer view_tool_call("<id>")). ' +
+    'Long texts are clipped to the result limit (100,000 characters by default), keeping their beginning and end.',
+  schema: z.strictObject({
+    toolCallId: z.string().min(1).describe('The id of the earlier tool call, as given in view_tool_call("<id>").'),
+  }),
+  run: async (input, ctx) => {
+    const call = ctx.viewToolCall(input.toolCallId);
+    if (call === undefined) throw new ToolError(`No tool call with id ${JSON.stringify(input.toolCallId)} in this session`);
+    const text =
+      `Tool call ${input.toolCallId}: ${call.name}${call.isError ? ' (failed)' : ''}\n` +
+      `Input:\n${call.input}\n` +
+      `Output:\n${call.output ?? '(no output recorded)'}`;
+    const max = maxOutputChars(ctx);
+    if (text.length <= max) return { isError: false, output: text };
+    return { isError: false, output: `${clipMiddle(text, max - 100, 'tool call')}\n[clipped: the full text has ${text.length} characters]` };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// todo
+// ---------------------------------------------------------------------------
+
+const TODO_MARKS = { completed: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
+
+const todoTool = defineTool({
+  name: 'todo',
+  description:
+    'Replace the plan for this task with the given list (send the whole list every time). Each item has content and a status: pending, in_progress or completed; at most one item may be in_progress. ' +
+    'Mark an item completed as soon as it is done. Returns the plan as a checklist ("- [x]" completed, "- [~]" in progress, "- [ ]" pending).',
+  schema: z
+    .strictObject({
+      todos: z
+        .array(
+          z.strictObject({
+            content: z.string().min(1).describe('What to do, one short imperative line.'),
+            status: z.enum(['pending', 'in_progress', 'completed']),
+          }),
+        )
+        .describe('The whole plan, in order.'),
+    })
+    .superRefine((input, context) => {
+      const active = input.todos.flatMap((todo, i) => (todo.status === 'in_progress' ? [i + 1] : []));
+      if (active.length > 1) {
+        context.addIssue({
+          code: 'custom',
+          path: ['todos'],
+          message: `Field "todos" may have at most one item in_progress, but items ${active.join(', ')} are in_progress.`,
+        });
+      }
+    }),
+  run: async (input) => {
+    if (input.todos.length === 0) return { isError: false, output: 'Plan cleared (no items).' };
+    const done = input.todos.filter((todo) => todo.status === 'completed').length;
+    const items = input.todos.map((todo) => `- ${TODO_MARKS[todo.status]} ${clipOneLine(todo.content, 500)}`);
+    return { isError: false, output: `Plan (${done}/${input.todos.length} completed):\n${items.join('\n')}` };
+  },
+});
+
+// ---------------------------------------------------------------------------
+// The table
+// ---------------------------------------------------------------------------
+
+export const AGENT_TOOLS: readonly AgentTool[] = [
+  readFileTool,
+  listDirTool,
+  globTool,
+  grepTool,
+  editFileTool,
+  writeFileTool,
+  runCommandTool,
+  viewToolCallTool,
+  todoTool,
+];
+
+const TOOLS_BY_NAME: ReadonlyMap<string, AgentTool> = new Map(AGENT_TOOLS.map((tool) => [tool.name, tool]));
