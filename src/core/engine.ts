@@ -776,7 +776,7 @@ export class CompactionEngine {
 
   private blockTexts(): string[] {
     if (!this.summary) return [];
-    return [...(this.options.blocks ?? []).map((b) => (process.env.NOPROT ? "" : b.render(this.coverageEnd))), this.retrievalBlock(), process.env.NOEVID ? "" : this.evidenceBlock()];
+    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.retrievalBlock(), this.evidenceBlock()];
   }
 
   /**

@@ -236,6 +236,59 @@ function outcomeGist(text: string): string {
   return clip(flat, 280);
 }
 
+/**
+ * The handles of a statement: what a later record would name to refer back to
+ * it — inline-code spans, file paths and names, identifiers (snake_case,
+ * camelCase, dotted or slashed names). Lower-cased.
+ */
+export function handlesOf(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`\n]{3,60})`/g)) out.add(m[1]!.trim().toLowerCase());
+  for (const raw of text.split(/[\s`'"(),;:!?<>[\]{}*]+/)) {
+    const t = raw.replace(/^[.\-/]+|[.\-/]+$/g, '');
+    if (t.length < 4 || t.length > 80) continue;
+    if (/[a-z]/i.test(t) && (/[/_]/.test(t) || /\.[a-z]/i.test(t) || /[a-z][A-Z]/.test(t))) out.add(t.toLowerCase());
+  }
+  return [...out];
+}
+
+/** How much of a tool output is searched for handles. */
+const REFERENCE_OUTPUT_CHARS = 2000;
+
+/** What a unit says: its texts, tool inputs and the head of tool outputs, lower-cased. */
+function unitText(unit: Unit): string {
+  const pieces: string[] = [];
+  for (const part of unit.parts) {
+    if (part.kind === 'tool' && part.tool) {
+      pieces.push(JSON.stringify(part.tool.input ?? ''));
+      if (part.tool.output) pieces.push(part.tool.output.slice(0, REFERENCE_OUTPUT_CHARS));
+    } else pieces.push(part.text);
+  }
+  return pieces.join('\n').toLowerCase();
+}
+
+/**
+ * Adds to each fact line the number of newly folded units after its sources
+ * that name one of its handles. A fact later steps keep coming back to is the
+ * one the cap keeps live longest (and whose archived gist it keeps longest).
+ */
+function countReferences(b: SummaryBuilder, units: readonly Unit[]): void {
+  const texts = units.map((u) => ({ first: u.firstRecord, text: unitText(u) }));
+  for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
+    const lines = b.facts[section];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.key.startsWith('archive-group') || line.sources.length === 0) continue;
+      const handles = handlesOf(line.text);
+      if (handles.length === 0) continue;
+      const after = Math.max(...line.sources);
+      let n = 0;
+      for (const t of texts) if (t.first > after && handles.some((h) => t.text.includes(h))) n++;
+      if (n) lines[i] = { ...line, refs: (line.refs ?? 0) + n };
+    }
+  }
+}
+
 export class ExtractiveSummarizer extends LocalSummarizer {
   readonly name = 'extractive';
 
@@ -334,10 +387,12 @@ export class ExtractiveSummarizer extends LocalSummarizer {
           }
           status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
           if (MUTATING_COMMAND.test(cmd)) {
-            const what = toolDescription(tool) ?? firstLine(cmd, 120);
+            // The command is quoted once: a description, when the call has one, goes before it.
+            const description = toolDescription(tool);
+            const what = description ?? firstLine(cmd, 120);
             b.upsert('Decisions', {
               key: `done-${topicKey(what, 4)}`,
-              text: `done: ${what} — \`${clip(firstLine(cmd, 160), 160)}\`${code !== undefined ? ` (exit ${code})` : ''}`,
+              text: `done: ${description ? `${description} — ` : ''}\`${clip(firstLine(cmd, 160), 160)}\`${code !== undefined ? ` (exit ${code})` : ''}`,
               sources,
               priority: 2,
             });
@@ -354,6 +409,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
       if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
       b.upsert('Deliverables', { key: path, text: parts.join(', '), sources: entry.sources, priority: 1 });
     }
+    countReferences(b, input.units);
     const delivered = b.facts.Deliverables.map((d) => d.key);
     b.current = {
       goal,

@@ -45,6 +45,11 @@ export interface FactLine {
   /** Record indices that establish the fact. */
   readonly sources: readonly number[];
   readonly priority: Priority;
+  /**
+   * How many later units named one of the line's handles (file paths,
+   * identifiers): under the cap the least referred line is demoted first.
+   */
+  readonly refs?: number;
 }
 
 export interface CurrentState {
@@ -105,7 +110,9 @@ export class SummaryBuilder {
       const lines = this.facts[name];
       const at = lines.findIndex((l) => l.key === line.key);
       if (at < 0) continue;
-      const merged: FactLine = { ...line, sources: mergeSources(lines[at]!.sources, line.sources) };
+      const before = lines[at]!;
+      const refs = (before.refs ?? 0) + (line.refs ?? 0);
+      const merged: FactLine = { ...line, sources: mergeSources(before.sources, line.sources), ...(refs ? { refs } : {}) };
       if (name === section) {
         lines[at] = merged;
         return;
@@ -145,7 +152,23 @@ export function formatRequest(r: RequestLine): string {
   return `#${r.ordinal} (r${r.record}): ${r.text}${tail}`;
 }
 
+/**
+ * Whether a topic key only restates its statement: every word of the key is a
+ * word of the text (an extracted line's key is the slug of its first words).
+ */
+export function keyRestatesText(key: string, text: string): boolean {
+  if (text === '') return false;
+  const words = new Set(text.toLowerCase().replace(/[`'"]/g, '').split(/[^a-z0-9_]+/));
+  return key.split('-').every((w) => w === '' || words.has(w));
+}
+
+/**
+ * A fact line: `topic-key: statement (sources)`. A key that only restates its
+ * statement is said once, by the statement itself: `statement (sources)`. The
+ * key still identifies the line in the state (a reused key supersedes).
+ */
 export function formatFact(f: FactLine): string {
+  if (keyRestatesText(f.key, f.text)) return `${f.text}${formatSources(f.sources)}`;
   return `${f.key}: ${f.text}${formatSources(f.sources)}`;
 }
 
@@ -208,6 +231,16 @@ export function validateTaskContext(text: string): string[] {
   return problems;
 }
 
+/** The next line to demote among those `eligible`: the least referred by later units, then the oldest. */
+function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean): number {
+  let best = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (eligible(l) && (best < 0 || (l.refs ?? 0) < (lines[best]!.refs ?? 0))) best = i;
+  }
+  return best;
+}
+
 /** What the cap did: how many lines moved, and whether P0/P1 alone exceed the cap. */
 export interface CapReport {
   readonly demoted: number;
@@ -221,13 +254,15 @@ const REQUEST_CLIP_CHARS = 240;
 
 /**
  * Enforces the token cap by demotion, lowest priority first:
- * 1. P3 findings, oldest first → Archived (gist + sources);
- * 2. P2 decisions, then ruled-out approaches, then non-safety constraints, oldest first → Archived;
+ * 1. P3 findings → Archived (gist + sources);
+ * 2. P2 decisions, then ruled-out approaches, then non-safety constraints → Archived;
  * 3. Archived gists shortened to their key and sources;
  * 4. the oldest Archived pointers grouped (keys kept, gists gone);
  * 5. deliverable notes shortened (the path stays);
  * 6. long request lines clipped to their verbatim head (the record keeps the rest).
- * P0 lines are never removed; if they alone exceed the cap, `overCap` says so.
+ * Within steps 1–3 the line later units referred to least goes first (`refs`),
+ * then the oldest. P0 lines are never removed; if they alone exceed the cap,
+ * `overCap` says so.
  */
 export function enforceCap(
   state: SummaryState,
@@ -244,12 +279,12 @@ export function enforceCap(
   const demote = (section: FactSection, priority: Priority): void => {
     const sectionLines = b.facts[section];
     while (tokens > cap) {
-      const at = sectionLines.findIndex((l) => l.priority === priority);
+      const at = leastReferred(sectionLines, (l) => l.priority === priority);
       if (at < 0) break;
       const line = sectionLines[at]!;
       sectionLines.splice(at, 1);
       const gist = line.text.length > ARCHIVE_GIST_CHARS ? `${line.text.slice(0, ARCHIVE_GIST_CHARS)}…` : line.text;
-      const archived: FactLine = { key: line.key, text: `[${section}] ${gist}`, sources: line.sources, priority: 3 };
+      const archived: FactLine = { key: line.key, text: `[${section}] ${gist}`, sources: line.sources, priority: 3, ...(line.refs ? { refs: line.refs } : {}) };
       b.facts.Archived.push(archived);
       demoted++;
       tokens -= lines.count(`- ${formatFact(line)}`) - lines.count(`- ${formatFact(archived)}`);
@@ -262,9 +297,8 @@ export function enforceCap(
   for (const section of ['Decisions', 'Ruled out', 'Constraints'] as const) demote(section, 2);
 
   if (tokens > cap) {
-    for (let i = 0; i < b.facts.Archived.length && tokens > cap; i++) {
+    for (let i = leastReferred(b.facts.Archived, (l) => l.text !== ''); i >= 0 && tokens > cap; i = leastReferred(b.facts.Archived, (l) => l.text !== '')) {
       const line = b.facts.Archived[i]!;
-      if (line.text === '') continue;
       b.facts.Archived[i] = { ...line, text: '' };
       tokens -= lines.count(`- ${formatFact(line)}`) - lines.count(`- ${formatFact(b.facts.Archived[i]!)}`);
     }

@@ -4,6 +4,7 @@ import { SessionRecord } from '../../src/core/parts';
 import {
   ExtractiveSummarizer,
   extractConstraints,
+  handlesOf,
   protectedFromRaw,
   REQUEST_MAX_CHARS,
   StaticCheckpointSummarizer,
@@ -12,6 +13,8 @@ import {
 import {
   emptySummary,
   enforceCap,
+  formatFact,
+  keyRestatesText,
   renderSummary,
   SECTION_NAMES,
   SummaryBuilder,
@@ -95,6 +98,74 @@ describe('demotion under the cap', () => {
     assert.equal(report.overCap, true);
     assert.equal(state.requests.length, 80);
     for (const r of state.requests) assert.match(r.text, /^Please do task \d+: detail/);
+  });
+});
+
+describe('fact lines said once', () => {
+  it('a key that only restates its statement is not repeated; any other key stays', () => {
+    const text = 'Port 53 is bound to dnsmasq, not blocky.';
+    assert.equal(keyRestatesText(topicKey(text), text), true);
+    assert.equal(formatFact({ key: topicKey(text), text, sources: [72], priority: 3 }), 'Port 53 is bound to dnsmasq, not blocky. (r72)');
+    // a key naming something the text does not say is information: kept
+    assert.equal(formatFact({ key: 'db-driver', text: 'use postgres.js instead of pg', sources: [9], priority: 2 }), 'db-driver: use postgres.js instead of pg (r9)');
+    assert.equal(formatFact({ key: 'cmd-npm-test', text: '`npm test` failed (exit 1)', sources: [3, 4], priority: 2 }), 'cmd-npm-test: `npm test` failed (exit 1) (r3, r4)');
+    // an archived pointer whose gist is gone is its key
+    assert.equal(formatFact({ key: 'outcome-r181', text: '', sources: [181], priority: 3 }), 'outcome-r181:  (r181)');
+    // the key still identifies the line: reusing it supersedes
+    const b = new SummaryBuilder(emptySummary());
+    b.upsert('Findings', { key: topicKey(text), text, sources: [72], priority: 3 });
+    b.upsert('Findings', { key: topicKey(text), text: 'Port 53 is bound to dnsmasq, not blocky; blocky listens on 5353.', sources: [90], priority: 3 });
+    assert.equal(b.facts.Findings.length, 1);
+    assert.deepEqual(b.facts.Findings[0]!.sources, [72, 90]);
+  });
+
+  it('a finished command is quoted once, after its description when it has one', async () => {
+    const b = new RecordBuilder()
+      .user('Commit the fix.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "fix parser"' }, output: '[main 1a2b3c] fix parser' }])
+      .step('', [{ name: 'Bash', input: { command: 'git push origin main', description: 'Push the fix to the remote' }, output: 'done' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const texts = state.facts.Decisions.map((d) => d.text);
+    assert.ok(texts.includes('done: `git commit -m "fix parser"`'), JSON.stringify(texts));
+    assert.ok(texts.includes('done: Push the fix to the remote — `git push origin main`'), JSON.stringify(texts));
+  });
+});
+
+describe('demotion by later references', () => {
+  it('names the handles a later record would use: code spans, paths, identifiers', () => {
+    assert.deepEqual(handlesOf('The bug is in `parseHeader` in src/parser.ts, see MAX_DEPTH and fooBar.'), ['parseheader', 'src/parser.ts', 'max_depth', 'foobar']);
+    assert.deepEqual(handlesOf('Nothing to point at here.'), []);
+  });
+
+  it('counts the later units that name a line, and the cap demotes the least referred first', async () => {
+    const b = new RecordBuilder()
+      .user('Fix the parser.')
+      .step('The root cause is that `parseHeader` drops the last byte.', [])
+      .step('The root cause of the flaky clock test is unrelated to timing.', [])
+      .read('src/other.ts', 5, 'Looking at the parser again: parseHeader is called twice.')
+      .read('src/more.ts', 5, 'And parseHeader once more.');
+    const { units } = unitsOf(b);
+    const s = new ExtractiveSummarizer(counter);
+    const first = await s.fold({ previous: undefined, units: units.slice(0, 3), coverageEnd: units[3]!.firstRecord });
+    const second = await s.fold({ previous: first, units: units.slice(3), coverageEnd: b.records.length });
+    const referred = second.facts.Findings.find((l) => /parseHeader/.test(l.text))!;
+    const other = second.facts.Findings.find((l) => /flaky clock/.test(l.text))!;
+    assert.equal(referred.refs, 2);
+    assert.equal(other.refs ?? 0, 0);
+  });
+
+  it('under the cap, the least referred line is demoted first, then the oldest', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.requests.push({ ordinal: 1, text: 'Fix the parser.', record: 0, elided: 0 });
+    const long = (what: string): string => `${what} ${'and a long explanation of why it matters here '.repeat(6)}`;
+    b.upsert('Findings', { key: 'old-referred', text: long('The parser drops the last byte.'), sources: [1], priority: 3, refs: 2 });
+    b.upsert('Findings', { key: 'newer-unreferred', text: long('The clock test is flaky.'), sources: [2], priority: 3 });
+    b.upsert('Findings', { key: 'newest-unreferred', text: long('The lint step is slow.'), sources: [3], priority: 3 });
+    const state = b.build(10, 1);
+    const full = counter.count(renderSummary(state));
+    const { state: capped } = enforceCap(state, counter, full - 20);
+    assert.deepEqual(capped.facts.Findings.map((l) => l.key), ['old-referred', 'newest-unreferred']);
+    assert.deepEqual(capped.facts.Archived.map((l) => l.key), ['newer-unreferred'], 'demoted, not deleted');
   });
 });
 
