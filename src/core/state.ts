@@ -20,7 +20,7 @@ import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { extractConstraints, isRequestText, looksLikeCode, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
-import { exitCode, fileTouches, shellCommand } from './tools';
+import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
 
 export const FACT_TYPES = ['goal', 'constraint', 'permission', 'decision', 'open_issue', 'completed_effect', 'preference', 'evidence_ref'] as const;
@@ -243,6 +243,7 @@ export class ProtectedState {
     if (tool.output === undefined) return;
     const code = exitCode(tool);
     const failed = tool.isError || (code !== undefined && code !== 0);
+    if (!failed && classifyTool(tool.name, tool.input).family === 'todo') this.observePlan(tool.input, tool.resultRecord ?? tool.callRecord);
     if (!failed) {
       for (const touch of fileTouches(tool)) {
         if (touch.access === 'read') continue;
@@ -262,6 +263,37 @@ export class ProtectedState {
       this.create('constraint', sentence, tool.resultRecord ?? tool.callRecord, 'tool', 'pending', 'an instruction in tool output: the user must confirm it');
     }
   }
+
+  /**
+   * The agent's plan (a todo tool: `{todos: [{content, status}]}`, as Claude
+   * Code's TodoWrite and @keeper's todo): each open item is an open issue; an
+   * item marked completed, or dropped from a later plan, closes its issue.
+   */
+  private observePlan(input: unknown, record: number): void {
+    const todos = (input as { todos?: unknown } | undefined)?.todos;
+    if (!Array.isArray(todos)) return;
+    const listed = new Set<string>();
+    for (const item of todos) {
+      const content = typeof item?.content === 'string' ? item.content.trim() : '';
+      if (content === '') continue;
+      const value = `plan: ${content}`;
+      listed.add(value);
+      const existing = this.latest.get(factId('open_issue', containsSecret(value) ? redact(value).text : value));
+      if (item.status === 'completed') {
+        if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
+      } else if (!existing || existing.status !== 'active') {
+        if (existing) this.change(existing.id, { status: 'active', sources: [...existing.sources, record] }, 'reopened in the plan (todo)', record);
+        else this.create('open_issue', value, record, 'model', 'active', 'an item of the plan (todo)');
+      }
+    }
+    for (const id of this.planItems) {
+      const fact = this.latest.get(id);
+      if (fact?.status === 'active' && !listed.has(fact.value)) this.change(id, { status: 'superseded' }, 'dropped from the plan (todo)', record);
+    }
+    for (const value of listed) this.planItems.add(factId('open_issue', containsSecret(value) ? redact(value).text : value));
+  }
+
+  private readonly planItems = new Set<string>();
 
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
   private decide(sentence: string, record: number, writer: 'user' | 'model'): void {

@@ -125,6 +125,23 @@ describe('protected state', function () {
   });
 });
 
+describe('the plan as protected state', () => {
+  it('open todo items are open issues; completed or dropped items close them', () => {
+    const b = new RecordBuilder().user('Port the exporter.');
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'in_progress' }, { content: 'Add tests', status: 'pending' }, { content: 'Update docs', status: 'pending' }] }, output: '- [~] Write the CSV writer' }]);
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add tests', status: 'in_progress' }] }, output: '- [x] Write the CSV writer' }]);
+    const state = stateOf(b);
+    const plan = state.facts().filter((f) => f.value.startsWith('plan: '));
+    const status = Object.fromEntries(plan.map((f) => [f.value, `${f.status}/${f.reason}`]));
+    assert.deepEqual(status, {
+      'plan: Write the CSV writer': 'superseded/done in the plan (todo)',
+      'plan: Add tests': 'active/an item of the plan (todo)',
+      'plan: Update docs': 'superseded/dropped from the plan (todo)',
+    });
+    assert.ok(plan.every((f) => f.type === 'open_issue' && f.writer === 'model'));
+  });
+});
+
 describe('loss ledger', () => {
   it('reports an omitted critical fact and an unsupported summary line, and counts the retained ones', async () => {
     const { checkBoundary } = await import('../../src/core/ledger');
