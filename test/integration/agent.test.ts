@@ -1,0 +1,176 @@
+/**
+ * @keeper inside a real VS Code: requests go through the chat view
+ * (`workbench.action.chat.open` submits `@keeper …` exactly as typed), the
+ * model is the scripted fake picked by the model selector, and the test reads
+ * what the fake was sent and what the task recorded.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ContextKeeperApi } from '../../src/extension';
+import type { TurnEndEvent } from '../../src/agent/participant';
+import { FAKE_LARGE, FAKE_SMALL, FAKE_VENDOR, fakeModel, type FakeModelApi, type FakeStep } from './fakeModelApi';
+
+const EXTENSION_ID = 'context-keeper.context-keeper';
+
+function root(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the tests need a workspace folder');
+  return folder.uri.fsPath;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('@keeper in the chat view', function () {
+  this.timeout(120_000);
+  let api: ContextKeeperApi;
+  let fake: FakeModelApi;
+  let restore: () => void;
+  const confirmed: string[] = [];
+
+  before(async () => {
+    fake = await fakeModel();
+    const extension = vscode.extensions.getExtension<ContextKeeperApi>(EXTENSION_ID);
+    assert.ok(extension);
+    const exported = await extension.activate();
+    assert.ok(exported, 'the extension returned no API (activation failed?)');
+    api = exported;
+    restore = api.setConfirm(async (request) => {
+      confirmed.push(request.title);
+      return true;
+    });
+  });
+
+  after(() => restore?.());
+
+  beforeEach(async () => {
+    fake.reset();
+    confirmed.length = 0;
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+  });
+
+  /** Sends `@keeper <query>` through the chat view and waits for the turn to end. */
+  async function ask(query: string, steps: FakeStep[], model = FAKE_LARGE): Promise<TurnEndEvent> {
+    fake.script(steps);
+    const ended = new Promise<TurnEndEvent>((resolve) => {
+      const sub = api.onDidEndTurn((event) => {
+        sub.dispose();
+        resolve(event);
+      });
+    });
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@keeper ${query}`, modelSelector: { vendor: FAKE_VENDOR, id: model }, mode: 'ask' });
+    return Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`@keeper did not finish: ${query}`)), 90_000))]);
+  }
+
+  async function records(taskId: string) {
+    const task = await api.agent.inspect(taskId);
+    assert.ok(task, `task ${taskId} is not in the store`);
+    return task.records;
+  }
+
+  it('runs a multi-turn task that reads, greps, edits (confirmed) and runs a command', async () => {
+    const first = await ask('Make multiply handle strings of digits. Never modify README.md.', [
+      { text: 'Reading the code.', toolCalls: [{ callId: 'r1', name: 'read_file', input: { path: 'src/math.js' } }, { callId: 'g1', name: 'grep', input: { pattern: 'multiply' } }] },
+      { toolCalls: [{ callId: 'e1', name: 'edit_file', input: { path: 'src/math.js', oldText: 'return a * b;', newText: 'return Number(a) * Number(b);' } }] },
+      { toolCalls: [{ callId: 'c1', name: 'run_command', input: { command: 'npm test --silent' } }] },
+      { text: 'multiply now converts its inputs; the tests pass.' },
+    ]);
+    assert.equal(first.outcome, 'answer', first.error);
+    assert.match(readFileSync(path.join(root(), 'src', 'math.js'), 'utf8'), /Number\(a\) \* Number\(b\)/);
+    assert.equal(confirmed.length, 2, `confirmations: ${confirmed.join(' | ')}`);
+    const requests = fake.requests();
+    assert.equal(requests.length, 4);
+    assert.ok(requests.every((r) => r.model === FAKE_LARGE));
+    assert.deepEqual(requests[0]!.tools.sort(), ['edit_file', 'glob', 'grep', 'list_dir', 'read_file', 'run_command', 'todo', 'view_tool_call', 'write_file']);
+    const second = requests[1]!.messages.map((m) => m.content).join('\n');
+    assert.match(second, /\[result r1 [^\]]*return a \* b;/s, 'the read result went back as a tool-result part');
+    let log = await records(first.taskId);
+    const commandResult = log.find((r) => r.role === 'tool' && r.toolName === 'run_command');
+    assert.match(commandResult?.toolOutput ?? '', /2 passed, 0 failed[\s\S]*exit code: 0/);
+
+    // The second turn in the same chat continues the same task (the id rides in ChatResult.metadata).
+    const next = await ask('Which file did you change?', [{ text: 'src/math.js' }]);
+    assert.equal(next.taskId, first.taskId);
+    const context = fake.requests()[4]!.messages.map((m) => m.content).join('\n');
+    assert.match(context, /Never modify README\.md/);
+    assert.match(context, /\[call edit_file e1/);
+    log = await records(first.taskId);
+    assert.equal(log.filter((r) => r.role === 'user').length, 2);
+  });
+
+  it('a long session crosses the trigger several times: every request fits the window, keeps the first constraint, and view_tool_call recovers a shrunk output', async () => {
+    for (let i = 0; i < 16; i++) {
+      writeFileSync(path.join(root(), `notes${i}.txt`), Array.from({ length: 60 }, (_, l) => `notes ${i} line ${l}: the quick brown fox jumps over the lazy dog`).join('\n'));
+    }
+    // Floor summaries go to a separate summarizer model (the large fake), scripted apart from the chat's model.
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('summarizerModel', FAKE_LARGE, vscode.ConfigurationTarget.Global);
+    const steps: FakeStep[] = [];
+    for (let i = 0; i < 16; i++) steps.push({ model: FAKE_SMALL, text: `Reading notes${i}.`, toolCalls: [{ callId: `read-${i}`, name: 'read_file', input: { path: `notes${i}.txt` } }] });
+    steps.push({ model: FAKE_SMALL, toolCalls: [{ callId: 'back', name: 'view_tool_call', input: { toolCallId: 'read-0' } }] });
+    steps.push({ model: FAKE_SMALL, text: 'Read everything.' });
+    const finding = { findings: [{ key: 'notes-shape', text: 'every notes file holds 60 numbered lines about a fox', sources: [1, 2, 3, 4, 5] }] };
+    for (let i = 0; i < 12; i++) steps.push({ model: FAKE_LARGE, text: JSON.stringify(i === 0 ? finding : {}) });
+    let end: TurnEndEvent;
+    try {
+      end = await ask('Read every notes file. Constraint: never write to any notes file.', steps, FAKE_SMALL);
+    } finally {
+      await config.update('summarizerModel', undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.equal(end.outcome, 'answer', end.error);
+    const summaries = fake.requests().filter((r) => r.model === FAKE_LARGE);
+    assert.ok(summaries.length >= 1, 'the floor summary was asked of the summarizer model');
+    assert.ok(summaries.every((r) => r.tools.length === 0));
+    const requests = fake.requests().filter((r) => r.model === FAKE_SMALL);
+    assert.equal(requests.length, 18);
+    assert.ok(requests.some((r) => r.messages.some((m) => m.content.includes('every notes file holds 60 numbered lines about a fox'))), "the summarizer model's finding reached the chat model's context");
+    for (const [i, r] of requests.entries()) {
+      assert.ok(r.tokenCount <= 8_000, `request ${i} sent ${r.tokenCount} tokens to an 8k model`);
+      assert.match(r.messages.map((m) => m.content).join('\n'), /never write to any notes file/, `request ${i} lost the first message's constraint`);
+    }
+    const late = requests[15]!.messages.map((m) => m.content).join('\n');
+    assert.ok(!late.includes('notes 0 line 59:'), 'the first read is no longer whole in view by the end');
+    assert.ok(late.includes('Task Context') || late.includes('view_tool_call'), 'the context says how to recover what was compacted');
+    const last = requests[17]!.messages.map((m) => m.content).join('\n');
+    assert.ok(last.includes('notes 0 line 59:'), `view_tool_call brought the first read back; the last request ends with: ${last.slice(-1500)}`);
+  });
+
+  it('cancellation mid-stream ends the turn and keeps the partial answer in the record', async () => {
+    const ended = ask('Explain the project.', [{ text: 'This project has two functions', waitForCancel: true }]);
+    // Cancel once the first words have reached @keeper (the fake streams them, then waits to be cancelled).
+    await waitFor('the fake model to stream its first words', () => fake.requests().some((r) => r.outcome === 'streaming' && r.answered.includes('This project')));
+    await new Promise((r) => setTimeout(r, 500));
+    await vscode.commands.executeCommand('workbench.action.chat.cancel');
+    const end = await ended;
+    assert.equal(end.outcome, 'cancelled');
+    const log = await records(end.taskId);
+    assert.match(log.at(-1)?.content ?? '', /This project/);
+  });
+
+  it('a model error is reported and the partial turn is kept', async () => {
+    const end = await ask('List the files.', [{ error: 'quota exceeded', errorCode: 'Blocked' }]);
+    assert.equal(end.outcome, 'error');
+    assert.match(end.error ?? '', /blocked|quota exceeded/i);
+    const log = await records(end.taskId);
+    assert.deepEqual(log.map((r) => r.role), ['user']);
+  });
+
+  it('a tool input that fails validation goes back to the model as an error, and the turn goes on', async () => {
+    const end = await ask('Read the readme.', [{ toolCalls: [{ callId: 'bad', name: 'read_file', input: { file: 'README.md' } }] }, { text: 'I used the wrong field.' }]);
+    assert.equal(end.outcome, 'answer', end.error);
+    const log = await records(end.taskId);
+    const result = log.find((r) => r.role === 'tool');
+    assert.equal(result?.isError, true);
+    assert.match(result?.toolOutput ?? '', /path/);
+    assert.match(fake.requests()[1]!.messages.map((m) => m.content).join('\n'), /\[result bad [^\]]*path/s);
+  });
+});

@@ -1,0 +1,130 @@
+// Helpers for the UI tests (test/integration/ui/*.ui.mjs): driving VS Code's
+// workbench in the browser through playwright. Every wait is a retry loop with a
+// deadline, because contributions and views appear a few seconds after the
+// workbench does, and the first attempt at a gesture is sometimes swallowed.
+
+/** Waits until `probe()` returns a truthy value and returns it; throws after `timeout` ms. */
+export async function waitUntil(probe, { timeout = 30000, interval = 250, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let lastError;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError ? ` (last error: ${lastError.message ?? lastError})` : '';
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}${cause}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+}
+
+/** The command palette's input box. */
+export function quickInput(page) {
+  return page.locator('.quick-input-widget .quick-input-box input');
+}
+
+/**
+ * Runs a command by its palette title ("Category: Title"), retrying until the
+ * command is listed (extensions register theirs some seconds after start-up).
+ */
+export async function runCommand(page, title, { timeout = 30000 } = {}) {
+  const input = quickInput(page);
+  await waitUntil(
+    async () => {
+      await closeQuickInput(page);
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${title}`, { timeout: 3000 });
+      await page.waitForTimeout(300);
+      const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      return rows.some((row) => row.split('\n')[0]?.trim() === title);
+    },
+    { timeout, interval: 500, what: `command "${title}" in the palette` },
+  );
+  await page.keyboard.press('Enter');
+  // The palette fades out; the next gesture must not land in it.
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+}
+
+/** Closes the quick input (palette, quick pick) if it is open, and waits until it is gone. */
+export async function closeQuickInput(page) {
+  const widget = page.locator('.quick-input-widget');
+  if (!(await widget.isVisible())) return;
+  await page.keyboard.press('Escape');
+  await widget.waitFor({ state: 'hidden', timeout: 5000 });
+}
+
+/** Monaco renders spaces as U+00A0; this is the visible text of a locator with normal spaces. */
+export async function visibleText(locator) {
+  return (await locator.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/** Opens the chat view and returns its input editor. */
+export async function openChat(page) {
+  await runCommand(page, 'Chat: Open Chat');
+  const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
+  await input.waitFor({ state: 'visible', timeout: 30000 });
+  return input;
+}
+
+/** The model picker of the chat input. */
+export function modelPicker(page) {
+  return page.locator('.interactive-input-part .model-picker-split').first();
+}
+
+/**
+ * Picks a model by its name in the chat view's model picker (e.g. "Fake Small",
+ * listed under "Fake (tests)"); resolves to true when the picker shows it.
+ */
+export async function pickModel(page, name, vendorLabel = 'Fake (tests)') {
+  const picker = modelPicker(page);
+  // The picker shows "Models" until a vendor's models are resolved.
+  await waitUntil(async () => /^Fake (Large|Small)$/.test((await picker.innerText()).trim()), { what: 'the model picker to show a fake model' });
+  if ((await picker.innerText()).trim() === name) return true;
+  const row = page.locator(`.action-widget .monaco-list-row[aria-label^="${name}, ${vendorLabel}"]`);
+  await waitUntil(
+    async () => {
+      if (!(await row.first().isVisible())) {
+        await page.keyboard.press('Escape');
+        await picker.click();
+        await page.locator('.action-widget.action-widget-dropdown').waitFor({ state: 'visible', timeout: 5000 });
+        await page.keyboard.type(name);
+      }
+      return row.first().isVisible();
+    },
+    { interval: 500, what: `${name} in the model picker` },
+  );
+  await row.first().click();
+  return waitUntil(async () => (await picker.innerText()).trim() === name, { timeout: 10000, what: `the picker to show ${name}` });
+}
+
+/** Types a message into the chat input (checking it arrived whole) and sends it with Enter. */
+export async function sendChatMessage(page, message) {
+  const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
+  await waitUntil(
+    async () => {
+      await input.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type(message, { delay: 10 });
+      // The input wraps long lines: compare with the line breaks folded.
+      return (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
+    },
+    { timeout: 20000, interval: 500, what: 'the chat input to hold the message' },
+  );
+  await page.keyboard.press('Enter');
+}
+
+/** Resolves to true once a chat response containing `text` is rendered (false after `timeout`). */
+export async function responseRendered(page, text, timeout = 30000) {
+  return page
+    .locator('.interactive-list .interactive-response', { hasText: text })
+    .first()
+    .waitFor({ state: 'visible', timeout })
+    .then(() => true)
+    .catch(() => false);
+}
