@@ -41,11 +41,24 @@ const configs = {
     options: { ...node, entryPoints: ['src/eval/main.ts'], outfile: 'dist/eval.js' },
   },
   webview: {
-    // The panel's browser code arrives with the panel; nothing to build before that.
+    // The Task Context panel's browser code and its stylesheet; the codicon font ships beside them.
     options: { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
     optional: true,
+    after: () => copyWebviewAssets(),
   },
 };
+
+/** The panel's stylesheet and the codicon font (no remote resources in a webview). */
+function copyWebviewAssets() {
+  for (const [from, to] of [
+    ['webview/styles.css', 'webview.css'],
+    ['node_modules/@vscode/codicons/dist/codicon.css', 'codicon.css'],
+    ['node_modules/@vscode/codicons/dist/codicon.ttf', 'codicon.ttf'],
+  ]) {
+    if (!existsSync(join(root, from))) continue;
+    copyFileSync(join(root, from), join(dist, to));
+  }
+}
 
 /** sql.js loads its WebAssembly from beside the bundle (`locateFile`). */
 function copySqlWasm() {

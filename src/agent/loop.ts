@@ -89,7 +89,7 @@ export async function runTurn(
     const messages = session.engine.project();
     if (report.compactions.length > 0) {
       compactions += report.compactions.length;
-      session.checkBoundary(atRecord, messages);
+      task.ledger.push(session.checkBoundary(atRecord, messages).counts);
       io.compacted(report);
     }
     const request: ModelRequest = { system: options.system, messages, tools: tools.specs };

@@ -9,6 +9,8 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import type { StepReport } from '../core/engine';
+import type { Fact } from '../core/state';
+import type { StateEvent } from '../core/store';
 import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
@@ -184,6 +186,19 @@ export class KeeperAgent implements vscode.Disposable {
     this.tasks.delete(taskId);
     if (this.lastTaskId === taskId) this.lastTaskId = undefined;
     this._onDidChangeTask.fire(taskId);
+  }
+
+  /**
+   * A user's act on a protected fact of a task (from the Task Context panel):
+   * kept as an event in the task's store and applied now, so the next
+   * projection carries it and every later derivation starts from it.
+   */
+  async applyStateEvent(taskId: string, event: Omit<StateEvent, 'record'>): Promise<Fact> {
+    const task = await this.inspect(taskId);
+    if (!task) throw new Error(`task ${taskId} is not in this workspace's session store`);
+    const fact = task.session.applyStateEvent({ ...event, record: task.nextIndex });
+    this._onDidChangeTask.fire(taskId);
+    return fact;
   }
 
   isRunning(taskId: string): boolean {

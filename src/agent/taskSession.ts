@@ -4,6 +4,7 @@
  * it, so a window reload (or a crash) continues from exactly what was recorded.
  */
 import { computeBudget, type Budget } from '../core/budget';
+import type { LedgerCounts } from '../core/ledger';
 import { CompactionSession } from '../core/session';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { SummaryState } from '../core/summary';
@@ -48,6 +49,8 @@ export function budgetFor(options: TaskSessionOptions): Budget {
 
 export class TaskSession {
   readonly session: CompactionSession;
+  /** The loss ledger of every compaction boundary met in this window (for the panel's timeline). */
+  readonly ledger: LedgerCounts[] = [];
   private next: number;
   private readonly optionsKey: string;
 

@@ -751,7 +751,8 @@ export class CompactionEngine {
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
     const messages: ProjectedMessage[] = [];
-    if (this.summary) messages.push({ role: 'user', content: this.headText() });
+    const head = this.headText();
+    if (head !== '') messages.push({ role: 'user', content: head });
     const units = this.record.units;
     const formOf = (address: string): ReducedForm | undefined => this.forms.get(address);
     for (let i = this.coverageUnit; i < units.length; i++) messages.push(...renderUnit(units[i]!, formOf));
@@ -770,13 +771,18 @@ export class CompactionEngine {
 
   /** The head message: the Task Context, the protected blocks, the evidence that was folded. */
   private headText(): string {
-    if (!this.summary) return '';
-    return [renderSummary(this.summary), ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
+    return [this.summary ? renderSummary(this.summary) : '', ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
   }
 
+  /**
+   * The head's blocks. Before the first fold only the protected blocks can
+   * have something to say (a fact the user corrected or pinned, which must be
+   * visible although its record is still in view in its original wording).
+   */
   private blockTexts(): string[] {
-    if (!this.summary) return [];
-    return [...(this.options.blocks ?? []).map((b) => b.render(this.coverageEnd)), this.retrievalBlock(), this.evidenceBlock()];
+    const blocks = (this.options.blocks ?? []).map((b) => b.render(this.coverageEnd));
+    if (!this.summary) return blocks;
+    return [...blocks, this.retrievalBlock(), this.evidenceBlock()];
   }
 
   /**

@@ -192,6 +192,8 @@ export class CompactionSession {
         return this.state.delete(event.factId, event.record);
       case 'close':
         return this.state.close(event.factId, event.record);
+      case 'supersede':
+        return this.state.supersede(event.factId, event.record);
     }
   }
 

@@ -104,6 +104,9 @@ export function isStandingRule(sentence: string): boolean {
   return /\b(?:you|we|it|they|the \w+) (?:must|must not|mustn't|should never|shall not|may not|are not allowed to|is not allowed to)\b|\b(?:must never|must not|not allowed|forbidden|prohibited|under no circumstances)\b/i.test(s);
 }
 
+/** The reason of a version written by a user act (see the acts below). */
+const USER_ACT = /by the user$/;
+
 /** The state keeps every rule a message states (the summary keeps fewer); a bound against pasted documents. */
 const STATE_RULES_PER_MESSAGE = 200;
 
@@ -189,6 +192,7 @@ export class ProtectedState {
   private change(id: string, patch: Partial<Fact>, reason: string, time: number): Fact {
     const current = this.latest.get(id);
     if (!current) throw new Error(`no fact ${id}`);
+    if (USER_ACT.test(reason)) this.userActs.add(id);
     return this.write({ ...current, ...patch, version: current.version + 1, time, reason });
   }
 
@@ -294,6 +298,8 @@ export class ProtectedState {
   }
 
   private readonly planItems = new Set<string>();
+  /** Facts a user act (correct, confirm, pin…) changed. */
+  private readonly userActs = new Set<string>();
 
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
   private decide(sentence: string, record: number, writer: 'user' | 'model'): void {
@@ -349,6 +355,13 @@ export class ProtectedState {
 
   delete(id: string, record: number): Fact {
     return this.change(id, { status: 'deleted' }, 'deleted by the user', record);
+  }
+
+  /** The user says a fact no longer holds (kept in the audit, out of the context). */
+  supersede(id: string, record: number): Fact {
+    const fact = this.latest.get(id);
+    if (fact?.status !== 'active') throw new Error(`fact ${id} is not active`);
+    return this.change(id, { status: 'superseded' }, 'superseded by the user', record);
   }
 
   /** Closes an open issue: only the user can say it is done. */
@@ -407,7 +420,9 @@ export class ProtectedState {
    */
   render(coverageEnd = Number.MAX_SAFE_INTEGER): string {
     const folded = (f: Fact): boolean => f.sources.some((s) => s < coverageEnd);
-    const shown = this.active().filter((f) => RENDERED_TYPES.has(f.type) && folded(f));
+    // What the user corrected, confirmed or pinned is shown whether or not its record is folded:
+    // the record in view still carries the old wording, and the user's act must win.
+    const shown = this.active().filter((f) => (RENDERED_TYPES.has(f.type) && folded(f)) || f.pinned || this.userActs.has(f.id));
     const pending = this.pending().filter(folded);
     if (shown.length === 0 && pending.length === 0) return '';
     const out = ['## Protected state', 'Stated by the user or decided, verbatim with their source records; they override anything a summary says.'];
@@ -427,6 +442,7 @@ export class ProtectedState {
   /** Loads facts (an audit history or a merge result), in order; the latest version of each wins. */
   restore(facts: readonly Fact[]): void {
     for (const fact of facts) {
+      if (USER_ACT.test(fact.reason)) this.userActs.add(fact.id);
       if (!this.latest.has(fact.id)) this.order.push(fact.id);
       this.latest.set(fact.id, fact);
       this.history.push(fact);

@@ -62,7 +62,7 @@ export const GATE_KEY = 'meta:gate';
 export const RETRIEVAL_KEY = 'meta:retrieval';
 /** A user's act on a protected fact: kept so every later derivation starts from it. */
 export interface StateEvent {
-  readonly kind: 'confirm' | 'reject' | 'correct' | 'pin' | 'delete' | 'close';
+  readonly kind: 'confirm' | 'reject' | 'correct' | 'pin' | 'delete' | 'close' | 'supersede';
   readonly factId: string;
   /** The corrected wording (kind 'correct'). */
   readonly value?: string;

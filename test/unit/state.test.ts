@@ -242,6 +242,25 @@ describe('user acts on facts are kept', () => {
     assert.deepEqual(second.state.audit().filter((f) => f.id === tabs.id).map((f) => f.reason), ['the user stated it', 'corrected by the user']);
     assert.throws(() => second.applyStateEvent({ kind: 'correct', factId: tabs.id, record: 4 }), /needs the corrected wording/);
   });
+  it('a correction, a pin or a supersession shows in the very next projection, before any fold', async () => {
+    const b = new RecordBuilder().user('Port the exporter. Always use tabs. Never drop a column. Use port 8080 for the dev server.');
+    b.step('Reading.', [{ name: 'Read', input: { file_path: 'a.ts' }, output: 'x' }]);
+    const session = newSession(budgetOf(100_000));
+    await play(session, b.records);
+    assert.equal(session.engine.currentSummary, undefined, 'nothing folded');
+    const head = (): string => session.engine.project()[0]!.content;
+    assert.doesNotMatch(head(), /Protected state/, 'no head while nothing was folded or acted on');
+    const tabs = session.state.facts().find((f) => /tabs/.test(f.value))!;
+    session.applyStateEvent({ kind: 'correct', factId: tabs.id, value: 'Always use two spaces.', record: 3 });
+    assert.match(head(), /## Protected state[\s\S]*Always use two spaces\. \(r0; v2, corrected by the user\)/);
+    const column = session.state.facts().find((f) => /drop a column/.test(f.value))!;
+    session.applyStateEvent({ kind: 'pin', factId: column.id, record: 3 });
+    assert.match(head(), /Never drop a column\./);
+    session.applyStateEvent({ kind: 'supersede', factId: column.id, record: 3 });
+    assert.doesNotMatch(head(), /Never drop a column\./, 'a superseded fact leaves the block');
+    assert.equal(session.state.get(column.id)!.reason, 'superseded by the user');
+  });
+
   it('stores every fact version in the session store with its audit history, validated when read back', async () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
