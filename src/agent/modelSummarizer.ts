@@ -51,6 +51,8 @@ export interface ModelSummarizerOptions {
   /** Characters of the folded span shown to the model (the oldest part is cut first). */
   readonly spanChars: number;
   readonly timeoutMs: number;
+  /** Called when a fold asks the model (for progress in the chat). */
+  readonly onStart?: () => void;
   /** Called when the model's contribution was dropped, with the reason. */
   readonly onFallback?: (reason: string) => void;
 }
@@ -66,6 +68,7 @@ export class ModelSummarizer implements Summarizer {
   async fold(input: FoldInput): Promise<SummaryState> {
     const base = await this.options.base.fold(input);
     const first = input.units[0]?.firstRecord ?? input.coverageEnd;
+    this.options.onStart?.();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
     try {

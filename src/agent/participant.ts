@@ -227,6 +227,7 @@ export class KeeperAgent implements vscode.Disposable {
       cap: settings.summaryBudgetTokens,
       spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
       timeoutMs: settings.summarizerTimeoutSeconds * 1000,
+      onStart: () => stream.progress('Summarizing the oldest steps into the Task Context…'),
       onFallback: (reason) => stream.progress(`Summary written without the model (${reason}).`),
     });
   }

@@ -173,4 +173,38 @@ describe('@keeper in the chat view', function () {
     assert.match(result?.toolOutput ?? '', /path/);
     assert.match(fake.requests()[1]!.messages.map((m) => m.content).join('\n'), /\[result bad [^\]]*path/s);
   });
+
+  it('the commands: view a tool call, show what the model saw, rebuild, export, import and delete a task', async () => {
+    const end = await ask('Show me the readme.', [{ toolCalls: [{ callId: 'cmd-read', name: 'read_file', input: { path: 'README.md' } }] }, { text: 'Here it is.' }]);
+    assert.equal(end.outcome, 'answer', end.error);
+    const id = end.taskId;
+    const editorText = (): string => vscode.window.activeTextEditor?.document.getText() ?? '';
+
+    assert.equal(await vscode.commands.executeCommand('contextKeeper.viewToolCall', id, 'cmd-read'), 'cmd-read');
+    await waitFor('the tool call document', () => editorText().includes('--- output ---') || undefined);
+    assert.match(editorText(), /Tool call cmd-read: read_file[\s\S]*--- output ---[\s\S]*ck-fixture/i);
+
+    await vscode.commands.executeCommand('contextKeeper.showContext', id);
+    await waitFor('the context document', () => editorText().startsWith('# What the model saw') || undefined);
+    assert.match(editorText(), /Show me the readme\./);
+
+    await vscode.commands.executeCommand('contextKeeper.rebuild', id);
+    await waitFor('the rebuild document', () => editorText().includes('derived again') || undefined);
+
+    const exported = vscode.Uri.file(path.join(root(), 'exported.jsonl'));
+    await vscode.commands.executeCommand('contextKeeper.exportSession', id, exported);
+    const lines = readFileSync(exported.fsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tool_call_id: string | null });
+    assert.deepEqual(lines.map((l) => l.role), ['user', 'assistant', 'tool', 'assistant']);
+    assert.equal(lines[1]!.tool_call_id, 'cmd-read');
+
+    const imported = await vscode.commands.executeCommand<string>('contextKeeper.importSession', exported);
+    assert.match(imported ?? '', /^import-exported-/);
+    assert.equal((await records(imported!)).length, 4);
+
+    assert.equal(await vscode.commands.executeCommand('contextKeeper.deleteSession', id, true), true);
+    assert.equal(await api.agent.inspect(id), undefined, 'the deleted task is gone from the store');
+    const store = await api.sessions.store();
+    assert.ok(!store.sessions().some((s) => s.id === id));
+  });
 });
+
