@@ -15,9 +15,11 @@ import { sessionIdFor } from './cli/storeRun';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from './core/budget';
 import { formatDrift, rebuildDrift } from './core/drift';
 import { formatInterchange, parseTranscript } from './core/transcript';
+import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
 import { WorkspaceStoreHost } from './store/workspaceStore';
 
 export const CommandIds = {
+  openPanel: 'contextKeeper.openPanel',
   projectTranscript: 'contextKeeper.projectTranscript',
   rebuild: 'contextKeeper.rebuild',
   viewToolCall: 'contextKeeper.viewToolCall',
@@ -40,6 +42,8 @@ interface Ctx {
   readonly agent: KeeperAgent;
   /** The last context sent to the model, per task (what "Show What the Model Saw" opens). */
   readonly lastSent: Map<string, SentEvent>;
+  /** The Task Context panel (a webview view in its own activity-bar container). */
+  readonly panel: TaskContextViewProvider;
 }
 
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -47,6 +51,7 @@ type CommandFactory = (ctx: Ctx) => CommandHandler;
 
 /** Every command, id → factory. Each id is also contributed in package.json. */
 const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
+  [CommandIds.openPanel]: (ctx) => (arg?: unknown) => ctx.panel.showTask(typeof arg === 'string' && arg !== '' ? arg : undefined),
   [CommandIds.projectTranscript]: projectTranscriptCommand,
   [CommandIds.rebuild]: rebuildCommand,
   [CommandIds.viewToolCall]: viewToolCallCommand,
@@ -99,7 +104,15 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
       gauge.show(event);
     }));
 
-    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent };
+    const panel = root.add(
+      new TaskContextViewProvider(context.extensionUri, {
+        agent,
+        lastSent: (id) => lastSent.get(id),
+        notify: (message) => void vscode.window.showWarningMessage(message),
+      }),
+    );
+    root.add(vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel));
+    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent, panel };
     for (const [id, factory] of Object.entries(COMMANDS)) {
       root.add(vscode.commands.registerCommand(id, reportingFailures(id, factory(ctx))));
     }

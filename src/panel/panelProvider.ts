@@ -1,0 +1,318 @@
+/**
+ * The Task Context panel's host side: a webview view in its own view
+ * container. It shows the task of the active @keeper chat (or the one the
+ * open-panel command names), answers the webview's `ready` with the whole
+ * snapshot, then patches only the parts that changed after each step of a turn
+ * (coalesced, so a burst of steps costs one snapshot). Webview messages are
+ * untrusted: the router parses each one; one that does not parse is logged and
+ * never answered.
+ *
+ * No `retainContextWhenHidden`: a hidden view's webview is torn down, restores
+ * what it showed from `getState`, and says `ready` again, which gets a full
+ * snapshot.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { callUri, recordUri } from '../agent/documents';
+import type { KeeperAgent, SentEvent } from '../agent/participant';
+import { formatDrift, rebuildDrift } from '../core/drift';
+import type { TokenCounter } from '../core/tokens';
+import { parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
+import { makeNonce, panelHtml } from './html';
+import { handleWebviewMessage, type PanelPorts } from './router';
+import { buildPanelState, MemoTokenCounter } from './snapshot';
+
+export const PANEL_VIEW_ID = 'contextKeeper.taskContext';
+/** The command VS Code generates for every view: reveals and focuses it. */
+const FOCUS_COMMAND = `${PANEL_VIEW_ID}.focus`;
+
+/** Updates after a change are coalesced over this long (a turn fires several changes per step). */
+export const PANEL_UPDATE_DELAY_MS = 100;
+/** Host notices kept for the panel (the newest). */
+const MAX_NOTICES = 5;
+
+export interface TaskContextDeps {
+  readonly agent: KeeperAgent;
+  /** What the model was sent at the task's last call in this window. */
+  readonly lastSent: (taskId: string) => SentEvent | undefined;
+  /** Tells the user something outside the panel (a warning message). */
+  notify(message: string): void;
+}
+
+export class TaskContextViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private viewDisposables: vscode.Disposable[] = [];
+  /** The task shown: set by `showTask`, or by the chat when its active task changes. */
+  private shown: string | undefined;
+  /** The agent's active task when last seen (the panel follows it when it changes). */
+  private lastActive: string | undefined;
+  /** Each top-level key of the state last posted, as JSON; undefined: the next post is a full one. */
+  private posted: Map<PanelSectionKey, string> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Posts run one at a time, in order (a snapshot may wait for the store). */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly drift = new Map<string, string[]>();
+  private readonly notices: string[] = [];
+  private rejectedOnce = false;
+  private disposed = false;
+  private readonly tokenCounter: TokenCounter = new O200kTokenCounter();
+  /** Remembers the counts of the context's messages: a step adds a few, the rest are counted once. */
+  private readonly counter = new MemoTokenCounter(this.tokenCounter);
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly deps: TaskContextDeps,
+  ) {
+    this.disposables.push(
+      deps.agent.onDidChangeTask((taskId) => this.onTaskEvent(taskId)),
+      deps.agent.onDidSend((event) => this.onTaskEvent(event.taskId)),
+    );
+  }
+
+  /** The task the panel shows. */
+  get taskId(): string | undefined {
+    return this.shown ?? this.deps.agent.activeTaskId;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    for (const d of this.viewDisposables.splice(0)) d.dispose();
+    this.view = view;
+    this.posted = undefined;
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const webview = view.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [dist] };
+    const asset = (file: string): string => webview.asWebviewUri(vscode.Uri.joinPath(dist, file)).toString();
+    webview.html = panelHtml({
+      nonce: makeNonce(),
+      cspSource: webview.cspSource,
+      scriptUri: asset('webview.js'),
+      styleUri: asset('webview.css'),
+      codiconUri: asset('codicon.css'),
+    });
+    this.viewDisposables.push(
+      webview.onDidReceiveMessage((raw: unknown) => this.enqueue(() => this.receive(raw))),
+      view.onDidChangeVisibility(() => {
+        // Hidden, the webview is torn down; shown again, it loads, restores and says `ready`
+        // (answered with the full state). The update scheduled here is full too, in case it was kept.
+        this.posted = undefined;
+        if (view.visible) this.schedule();
+      }),
+      view.onDidDispose(() => {
+        if (this.view === view) this.view = undefined;
+        this.posted = undefined;
+        for (const d of this.viewDisposables.splice(0)) d.dispose();
+      }),
+    );
+  }
+
+  /** Shows a task in the panel (the open-panel command) and reveals the panel. */
+  async showTask(taskId?: string): Promise<void> {
+    if (taskId !== undefined) this.shown = taskId;
+    await vscode.commands.executeCommand(FOCUS_COMMAND);
+    this.schedule();
+  }
+
+  // ---------------------------------------------------------------- inbound
+
+  private async receive(raw: unknown): Promise<void> {
+    try {
+      const reply = await handleWebviewMessage(raw, this.ports);
+      if (reply) await this.post(reply);
+      const parsed = parseWebviewMessage(raw);
+      if (parsed.ok && parsed.message.type === 'ready') await this.postState(true);
+    } catch (error) {
+      console.error('Context Keeper: a panel action failed', error);
+      this.deps.notify(`Context Keeper: ${messageOf(error)}`);
+    }
+  }
+
+  private readonly ports: PanelPorts = {
+    taskId: () => this.taskId,
+    applyStateEvent: (taskId, event) => this.deps.agent.applyStateEvent(taskId, event),
+    openRecord: async (taskId, index) => {
+      const task = await this.deps.agent.inspect(taskId);
+      if (!task?.records[index]) {
+        this.deps.notify(`Context Keeper: task ${taskId} has no record r${index}.`);
+        return;
+      }
+      await showReadOnly(recordUri(taskId, index));
+    },
+    openToolCall: async (taskId, toolCallId) => {
+      const task = await this.deps.agent.inspect(taskId);
+      if (!task?.session.viewToolCall(toolCallId)) {
+        this.deps.notify(`Context Keeper: task ${taskId} has no tool call ${toolCallId}.`);
+        return;
+      }
+      await showReadOnly(callUri(taskId, toolCallId));
+    },
+    openFile: (file) => this.openWorkspaceFile(file),
+    rebuild: (taskId) => this.rebuild(taskId),
+    reject: (error) => this.rejected(error),
+  };
+
+  /**
+   * Force rebuild from the panel: the task is derived again from its raw
+   * record and its summary compared with one rebuilt in a single pass; the
+   * drift lines go to the panel (the command opens them as a document instead).
+   */
+  private async rebuild(taskId: string): Promise<string> {
+    const agent = this.deps.agent;
+    if (agent.isRunning(taskId)) throw new Error('The task is running a turn; rebuild it when the turn ends.');
+    // forget() clears the agent's active task: keep showing this one.
+    this.shown = taskId;
+    agent.forget(taskId);
+    const task = await agent.inspect(taskId);
+    if (!task) throw new Error(`task ${taskId} is not in this workspace's session store`);
+    const result = rebuildDrift(task.session, this.tokenCounter);
+    const lines = result
+      ? formatDrift(result.current, result.drift)
+      : ['Nothing is folded in this task yet: the whole record fits in the window, so there is no summary to rebuild.'];
+    this.drift.set(taskId, lines);
+    this.schedule();
+    if (!result) return `Derived again from ${task.records.length} raw records; nothing is folded yet.`;
+    return `Derived again from ${task.records.length} raw records; the request log and safety rules are ${result.drift.protectedIdentical ? 'identical' : 'DIFFERENT'} in a rebuild from the raw record.`;
+  }
+
+  /** Opens a file of the workspace folder; a path that leads outside it (`..`, a symlink) is refused. */
+  private async openWorkspaceFile(file: string): Promise<void> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    const root = folders[0];
+    if (!root) {
+      this.deps.notify('Context Keeper: open a folder to open its files from the panel.');
+      return;
+    }
+    const target = path.resolve(root.uri.fsPath, file);
+    let real: string;
+    try {
+      real = await fs.realpath(target);
+    } catch {
+      this.deps.notify(`Context Keeper: ${file} does not exist in the workspace (any more).`);
+      return;
+    }
+    const inside = await Promise.all(folders.map(async (f) => isInside(await fs.realpath(f.uri.fsPath).catch(() => f.uri.fsPath), real)));
+    if (!inside.some(Boolean)) {
+      this.deps.notify(`Context Keeper: ${file} is outside the workspace folder; the panel opens only workspace files.`);
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(real), { preview: true });
+  }
+
+  /** A message the panel should never send: logged every time, told once per session. */
+  private rejected(error: string): void {
+    console.warn(`Context Keeper: ${error}`);
+    if (this.rejectedOnce) return;
+    this.rejectedOnce = true;
+    this.deps.notify('Context Keeper: the Task Context panel sent a message the extension does not accept; it was ignored (details in the log).');
+    this.addNotice('A panel message was ignored because the extension does not accept it (details in the log).');
+  }
+
+  private addNotice(notice: string): void {
+    this.notices.push(notice);
+    if (this.notices.length > MAX_NOTICES) this.notices.splice(0, this.notices.length - MAX_NOTICES);
+    this.schedule();
+  }
+
+  // ---------------------------------------------------------------- outbound
+
+  private onTaskEvent(taskId: string): void {
+    const active = this.deps.agent.activeTaskId;
+    // Follow the chat: a turn on another task moves the panel to it.
+    if (active !== undefined && active !== this.lastActive) {
+      this.lastActive = active;
+      if (this.shown !== active) {
+        this.shown = active;
+        this.schedule();
+        return;
+      }
+    }
+    if (taskId === this.taskId) this.schedule();
+  }
+
+  /** Posts a patch after PANEL_UPDATE_DELAY_MS; changes in between are folded into it. */
+  private schedule(): void {
+    if (this.disposed || this.timer !== undefined || !this.view?.visible) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.enqueue(() => this.postState(false));
+    }, PANEL_UPDATE_DELAY_MS);
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.queue = this.queue.then(work).catch((error: unknown) => console.error('Context Keeper: the Task Context panel failed to update', error));
+  }
+
+  /** The whole state (`full`, or nothing was posted to this webview yet), or the keys that changed. */
+  private async postState(full: boolean): Promise<void> {
+    if (!this.view) return;
+    let state: PanelState;
+    try {
+      state = await this.snapshot();
+    } catch (error) {
+      console.error('Context Keeper: the Task Context snapshot failed', error);
+      return;
+    }
+    const json = new Map((Object.keys(state) as PanelSectionKey[]).map((key) => [key, JSON.stringify(state[key])]));
+    const previous = this.posted;
+    let message: HostMessage;
+    if (full || !previous) message = { type: 'state/full', state };
+    else {
+      const patch: Partial<PanelState> = {};
+      for (const [key, value] of json) if (previous.get(key) !== value) Object.assign(patch, { [key]: state[key] });
+      if (Object.keys(patch).length === 0) return;
+      message = { type: 'state/patch', patch };
+    }
+    this.posted = (await this.post(message)) ? json : undefined;
+  }
+
+  private async snapshot(): Promise<PanelState> {
+    const id = this.taskId;
+    const agent = this.deps.agent;
+    const task = id !== undefined ? await agent.inspect(id) : undefined;
+    const sent = id !== undefined ? this.deps.lastSent(id) : undefined;
+    return buildPanelState({
+      task,
+      running: id !== undefined && agent.isRunning(id),
+      lastSent: sent,
+      notices: this.notices,
+      drift: (id !== undefined ? this.drift.get(id) : undefined) ?? null,
+      counter: this.counter,
+    });
+  }
+
+  private async post(message: HostMessage): Promise<boolean> {
+    const view = this.view;
+    if (!view) return false;
+    try {
+      return await view.webview.postMessage(message);
+    } catch (error) {
+      console.warn('Context Keeper: could not post to the Task Context panel', error);
+      return false;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const d of [...this.viewDisposables.splice(0), ...this.disposables.splice(0)]) d.dispose();
+    this.view = undefined;
+  }
+}
+
+async function showReadOnly(uri: vscode.Uri): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: true });
+}
+
+function isInside(root: string, file: string): boolean {
+  const relative = path.relative(root, file);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,276 @@
+/**
+ * The Task Context panel's snapshot: everything the panel shows for one task,
+ * derived from the task's session as plain data (`PanelState`, declared in
+ * src/protocol/messages.ts). No `vscode` here: the provider calls it, the unit
+ * tests call it directly.
+ *
+ * Built after every step of a turn, so it reads what the engine already keeps
+ * (the summary, the facts, the artifact index, the compaction log) and counts
+ * only the last context sent, through a counter that remembers what it counted.
+ */
+import type { TaskSession } from '../agent/taskSession';
+import type { NotLoadedEntry, ProjectedMessage } from '../core/engine';
+import type { Fact } from '../core/state';
+import { FACT_SECTIONS, TASK_CONTEXT_HEADING, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
+import type { TokenCounter } from '../core/tokens';
+import type {
+  ArtifactView,
+  BudgetView,
+  CompactionView,
+  FactView,
+  NotLoadedView,
+  PanelState,
+  SectionView,
+  SummaryLineView,
+} from '../protocol/messages';
+
+/** What the model was sent at the task's last model call (the agent's `SentEvent`, minus its ids). */
+export interface LastSent {
+  readonly messages: readonly ProjectedMessage[];
+  readonly tokens: number | undefined;
+  readonly predicted: number;
+  readonly window: number;
+}
+
+export interface PanelStateInput {
+  readonly task: TaskSession | undefined;
+  readonly running: boolean;
+  readonly lastSent?: LastSent | undefined;
+  /** Notices from the host (a failed action, a rejected panel message…); the engine's own come first. */
+  readonly notices: readonly string[];
+  /** The drift report of the last forced rebuild of this task, line by line. */
+  readonly drift: readonly string[] | null;
+  readonly counter: TokenCounter;
+}
+
+/** Longest task title shown (the first line of the first request). */
+export const TITLE_MAX_CHARS = 80;
+
+/** The head blocks the budget bar shows, by the heading that opens each in the head message. */
+const HEAD_BLOCKS: ReadonlyMap<string, HeadBlock> = new Map([
+  [TASK_CONTEXT_HEADING, 'summary'],
+  ['## Protected state', 'protectedState'],
+  ['## Retrieved from the record', 'retrieved'],
+  ['## Evidence not loaded', 'evidence'],
+]);
+type HeadBlock = 'summary' | 'protectedState' | 'retrieved' | 'evidence';
+/** The order the engine writes the head's blocks in (src/core/engine.ts, `headText`). */
+const HEAD_ORDER: readonly HeadBlock[] = ['summary', 'protectedState', 'retrieved', 'evidence'];
+
+/** The key prefix the model summarizer gives the lines it wrote (src/agent/modelSummarizer.ts). */
+const MODEL_KEY_PREFIX = 'model-';
+
+const CURRENT_FIELDS: readonly (keyof CurrentState)[] = ['goal', 'deliverable', 'status', 'next'];
+
+export function buildPanelState(input: PanelStateInput): PanelState {
+  const task = input.task;
+  if (!task) {
+    return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], notices: [...input.notices], drift: input.drift ? [...input.drift] : null };
+  }
+  const session = task.session;
+  const engine = session.engine;
+  return {
+    task: { id: task.id, title: titleOf(task), records: task.records.length, running: input.running },
+    sections: sectionsOf(engine.currentSummary),
+    facts: factsOf(session.state.facts(), session.state.audit()),
+    budget: budgetOf(task, input.lastSent, input.counter),
+    notLoaded: engine.notLoaded().map(notLoadedView),
+    artifacts: session.artifacts.entries().map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
+    compactions: compactionsOf(task),
+    notices: [...new Set([...engine.notices, ...input.notices])],
+    drift: input.drift ? [...input.drift] : null,
+  };
+}
+
+/** The first line of the first user record, clipped; the task id when there is none. */
+function titleOf(task: TaskSession): string {
+  const first = task.records.find((r) => r.role === 'user');
+  const line = first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  if (line === '') return task.id;
+  return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
+}
+
+// ---------------------------------------------------------------- sections
+
+/** Every section of the Task Context, in the template's order (none before the first fold). */
+export function sectionsOf(summary: SummaryState | undefined): SectionView[] {
+  if (!summary) return [];
+  const requests: SummaryLineView[] = summary.requests.map((r) => ({ key: `#${r.ordinal}`, text: r.text, sources: [r.record], priority: 0, confidence: 'verbatim' }));
+  const facts = FACT_SECTIONS.map((name): SectionView => ({ name, lines: summary.facts[name].map((l) => factLineView(name, l)) }));
+  const current: SummaryLineView[] = CURRENT_FIELDS.filter((field) => summary.current[field] !== '').map((field) => ({
+    key: field,
+    text: summary.current[field],
+    sources: [],
+    // Overwritten at every fold, never demoted: it stays, like a deliverable's path.
+    priority: 1,
+    confidence: 'extracted',
+  }));
+  return [{ name: 'Requests', lines: requests }, ...facts, { name: 'Current state', lines: current }];
+}
+
+function factLineView(section: string, line: FactLine): SummaryLineView {
+  const confidence: SummaryLineView['confidence'] = line.key.startsWith(MODEL_KEY_PREFIX)
+    ? 'model'
+    : section === 'Constraints' && line.priority === 0
+      ? 'verbatim'
+      : 'extracted';
+  return { key: line.key, text: line.text, sources: [...line.sources], priority: line.priority, confidence };
+}
+
+// ---------------------------------------------------------------- facts
+
+/** Every fact's latest version, with its earlier versions (oldest first) from the audit. */
+export function factsOf(facts: readonly Fact[], audit: readonly Fact[]): FactView[] {
+  const versions = new Map<string, Fact[]>();
+  for (const version of audit) {
+    const list = versions.get(version.id);
+    if (list) list.push(version);
+    else versions.set(version.id, [version]);
+  }
+  return facts.map((fact): FactView => {
+    const earlier = (versions.get(fact.id) ?? []).filter((v) => v.version < fact.version).sort((a, b) => a.version - b.version);
+    return {
+      id: fact.id,
+      type: fact.type,
+      value: fact.value,
+      status: fact.status,
+      version: fact.version,
+      writer: fact.writer,
+      pinned: fact.pinned,
+      sources: [...fact.sources],
+      reason: fact.reason,
+      history: earlier.map((v) => ({ version: v.version, value: v.value, status: v.status, reason: v.reason, time: v.time })),
+    };
+  });
+}
+
+// ---------------------------------------------------------------- budget
+
+/**
+ * The budget bar: the last context sent (or the one the engine would send
+ * now) split into what it is made of. The head message is split at its known
+ * `## ` headings; every other message is the raw tail; what the messages do not
+ * carry (the system prompt, the tool schemas, message framing) is overhead.
+ * When the measured blocks exceed `current` (the model counts differently, or
+ * `current` is an estimate) they are scaled down to sum to it exactly.
+ */
+export function budgetOf(task: TaskSession, lastSent: LastSent | undefined, counter: TokenCounter): BudgetView {
+  const engine = task.session.engine;
+  const budget = task.session.budget;
+  const messages = lastSent ? lastSent.messages : engine.project();
+  const current = tokens(lastSent ? (lastSent.tokens ?? lastSent.predicted) : engine.predicted());
+  const measured = measureBlocks(messages, counter);
+  const blocks = fitTo(measured, current);
+  return {
+    window: tokens(budget.window),
+    effective: tokens(budget.effective),
+    trigger: tokens(budget.trigger),
+    stop: tokens(budget.stop),
+    current,
+    blocks,
+  };
+}
+
+type Blocks = BudgetView['blocks'];
+type MeasuredBlock = Exclude<keyof Blocks, 'overhead'>;
+const MEASURED: readonly MeasuredBlock[] = ['protectedState', 'summary', 'retrieved', 'evidence', 'rawTail'];
+
+/** Tokens of each block of the messages (overhead is left at 0: it is what the messages do not hold). */
+export function measureBlocks(messages: readonly ProjectedMessage[], counter: TokenCounter): Blocks {
+  const out: Blocks = { overhead: 0, protectedState: 0, summary: 0, retrieved: 0, evidence: 0, rawTail: 0 };
+  const first = messages[0];
+  const hasHead = first !== undefined && (first.content.startsWith(TASK_CONTEXT_HEADING) || first.content.startsWith('## Protected state'));
+  for (const [index, message] of messages.entries()) {
+    if (index === 0 && hasHead) {
+      for (const { block, text } of splitHead(message.content)) out[block] += counter.count(text);
+    } else out.rawTail += counter.count(message.content);
+  }
+  return out;
+}
+
+/**
+ * The head message cut at the headings of its blocks. Only a known heading
+ * that comes later in the head's order cuts: a `## ` line inside a block (a
+ * request or a retrieved passage quoting markdown) stays with it.
+ */
+export function splitHead(head: string): { block: HeadBlock; text: string }[] {
+  const pieces: { block: HeadBlock; text: string }[] = [];
+  let block: HeadBlock = 'summary';
+  let lines: string[] = [];
+  const flush = (): void => {
+    const text = lines.join('\n').trim();
+    if (text !== '') pieces.push({ block, text });
+  };
+  for (const line of head.split('\n')) {
+    const next = line.startsWith('## ') ? HEAD_BLOCKS.get(line.trimEnd()) : undefined;
+    if (next && HEAD_ORDER.indexOf(next) > HEAD_ORDER.indexOf(block)) {
+      flush();
+      block = next;
+      lines = [];
+    }
+    lines.push(line);
+  }
+  flush();
+  return pieces;
+}
+
+/** The blocks as shares of `current`: overhead takes the rest, or the blocks are scaled to fit. */
+function fitTo(measured: Blocks, current: number): Blocks {
+  const sum = MEASURED.reduce((n, b) => n + measured[b], 0);
+  if (sum <= current) return { ...measured, overhead: current - sum };
+  // Largest remainder: integer shares summing to `current` exactly.
+  const out: Blocks = { overhead: 0, protectedState: 0, summary: 0, retrieved: 0, evidence: 0, rawTail: 0 };
+  const exact = MEASURED.map((b) => ({ b, share: (measured[b] * current) / sum }));
+  let left = current;
+  for (const { b, share } of exact) {
+    out[b] = Math.floor(share);
+    left -= out[b];
+  }
+  for (const { b } of [...exact].sort((x, y) => (y.share % 1) - (x.share % 1) || MEASURED.indexOf(x.b) - MEASURED.indexOf(y.b))) {
+    if (left <= 0) break;
+    out[b]++;
+    left--;
+  }
+  return out;
+}
+
+function tokens(n: number): number {
+  return Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0;
+}
+
+// ---------------------------------------------------------------- the rest
+
+function notLoadedView(entry: NotLoadedEntry): NotLoadedView {
+  const view: NotLoadedView = { address: entry.address, kind: entry.kind, tokens: tokens(entry.tokens), how: entry.how, recover: entry.recover };
+  return entry.toolCallId !== undefined ? { ...view, toolCallId: entry.toolCallId } : view;
+}
+
+/** The engine's compactions, each with the loss ledger taken at its boundary (when there is one). */
+function compactionsOf(task: TaskSession): CompactionView[] {
+  const ledger = new Map(task.ledger.map((l) => [l.atRecord, l]));
+  return task.session.engine.compactions.map((c): CompactionView => {
+    const view: CompactionView = { atRecord: c.atRecord, tier: c.tier, before: tokens(c.before), after: tokens(c.after), reactive: c.reactive === true };
+    const counts = ledger.get(c.atRecord);
+    return counts ? { ...view, ledger: { retained: counts.retained, superseded: counts.superseded, omitted: counts.omitted, unsupported: counts.unsupported } } : view;
+  });
+}
+
+/**
+ * A counter that remembers what it counted, by text: between two steps almost
+ * every message of the context is the same, so a snapshot counts only the new
+ * ones. Bounded: cleared when it holds `capacity` texts.
+ */
+export class MemoTokenCounter implements TokenCounter {
+  private readonly cache = new Map<string, number>();
+  constructor(private readonly inner: TokenCounter, private readonly capacity = 5_000) {}
+
+  count(text: string): number {
+    let n = this.cache.get(text);
+    if (n === undefined) {
+      n = this.inner.count(text);
+      if (this.cache.size >= this.capacity) this.cache.clear();
+      this.cache.set(text, n);
+    }
+    return n;
+  }
+}
