@@ -159,6 +159,7 @@ export class KeeperAgent implements vscode.Disposable {
       stopRatio: settings.stopRatio,
       protectRecentSteps: settings.nearWindowSteps,
       summaryCap: settings.summaryBudgetTokens,
+      shrinkMinChars: settings.toolOutputShrinkChars,
     };
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;

@@ -4,6 +4,7 @@
  * setting never stops the agent).
  */
 import { z } from 'zod';
+import { PRECOMPACT_MIN_CHARS } from '../core/tools';
 import { COMPACTION_PROTECT_RECENT_STEPS, COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS, ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
 
 export const SETTINGS_SECTION = 'contextKeeper';
@@ -23,6 +24,8 @@ const Fields = {
   maxStepsPerTurn: z.number().int().min(1).max(200).default(25),
   commandTimeoutSeconds: z.number().int().min(1).max(1800).default(120),
   toolOutputMaxChars: z.number().int().min(1_000).max(5_000_000).default(100_000),
+  /** Old tool calls shorter than this (input + output, characters) are never shrunk. */
+  toolOutputShrinkChars: z.number().int().min(200).max(1_000_000).default(PRECOMPACT_MIN_CHARS),
 } as const;
 
 export type KeeperSettings = { readonly [K in keyof typeof Fields]: z.infer<(typeof Fields)[K]> };

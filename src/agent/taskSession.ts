@@ -36,6 +36,7 @@ export interface TaskSessionOptions {
   readonly stopRatio?: number;
   readonly protectRecentSteps?: number;
   readonly summaryCap?: number;
+  readonly shrinkMinChars?: number;
 }
 
 export function budgetFor(options: TaskSessionOptions): Budget {
@@ -71,6 +72,7 @@ export class TaskSession {
       ...(durable ? { snapshots: store.snapshotStore(id), tools: store.toolStore(id) } : {}),
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(options.summaryCap !== undefined ? { summaryCap: options.summaryCap } : {}),
+      ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
     });
     for (const record of records) this.session.append(record);
     this.next = records.length;

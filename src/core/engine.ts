@@ -119,6 +119,8 @@ export interface EngineOptions {
   readonly summaryCounter: SummaryLineCounter;
   readonly budget: Budget;
   readonly protectRecentSteps?: number;
+  /** Tool calls whose input + output are shorter than this stay whole (default PRECOMPACT_MIN_CHARS). */
+  readonly shrinkMinChars?: number;
   /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
   readonly summaryCap?: number;
   /** Blocks sent after the Task Context and never reduced (the protected state). */
@@ -397,7 +399,7 @@ export class CompactionEngine {
   private mintToolForm(part: Part): void {
     if (!part.tool || this.toolStore.get(this.toolKey(part))) return;
     // The recovery pointer names the part's own key, which stays unique when a log reused a call id.
-    const reduced = reduceTool({ ...part.tool, callId: this.toolKey(part) });
+    const reduced = reduceTool({ ...part.tool, callId: this.toolKey(part) }, this.options.shrinkMinChars);
     if (reduced) this.toolStore.put(this.toolKey(part), reduced);
   }
 

@@ -36,6 +36,8 @@ export interface SessionOptions {
   readonly snapshots?: SnapshotStore;
   readonly tools?: ToolCompactionStore;
   readonly protectRecentSteps?: number;
+  /** Tool calls shorter than this (input + output, in characters) are never shrunk. */
+  readonly shrinkMinChars?: number;
   /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
   readonly summaryCap?: number;
 }
@@ -79,6 +81,7 @@ export class CompactionSession {
       counter: this.counter,
       budget: options.budget,
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
+      ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
       ...(cap !== undefined ? { summaryCap: cap } : {}),
       redact: (text: string) => redact(text).text,
       blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.changeRevision; } }],

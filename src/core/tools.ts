@@ -1039,7 +1039,7 @@ function reduceOutput(family: ToolFamily, output: string, ptr: string): Reductio
 
 /**
  * The stored compacted form of a tool call (R1/R3), or undefined when there is
- * none — no result, input+output under PRECOMPACT_MIN_CHARS, no rule for the
+ * none — no result, input+output under `minChars` (PRECOMPACT_MIN_CHARS unless a setting says otherwise), no rule for the
  * family, or nothing to gain. undefined is a skip: the engine leaves the part
  * raw, it never drops it. A disposable tool (over the threshold) is dropped: a
  * legal empty shell with no pointer.
@@ -1047,14 +1047,14 @@ function reduceOutput(family: ToolFamily, output: string, ptr: string): Reductio
  * Binary output (NUL bytes, or mostly control/replacement characters) becomes
  * "[binary content, N bytes; …]" whatever the family: echoing it helps nobody.
  */
-export function reduceTool(inv: ToolInvocation): ReducedTool | undefined {
+export function reduceTool(inv: ToolInvocation, minChars: number = PRECOMPACT_MIN_CHARS): ReducedTool | undefined {
   try {
     if (!inv || typeof inv.output !== 'string') return undefined;
     const output = inv.output;
     // Most results are small: decide without rendering the input when the output alone settles it.
-    if (output.length < PRECOMPACT_MIN_CHARS && (inv.input === undefined || inv.input === null || (typeof inv.input === 'string' && output.length + inv.input.length < PRECOMPACT_MIN_CHARS))) return undefined;
+    if (output.length < minChars && (inv.input === undefined || inv.input === null || (typeof inv.input === 'string' && output.length + inv.input.length < minChars))) return undefined;
     const rendered = renderToolInput(inv);
-    if (output.length + rendered.length < PRECOMPACT_MIN_CHARS) return undefined;
+    if (output.length + rendered.length < minChars) return undefined;
     const kind = classifyTool(inv.name, inv.input);
     if (kind.disposable) {
       return {

@@ -359,6 +359,12 @@ describe('tools: reduceTool', () => {
     assert.equal(r.output.split('\n')[40], '[… lines 51–1190 elided (1140 lines); full output: view_tool_call("k1")]');
   });
 
+  it('the shrink threshold is a setting: below it a call stays whole', () => {
+    const out = lines(1200, catN);
+    assert.ok(reduceTool(inv('Read', { file_path: '/src/big.ts' }, out, 't1')));
+    assert.equal(reduceTool(inv('Read', { file_path: '/src/big.ts' }, out, 't1'), out.length + 1000), undefined);
+  });
+
   it('read: head 40 + tail 20, cat -n numbers kept, marker with range, count and pointer', () => {
     const out = lines(1200, catN);
     const r = reduceTool(inv('Read', { file_path: '/src/big.ts' }, out, 'toolu_123'));
