@@ -9,11 +9,9 @@ import { callUri, DOC_SCHEME, EvidenceDocuments } from './agent/documents';
 import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { runProbesCommand } from './agent/probeCommand';
 import type { TaskSession } from './agent/taskSession';
-import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { projectTranscriptReport } from './cli/report';
 import { sessionIdFor } from './cli/storeRun';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from './core/budget';
-import { formatDrift, rebuildDrift } from './core/drift';
 import { formatInterchange, parseTranscript } from './core/transcript';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
 import { WorkspaceStoreHost } from './store/workspaceStore';
@@ -51,7 +49,7 @@ type CommandFactory = (ctx: Ctx) => CommandHandler;
 
 /** Every command, id → factory. Each id is also contributed in package.json. */
 const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
-  [CommandIds.openPanel]: (ctx) => (arg?: unknown) => ctx.panel.showTask(typeof arg === 'string' && arg !== '' ? arg : undefined),
+  [CommandIds.openPanel]: openPanelCommand,
   [CommandIds.projectTranscript]: projectTranscriptCommand,
   [CommandIds.rebuild]: rebuildCommand,
   [CommandIds.viewToolCall]: viewToolCallCommand,
@@ -220,20 +218,18 @@ function rebuildCommand(ctx: Ctx): CommandHandler {
   return async (arg?: unknown) => {
     const id = await pickTask(ctx, arg, 'Rebuild the Task Context from the raw record');
     if (!id) return undefined;
-    if (ctx.agent.isRunning(id)) {
-      void vscode.window.showWarningMessage('Context Keeper: the task is running a turn; rebuild it when the turn ends.');
-      return undefined;
-    }
-    ctx.agent.forget(id);
-    const task = await requireTask(ctx, id);
-    if (!task) return undefined;
-    const result = rebuildDrift(task.session, new O200kTokenCounter());
-    const lines = result
-      ? formatDrift(result.current, result.drift)
-      : ['Nothing is folded in this task yet: the whole record fits in the window, so there is no summary to rebuild.'];
-    const uri = ctx.documents.set(`/task/${encodeURIComponent(id)}/rebuild.txt`, [`Task ${id}: derived again from ${task.records.length} raw records.`, '', ...lines, ''].join('\n'));
+    const { records, lines, drift } = await ctx.agent.rebuild(id);
+    const uri = ctx.documents.set(`/task/${encodeURIComponent(id)}/rebuild.txt`, [`Task ${id}: derived again from ${records} raw records.`, '', ...lines, ''].join('\n'));
     await showDocument(uri);
-    return result?.drift;
+    return drift;
+  };
+}
+
+/** Opens the Task Context panel on a task: the argument, the active chat's task, or one the user picks. */
+function openPanelCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown) => {
+    const id = typeof arg === 'string' && arg !== '' ? arg : (ctx.agent.activeTaskId ?? (await pickTask(ctx, undefined, 'Show a task in the Task Context panel')));
+    await ctx.panel.showTask(id);
   };
 }
 

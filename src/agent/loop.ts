@@ -186,10 +186,10 @@ async function recordUnrun(task: TaskSession, calls: Answer['calls'], why: strin
 
 /** The model's count of a request: system, messages and tool schemas. Undefined if the provider cannot count. */
 async function countSent(model: ChatModelPort, request: ModelRequest, signal: AbortSignal): Promise<number | undefined> {
+  // A cancellation here is noticed by the caller, which first closes the calls just recorded.
   try {
     return await abortable(model.countTokens(request, signal), signal);
-  } catch (error) {
-    if (isAbort(error)) throw new AbortError();
+  } catch {
     return undefined;
   }
 }

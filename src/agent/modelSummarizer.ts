@@ -19,6 +19,7 @@ import { enforceCap, SummaryBuilder, SummaryLineCounter, type FactSection, type 
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
+import { redact } from '../core/redact';
 import { messageOf } from './model';
 
 /** Asks the model one question and returns its whole answer. */
@@ -51,6 +52,8 @@ export interface ModelSummarizerOptions {
   /** Characters of the folded span shown to the model (the oldest part is cut first). */
   readonly spanChars: number;
   readonly timeoutMs: number;
+  /** The turn's cancellation: a stopped turn stops waiting for the model (the deterministic summary is kept). */
+  readonly signal?: AbortSignal;
   /** Called when a fold asks the model (for progress in the chat). */
   readonly onStart?: () => void;
   /** Called when the model's contribution was dropped, with the reason. */
@@ -68,13 +71,19 @@ export class ModelSummarizer implements Summarizer {
   async fold(input: FoldInput): Promise<SummaryState> {
     const base = await this.options.base.fold(input);
     const first = input.units[0]?.firstRecord ?? input.coverageEnd;
+    const turn = this.options.signal;
+    if (turn?.aborted) return base;
     this.options.onStart?.();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    const stop = (): void => controller.abort();
+    turn?.addEventListener('abort', stop, { once: true });
     try {
       const answer = await Promise.race([
         this.options.complete(foldPrompt(input, base, this.options.spanChars), controller.signal),
-        new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error(`no answer within ${Math.round(this.options.timeoutMs / 1000)} s`)))),
+        new Promise<never>((_, reject) =>
+          controller.signal.addEventListener('abort', () => reject(new Error(turn?.aborted ? 'the turn was stopped' : `no answer within ${Math.round(this.options.timeoutMs / 1000)} s`))),
+        ),
       ]);
       const parsed = parseModelFold(answer);
       return enforceCap(mergeModelFold(base, parsed, first, input.coverageEnd), this.lines, this.options.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS).state;
@@ -83,6 +92,7 @@ export class ModelSummarizer implements Summarizer {
       return base;
     } finally {
       clearTimeout(timer);
+      turn?.removeEventListener('abort', stop);
       controller.abort();
     }
   }
@@ -134,7 +144,8 @@ export function mergeModelFold(base: SummaryState, fold: z.infer<typeof ModelFol
 function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number): string {
   const rendered: string[] = [];
   for (const unit of input.units) {
-    for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${m.content}`);
+    // Secrets never leave for a model in a summary prompt either (the chat's context is redacted the same way).
+    for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${redact(m.content).text}`);
   }
   let span = rendered.join('\n\n');
   if (span.length > spanChars) span = `[… ${span.length - spanChars} earlier characters not shown …]\n${span.slice(span.length - spanChars)}`;

@@ -8,7 +8,9 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
 import type { StepReport } from '../core/engine';
+import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
 import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
@@ -63,6 +65,8 @@ export function newTaskId(now = new Date()): string {
 export class KeeperAgent implements vscode.Disposable {
   private readonly tasks = new Map<string, TaskSession>();
   private readonly busy = new Set<string>();
+  /** The model window each task last ran with (its options are derived from it). */
+  private readonly windows = new Map<string, number>();
   /** The running turns, aborted when the extension shuts down (commands run in their own process group). */
   private readonly running = new Set<AbortController>();
   private readonly counter: TokenCounter = new O200kTokenCounter();
@@ -118,7 +122,7 @@ export class KeeperAgent implements vscode.Disposable {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
       if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
-      task.summarizer.target = await this.summarizerFor(settings, model, stream);
+      task.summarizer.target = await this.summarizerFor(settings, model, stream, controller.signal);
       const tools = this.toolRunner(task, root.fsPath, settings, stream);
       const io: TurnIO = {
         markdown: (text) => stream.markdown(text),
@@ -151,35 +155,63 @@ export class KeeperAgent implements vscode.Disposable {
 
   /** The task's session for this window and these settings (derived again when they changed). */
   private async task(taskId: string, prompt: string, modelWindow: number, settings: KeeperSettings): Promise<TaskSession> {
-    const { window, reserve } = windowFor(settings, modelWindow);
-    const options: TaskSessionOptions = {
-      window,
-      reserve,
-      triggerRatio: settings.triggerRatio,
-      stopRatio: settings.stopRatio,
-      protectRecentSteps: settings.nearWindowSteps,
-      summaryCap: settings.summaryBudgetTokens,
-      shrinkMinChars: settings.toolOutputShrinkChars,
-    };
+    this.windows.set(taskId, modelWindow);
+    const options = sessionOptionsFor(settings, modelWindow);
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;
-    const store = await this.sessions.store();
-    const lines = new SummaryLineCounter(this.counter);
-    const task = TaskSession.open(store, taskId, prompt.slice(0, 80), options, this.counter, new ExtractiveSummarizer(lines, settings.summaryBudgetTokens));
+    const task = open ? open.rederive(options, this.counter) : TaskSession.open(await this.sessions.store(), taskId, redact(prompt).text.slice(0, 80), options, this.counter, this.deterministic(settings));
     this.tasks.set(taskId, task);
     return task;
   }
 
-  /** A task opened for inspection (commands, panel): the current session, or one derived from the store. */
+  /** The deterministic floor summarizer for these settings (the model one is chosen per turn). */
+  private deterministic(settings: KeeperSettings): Summarizer {
+    return new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens);
+  }
+
+  /** The window a task was last run with in this window (its model's), or the configured/default one. */
+  private windowOf(taskId: string, settings: KeeperSettings): number {
+    return this.windows.get(taskId) ?? (settings.windowTokens > 0 ? settings.windowTokens : INSPECT_DEFAULT_WINDOW);
+  }
+
+  /** A task opened for inspection (commands, panel): the current session, or one derived from the store with the task's options. */
   async inspect(taskId: string): Promise<TaskSession | undefined> {
     const open = this.tasks.get(taskId);
     if (open) return open;
     const store = await this.sessions.store();
     if (!store.sessions().some((s) => s.id === taskId)) return undefined;
     const { settings } = readSettings();
-    const task = TaskSession.open(store, taskId, taskId, { window: settings.windowTokens || 128_000, reserve: windowFor(settings, settings.windowTokens || 128_000).reserve }, this.counter, new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens));
+    const task = TaskSession.open(store, taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.deterministic(settings));
     this.tasks.set(taskId, task);
     return task;
+  }
+
+  /**
+   * Force rebuild: the task is derived again from its raw record (the drift
+   * reset of every preflight included), and its summary is compared with one
+   * rebuilt in a single pass. The command shows the lines as a document, the
+   * panel in place.
+   */
+  async rebuild(taskId: string): Promise<{ records: number; lines: string[]; drift: SummaryDrift | undefined }> {
+    if (this.isRunning(taskId)) throw new Error('The task is running a turn; rebuild it when the turn ends.');
+    const { settings } = readSettings();
+    const open = this.tasks.get(taskId);
+    const options = sessionOptionsFor(settings, this.windowOf(taskId, settings));
+    let task: TaskSession | undefined;
+    if (open) task = open.rederive(options, this.counter);
+    else {
+      this.tasks.delete(taskId);
+      task = await this.inspect(taskId);
+    }
+    if (!task) throw new Error(`task ${taskId} is not in this workspace's session store`);
+    this.tasks.set(taskId, task);
+    const result = rebuildDrift(task.session, this.counter);
+    this._onDidChangeTask.fire(taskId);
+    return {
+      records: task.records.length,
+      lines: result ? formatDrift(result.current, result.drift) : ['Nothing is folded in this task yet: the whole record fits in the window, so there is no summary to rebuild.'],
+      drift: result?.drift,
+    };
   }
 
   /** Forgets a task's live session (after a delete, or to force a derivation from the raw record). */
@@ -210,7 +242,7 @@ export class KeeperAgent implements vscode.Disposable {
     this._onDidChangeTask.fire(taskId);
   }
 
-  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<Summarizer> {
+  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, signal: AbortSignal): Promise<Summarizer> {
     const lines = new SummaryLineCounter(this.counter);
     const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens);
     if (settings.summarizerModel === 'none') return deterministic;
@@ -228,6 +260,7 @@ export class KeeperAgent implements vscode.Disposable {
       cap: settings.summaryBudgetTokens,
       spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
       timeoutMs: settings.summarizerTimeoutSeconds * 1000,
+      signal,
       onStart: () => stream.progress('Summarizing the oldest steps into the Task Context…'),
       onFallback: (reason) => stream.progress(`Summary written without the model (${reason}).`),
     });
@@ -262,6 +295,23 @@ export class KeeperAgent implements vscode.Disposable {
     this._onDidChangeTask.dispose();
     this.tasks.clear();
   }
+}
+
+/** Window assumed for a task inspected before any turn of it ran in this window (the model is not known yet). */
+const INSPECT_DEFAULT_WINDOW = 128_000;
+
+/** The session options of a task for these settings and a model of `modelWindow` input tokens: one rule for turns, panel and commands. */
+export function sessionOptionsFor(settings: KeeperSettings, modelWindow: number): TaskSessionOptions {
+  const { window, reserve } = windowFor(settings, modelWindow);
+  return {
+    window,
+    reserve,
+    triggerRatio: settings.triggerRatio,
+    stopRatio: settings.stopRatio,
+    protectRecentSteps: settings.nearWindowSteps,
+    summaryCap: settings.summaryBudgetTokens,
+    shrinkMinChars: settings.toolOutputShrinkChars,
+  };
 }
 
 export function readSettings(): { settings: KeeperSettings; problems: string[] } {

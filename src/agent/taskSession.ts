@@ -9,6 +9,7 @@ import { CompactionSession } from '../core/session';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
+import type { SnapshotStore, ToolCompactionStore } from '../core/store';
 import type { RawRecord } from '../core/types';
 import type { SessionStore } from '../store/sessionStore';
 
@@ -62,6 +63,7 @@ export class TaskSession {
     counter: TokenCounter,
     readonly summarizer: SwitchableSummarizer,
     records: readonly RawRecord[],
+    memory?: { readonly snapshots: SnapshotStore; readonly tools: ToolCompactionStore },
   ) {
     this.optionsKey = JSON.stringify(options);
     const durable = store && store.mode !== 'reader';
@@ -69,7 +71,7 @@ export class TaskSession {
       budget: budgetFor(options),
       counter,
       summarizer,
-      ...(durable ? { snapshots: store.snapshotStore(id), tools: store.toolStore(id) } : {}),
+      ...(durable ? { snapshots: store.snapshotStore(id), tools: store.toolStore(id) } : (memory ?? {})),
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(options.summaryCap !== undefined ? { summaryCap: options.summaryCap } : {}),
       ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
@@ -88,6 +90,19 @@ export class TaskSession {
     if (store && store.mode !== 'reader') store.createSession(id, title);
     const records = store ? store.records(id, { loadPayloads: true }) : [];
     return new TaskSession(id, store, options, counter, new SwitchableSummarizer(summarizer), records);
+  }
+
+  /**
+   * The same task derived again from its raw record with other options. A task
+   * kept in memory (no writable store) is derived from its own records: the
+   * store does not hold them.
+   */
+  rederive(options: TaskSessionOptions, counter: TokenCounter): TaskSession {
+    if (this.durable) return TaskSession.open(this.store, this.id, this.id, options, counter, this.summarizer.target);
+    // Its forms, floors and the user's acts live in memory beside it: carried over.
+    const again = new TaskSession(this.id, this.store, options, counter, new SwitchableSummarizer(this.summarizer.target), this.records, { snapshots: this.session.snapshots, tools: this.session.tools });
+    again.ledger.push(...this.ledger);
+    return again;
   }
 
   /** Whether this session was built for these options (a new window or ratios need a new derivation). */

@@ -761,13 +761,25 @@ export class CompactionEngine {
     const redact = this.options.redact;
     if (!redact) return messages;
     if (this.redactCache.size > 20_000) this.redactCache.clear();
-    return messages.map((m) => {
-      let content = this.redactCache.get(m.content);
-      if (content === undefined) {
-        content = redact(m.content);
-        this.redactCache.set(m.content, content);
+    const clean = (text: string): string => {
+      let out = this.redactCache.get(text);
+      if (out === undefined) {
+        out = redact(text);
+        this.redactCache.set(text, out);
       }
-      return content === m.content ? m : { role: m.role, content };
+      return out;
+    };
+    return messages.map((m) => {
+      const content = clean(m.content);
+      if (content === m.content) return m;
+      // The structured form carries the same text: it is redacted alike, never dropped.
+      return {
+        ...m,
+        content,
+        ...(m.prose !== undefined ? { prose: clean(m.prose) } : {}),
+        ...(m.calls ? { calls: m.calls.map((c) => ({ ...c, input: clean(c.input) })) } : {}),
+        ...(m.result ? { result: { ...m.result, output: clean(m.result.output) } } : {}),
+      };
     });
   }
 

@@ -200,16 +200,33 @@ export class CompactionSession {
     }
   }
 
-  /** Re-applies the stored user events not applied yet, once the facts they name exist. */
+  /**
+   * Re-applies the stored user events not applied yet, once the facts they name
+   * exist. An act the record has since overtaken (a plan item superseded by the
+   * user and later marked done by the model, a decision the user withdrew that a
+   * later message reversed) no longer applies: it is skipped and said, never
+   * allowed to stop the session from being derived.
+   */
   private replayStateEvents(): void {
     const keys = this.snapshots.keys(STATE_EVENT_PREFIX).sort();
     while (this.appliedEvents < keys.length) {
       const entry = this.snapshots.get(keys[this.appliedEvents]!);
       if (entry?.type !== 'stateEvent' || !this.state.get(entry.event.factId)) break;
-      this.applyToState(entry.event);
+      try {
+        this.applyToState(entry.event);
+      } catch (error) {
+        this.skippedEvents.push(`Your earlier "${entry.event.kind}" on fact ${entry.event.factId} no longer applies (${error instanceof Error ? error.message : String(error)}); it is kept in the store and was skipped.`);
+      }
       this.appliedEvents++;
     }
   }
+
+  /** What the user should be told about the session itself (user acts that no longer apply). */
+  get notices(): readonly string[] {
+    return [...this.engine.notices, ...this.skippedEvents];
+  }
+
+  private readonly skippedEvents: string[] = [];
 
   private appliedEvents = 0;
 

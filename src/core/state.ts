@@ -424,13 +424,19 @@ export class ProtectedState {
     // the record in view still carries the old wording, and the user's act must win.
     const shown = this.active().filter((f) => (RENDERED_TYPES.has(f.type) && folded(f)) || f.pinned || this.userActs.has(f.id));
     const pending = this.pending().filter(folded);
-    if (shown.length === 0 && pending.length === 0) return '';
+    // What the user withdrew (deleted, superseded) may still be quoted by the summary or the record in view.
+    const withdrawn = this.facts().filter((f) => (f.status === 'deleted' || f.status === 'superseded') && this.userActs.has(f.id) && USER_ACT.test(f.reason));
+    if (shown.length === 0 && pending.length === 0 && withdrawn.length === 0) return '';
     const out = ['## Protected state', 'Stated by the user or decided, verbatim with their source records; they override anything a summary says.'];
     for (const type of FACT_TYPES) {
       const facts = shown.filter((f) => f.type === type);
       if (facts.length === 0) continue;
       out.push(`### ${type.replace('_', ' ')}`);
       for (const f of facts) out.push(`- ${f.value} (${f.sources.slice(0, 3).map((s) => `r${s}`).join(', ')}${f.version > 1 && f.reason !== 'repeated' ? `; v${f.version}, ${f.reason}` : ''})`);
+    }
+    if (withdrawn.length) {
+      out.push('### withdrawn by the user (NO LONGER in force, whatever the summary or earlier messages say)');
+      for (const f of withdrawn) out.push(`- ${f.value} (${f.reason}, at r${f.time})`);
     }
     if (pending.length) {
       out.push('### pending confirmation (NOT in force: came from tool output or model text)');

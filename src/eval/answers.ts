@@ -7,6 +7,7 @@
 import { computeBudget } from '../core/budget';
 import { renderUnit, type ProjectedMessage } from '../core/engine';
 import { SessionRecord } from '../core/parts';
+import { redact } from '../core/redact';
 import { replay } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
@@ -52,7 +53,8 @@ export async function runAnswerProbes(records: readonly RawRecord[], file: Probe
   const budget = computeBudget({ window: options.window, reserve: options.reserve });
   const record = new SessionRecord();
   for (const r of records) record.append(r);
-  const everything = record.units.flatMap((u) => renderUnit(u));
+  // Both sides are redacted alike (the projected side is redacted by the engine): secrets never go to the model.
+  const everything = record.units.flatMap((u) => renderUnit(u)).map((m) => ({ role: m.role, content: redact(m.content).text }));
   const full = slidingWindow(everything, budget.effective, options.counter);
   const compacted = (await replay(records, { budget, counter: options.counter })).messages;
   const tokens = (messages: readonly ProjectedMessage[]): number => messages.reduce((n, m) => n + options.counter.count(m.content), 0);

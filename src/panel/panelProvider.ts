@@ -17,7 +17,6 @@ import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { callUri, recordUri } from '../agent/documents';
 import type { KeeperAgent, SentEvent } from '../agent/participant';
-import { formatDrift, rebuildDrift } from '../core/drift';
 import type { TokenCounter } from '../core/tokens';
 import { parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
 import { makeNonce, panelHtml } from './html';
@@ -159,21 +158,13 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
    * drift lines go to the panel (the command opens them as a document instead).
    */
   private async rebuild(taskId: string): Promise<string> {
-    const agent = this.deps.agent;
-    if (agent.isRunning(taskId)) throw new Error('The task is running a turn; rebuild it when the turn ends.');
-    // forget() clears the agent's active task: keep showing this one.
+    // The panel keeps showing this task whatever the chat does meanwhile.
     this.shown = taskId;
-    agent.forget(taskId);
-    const task = await agent.inspect(taskId);
-    if (!task) throw new Error(`task ${taskId} is not in this workspace's session store`);
-    const result = rebuildDrift(task.session, this.tokenCounter);
-    const lines = result
-      ? formatDrift(result.current, result.drift)
-      : ['Nothing is folded in this task yet: the whole record fits in the window, so there is no summary to rebuild.'];
+    const { records, lines, drift } = await this.deps.agent.rebuild(taskId);
     this.drift.set(taskId, lines);
     this.schedule();
-    if (!result) return `Derived again from ${task.records.length} raw records; nothing is folded yet.`;
-    return `Derived again from ${task.records.length} raw records; the request log and safety rules are ${result.drift.protectedIdentical ? 'identical' : 'DIFFERENT'} in a rebuild from the raw record.`;
+    if (!drift) return `Derived again from ${records} raw records; nothing is folded yet.`;
+    return `Derived again from ${records} raw records; the request log and safety rules are ${drift.protectedIdentical ? 'identical' : 'DIFFERENT'} in a rebuild from the raw record.`;
   }
 
   /** Opens a file of the workspace folder; a path that leads outside it (`..`, a symlink) is refused. */

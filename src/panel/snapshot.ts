@@ -8,6 +8,7 @@
  * (the summary, the facts, the artifact index, the compaction log) and counts
  * only the last context sent, through a counter that remembers what it counted.
  */
+import { redact } from '../core/redact';
 import type { TaskSession } from '../agent/taskSession';
 import type { NotLoadedEntry, ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
@@ -77,7 +78,7 @@ export function buildPanelState(input: PanelStateInput): PanelState {
     notLoaded: engine.notLoaded().map(notLoadedView),
     artifacts: session.artifacts.entries().map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
     compactions: compactionsOf(task),
-    notices: [...new Set([...engine.notices, ...input.notices])],
+    notices: [...new Set([...session.notices, ...input.notices])],
     drift: input.drift ? [...input.drift] : null,
   };
 }
@@ -85,7 +86,8 @@ export function buildPanelState(input: PanelStateInput): PanelState {
 /** The first line of the first user record, clipped; the task id when there is none. */
 function titleOf(task: TaskSession): string {
   const first = task.records.find((r) => r.role === 'user');
-  const line = first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  // Secrets and personal data never reach the panel (the raw record keeps them).
+  const line = redact(first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '').text;
   if (line === '') return task.id;
   return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
 }

@@ -257,8 +257,27 @@ describe('user acts on facts are kept', () => {
     session.applyStateEvent({ kind: 'pin', factId: column.id, record: 3 });
     assert.match(head(), /Never drop a column\./);
     session.applyStateEvent({ kind: 'supersede', factId: column.id, record: 3 });
-    assert.doesNotMatch(head(), /Never drop a column\./, 'a superseded fact leaves the block');
+    assert.match(head(), /### withdrawn by the user[^\n]*\n- Never drop a column\. \(superseded by the user, at r3\)/, 'a superseded fact is said to be withdrawn');
     assert.equal(session.state.get(column.id)!.reason, 'superseded by the user');
+  });
+
+  it('an act the record has since overtaken is skipped with a notice when the session is derived again', async () => {
+    const { InMemorySnapshotStore, InMemoryToolCompactionStore } = await import('../../src/core/store');
+    const snapshots = new InMemorySnapshotStore();
+    const tools = new InMemoryToolCompactionStore();
+    const b = new RecordBuilder().user('Write the parser.');
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the parser', status: 'in_progress' }] }, output: '- [~] Write the parser' }]);
+    const first = newSession(budgetOf(100_000), { snapshots, tools });
+    await play(first, b.records);
+    const item = first.state.facts().find((f) => f.value === 'plan: Write the parser')!;
+    first.applyStateEvent({ kind: 'supersede', factId: item.id, record: 3 });
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the parser', status: 'completed' }] }, output: '- [x] Write the parser' }]);
+
+    const second = newSession(budgetOf(100_000), { snapshots, tools });
+    for (const r of b.records) second.append(r);
+    assert.doesNotThrow(() => second.preflight());
+    assert.equal(second.state.get(item.id)!.status, 'superseded');
+    assert.match(second.notices.join('\n'), /earlier "supersede" on fact open_issue-\w+ no longer applies/);
   });
 
   it('stores every fact version in the session store with its audit history, validated when read back', async () => {
