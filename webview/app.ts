@@ -492,13 +492,15 @@ export class App implements FactUiState {
       case 'reject':
         return this.factAction('pending/reject', id);
       case 'open-record': {
+        const taskId = this.taskId();
         const record = Number(target.dataset['record']);
-        if (Number.isInteger(record) && record >= 0) this.host.post({ type: 'open/record', record });
+        if (taskId !== undefined && Number.isInteger(record) && record >= 0) this.host.post({ type: 'open/record', taskId, record });
         return;
       }
       case 'open-tool': {
+        const taskId = this.taskId();
         const toolCallId = target.dataset['toolCall'];
-        if (toolCallId) this.host.post({ type: 'open/toolCall', toolCallId });
+        if (taskId !== undefined && toolCallId) this.host.post({ type: 'open/toolCall', taskId, toolCallId });
         return;
       }
       case 'open-file': {
@@ -507,24 +509,35 @@ export class App implements FactUiState {
         return;
       }
       case 'rebuild': {
-        if (this.rebuilding) return;
+        const taskId = this.taskId();
+        if (this.rebuilding || taskId === undefined) return;
         const requestId = this.host.requestId();
         this.requests.set(requestId, { type: 'rebuild' });
         this.rebuilding = true;
         this.header.setRebuilding(true);
-        this.host.post({ type: 'rebuild', requestId });
+        this.host.post({ type: 'rebuild', requestId, taskId });
         return;
       }
     }
   }
 
+  /**
+   * The task this view rendered, which every message acting on a task names:
+   * the host refuses one whose task it no longer shows (it may have moved to
+   * another task a moment before this view redrew). Undefined: no task, send nothing.
+   */
+  private taskId(): string | undefined {
+    return this.state.task?.id;
+  }
+
   private factAction(type: Exclude<FactAction, 'fact/correct'>, factId: string): void {
-    if (this.busyFacts.has(factId)) return;
+    const taskId = this.taskId();
+    if (taskId === undefined || this.busyFacts.has(factId)) return;
     const requestId = this.host.requestId();
     this.requests.set(requestId, { type, factId });
     this.busyFacts.add(factId);
     this.errors.delete(factId);
-    this.host.post({ type, requestId, factId });
+    this.host.post({ type, requestId, taskId, factId });
     this.refreshFact(factId);
   }
 
@@ -543,7 +556,8 @@ export class App implements FactUiState {
   }
 
   private saveCorrection(factId: string, raw: string): void {
-    if (this.busyFacts.has(factId)) return;
+    const taskId = this.taskId();
+    if (taskId === undefined || this.busyFacts.has(factId)) return;
     const value = raw.trim();
     this.host.ui.drafts[factId] = raw;
     if (value === '') {
@@ -557,7 +571,7 @@ export class App implements FactUiState {
     this.busyFacts.add(factId);
     this.errors.delete(factId);
     this.host.save();
-    this.host.post({ type: 'fact/correct', requestId, factId, value });
+    this.host.post({ type: 'fact/correct', requestId, taskId, factId, value });
     this.refreshFact(factId);
   }
 

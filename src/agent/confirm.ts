@@ -20,7 +20,7 @@ export function confirmInEditor(documents: EvidenceDocuments, root: () => vscode
     const after = documents.set(`/proposed/${id}/after/${path}`, request.after ?? '');
     await vscode.commands.executeCommand('vscode.diff', before, after, `${request.title} (proposed by @keeper)`, { preview: true });
     const verb = request.kind === 'edit' ? 'Apply' : 'Write';
-    const choice = await vscode.window.showWarningMessage(request.title, { modal: true, detail: `${request.before === undefined ? 'Creates' : 'Changes'} ${path}. The proposed change is shown in the diff editor.` }, verb);
+    const choice = await vscode.window.showWarningMessage(request.title, { modal: true, detail: `${request.title} (${path}). The proposed change is shown in the diff editor.` }, verb);
     return choice === verb;
   };
 }

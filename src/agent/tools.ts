@@ -17,6 +17,7 @@ import * as fs from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { compileGlob, type GlobMatcher } from './glob';
 
@@ -79,6 +80,10 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MIN_COMMAND_TIMEOUT_MS = 1_000;
 export const MAX_COMMAND_TIMEOUT_MS = 1_800_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/** grep with regex: true gives up on a file after this long (a backtracking pattern never blocks the host). */
+export const GREP_REGEX_FILE_MS = 5_000;
+/** grep with regex: true matches at most this much of one line. */
+export const GREP_REGEX_LINE_CHARS = 2_000;
 /** The smallest output cap honoured: below it no result could carry its own notes. */
 const MIN_MAX_OUTPUT_CHARS = 1_000;
 
@@ -886,6 +891,74 @@ function clipMatchLine(line: string, matchAt: number): string {
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
 
+
+// ---------------------------------------------------------------------------
+// Regular expressions from the model run in a worker thread with a deadline:
+// JavaScript regular expressions cannot be interrupted, and a backtracking
+// pattern ("(x+x+)+y") on the extension host's thread would freeze every
+// extension. The worker splits lines exactly as the literal path does.
+// ---------------------------------------------------------------------------
+
+const REGEX_WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const re = new RegExp(workerData.source, workerData.flags);
+parentPort.on('message', (text) => {
+  const hits = [];
+  let lineNo = 0;
+  for (let at = 0; at < text.length; ) {
+    const newline = text.indexOf('\\n', at);
+    const end = newline === -1 ? text.length : newline;
+    lineNo++;
+    let line = text.slice(at, end);
+    if (line.endsWith('\\r')) line = line.slice(0, -1);
+    at = end + 1;
+    const m = re.exec(line.length > workerData.cap ? line.slice(0, workerData.cap) : line);
+    if (m !== null) hits.push([lineNo, m.index]);
+  }
+  parentPort.postMessage(hits);
+});
+`;
+
+class RegexScanner {
+  private worker: Worker | undefined;
+
+  constructor(private readonly source: string, private readonly flags: string) {}
+
+  /** Line number → index of the first match, for every matching line of `text`. */
+  scan(text: string, file: string): Promise<Map<number, number>> {
+    const worker = (this.worker ??= new Worker(REGEX_WORKER_SOURCE, { eval: true, workerData: { source: this.source, flags: this.flags, cap: GREP_REGEX_LINE_CHARS } }));
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      };
+      const onMessage = (hits: [number, number][]): void => {
+        done();
+        resolve(new Map(hits));
+      };
+      const onError = (error: Error): void => {
+        done();
+        this.worker = undefined;
+        reject(new ToolError(`The regular expression failed on ${file}: ${error.message}`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        this.dispose();
+        reject(new ToolError(`The regular expression took over ${GREP_REGEX_FILE_MS / 1000} s on ${file} and was stopped (catastrophic backtracking?): simplify it, or search literally (regex: false).`));
+      }, GREP_REGEX_FILE_MS);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.postMessage(text);
+    });
+  }
+
+  dispose(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+}
+
 const grepTool = defineTool({
   name: 'grep',
   description:
@@ -910,6 +983,7 @@ const grepTool = defineTool({
       throw new ToolError(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${reason}. Fix it, or set regex to false to search for the text literally.`);
     }
     const literal = input.regex ? undefined : input.caseSensitive ? input.pattern : input.pattern.toLowerCase();
+    const scanner = input.regex ? new RegexScanner(matcher.source, matcher.flags) : undefined;
     const include = input.include === undefined ? undefined : compileOrRefuse(input.include, 'include', true);
     const base = await resolveInside(ctx, input.path ?? '.');
     const stats = await statTarget(base);
@@ -944,6 +1018,8 @@ const grepTool = defineTool({
       searched++;
       const text = buffer.toString('utf8');
       if (literal !== undefined && !(input.caseSensitive ? text : text.toLowerCase()).includes(literal)) return true;
+      const hits = scanner ? await scanner.scan(text, rel) : undefined;
+      if (hits && hits.size === 0) return true;
       let inFile = false;
       let lineNo = 0;
       for (let at = 0; at < text.length; ) {
@@ -953,8 +1029,9 @@ const grepTool = defineTool({
         let line = text.slice(at, end);
         if (line.endsWith('\r')) line = line.slice(0, -1);
         at = end + 1;
-        const found = matcher.exec(line);
-        if (found === null) continue;
+        const index = hits ? hits.get(lineNo) : matcher.exec(line)?.index;
+        if (index === undefined) continue;
+        const found = { index };
         if (matches >= input.maxResults) {
           stop = `stopped after ${input.maxResults} matches; there are more: narrow the search (path, include) or raise maxResults (max ${GREP_MAX_RESULTS})`;
           return false;
@@ -975,17 +1052,21 @@ const grepTool = defineTool({
       return true;
     };
 
-    if (stats.isDirectory()) {
-      await walk(base.real, {
-        signal: ctx.signal,
-        rootReal,
-        enter: (relDir, name) => !skipsDir(name, include) && (include?.mayContain(relDir) ?? true),
-        file: (rel, abs) => (include === undefined || include.matches(rel) ? searchFile(joinRel(base.rel, rel), abs) : true),
-      });
-    } else if (stats.isFile()) {
-      await searchFile(base.rel, base.real);
-    } else {
-      throw new ToolError(`${base.rel} is neither a file nor a folder`);
+    try {
+      if (stats.isDirectory()) {
+        await walk(base.real, {
+          signal: ctx.signal,
+          rootReal,
+          enter: (relDir, name) => !skipsDir(name, include) && (include?.mayContain(relDir) ?? true),
+          file: (rel, abs) => (include === undefined || include.matches(rel) ? searchFile(joinRel(base.rel, rel), abs) : true),
+        });
+      } else if (stats.isFile()) {
+        await searchFile(base.rel, base.real);
+      } else {
+        throw new ToolError(`${base.rel} is neither a file nor a folder`);
+      }
+    } finally {
+      scanner?.dispose();
     }
 
     const skipped = [
@@ -1288,6 +1369,8 @@ const runCommandTool = defineTool({
     timeoutSeconds: z.number().positive().optional().describe('Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
   }),
   run: async (input, ctx) => {
+    // The process-group handling (cancellation and timeout kill every child) is POSIX.
+    if (process.platform === 'win32') throw new ToolError('run_command needs a POSIX shell (/bin/sh) and is not available on Windows yet: ask the user to run the command and paste its output.');
     let cwd = path.resolve(ctx.root);
     if (input.cwd !== undefined) {
       const target = await resolveInside(ctx, input.cwd);

@@ -48,6 +48,12 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   private shown: string | undefined;
   /** The agent's active task when last seen (the panel follows it when it changes). */
   private lastActive: string | undefined;
+  /**
+   * The task of the state last posted to this webview: the one it shows. Actions
+   * are checked against it, not against `taskId` (which moves to the chat's new
+   * task at once, about PANEL_UPDATE_DELAY_MS before the webview redraws).
+   */
+  private postedTask: string | undefined;
   /** Each top-level key of the state last posted, as JSON; undefined: the next post is a full one. */
   private posted: Map<PanelSectionKey, string> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,7 +77,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     );
   }
 
-  /** The task the panel shows. */
+  /** The task the panel shows, or is about to show (its next snapshot is of this task). */
   get taskId(): string | undefined {
     return this.shown ?? this.deps.agent.activeTaskId;
   }
@@ -80,6 +86,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     for (const d of this.viewDisposables.splice(0)) d.dispose();
     this.view = view;
     this.posted = undefined;
+    this.postedTask = undefined;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const webview = view.webview;
     webview.options = { enableScripts: true, localResourceRoots: [dist] };
@@ -102,6 +109,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;
         this.posted = undefined;
+        this.postedTask = undefined;
         for (const d of this.viewDisposables.splice(0)) d.dispose();
       }),
     );
@@ -129,7 +137,8 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   }
 
   private readonly ports: PanelPorts = {
-    taskId: () => this.taskId,
+    // What the webview shows, not the task merely scheduled: the message's task must be this one.
+    taskId: () => this.postedTask,
     applyStateEvent: (taskId, event) => this.deps.agent.applyStateEvent(taskId, event),
     openRecord: async (taskId, index) => {
       const task = await this.deps.agent.inspect(taskId);
@@ -255,7 +264,9 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
       if (Object.keys(patch).length === 0) return;
       message = { type: 'state/patch', patch };
     }
-    this.posted = (await this.post(message)) ? json : undefined;
+    const delivered = await this.post(message);
+    this.posted = delivered ? json : undefined;
+    if (delivered) this.postedTask = state.task?.id;
   }
 
   private async snapshot(): Promise<PanelState> {

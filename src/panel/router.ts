@@ -10,7 +10,11 @@ import { parseWebviewMessage, type HostMessage, type WebviewMessage } from '../p
 
 /** What the router may do; the provider implements each with the agent and VS Code. */
 export interface PanelPorts {
-  /** The task the panel shows (undefined: none). */
+  /**
+   * The task the panel shows (undefined: none): the one whose state was last
+   * posted to the webview, not one merely scheduled. A message naming another
+   * task was sent from a view that is out of date and changes nothing.
+   */
   taskId(): string | undefined;
   /** A user's act on a protected fact of the task (kept in its store, applied now). */
   applyStateEvent(taskId: string, event: Omit<StateEvent, 'record'>): Promise<Fact>;
@@ -52,10 +56,20 @@ const DONE: Readonly<Record<StateEvent['kind'], (fact: Fact) => string>> = {
 
 export const NO_TASK = 'no task';
 
+/** Why an action from a view that showed another task changed nothing. */
+export function staleTaskMessage(messageTaskId: string): string {
+  return `The panel was showing task ${messageTaskId}; nothing was changed. Try again.`;
+}
+
 /**
  * Handles one message from the panel. Returns the reply to post (an
  * `action/result` for a request that carries a requestId), or undefined. A
  * `ready` returns nothing: the provider answers it with `state/full`.
+ *
+ * Every message that acts on a task names the task the webview rendered; it
+ * acts on that task only when it is still the one shown (the host may have
+ * moved to another task, following the chat, before the webview redrew). When
+ * it is not, nothing is done: an action is answered ok:false, an open is dropped.
  */
 export async function handleWebviewMessage(raw: unknown, ports: PanelPorts): Promise<HostMessage | undefined> {
   const parsed = parseWebviewMessage(raw);
@@ -75,30 +89,28 @@ export async function handleWebviewMessage(raw: unknown, ports: PanelPorts): Pro
     case 'pending/reject': {
       const kind = ACTION_KINDS[message.type];
       const event: Omit<StateEvent, 'record'> = message.type === 'fact/correct' ? { kind, factId: message.factId, value: message.value } : { kind, factId: message.factId };
-      return act(message.requestId, ports, async (taskId) => DONE[kind](await ports.applyStateEvent(taskId, event)));
+      return act(message, ports, async (taskId) => DONE[kind](await ports.applyStateEvent(taskId, event)));
     }
     case 'rebuild':
-      return act(message.requestId, ports, (taskId) => ports.rebuild(taskId));
-    case 'open/record': {
-      const taskId = ports.taskId();
-      if (taskId !== undefined) await ports.openRecord(taskId, message.record);
+      return act(message, ports, (taskId) => ports.rebuild(taskId));
+    case 'open/record':
+      if (message.taskId === ports.taskId()) await ports.openRecord(message.taskId, message.record);
       return undefined;
-    }
-    case 'open/toolCall': {
-      const taskId = ports.taskId();
-      if (taskId !== undefined) await ports.openToolCall(taskId, message.toolCallId);
+    case 'open/toolCall':
+      if (message.taskId === ports.taskId()) await ports.openToolCall(message.taskId, message.toolCallId);
       return undefined;
-    }
     case 'open/file':
       await ports.openFile(message.path);
       return undefined;
   }
 }
 
-/** Runs an action on the shown task; its outcome, or its error, is the `action/result`. */
-async function act(requestId: string, ports: PanelPorts, run: (taskId: string) => Promise<string>): Promise<HostMessage> {
-  const taskId = ports.taskId();
-  if (taskId === undefined) return { type: 'action/result', requestId, ok: false, message: NO_TASK };
+/** Runs an action on the task the message names, if it is the shown one; its outcome, or its error, is the `action/result`. */
+async function act(message: { readonly requestId: string; readonly taskId: string }, ports: PanelPorts, run: (taskId: string) => Promise<string>): Promise<HostMessage> {
+  const { requestId, taskId } = message;
+  const shown = ports.taskId();
+  if (shown === undefined) return { type: 'action/result', requestId, ok: false, message: NO_TASK };
+  if (taskId !== shown) return { type: 'action/result', requestId, ok: false, message: staleTaskMessage(taskId) };
   try {
     return { type: 'action/result', requestId, ok: true, message: await run(taskId) };
   } catch (error) {

@@ -135,19 +135,27 @@ export type HostMessage =
 
 const FactId = z.string().min(1).max(200);
 const RequestId = z.string().min(1).max(64);
+/**
+ * The task the webview showed when the user acted (the id of the `state/full`
+ * it rendered). The host follows the chat, so its shown task can change just
+ * before the webview redraws; an action whose task is not the one last posted
+ * is refused, never applied to another task (fact ids are content hashes: the
+ * same rule has the same id in every task).
+ */
+const TaskId = z.string().min(1).max(200);
 
 export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }).strict(),
-  z.object({ type: z.literal('fact/correct'), requestId: RequestId, factId: FactId, value: z.string().trim().min(1).max(4000) }).strict(),
-  z.object({ type: z.literal('fact/pin'), requestId: RequestId, factId: FactId }).strict(),
-  z.object({ type: z.literal('fact/supersede'), requestId: RequestId, factId: FactId }).strict(),
-  z.object({ type: z.literal('fact/delete'), requestId: RequestId, factId: FactId }).strict(),
-  z.object({ type: z.literal('pending/confirm'), requestId: RequestId, factId: FactId }).strict(),
-  z.object({ type: z.literal('pending/reject'), requestId: RequestId, factId: FactId }).strict(),
-  z.object({ type: z.literal('open/record'), record: z.number().int().min(0).max(100_000_000) }).strict(),
-  z.object({ type: z.literal('open/toolCall'), toolCallId: z.string().min(1).max(500) }).strict(),
+  z.object({ type: z.literal('fact/correct'), requestId: RequestId, taskId: TaskId, factId: FactId, value: z.string().trim().min(1).max(4000) }).strict(),
+  z.object({ type: z.literal('fact/pin'), requestId: RequestId, taskId: TaskId, factId: FactId }).strict(),
+  z.object({ type: z.literal('fact/supersede'), requestId: RequestId, taskId: TaskId, factId: FactId }).strict(),
+  z.object({ type: z.literal('fact/delete'), requestId: RequestId, taskId: TaskId, factId: FactId }).strict(),
+  z.object({ type: z.literal('pending/confirm'), requestId: RequestId, taskId: TaskId, factId: FactId }).strict(),
+  z.object({ type: z.literal('pending/reject'), requestId: RequestId, taskId: TaskId, factId: FactId }).strict(),
+  z.object({ type: z.literal('open/record'), taskId: TaskId, record: z.number().int().min(0).max(100_000_000) }).strict(),
+  z.object({ type: z.literal('open/toolCall'), taskId: TaskId, toolCallId: z.string().min(1).max(500) }).strict(),
   z.object({ type: z.literal('open/file'), path: z.string().min(1).max(4000) }).strict(),
-  z.object({ type: z.literal('rebuild'), requestId: RequestId }).strict(),
+  z.object({ type: z.literal('rebuild'), requestId: RequestId, taskId: TaskId }).strict(),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

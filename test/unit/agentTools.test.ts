@@ -335,6 +335,22 @@ describe('agent tools', function () {
       });
     });
 
+    it('a regular expression runs off the thread with a deadline and matches the head of a very long line; literal search sees it all', async () => {
+      populate(root, { 'min.js': `${'x'.repeat(5000)}needle\n` });
+      const { ctx } = harness(root);
+      assert.match(ok(await runTool('grep', { pattern: 'needle', path: 'min.js' }, ctx)), /min\.js:1:/);
+      assert.doesNotMatch(ok(await runTool('grep', { pattern: 'ne+dle', regex: true, path: 'min.js' }, ctx)), /min\.js:1:/);
+      // A catastrophically backtracking pattern is stopped at its deadline, with a clear error, and the thread stays free.
+      const started = Date.now();
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 100);
+      const outcome = await runTool('grep', { pattern: '(x+x+)+y', regex: true, path: 'min.js' }, ctx);
+      clearInterval(ticker);
+      assert.match(failed(outcome), /took over 5 s on min\.js and was stopped/);
+      assert.ok(Date.now() - started < 9_000);
+      assert.ok(ticks >= 30, `the event loop kept running (${ticks} ticks)`);
+    });
+
     it('literal, case-insensitive by default; case-sensitive on request; skips node_modules, .git and binaries', async () => {
       const { ctx } = harness(root);
       assert.equal(

@@ -11,7 +11,7 @@ import { ExtractiveSummarizer } from '../../src/core/summarizer';
 import { SummaryLineCounter } from '../../src/core/summary';
 import { CharRatioTokenCounter, type TokenCounter } from '../../src/core/tokens';
 import type { RawRecord } from '../../src/core/types';
-import { handleWebviewMessage, NO_TASK, type PanelPorts } from '../../src/panel/router';
+import { handleWebviewMessage, NO_TASK, staleTaskMessage, type PanelPorts } from '../../src/panel/router';
 import { buildPanelState, MemoTokenCounter, splitHead, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
 import { PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
 import { RecordBuilder } from './engineHarness';
@@ -356,7 +356,7 @@ describe('panel router', () => {
   for (const [type, kind] of acts) {
     it(`${type} applies a ${kind} to the shown task and answers with its result`, async () => {
       const ports = new FakePorts();
-      const reply = await handleWebviewMessage({ type, requestId: 'q1', factId: 'constraint-1' }, ports);
+      const reply = await handleWebviewMessage({ type, requestId: 'q1', taskId: 'task-1', factId: 'constraint-1' }, ports);
       assert.deepEqual(ports.calls, [['applyStateEvent', 'task-1', { kind, factId: 'constraint-1' }]]);
       assert.equal(reply?.type, 'action/result');
       const result = reply as Extract<HostMessage, { type: 'action/result' }>;
@@ -367,41 +367,41 @@ describe('panel router', () => {
 
   it('fact/correct carries the corrected wording', async () => {
     const ports = new FakePorts();
-    const reply = await handleWebviewMessage({ type: 'fact/correct', requestId: 'q2', factId: 'constraint-1', value: 'Use two spaces.' }, ports);
+    const reply = await handleWebviewMessage({ type: 'fact/correct', requestId: 'q2', taskId: 'task-1', factId: 'constraint-1', value: 'Use two spaces.' }, ports);
     assert.deepEqual(ports.calls, [['applyStateEvent', 'task-1', { kind: 'correct', factId: 'constraint-1', value: 'Use two spaces.' }]]);
     assert.deepEqual(reply, { type: 'action/result', requestId: 'q2', ok: true, message: 'Corrected: the context now carries version 2.' });
   });
 
   it('an error of the act is an unsuccessful result with its message', async () => {
     const ports = new FakePorts('task-1', new Error('fact constraint-1 is not pending'));
-    const reply = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q3', factId: 'constraint-1' }, ports);
+    const reply = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q3', taskId: 'task-1', factId: 'constraint-1' }, ports);
     assert.deepEqual(reply, { type: 'action/result', requestId: 'q3', ok: false, message: 'fact constraint-1 is not pending' });
     assert.deepEqual(ports.rejected, []);
   });
 
   it('without a task, an act is refused with "no task" and nothing is applied', async () => {
     const ports = new FakePorts(null);
-    for (const message of [{ type: 'fact/pin', requestId: 'q4', factId: 'f' }, { type: 'rebuild', requestId: 'q5' }]) {
+    for (const message of [{ type: 'fact/pin', requestId: 'q4', taskId: 'task-1', factId: 'f' }, { type: 'rebuild', requestId: 'q5', taskId: 'task-1' }]) {
       const reply = await handleWebviewMessage(message, ports);
       assert.deepEqual(reply, { type: 'action/result', requestId: message.requestId, ok: false, message: NO_TASK });
     }
-    assert.equal(await handleWebviewMessage({ type: 'open/record', record: 3 }, ports), undefined);
-    assert.equal(await handleWebviewMessage({ type: 'open/toolCall', toolCallId: 'c1' }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'open/record', taskId: 'task-1', record: 3 }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'open/toolCall', taskId: 'task-1', toolCallId: 'c1' }, ports), undefined);
     assert.deepEqual(ports.calls, []);
   });
 
   it('rebuild derives the shown task again and answers with the outcome, or the error', async () => {
     const ports = new FakePorts();
-    assert.deepEqual(await handleWebviewMessage({ type: 'rebuild', requestId: 'q6' }, ports), { type: 'action/result', requestId: 'q6', ok: true, message: 'rebuilt' });
+    assert.deepEqual(await handleWebviewMessage({ type: 'rebuild', requestId: 'q6', taskId: 'task-1' }, ports), { type: 'action/result', requestId: 'q6', ok: true, message: 'rebuilt' });
     assert.deepEqual(ports.calls, [['rebuild', 'task-1']]);
     const failing = new FakePorts('task-1', new Error('The task is running a turn.'));
-    assert.deepEqual(await handleWebviewMessage({ type: 'rebuild', requestId: 'q7' }, failing), { type: 'action/result', requestId: 'q7', ok: false, message: 'The task is running a turn.' });
+    assert.deepEqual(await handleWebviewMessage({ type: 'rebuild', requestId: 'q7', taskId: 'task-1' }, failing), { type: 'action/result', requestId: 'q7', ok: false, message: 'The task is running a turn.' });
   });
 
   it('opens a record, a tool call and a file through their ports, with no reply', async () => {
     const ports = new FakePorts();
-    assert.equal(await handleWebviewMessage({ type: 'open/record', record: 12 }, ports), undefined);
-    assert.equal(await handleWebviewMessage({ type: 'open/toolCall', toolCallId: 'toolu_01' }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'open/record', taskId: 'task-1', record: 12 }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'open/toolCall', taskId: 'task-1', toolCallId: 'toolu_01' }, ports), undefined);
     assert.equal(await handleWebviewMessage({ type: 'open/file', path: 'src/api.ts' }, ports), undefined);
     assert.deepEqual(ports.calls, [
       ['openRecord', 'task-1', 12],
@@ -410,21 +410,56 @@ describe('panel router', () => {
     ]);
   });
 
+  it('a message from a view that showed another task changes nothing: an act is refused, an open dropped', async () => {
+    // The host moved to task-2 (the chat's new task) before the webview redrew; the user acted on task-1's fact.
+    const ports = new FakePorts('task-2');
+    const acts = [
+      { type: 'fact/correct', requestId: 'q10', taskId: 'task-1', factId: 'constraint-1', value: 'Use two spaces.' },
+      { type: 'fact/pin', requestId: 'q11', taskId: 'task-1', factId: 'constraint-1' },
+      { type: 'fact/supersede', requestId: 'q12', taskId: 'task-1', factId: 'constraint-1' },
+      { type: 'fact/delete', requestId: 'q13', taskId: 'task-1', factId: 'constraint-1' },
+      { type: 'pending/confirm', requestId: 'q14', taskId: 'task-1', factId: 'constraint-1' },
+      { type: 'pending/reject', requestId: 'q15', taskId: 'task-1', factId: 'constraint-1' },
+      { type: 'rebuild', requestId: 'q16', taskId: 'task-1' },
+    ];
+    for (const message of acts) {
+      const reply = await handleWebviewMessage(message, ports);
+      assert.deepEqual(reply, { type: 'action/result', requestId: message.requestId, ok: false, message: staleTaskMessage('task-1') });
+    }
+    assert.match(staleTaskMessage('task-1'), /^The panel was showing task task-1; nothing was changed\. Try again\.$/);
+    assert.equal(await handleWebviewMessage({ type: 'open/record', taskId: 'task-1', record: 3 }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'open/toolCall', taskId: 'task-1', toolCallId: 'c1' }, ports), undefined);
+    assert.deepEqual([ports.calls, ports.rejected], [[], []], 'no port called, nothing rejected');
+    // The same fact id on the task shown is applied to that task.
+    await handleWebviewMessage({ type: 'fact/delete', requestId: 'q17', taskId: 'task-2', factId: 'constraint-1' }, ports);
+    assert.deepEqual(ports.calls, [['applyStateEvent', 'task-2', { kind: 'delete', factId: 'constraint-1' }]]);
+  });
+
   const invalid: [string, unknown][] = [
     ['an unknown type', { type: 'fact/edit', requestId: 'q', factId: 'f' }],
     ['no type', { requestId: 'q', factId: 'f' }],
-    ['a missing field', { type: 'fact/pin', requestId: 'q' }],
-    ['a missing wording', { type: 'fact/correct', requestId: 'q', factId: 'f' }],
-    ['an extra field', { type: 'fact/pin', requestId: 'q', factId: 'f', taskId: 'other-task' }],
+    ['a missing field', { type: 'fact/pin', requestId: 'q', taskId: 't' }],
+    ['a missing wording', { type: 'fact/correct', requestId: 'q', taskId: 't', factId: 'f' }],
+    ['an extra field', { type: 'fact/pin', requestId: 'q', taskId: 't', factId: 'f', scope: 'global' }],
+    ['an act without its task', { type: 'fact/pin', requestId: 'q', factId: 'f' }],
+    ['a correction without its task', { type: 'fact/correct', requestId: 'q', factId: 'f', value: 'v' }],
+    ['a rebuild without its task', { type: 'rebuild', requestId: 'q' }],
+    ['an open record without its task', { type: 'open/record', record: 3 }],
+    ['an open tool call without its task', { type: 'open/toolCall', toolCallId: 'c1' }],
+    ['an empty task id', { type: 'fact/delete', requestId: 'q', taskId: '', factId: 'f' }],
+    ['an oversized task id', { type: 'fact/delete', requestId: 'q', taskId: 't'.repeat(201), factId: 'f' }],
+    ['a task id as a number', { type: 'rebuild', requestId: 'q', taskId: 1 }],
+    ['a task id on ready', { type: 'ready', taskId: 't' }],
+    ['a task id on open/file', { type: 'open/file', path: 'src/api.ts', taskId: 't' }],
     ['an extra field on ready', { type: 'ready', state: {} }],
-    ['an oversized wording', { type: 'fact/correct', requestId: 'q', factId: 'f', value: 'x'.repeat(4001) }],
-    ['a blank wording', { type: 'fact/correct', requestId: 'q', factId: 'f', value: '   ' }],
-    ['an oversized fact id', { type: 'fact/delete', requestId: 'q', factId: 'f'.repeat(201) }],
-    ['an oversized request id', { type: 'rebuild', requestId: 'q'.repeat(65) }],
+    ['an oversized wording', { type: 'fact/correct', requestId: 'q', taskId: 't', factId: 'f', value: 'x'.repeat(4001) }],
+    ['a blank wording', { type: 'fact/correct', requestId: 'q', taskId: 't', factId: 'f', value: '   ' }],
+    ['an oversized fact id', { type: 'fact/delete', requestId: 'q', taskId: 't', factId: 'f'.repeat(201) }],
+    ['an oversized request id', { type: 'rebuild', requestId: 'q'.repeat(65), taskId: 't' }],
     ['an oversized path', { type: 'open/file', path: 'p'.repeat(4001) }],
-    ['a negative record', { type: 'open/record', record: -1 }],
-    ['a fractional record', { type: 'open/record', record: 1.5 }],
-    ['a record as a string', { type: 'open/record', record: '3' }],
+    ['a negative record', { type: 'open/record', taskId: 't', record: -1 }],
+    ['a fractional record', { type: 'open/record', taskId: 't', record: 1.5 }],
+    ['a record as a string', { type: 'open/record', taskId: 't', record: '3' }],
     ['a string', 'ready'],
     ['null', null],
     ['undefined', undefined],
@@ -455,9 +490,9 @@ describe('panel router', () => {
       reject: () => assert.fail('nothing is rejected'),
     };
     const pending = session.state.pending()[0]!;
-    const confirmed = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q8', factId: pending.id }, ports);
+    const confirmed = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q8', taskId: driven.task.id, factId: pending.id }, ports);
     assert.equal((confirmed as { ok: boolean }).ok, true);
-    const again = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q9', factId: pending.id }, ports);
+    const again = await handleWebviewMessage({ type: 'pending/confirm', requestId: 'q9', taskId: driven.task.id, factId: pending.id }, ports);
     assert.deepEqual(again, { type: 'action/result', requestId: 'q9', ok: false, message: `fact ${pending.id} is not pending` });
     const fact = snapshot(driven).facts.find((f) => f.id === pending.id)!;
     assert.deepEqual([fact.status, fact.writer, fact.version, fact.history.map((h) => h.status)], ['active', 'user', 2, ['pending']]);

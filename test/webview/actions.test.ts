@@ -4,6 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
+import { parseWebviewMessage, type WebviewMessage } from '../../src/protocol/messages';
 import { buildPanelState, TEXT } from './fixture';
 import { closePanel, launchBrowser, openPanel, type PanelPage } from './harness';
 
@@ -35,7 +36,7 @@ describe('webview: actions post the protocol messages', function () {
     await panel.page.keyboard.press('ControlOrMeta+A');
     await panel.page.keyboard.type('  Never change the public signature of handleRequest or its error type.  ');
     await panel.page.keyboard.press('Enter');
-    assert.deepEqual(await panel.posted(), [{ type: 'fact/correct', requestId: 'r1', factId: TEXT.constraintId, value: 'Never change the public signature of handleRequest or its error type.' }]);
+    assert.deepEqual(await panel.posted(), [{ type: 'fact/correct', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.constraintId, value: 'Never change the public signature of handleRequest or its error type.' }]);
     // Waiting for the result: the editor stays, read-only.
     assert.equal(await editor.getAttribute('readonly'), '');
     await panel.send({ type: 'action/result', requestId: 'r1', ok: true, message: 'Corrected the constraint.' });
@@ -58,7 +59,7 @@ describe('webview: actions post the protocol messages', function () {
     await panel.page.keyboard.press('Shift+Enter');
     await panel.page.keyboard.type('for fake timers only.');
     await panel.page.keyboard.press('Control+Enter');
-    assert.deepEqual(await panel.posted(), [{ type: 'fact/correct', requestId: 'r1', factId: TEXT.permissionId, value: 'You may add a dev dependency\nfor fake timers only.' }]);
+    assert.deepEqual(await panel.posted(), [{ type: 'fact/correct', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.permissionId, value: 'You may add a dev dependency\nfor fake timers only.' }]);
   });
 
   it('a failed correction keeps the editor open with the draft and the reason', async () => {
@@ -66,7 +67,7 @@ describe('webview: actions post the protocol messages', function () {
     await fact.getByRole('button', { name: 'Correct' }).click();
     await fact.locator('textarea').fill('Keep handleRequest stable.');
     await fact.getByRole('button', { name: 'Save' }).click();
-    assert.deepEqual(await panel.lastPosted(), { type: 'fact/correct', requestId: 'r1', factId: TEXT.constraintId, value: 'Keep handleRequest stable.' });
+    assert.deepEqual(await panel.lastPosted(), { type: 'fact/correct', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.constraintId, value: 'Keep handleRequest stable.' });
     await panel.send({ type: 'action/result', requestId: 'r1', ok: false, message: 'The session store is read-only (another window holds the lock).' });
     const editor = fact.locator('textarea');
     assert.equal(await editor.inputValue(), 'Keep handleRequest stable.');
@@ -76,7 +77,7 @@ describe('webview: actions post the protocol messages', function () {
     assert.equal(await editor.evaluate((el) => el === (globalThis as any).document.activeElement), true, 'focus back in the editor');
     // It can be saved again with a new request id.
     await panel.page.keyboard.press('Enter');
-    assert.deepEqual(await panel.lastPosted(), { type: 'fact/correct', requestId: 'r2', factId: TEXT.constraintId, value: 'Keep handleRequest stable.' });
+    assert.deepEqual(await panel.lastPosted(), { type: 'fact/correct', requestId: 'r2', taskId: TEXT.taskId, factId: TEXT.constraintId, value: 'Keep handleRequest stable.' });
   });
 
   it('Pin, Supersede, Delete post fact/pin, fact/supersede, fact/delete with fresh request ids', async () => {
@@ -84,9 +85,9 @@ describe('webview: actions post the protocol messages', function () {
     await panel.fact(TEXT.decisionId).getByRole('button', { name: 'Supersede' }).click();
     await panel.fact(TEXT.openIssueId).getByRole('button', { name: 'Delete' }).click();
     assert.deepEqual(await panel.posted(), [
-      { type: 'fact/pin', requestId: 'r1', factId: TEXT.constraintId },
-      { type: 'fact/supersede', requestId: 'r2', factId: TEXT.decisionId },
-      { type: 'fact/delete', requestId: 'r3', factId: TEXT.openIssueId },
+      { type: 'fact/pin', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.constraintId },
+      { type: 'fact/supersede', requestId: 'r2', taskId: TEXT.taskId, factId: TEXT.decisionId },
+      { type: 'fact/delete', requestId: 'r3', taskId: TEXT.taskId, factId: TEXT.openIssueId },
     ]);
     // While an action is in flight, the fact's buttons do nothing.
     assert.equal(await panel.fact(TEXT.constraintId).getAttribute('aria-busy'), 'true');
@@ -100,8 +101,8 @@ describe('webview: actions post the protocol messages', function () {
     await panel.fact(TEXT.pendingToolId).getByRole('button', { name: 'Confirm' }).click();
     await panel.fact(TEXT.pendingModelId).getByRole('button', { name: 'Reject' }).click();
     assert.deepEqual(await panel.posted(), [
-      { type: 'pending/confirm', requestId: 'r1', factId: TEXT.pendingToolId },
-      { type: 'pending/reject', requestId: 'r2', factId: TEXT.pendingModelId },
+      { type: 'pending/confirm', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.pendingToolId },
+      { type: 'pending/reject', requestId: 'r2', taskId: TEXT.taskId, factId: TEXT.pendingModelId },
     ]);
   });
 
@@ -113,11 +114,11 @@ describe('webview: actions post the protocol messages', function () {
     await page.getByRole('button', { name: `Open ${TEXT.artifact}` }).click();
     await page.getByRole('button', { name: 'Rebuild from raw record' }).click();
     assert.deepEqual(await panel.posted(), [
-      { type: 'open/toolCall', toolCallId: TEXT.evidenceToolCall },
-      { type: 'open/record', record: 140 },
-      { type: 'open/record', record: 88 },
+      { type: 'open/toolCall', taskId: TEXT.taskId, toolCallId: TEXT.evidenceToolCall },
+      { type: 'open/record', taskId: TEXT.taskId, record: 140 },
+      { type: 'open/record', taskId: TEXT.taskId, record: 88 },
       { type: 'open/file', path: TEXT.artifact },
-      { type: 'rebuild', requestId: 'r1' },
+      { type: 'rebuild', requestId: 'r1', taskId: TEXT.taskId },
     ]);
     // Rebuilding: the button says so and a second click sends nothing until the result.
     const rebuild = page.locator('button.rebuild');
@@ -128,6 +129,49 @@ describe('webview: actions post the protocol messages', function () {
     await panel.send({ type: 'action/result', requestId: 'r1', ok: true, message: 'Rebuilt from 269 records: 3 lines drifted.' });
     assert.equal(await rebuild.getAttribute('aria-disabled'), null);
     assert.equal(await panel.text('.action-status[role="status"]'), 'Rebuilt from 269 records: 3 lines drifted.');
+  });
+
+  it('every message that acts on a task names the task rendered; after another task\'s state/full, the new one', async () => {
+    const page = panel.page;
+    const taskOf = (messages: WebviewMessage[]) => messages.map((m) => [m.type, 'taskId' in m ? m.taskId : null]);
+    await panel.fact(TEXT.constraintId).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Rebuild from raw record' }).click();
+    await page.getByRole('button', { name: `View tool call ${TEXT.evidenceToolCall}` }).click();
+    await panel.fact(TEXT.pinnedConstraintId).getByRole('button', { name: 'Open record 140' }).click();
+    await page.getByRole('button', { name: `Open ${TEXT.artifact}` }).click();
+    assert.deepEqual(taskOf(await panel.posted()), [
+      ['fact/delete', TEXT.taskId],
+      ['rebuild', TEXT.taskId],
+      ['open/toolCall', TEXT.taskId],
+      ['open/record', TEXT.taskId],
+      ['open/file', null],
+    ]);
+    await panel.send({ type: 'action/result', requestId: 'r1', ok: true, message: 'Deleted.' });
+    await panel.send({ type: 'action/result', requestId: 'r2', ok: true, message: 'Rebuilt.' });
+
+    // The chat moved to another task; it holds the same rules (fact ids are content hashes: the same ids).
+    const other = 'task-2026-11-30-limits-docs';
+    await panel.sendState(buildPanelState({ task: { id: other, title: 'Document the per-route limits', records: 12, running: true } }));
+    await panel.clearPosted();
+    await panel.fact(TEXT.constraintId).getByRole('button', { name: 'Delete' }).click();
+    await panel.fact(TEXT.permissionId).getByRole('button', { name: 'Correct' }).click();
+    await panel.fact(TEXT.permissionId).locator('textarea').fill('You may add a dev dependency for the docs build.');
+    await page.keyboard.press('Enter');
+    await panel.fact(TEXT.pendingToolId).getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: 'Rebuild from raw record' }).click();
+    await page.getByRole('button', { name: `View tool call ${TEXT.evidenceToolCall}` }).click();
+    await panel.fact(TEXT.pinnedConstraintId).getByRole('button', { name: 'Open record 140' }).click();
+    const posted = await panel.posted();
+    assert.deepEqual(taskOf(posted), [
+      ['fact/delete', other],
+      ['fact/correct', other],
+      ['pending/confirm', other],
+      ['rebuild', other],
+      ['open/toolCall', other],
+      ['open/record', other],
+    ]);
+    // Each is a message the host accepts.
+    for (const message of posted) assert.equal(parseWebviewMessage(message).ok, true, JSON.stringify(message));
   });
 
   it('a failed fact action shows its reason on the fact until the next action', async () => {

@@ -58,7 +58,7 @@ describe('webview: keyboard and accessibility', function () {
     await panel.clearPosted();
     await panel.page.locator(`[data-focus="fact:${TEXT.constraintId}:pin"]`).focus();
     await panel.page.keyboard.press('Enter');
-    assert.deepEqual(await panel.posted(), [{ type: 'fact/pin', requestId: 'r1', factId: TEXT.constraintId }]);
+    assert.deepEqual(await panel.posted(), [{ type: 'fact/pin', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.constraintId }]);
   });
 
   it('Escape cancels an open correction: nothing is posted, the value is unchanged, focus returns to Correct', async () => {
@@ -92,7 +92,7 @@ describe('webview: keyboard and accessibility', function () {
     await panel.sendState(state);
     await panel.page.locator(`[data-focus="fact:${TEXT.constraintId}:supersede"]`).focus();
     await panel.page.keyboard.press('Enter');
-    assert.deepEqual(await panel.lastPosted(), { type: 'fact/supersede', requestId: 'r1', factId: TEXT.constraintId });
+    assert.deepEqual(await panel.lastPosted(), { type: 'fact/supersede', requestId: 'r1', taskId: TEXT.taskId, factId: TEXT.constraintId });
     await panel.send({ type: 'state/patch', patch: { facts: state.facts.map((f) => (f.id === TEXT.constraintId ? { ...f, status: 'superseded' as const, version: 2 } : f)) } });
     await panel.send({ type: 'action/result', requestId: 'r1', ok: true, message: 'Superseded.' });
     assert.equal(await focused(panel), `fact:${TEXT.pinnedConstraintId}:supersede`);
