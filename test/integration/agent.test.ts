@@ -206,5 +206,29 @@ describe('@keeper in the chat view', function () {
     const store = await api.sessions.store();
     assert.ok(!store.sessions().some((s) => s.id === id));
   });
+
+  it('Run Probes asks the probes of the picked model with the full history and with the projected context, and reports Δtask', async () => {
+    const transcript = vscode.Uri.file(path.join(root(), 'probe-session.jsonl'));
+    const lines = [
+      { role: 'user', content: 'Set up the service. Use port 8443 for the API, never port 80.' },
+      { role: 'assistant', content: 'Noted: port 8443.' },
+    ];
+    writeFileSync(transcript.fsPath, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(
+      path.join(root(), 'probe-session.probes.json'),
+      JSON.stringify({ session: 'probe-session.jsonl', records: 2, artifacts: { modified: [], read: [] }, probes: [{ id: 'p1', kind: 'constraint', record: 0, question: 'Which port does the API use?', all: ['8443'] }] }),
+    );
+    // One answer per context: the full history first, then the projected one.
+    fake.script([{ model: FAKE_LARGE, text: 'Port 8443.' }, { model: FAKE_LARGE, text: 'I am not sure.' }]);
+    const report = await vscode.commands.executeCommand<{ fullAccuracy: number; compactedAccuracy: number; deltaTask: number }>('contextKeeper.runProbes', transcript, undefined, FAKE_LARGE);
+    assert.ok(report);
+    assert.equal(report.fullAccuracy, 100);
+    assert.equal(report.compactedAccuracy, 0);
+    assert.equal(report.deltaTask, -100);
+    const asked = fake.requests();
+    assert.equal(asked.length, 2);
+    assert.ok(asked.every((r) => r.messages.at(-1)!.content.endsWith('Which port does the API use?')));
+    await waitFor('the Δtask report', () => (vscode.window.activeTextEditor?.document.getText() ?? '').includes('Δtask') || undefined);
+  });
 });
 

@@ -29,6 +29,12 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
   check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the confirmed edit is applied to the file');
+  // The status-bar gauge shows the last context against the 8k window of Fake Small.
+  const gauge = await waitUntil(async () => {
+    const texts = await page.locator('.statusbar-item').allInnerTexts();
+    return texts.find((t) => /\/8\.0k$/.test(t.trim()));
+  }, { timeout: 10000, what: 'the budget gauge in the status bar' }).catch(() => undefined);
+  check(gauge !== undefined, `the status bar shows the budget gauge (${gauge ?? 'none'})`);
   const firstRequests = fakeModel.requests();
   check(firstRequests.length === 3 && firstRequests.every((r) => r.tools.includes('edit_file')), `@keeper called the model 3 times with its tools (${firstRequests.length})`);
 
