@@ -206,6 +206,20 @@ describe('@keeper agent loop (scripted model)', function () {
     assert.equal(task.records.at(-1)!.content, 'Thinking abo');
   });
 
+  it('Stop while the model counts the request still closes every recorded call with a result', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't8', 'count', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const controller = new AbortController();
+    const model = new ScriptedModel([{ calls: [{ name: 'read_file', input: { path: 'src/math.js' } }] }]);
+    model.countTokens = () => {
+      controller.abort();
+      return new Promise<number>(() => undefined);
+    };
+    await assert.rejects(runTurn(task, 'Read', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3 }, controller.signal), (e: unknown) => e instanceof Error && e.name === 'AbortError');
+    assert.deepEqual(task.records.map((r) => `${r.role}${r.toolCallId ? `:${r.toolCallId}` : ''}`), ['user', 'assistant:c0-0', 'tool:c0-0']);
+    assert.match(task.records[2]!.toolOutput!, /cancelled/);
+  });
+
   it('a tool input that fails validation goes back to the model as an error result, and the turn goes on', async () => {
     const root = workspace();
     const task = TaskSession.open(undefined, 't5', 'bad', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
@@ -275,6 +289,16 @@ describe('model-backed floor summaries', () => {
       assert.deepEqual(await s.fold(input), base);
       assert.equal(reasons.length, 1);
     }
+  });
+
+  it('a stopped turn stops waiting for the model summary and keeps the deterministic one', async () => {
+    const base = await new ExtractiveSummarizer(lines).fold(input);
+    const controller = new AbortController();
+    const s = new ModelSummarizer({ complete: () => new Promise<string>(() => undefined), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 60_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    const started = Date.now();
+    assert.deepEqual(await s.fold(input), base);
+    assert.ok(Date.now() - started < 5_000, 'did not wait for the 60 s timeout');
   });
 
   it('validates the shape of the model answer', () => {
