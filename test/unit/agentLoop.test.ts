@@ -241,6 +241,20 @@ describe('@keeper agent loop (scripted model)', function () {
     assert.match(task.records.find((r) => r.role === 'tool')!.toolOutput!, /declined/);
   });
 
+  it('a task kept in memory (no writable store) is derived again from its own records, user acts included', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't9', 'memory', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    await runTurn(task, 'Port it. Always use tabs.', new ScriptedModel([{ text: 'ok' }]), tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 2 }, new AbortController().signal);
+    const tabs = task.session.state.facts().find((f) => /tabs/.test(f.value))!;
+    task.session.applyStateEvent({ kind: 'correct', factId: tabs.id, value: 'Always use two spaces.', record: task.nextIndex });
+    const again = task.rederive({ window: 8_000, reserve: 1_000 }, counter);
+    assert.equal(again.durable, false);
+    assert.equal(again.records.length, task.records.length);
+    again.session.preflight();
+    assert.equal(again.session.state.get(tabs.id)!.value, 'Always use two spaces.');
+    assert.equal(again.nextIndex, task.nextIndex);
+  });
+
   it('stops at the step limit and says so', async () => {
     const root = workspace();
     const task = TaskSession.open(undefined, 't7', 'loop', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
