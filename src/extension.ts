@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { confirmInEditor } from './agent/confirm';
-import { callUri, DOC_SCHEME, EvidenceDocuments } from './agent/documents';
+import { callUri, DOC_SCHEME, EvidenceDocuments, parseDocUri, recordUri } from './agent/documents';
 import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { runProbesCommand } from './agent/probeCommand';
 import type { TaskSession } from './agent/taskSession';
@@ -26,6 +26,7 @@ export const CommandIds = {
   importSession: 'contextKeeper.importSession',
   showContext: 'contextKeeper.showContext',
   runProbes: 'contextKeeper.runProbes',
+  revealSecrets: 'contextKeeper.revealSecrets',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -58,6 +59,7 @@ const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.importSession]: importSessionCommand,
   [CommandIds.showContext]: showContextCommand,
   [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents),
+  [CommandIds.revealSecrets]: revealSecretsCommand,
 };
 
 /** What `activate` returns: the services integration tests drive (no other caller relies on it). */
@@ -230,6 +232,28 @@ function openPanelCommand(ctx: Ctx): CommandHandler {
   return async (arg?: unknown) => {
     const id = typeof arg === 'string' && arg !== '' ? arg : (ctx.agent.activeTaskId ?? (await pickTask(ctx, undefined, 'Show a task in the Task Context panel')));
     await ctx.panel.showTask(id);
+  };
+}
+
+/**
+ * The explicit reveal: the active record or tool-call document opened again
+ * with the raw record's original text, secrets included, after the user says so.
+ */
+function revealSecretsCommand(): CommandHandler {
+  return async (arg?: unknown, confirmed?: unknown) => {
+    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+    const address = uri ? parseDocUri(uri) : undefined;
+    if (!uri || !address) {
+      void vscode.window.showInformationMessage('Context Keeper: open a record or tool call (from the Task Context panel or View a Tool Call) first.');
+      return undefined;
+    }
+    if (confirmed !== true) {
+      const choice = await vscode.window.showWarningMessage('Show secrets and personal data?', { modal: true, detail: 'The document will show the raw record, including the keys, tokens, passwords and e-mail addresses that are hidden everywhere else.' }, 'Reveal');
+      if (choice !== 'Reveal') return undefined;
+    }
+    const revealed = address.kind === 'call' ? callUri(address.taskId, address.key, true) : recordUri(address.taskId, Number(address.key), true);
+    await showDocument(revealed);
+    return revealed;
   };
 }
 

@@ -8,28 +8,41 @@
  *   context-keeper-doc:/task/<taskId>/call/<toolCallId>.txt
  *   context-keeper-doc:/task/<taskId>/record/<n>.txt
  *   context-keeper-doc:/<anything else>   (content set by the extension)
+ *
+ * Records and tool calls are shown with secrets and personal data redacted, as
+ * everywhere else; the query `reveal=1` (only set by the Reveal command, after
+ * the user confirms) shows the raw record's original text.
  */
 import * as vscode from 'vscode';
+import { redact } from '../core/redact';
 import type { TaskSession } from './taskSession';
 
 export const DOC_SCHEME = 'context-keeper-doc';
 
-export function callUri(taskId: string, toolCallId: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/call/${encodeURIComponent(toolCallId)}.txt` });
+export function callUri(taskId: string, toolCallId: string, reveal = false): vscode.Uri {
+  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/call/${encodeURIComponent(toolCallId)}.txt`, ...(reveal ? { query: 'reveal=1' } : {}) });
 }
 
-export function recordUri(taskId: string, index: number): vscode.Uri {
-  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/record/${index}.txt` });
+export function recordUri(taskId: string, index: number, reveal = false): vscode.Uri {
+  return vscode.Uri.from({ scheme: DOC_SCHEME, path: `/task/${encodeURIComponent(taskId)}/record/${index}.txt`, ...(reveal ? { query: 'reveal=1' } : {}) });
 }
 
-export function parseDocUri(uri: vscode.Uri): { taskId: string; kind: 'call' | 'record'; key: string } | undefined {
+export function parseDocUri(uri: vscode.Uri): { taskId: string; kind: 'call' | 'record'; key: string; reveal: boolean } | undefined {
   const m = /^\/task\/([^/]+)\/(call|record)\/([^/]+)\.txt$/.exec(uri.path);
   if (!m) return undefined;
   try {
-    return { taskId: decodeURIComponent(m[1]!), kind: m[2] as 'call' | 'record', key: decodeURIComponent(m[3]!) };
+    return { taskId: decodeURIComponent(m[1]!), kind: m[2] as 'call' | 'record', key: decodeURIComponent(m[3]!), reveal: uri.query === 'reveal=1' };
   } catch {
     return undefined;
   }
+}
+
+/** The text as shown: redacted unless revealed, with a first line saying what was hidden and how to see it. */
+export function guarded(text: string, reveal: boolean): string {
+  if (reveal) return `⚠ Revealed: this document shows secrets and personal data from the raw record.\n\n${text}`;
+  const { text: clean, redactions } = redact(text);
+  if (redactions.length === 0) return text;
+  return `${redactions.length} secret(s) or personal data hidden. To see the original: "Context Keeper: Reveal Secrets in This Document".\n\n${clean}`;
 }
 
 /** The text of a tool call as the view_tool_call command shows it. */
@@ -85,7 +98,7 @@ export class EvidenceDocuments implements vscode.TextDocumentContentProvider, vs
     const task = await this.inspect(address.taskId);
     if (!task) return `Context Keeper: task ${address.taskId} is not in this workspace's session store (deleted?).`;
     const text = address.kind === 'call' ? renderCallDocument(task, address.key) : renderRecordDocument(task, Number(address.key));
-    return text ?? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.`;
+    return text === undefined ? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.` : guarded(text, address.reveal);
   }
 
   dispose(): void {

@@ -230,5 +230,22 @@ describe('@keeper in the chat view', function () {
     assert.ok(asked.every((r) => r.messages.at(-1)!.content.endsWith('Which port does the API use?')));
     await waitFor('the Δtask report', () => (vscode.window.activeTextEditor?.document.getText() ?? '').includes('Δtask') || undefined);
   });
+
+  it('records and tool calls open with secrets hidden; the explicit reveal shows the original', async () => {
+    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
+    writeFileSync(path.join(root(), '.env'), `GITHUB_TOKEN=${token}\n`);
+    const end = await ask('Check the env file.', [{ toolCalls: [{ callId: 'env-read', name: 'read_file', input: { path: '.env' } }] }, { text: 'It holds a token.' }]);
+    assert.equal(end.outcome, 'answer', end.error);
+    const sent = fake.requests()[1]!.messages.map((m) => m.content).join('\n');
+    assert.ok(!sent.includes(token), 'the model never sees the token');
+    const editorText = (): string => vscode.window.activeTextEditor?.document.getText() ?? '';
+    await vscode.commands.executeCommand('contextKeeper.viewToolCall', end.taskId, 'env-read');
+    await waitFor('the tool call document', () => editorText().includes('--- output ---') || undefined);
+    assert.ok(!editorText().includes(token));
+    assert.match(editorText(), /hidden\. To see the original/);
+    await vscode.commands.executeCommand('contextKeeper.revealSecrets', vscode.window.activeTextEditor!.document.uri, true);
+    await waitFor('the revealed document', () => editorText().includes(token) || undefined);
+    assert.match(editorText(), /^⚠ Revealed/);
+  });
 });
 
