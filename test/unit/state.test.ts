@@ -389,3 +389,16 @@ describe('branches', () => {
     assert.equal(third.state.get(tabs.id)!.value, 'Tabs, always.');
   });
 });
+
+describe('facts from tool results', () => {
+  it('a fact written from a tool result holds no secret, whether or not its text had one', () => {
+    const key = 'sk-' + 'proj-' + 'Z9w'.repeat(12);
+    const b = new RecordBuilder().user('Publish the package.');
+    b.step('', [{ name: 'Bash', input: { command: `npm publish --token ${key}` }, output: 'published\nExit code: 0' }]);
+    b.step('', [{ name: 'Bash', input: { command: 'npm run build' }, output: 'built\nExit code: 0' }]);
+    const effects = stateOf(b).facts().filter((f) => f.type === 'completed_effect').map((f) => f.value);
+    assert.equal(effects.length, 2, JSON.stringify(effects));
+    assert.ok(!effects[0]!.includes(key) && effects[0]!.includes('[REDACTED'), effects[0]);
+    assert.match(effects[1]!, /^`npm run build` exited 0 \(call_\d+\)$/);
+  });
+});
