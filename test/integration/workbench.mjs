@@ -81,6 +81,21 @@ export function modelPicker(page) {
  * listed under "Fake (tests)"); resolves to true when the picker shows it.
  */
 export async function pickModel(page, name, vendorLabel = 'Fake (tests)') {
+  // The picker's list is rebuilt while models resolve; a pick that did not stick is tried again.
+  let lastError;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      if (await pickModelOnce(page, name, vendorLabel)) return true;
+    } catch (error) {
+      lastError = error;
+    }
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await page.waitForTimeout(1000);
+  }
+  throw lastError ?? new Error(`the model picker does not show ${name} (it shows ${(await modelPicker(page).innerText().catch(() => '?')).trim()})`);
+}
+
+async function pickModelOnce(page, name, vendorLabel) {
   const picker = modelPicker(page);
   // The picker shows "Models" until a vendor's models are resolved.
   await waitUntil(async () => /^Fake (Large|Small)$/.test((await picker.innerText()).trim()), { what: 'the model picker to show a fake model' });
