@@ -678,6 +678,20 @@ function toCode(s: string | undefined): number | undefined {
 const GENERIC_EXIT_RE =
   /\b(?:exit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)|exit\s*code|return\s*code|returncode)\s*[:=]?\s*(-?\d+)(?![\w.])/i;
 
+// Structured exit-code markers, each with a literal that every match contains (undefined for the
+// case-insensitive execa marker, which always runs).
+const HEAD_MARKERS: ReadonlyArray<readonly [string | undefined, RegExp]> = [
+  ['</exit_code>', /<exit_code>\s*(-?\d+)\s*<\/exit_code>/],
+  ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
+  ['"exitCode"', /"exitCode"\s*:\s*(-?\d+)/],
+  [undefined, /Command failed with exit code (-?\d+)/i],
+];
+const TAIL_MARKERS: ReadonlyArray<readonly [string, RegExp]> = [
+  [':PROCESS-DONE', /PROCESS-DONE:(-?\d+):PROCESS-DONE/],
+  ['</exit_code>', /<exit_code>\s*(-?\d+)\s*<\/exit_code>/],
+  ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
+];
+
 function findExitCode(output: string): ExitMatch | undefined {
   const headLen = Math.min(output.length, MARKER_WINDOW);
   const head = output.slice(0, headLen);
@@ -690,23 +704,17 @@ function findExitCode(output: string): ExitMatch | undefined {
   let r = at(/^\s*Exit code:?\s*(-?\d+)(?![\w.])/i.exec(head), 0);
   if (r) return r;
   // 2. Structured markers near the top: Claude Code BashOutput/TaskOutput, mini-swe-agent, Copilot, execa.
-  for (const re of [
-    /<exit_code>\s*(-?\d+)\s*<\/exit_code>/,
-    /<returncode>\s*(-?\d+)\s*<\/returncode>/,
-    /"exitCode"\s*:\s*(-?\d+)/,
-    /Command failed with exit code (-?\d+)/i,
-  ]) {
+  // A literal each marker needs, checked natively before its regex runs (same results, fewer scans).
+  for (const [lit, re] of HEAD_MARKERS) {
+    if (lit !== undefined && !head.includes(lit)) continue;
     r = at(re.exec(head), 0);
     if (r) return r;
   }
   const tailStart = Math.max(0, output.length - MARKER_WINDOW);
   const tail = tailStart === 0 ? head : output.slice(tailStart);
   // 3. SWE-agent's end-of-process marker and the structured tags in a long result's tail.
-  for (const re of [
-    /PROCESS-DONE:(-?\d+):PROCESS-DONE/,
-    /<exit_code>\s*(-?\d+)\s*<\/exit_code>/,
-    /<returncode>\s*(-?\d+)\s*<\/returncode>/,
-  ]) {
+  for (const [lit, re] of TAIL_MARKERS) {
+    if (!tail.includes(lit)) continue;
     r = at(re.exec(tail), tailStart);
     if (r) return r;
   }
@@ -935,8 +943,11 @@ function utf8Length(s: string): number {
   return n;
 }
 
-// Control chars other than \t \n \v \f \r \b and ESC (ANSI colours are text), DEL and U+FFFD.
-const BAD_CHAR = /[\u0000-\u0007\u000e-\u001a\u001c-\u001f\u007f\ufffd]/;
+// Control chars other than \t \n \v \f \r \b and ESC (ANSI colours are text), DEL and U+FFFD:
+// U+0000–0007, 000E–001A, 001C–001F, 007F, FFFD. Written as the complement of the good
+// characters, which V8 scans faster (about 0.7 vs 1.1 ns/char on one-byte strings); the
+// set is the same (a unit test checks all 65,536 code units).
+const BAD_CHAR = /[^\u0008-\u000d\u001b\u0020-\u007e\u0080-\ufffc\ufffe\uffff]/;
 
 function badShare(sample: string): number {
   if (sample.length === 0) return 0;
@@ -952,9 +963,12 @@ function badShare(sample: string): number {
 }
 
 /** NUL anywhere, or more than 10% control/replacement chars in the first or last 8 KiB. */
-function isBinary(s: string): boolean {
-  if (s.indexOf('\u0000') !== -1) return true;
+export function isBinary(s: string): boolean {
   const w = 8192;
+  // Up to two windows the whole string is scanned anyway: one native pass finds no bad
+  // character (so no NUL either) in ordinary text, and the NUL search is skipped.
+  if (s.length <= 2 * w && !BAD_CHAR.test(s)) return false;
+  if (s.indexOf('\u0000') !== -1) return true;
   if (s.length <= 2 * w) return s.length >= 32 && badShare(s) > 0.1;
   return badShare(s.slice(0, w)) > 0.1 || badShare(s.slice(-w)) > 0.1;
 }

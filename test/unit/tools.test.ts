@@ -5,6 +5,7 @@ import {
   classifyTool,
   exitCode,
   fileTouches,
+  isBinary,
   reduceTool,
   renderToolInput,
   shellCommand,
@@ -622,5 +623,144 @@ describe('tools: reduceTool', () => {
     assert.ok(r.output.length < 500);
     assert.ok(r.output.includes(`…[${out.length - 280} chars cut]…`));
     assert.ok(r.output.endsWith('[long lines cut; full output: view_tool_call("toolu_1")]'));
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Equivalence: the faster isBinary / exit-code scan against the implementations they replaced.
+// ---------------------------------------------------------------------------
+
+const OLD_BAD_CHAR = /[\u0000-\u0007\u000e-\u001a\u001c-\u001f\u007f\ufffd]/;
+function oldBadShare(sample: string): number {
+  if (sample.length === 0) return 0;
+  if (!OLD_BAD_CHAR.test(sample)) return 0;
+  let bad = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 11 && c !== 12 && c !== 13 && c !== 8 && c !== 27) || c === 0x7f || c === 0xfffd) bad++;
+  }
+  return bad / sample.length;
+}
+function oldIsBinary(s: string): boolean {
+  if (s.indexOf('\u0000') !== -1) return true;
+  const w = 8192;
+  if (s.length <= 2 * w) return s.length >= 32 && oldBadShare(s) > 0.1;
+  return oldBadShare(s.slice(0, w)) > 0.1 || oldBadShare(s.slice(-w)) > 0.1;
+}
+
+const OLD_GENERIC_EXIT_RE =
+  /\b(?:exit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)|exit\s*code|return\s*code|returncode)\s*[:=]?\s*(-?\d+)(?![\w.])/i;
+function oldFindExitCode(output: string): number | undefined {
+  const MARKER_WINDOW = 4096;
+  const toCode = (x: string | undefined): number | undefined => {
+    if (x === undefined) return undefined;
+    const n = Number(x);
+    return Number.isSafeInteger(n) ? n : undefined;
+  };
+  const headLen = Math.min(output.length, MARKER_WINDOW);
+  const head = output.slice(0, headLen);
+  const at = (m: RegExpExecArray | null): number | undefined => (m ? toCode(m[1]) : undefined);
+  let r = at(/^\s*Exit code:?\s*(-?\d+)(?![\w.])/i.exec(head));
+  if (r !== undefined) return r;
+  for (const re of [/<exit_code>\s*(-?\d+)\s*<\/exit_code>/, /<returncode>\s*(-?\d+)\s*<\/returncode>/, /"exitCode"\s*:\s*(-?\d+)/, /Command failed with exit code (-?\d+)/i]) {
+    r = at(re.exec(head));
+    if (r !== undefined) return r;
+  }
+  const tailStart = Math.max(0, output.length - MARKER_WINDOW);
+  const tail = tailStart === 0 ? head : output.slice(tailStart);
+  for (const re of [/PROCESS-DONE:(-?\d+):PROCESS-DONE/, /<exit_code>\s*(-?\d+)\s*<\/exit_code>/, /<returncode>\s*(-?\d+)\s*<\/returncode>/]) {
+    r = at(re.exec(tail));
+    if (r !== undefined) return r;
+  }
+  let end = tail.length;
+  for (let seen = 0; seen < 3 && end > 0; ) {
+    const nl = tail.lastIndexOf('\n', end - 1);
+    const start = nl + 1;
+    const line = tail.slice(start, end);
+    if (line.trim() !== '') {
+      seen++;
+      r = at(OLD_GENERIC_EXIT_RE.exec(line));
+      if (r !== undefined) return r;
+    }
+    if (nl < 0) break;
+    end = nl;
+  }
+  return undefined;
+}
+
+/** Deterministic PRNG (mulberry32) so a failure reproduces. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('tools: isBinary equals the old implementation', () => {
+  it('the bad-character class is unchanged for every code unit', () => {
+    for (let c = 0; c < 0x10000; c++) {
+      const s = String.fromCharCode(c);
+      const bad = (c < 32 && c !== 9 && c !== 10 && c !== 11 && c !== 12 && c !== 13 && c !== 8 && c !== 27) || c === 0x7f || c === 0xfffd;
+      assert.equal(isBinary(s.repeat(40)), bad, `U+${c.toString(16)}`);
+      assert.equal(oldIsBinary(s.repeat(40)), bad, `old U+${c.toString(16)}`);
+    }
+  });
+
+  it('randomized: same boolean on mixes of text, controls, NUL and U+FFFD, around the 10% and window edges', () => {
+    const rand = rng(20261129);
+    const text = 'abc xyz\tq\n\r\u001b[31m\u00e9\u2014\u4e2d\ud83d\ude00{}"=;';
+    const bad = '\u0001\u0002\u0007\u000e\u0019\u001a\u001c\u001f\u007f\ufffd';
+    const lengths = [0, 1, 31, 32, 33, 100, 1000, 8191, 8192, 8193, 16383, 16384, 16385, 20000, 40000];
+    let differ = 0;
+    let trues = 0;
+    for (let k = 0; k < 3000; k++) {
+      const n: number = k < lengths.length * 40 ? lengths[k % lengths.length]! : Math.floor(rand() * 40000);
+      // bad share near 10% most of the time, sometimes 0 or high
+      const p = [0, 0.05, 0.09, 0.1, 0.11, 0.3][Math.floor(rand() * 6)]! + (rand() - 0.5) * 0.02;
+      const chars: string[] = [];
+      for (let i = 0; i < n; i++) chars.push(rand() < p ? bad[Math.floor(rand() * bad.length)]! : text[Math.floor(rand() * text.length)]!);
+      if (n > 0 && rand() < 0.05) chars[Math.floor(rand() * n)] = '\u0000';
+      const s = chars.join('');
+      const want = oldIsBinary(s);
+      if (isBinary(s) !== want) differ++;
+      if (want) trues++;
+      // exactly at the threshold: 10% bad is not binary, one more bad char is
+      if (n >= 40 && n <= 16384 && n % 10 === 0) {
+        const exact = 'x'.repeat(n - n / 10) + '\u0001'.repeat(n / 10);
+        assert.equal(isBinary(exact), oldIsBinary(exact));
+        const over = 'x'.repeat(n - n / 10 - 1) + '\u0001'.repeat(n / 10 + 1);
+        assert.equal(isBinary(over), oldIsBinary(over));
+      }
+    }
+    assert.equal(differ, 0);
+    assert.ok(trues > 100 && trues < 2900, `both outcomes exercised (${trues} binary)`);
+  });
+});
+
+describe('tools: exitCode equals the old scan', () => {
+  it('randomized: same code on outputs built from markers, near-misses and filler', () => {
+    const rand = rng(4242);
+    const pieces = [
+      'Exit code 1\n', 'exit code: 2', ' Exit code:-3\n', '<exit_code>0</exit_code>', '<exit_code> 7 </exit_code>', '<exit_code>x</exit_code>',
+      '<returncode>1</returncode>', '<returncode>\n4\n</returncode>', '"exitCode": 101', '"exitCode":-1', '"exitcode": 5',
+      'Command failed with exit code 2: git', 'COMMAND FAILED WITH EXIT CODE 9', 'PROCESS-DONE:0:PROCESS-DONE', 'PROCESS-DONE:12:PROCESS-DONE',
+      'PROCESS-DONE:1:', 'exited with code 1', 'exit status 2', 'returncode=3', 'return code 4', 'exit code 0xC0000142', 'exit code 1.5',
+      '\n', '\n\n', 'some ordinary output line\n', 'x'.repeat(700), '\u00e9\u2014\u4e2d', '</exit_code>', '</returncode>', ':PROCESS-DONE',
+    ];
+    let found = 0;
+    for (let k = 0; k < 4000; k++) {
+      const m = Math.floor(rand() * 30);
+      let s = '';
+      for (let i = 0; i < m; i++) s += pieces[Math.floor(rand() * pieces.length)]!;
+      if (rand() < 0.2) s = 'filler line\n'.repeat(Math.floor(rand() * 1200)) + s;
+      const want = s === '' ? undefined : oldFindExitCode(s);
+      assert.equal(exitCode(inv('Bash', { command: 'x' }, s)), want, JSON.stringify(s.slice(0, 200)));
+      if (want !== undefined) found++;
+    }
+    assert.ok(found > 500, `markers found in ${found} cases`);
   });
 });
