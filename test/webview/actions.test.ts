@@ -3,28 +3,18 @@
  * follows the host's `action/result` (a failed correction keeps its editor).
  */
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { parseWebviewMessage, type WebviewMessage } from '../../src/protocol/messages';
 import { buildPanelState, TEXT } from './fixture';
-import { closePanel, launchBrowser, openPanel, type PanelPage } from './harness';
+import { panelSuite, type PanelPage } from './harness';
 
 describe('webview: actions post the protocol messages', function () {
-  let browser: Browser;
+  const suite = panelSuite();
   let panel: PanelPage;
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     await panel.clearPosted();
-  });
-  afterEach(async () => {
-    await closePanel(panel);
   });
 
   it('Correct: the editor opens with the value, new wording typed, Enter saves with fact/correct', async () => {

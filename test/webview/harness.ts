@@ -311,3 +311,30 @@ export async function applyTheme(page: Page, theme: ThemeName): Promise<void> {
 export async function closePanel(panel: PanelPage | undefined): Promise<void> {
   if (panel) await panel.page.context().close();
 }
+
+/**
+ * The hooks every webview spec shares: one browser for the file, and the panel
+ * a test opened closed after it. `open` closes the test's previous panel first.
+ */
+export function panelSuite(): { open(options?: PanelOptions): Promise<PanelPage> } {
+  let browser: Browser | undefined;
+  let current: PanelPage | undefined;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    await closePanel(current);
+    current = undefined;
+  });
+  return {
+    async open(options: PanelOptions = {}): Promise<PanelPage> {
+      if (!browser) throw new Error('panelSuite: open() runs inside a test, after the browser is launched');
+      await closePanel(current);
+      current = await openPanel(browser, options);
+      return current;
+    },
+  };
+}

@@ -4,10 +4,9 @@
  * address, path…). Also the time to render a long task and patch one fact.
  */
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { FactView, PanelState } from '../../src/protocol/messages';
 import { buildBigPanelState, buildPanelState, TEXT } from './fixture';
-import { closePanel, launchBrowser, openPanel, type PanelPage } from './harness';
+import { panelSuite, type PanelPage } from './harness';
 
 /**
  * Starts recording the mutations under `<main>` and tags every node listed in
@@ -58,22 +57,11 @@ function withFact(state: PanelState, id: string, change: Partial<FactView>): Fac
 }
 
 describe('webview: incremental rendering', function () {
-  let browser: Browser;
+  const suite = panelSuite();
   let panel: PanelPage | undefined;
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await closePanel(panel);
-    panel = undefined;
-  });
-
   it('a patch that changes one fact updates that fact\'s node only', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const state = buildPanelState();
     await panel.sendState(state);
     const other = `li[data-key="${TEXT.pinnedConstraintId}"]`;
@@ -95,7 +83,7 @@ describe('webview: incremental rendering', function () {
   });
 
   it('an identical patch changes nothing; a status change moves one node; keyed lists keep their nodes', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const state = buildPanelState();
     await panel.sendState(state);
     const other = `li[data-key="${TEXT.pinnedConstraintId}"]`;
@@ -122,7 +110,7 @@ describe('webview: incremental rendering', function () {
   });
 
   it('a patch keeps an open correction editor, its draft and its focus', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const state = buildPanelState();
     await panel.sendState(state);
     const fact = panel.fact(TEXT.constraintId);
@@ -138,7 +126,7 @@ describe('webview: incremental rendering', function () {
 
   it('1,000 facts and 500 parts not loaded: render, then a one-fact patch', async function () {
     this.timeout(60000);
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const big = buildBigPanelState(1000, 500);
     const timings = (await panel.page.evaluate(
       ([full, id]) => {

@@ -4,9 +4,8 @@
  * they are open; the UI state survives the webview being reloaded.
  */
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { buildPanelState, TEXT } from './fixture';
-import { closePanel, launchBrowser, openPanel, type PanelPage } from './harness';
+import { panelSuite, closePanel, type PanelPage } from './harness';
 
 /** What has focus: its focus key, or its tag and text. */
 async function focused(panel: PanelPage): Promise<string> {
@@ -17,22 +16,11 @@ async function focused(panel: PanelPage): Promise<string> {
 }
 
 describe('webview: keyboard and accessibility', function () {
-  let browser: Browser;
+  const suite = panelSuite();
   let panel: PanelPage | undefined;
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await closePanel(panel);
-    panel = undefined;
-  });
-
   it('Tab walks the header, then the regions in order, and reaches a fact\'s action buttons', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     const order: string[] = [];
     for (let i = 0; i < 80; i++) {
@@ -62,7 +50,7 @@ describe('webview: keyboard and accessibility', function () {
   });
 
   it('Escape cancels an open correction: nothing is posted, the value is unchanged, focus returns to Correct', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     await panel.clearPosted();
     await panel.page.locator(`[data-focus="fact:${TEXT.constraintId}:correct"]`).focus();
@@ -87,7 +75,7 @@ describe('webview: keyboard and accessibility', function () {
   });
 
   it('when a superseded fact leaves its group, focus goes to the same button of the next fact', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const state = buildPanelState();
     await panel.sendState(state);
     await panel.page.locator(`[data-focus="fact:${TEXT.constraintId}:supersede"]`).focus();
@@ -99,7 +87,7 @@ describe('webview: keyboard and accessibility', function () {
   });
 
   it('collapsibles are buttons with aria-expanded and aria-controls; Space toggles them', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     const toggle = panel.page.locator('[data-focus="toggle:not-loaded"]');
     assert.equal(await toggle.evaluate((el) => el.tagName), 'BUTTON');
@@ -123,7 +111,7 @@ describe('webview: keyboard and accessibility', function () {
   });
 
   it('keeps collapsed regions, open histories, a draft and the filter across a reload of the webview', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     await panel.page.locator('[data-focus="toggle:artifacts"]').click();
     await panel.fact(TEXT.pinnedConstraintId).locator('.history-toggle').click();
@@ -134,7 +122,7 @@ describe('webview: keyboard and accessibility', function () {
     const saved = await panel.savedState();
     await closePanel(panel);
 
-    panel = await openPanel(browser, { uiState: saved });
+    panel = await suite.open({ uiState: saved });
     await panel.sendState(buildPanelState());
     assert.equal(await panel.page.locator('[data-focus="toggle:artifacts"]').getAttribute('aria-expanded'), 'false');
     assert.equal(await panel.fact(TEXT.pinnedConstraintId).locator('.history-toggle').getAttribute('aria-expanded'), 'true');
@@ -145,7 +133,7 @@ describe('webview: keyboard and accessibility', function () {
   });
 
   it('announces action results in a live region and notices in a status region', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     assert.equal(await panel.page.locator('.notices').getAttribute('role'), 'status');
     await panel.send({ type: 'action/result', requestId: 'r99', ok: true, message: 'Confirmed: Do not run the integration tests against production.' });

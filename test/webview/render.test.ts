@@ -3,10 +3,9 @@
  * under its Content Security Policy.
  */
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { makeNonce, panelHtml } from '../../src/panel/html';
 import { buildPanelState, TEXT } from './fixture';
-import { closePanel, launchBrowser, openPanel, type PanelPage } from './harness';
+import { panelSuite, type PanelPage } from './harness';
 
 describe('webview: panelHtml', () => {
   const options = { nonce: 'abc123+/XYZ=', cspSource: 'https://*.vscode-cdn.net', scriptUri: 'https://x.vscode-cdn.net/dist/webview.js', styleUri: 'https://x.vscode-cdn.net/dist/webview.css', codiconUri: 'https://x.vscode-cdn.net/dist/codicon.css' };
@@ -42,22 +41,11 @@ describe('webview: panelHtml', () => {
 });
 
 describe('webview: rendering the panel state', function () {
-  let browser: Browser;
+  const suite = panelSuite();
   let panel: PanelPage | undefined;
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await closePanel(panel);
-    panel = undefined;
-  });
-
   it('posts ready on load, and shows the empty state while there is no task', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     assert.deepEqual(await panel.posted(), [{ type: 'ready' }]);
     await panel.sendState(buildPanelState({ task: null }));
     assert.ok(await panel.page.getByText('No @keeper task yet — ask @keeper in the chat.').isVisible());
@@ -66,7 +54,7 @@ describe('webview: rendering the panel state', function () {
   });
 
   it('renders every section from the fixture', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     const page = panel.page;
     assert.equal(await page.getByText('No @keeper task yet').isVisible(), false);
@@ -170,7 +158,7 @@ describe('webview: rendering the panel state', function () {
   });
 
   it('loads under its CSP with no violation, the codicon font included', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     await panel.sendState(buildPanelState());
     await panel.page.evaluate(() => (globalThis as any).document.fonts.ready);
     assert.deepEqual(await panel.cspViolations(), []);
@@ -181,7 +169,7 @@ describe('webview: rendering the panel state', function () {
   });
 
   it('shows the idle state, hides drift and pending when there are none, and says when nothing is left out', async () => {
-    panel = await openPanel(browser);
+    panel = await suite.open();
     const base = buildPanelState();
     await panel.sendState(buildPanelState({ task: { ...base.task!, running: false }, drift: null, notLoaded: [], facts: base.facts.filter((f) => f.status !== 'pending'), notices: [] }));
     assert.equal(await panel.text('.running'), 'Idle');

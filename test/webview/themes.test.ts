@@ -7,9 +7,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { buildPanelState, TEXT } from './fixture';
-import { closePanel, launchBrowser, openPanel, repoRoot, THEMES, type PanelPage, type ThemeName } from './harness';
+import { panelSuite, repoRoot, THEMES, type PanelPage, type ThemeName } from './harness';
 
 const VIEWPORT = { width: 420, height: 1100 };
 
@@ -29,23 +28,12 @@ function rgb(hex: string): string {
 }
 
 describe('webview: themes', function () {
-  let browser: Browser;
+  const suite = panelSuite();
   let panel: PanelPage | undefined;
-
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    await closePanel(panel);
-    panel = undefined;
-  });
 
   for (const theme of ['light', 'dark'] as const satisfies readonly ThemeName[]) {
     it(`renders with the ${theme} theme's variables and writes media/panel-${theme}.png`, async () => {
-      panel = await openPanel(browser, { theme, viewport: VIEWPORT });
+      panel = await suite.open({ theme, viewport: VIEWPORT });
       await panel.sendState(screenshotState());
       // Opened without the mouse, so no hover shows in the screenshot.
       await panel.fact(TEXT.pinnedConstraintId).locator('.history-toggle').dispatchEvent('click');
@@ -75,7 +63,7 @@ describe('webview: themes', function () {
   }
 
   it('high contrast: controls and tags get the contrast border', async () => {
-    panel = await openPanel(browser, { theme: 'high-contrast', viewport: VIEWPORT });
+    panel = await suite.open({ theme: 'high-contrast', viewport: VIEWPORT });
     await panel.sendState(screenshotState());
     const border = rgb(THEMES['high-contrast']['--vscode-contrastBorder']!);
     assert.equal(await computed(panel, '.fact-actions .btn', 'border-top-color'), border);
