@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { confirmInEditor } from './agent/confirm';
-import { callUri, DOC_SCHEME, EvidenceDocuments, parseDocUri, recordUri } from './agent/documents';
+import { callUri, DOC_SCHEME, EvidenceDocuments, KeptDocuments, parseDocUri, recordUri } from './agent/documents';
 import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { runProbesCommand } from './agent/probeCommand';
 import type { TaskSession } from './agent/taskSession';
@@ -456,25 +456,17 @@ export function parseReportUri(uri: vscode.Uri): ReportRequest | undefined {
  * activates the extension on `onFileSystem:context-keeper` for that case: VS Code
  * fires it when a document of a scheme without a provider is requested.
  */
-class ReportDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly contents = new Map<string, string>();
-  private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this._onDidChange.event;
-  private readonly closeListener = vscode.workspace.onDidCloseTextDocument((document) => {
-    this.contents.delete(document.uri.toString());
-  });
-
-  /** Stores a report and returns its URI; an open document of it is refreshed. */
-  set(request: ReportRequest, content: string): vscode.Uri {
-    const uri = buildReportUri(request);
-    this.contents.set(uri.toString(), content);
-    this._onDidChange.fire(uri);
-    return uri;
+class ReportDocuments extends KeptDocuments {
+  constructor() {
+    super(REPORT_SCHEME);
   }
 
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const stored = this.contents.get(uri.toString());
-    if (stored !== undefined) return stored;
+  /** Keeps a report and returns its URI; an open document of it is refreshed. */
+  set(request: ReportRequest, content: string): vscode.Uri {
+    return this.keep(buildReportUri(request), content);
+  }
+
+  protected async derive(uri: vscode.Uri): Promise<string> {
     const request = parseReportUri(uri);
     if (!request) return `Context Keeper: ${uri.toString()} is not a report address.`;
     try {
@@ -483,12 +475,6 @@ class ReportDocuments implements vscode.TextDocumentContentProvider, vscode.Disp
     } catch (error) {
       return `Context Keeper could not project ${request.source.fsPath}: ${messageOf(error)}`;
     }
-  }
-
-  dispose(): void {
-    this.closeListener.dispose();
-    this._onDidChange.dispose();
-    this.contents.clear();
   }
 }
 

@@ -72,38 +72,61 @@ export function renderRecordDocument(task: TaskSession, index: number): string |
   return [head, '', ...body.filter((b) => b !== ''), ''].join('\n');
 }
 
-export class EvidenceDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+/**
+ * A read-only document scheme whose contents are kept while their documents are
+ * open (an open document is refreshed when its content is set again); an
+ * address opened with nothing kept — a link followed, or a tab restored after
+ * a window reload — is derived again from what the address names.
+ */
+export abstract class KeptDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly contents = new Map<string, string>();
   private readonly _onDidChange = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this._onDidChange.event;
-  private readonly closeListener = vscode.workspace.onDidCloseTextDocument((d) => {
-    if (d.uri.scheme === DOC_SCHEME) this.contents.delete(d.uri.toString());
-  });
+  private readonly closeListener: vscode.Disposable;
 
-  constructor(private readonly inspect: (taskId: string) => Promise<TaskSession | undefined>) {}
+  constructor(scheme: string) {
+    this.closeListener = vscode.workspace.onDidCloseTextDocument((d) => {
+      if (d.uri.scheme === scheme) this.contents.delete(d.uri.toString());
+    });
+  }
 
-  /** Stores a document's content and returns its address. */
-  set(path: string, content: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: DOC_SCHEME, path });
+  /** Keeps a document's content and returns its address. */
+  protected keep(uri: vscode.Uri, content: string): vscode.Uri {
     this.contents.set(uri.toString(), content);
     this._onDidChange.fire(uri);
     return uri;
   }
 
+  /** The content of an address nothing is kept for. */
+  protected abstract derive(uri: vscode.Uri): Promise<string>;
+
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const stored = this.contents.get(uri.toString());
-    if (stored !== undefined) return stored;
-    const address = parseDocUri(uri);
-    if (!address) return `Context Keeper: ${uri.path} is no longer available (it was not kept after the window closed).`;
-    const task = await this.inspect(address.taskId);
-    if (!task) return `Context Keeper: task ${address.taskId} is not in this workspace's session store (deleted?).`;
-    const text = address.kind === 'call' ? renderCallDocument(task, address.key) : renderRecordDocument(task, Number(address.key));
-    return text === undefined ? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.` : guarded(text, address.reveal);
+    return this.contents.get(uri.toString()) ?? this.derive(uri);
   }
 
   dispose(): void {
     this.closeListener.dispose();
     this._onDidChange.dispose();
     this.contents.clear();
+  }
+}
+
+export class EvidenceDocuments extends KeptDocuments {
+  constructor(private readonly inspect: (taskId: string) => Promise<TaskSession | undefined>) {
+    super(DOC_SCHEME);
+  }
+
+  /** Keeps a document's content and returns its address. */
+  set(path: string, content: string): vscode.Uri {
+    return this.keep(vscode.Uri.from({ scheme: DOC_SCHEME, path }), content);
+  }
+
+  protected async derive(uri: vscode.Uri): Promise<string> {
+    const address = parseDocUri(uri);
+    if (!address) return `Context Keeper: ${uri.path} is no longer available (it was not kept after the window closed).`;
+    const task = await this.inspect(address.taskId);
+    if (!task) return `Context Keeper: task ${address.taskId} is not in this workspace's session store (deleted?).`;
+    const text = address.kind === 'call' ? renderCallDocument(task, address.key) : renderRecordDocument(task, Number(address.key));
+    return text === undefined ? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.` : guarded(text, address.reveal);
   }
 }
