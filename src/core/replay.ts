@@ -9,7 +9,7 @@ import { MESSAGE_OVERHEAD_TOKENS } from './budget';
 import type { Compaction, ProjectedMessage, StepReport } from './engine';
 import { CompactionSession, type SessionOptions } from './session';
 import type { LedgerCounts, LedgerEntry } from './ledger';
-import type { TokenCounter } from './tokens';
+import { MemoTokenCounter, type TokenCounter } from './tokens';
 import type { RawRecord } from './types';
 
 export interface Clock {
@@ -71,19 +71,13 @@ export interface ReplayResult {
  * message content so an unchanged prefix is not re-tokenized every call.
  */
 export class ProviderMeter {
-  private readonly cache = new Map<string, number>();
-  constructor(private readonly counter: TokenCounter) {}
+  private readonly counter: MemoTokenCounter;
+  constructor(counter: TokenCounter) {
+    this.counter = new MemoTokenCounter(counter, 50_000);
+  }
 
   contentTokens(messages: readonly ProjectedMessage[]): number[] {
-    return messages.map((m) => {
-      let n = this.cache.get(m.content);
-      if (n === undefined) {
-        n = this.counter.count(m.content);
-        if (this.cache.size > 50_000) this.cache.clear();
-        this.cache.set(m.content, n);
-      }
-      return n;
-    });
+    return messages.map((m) => this.counter.count(m.content));
   }
 
   /**

@@ -9,7 +9,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { containsSecret, redact } from './redact';
-import type { TokenCounter } from './tokens';
+import { MemoTokenCounter, type TokenCounter } from './tokens';
 
 export const SECTION_NAMES = [
   'Requests',
@@ -340,18 +340,9 @@ export function enforceCap(
  * token per line break matches the count of the whole text to within a few
  * tokens (the tokenizer splits at line breaks).
  */
-export class SummaryLineCounter implements TokenCounter {
-  private readonly cache = new Map<string, number>();
-  constructor(private readonly inner: TokenCounter, private readonly capacity = 20_000) {}
-
-  count(line: string): number {
-    let n = this.cache.get(line);
-    if (n === undefined) {
-      n = this.inner.count(line);
-      if (this.cache.size >= this.capacity) this.cache.clear();
-      this.cache.set(line, n);
-    }
-    return n;
+export class SummaryLineCounter extends MemoTokenCounter {
+  constructor(inner: TokenCounter, capacity = 20_000) {
+    super(inner, capacity);
   }
 
   countSummary(state: SummaryState): number {

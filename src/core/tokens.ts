@@ -7,10 +7,25 @@ export interface TokenCounter {
 }
 
 /**
- * Counts each distinct piece of content once. Keys are addresses plus the form
- * the part is rendered in, so unchanged content is never re-tokenized on the
- * hot path. Bounded: the oldest entries are evicted past `capacity`.
+ * A counter that remembers what it counted, by text: between two model calls
+ * almost every message (or summary line) is unchanged, so only the new ones are
+ * tokenized. Bounded: cleared when it holds `capacity` texts.
  */
+export class MemoTokenCounter implements TokenCounter {
+  private readonly cache = new Map<string, number>();
+  constructor(private readonly inner: TokenCounter, private readonly capacity: number) {}
+
+  count(text: string): number {
+    let n = this.cache.get(text);
+    if (n === undefined) {
+      n = this.inner.count(text);
+      if (this.cache.size >= this.capacity) this.cache.clear();
+      this.cache.set(text, n);
+    }
+    return n;
+  }
+}
+
 /**
  * Texts longer than this are estimated from a sample rather than fully
  * tokenized on the hot path: a 50 MB tool output would otherwise hold the
@@ -21,6 +36,11 @@ export const ESTIMATE_ABOVE_CHARS = 256 * 1024;
 /** The share of a huge text that is really tokenized to estimate the rest. */
 export const ESTIMATE_SAMPLE_CHARS = 64 * 1024;
 
+/**
+ * Counts each distinct piece of content once. Keys are addresses plus the form
+ * the part is rendered in, so unchanged content is never re-tokenized on the
+ * hot path. Bounded: the oldest entries are evicted past `capacity`.
+ */
 export class CachedTokenCounter {
   private readonly cache = new Map<string, number>();
   private misses = 0;

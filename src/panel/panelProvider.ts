@@ -21,7 +21,8 @@ import type { TokenCounter } from '../core/tokens';
 import { parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
 import { makeNonce, panelHtml } from './html';
 import { handleWebviewMessage, type PanelPorts } from './router';
-import { buildPanelState, MemoTokenCounter } from './snapshot';
+import { MemoTokenCounter } from '../core/tokens';
+import { buildPanelState } from './snapshot';
 
 export const PANEL_VIEW_ID = 'contextKeeper.taskContext';
 /** The command VS Code generates for every view: reveals and focuses it. */
@@ -65,7 +66,8 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   private disposed = false;
   private readonly tokenCounter: TokenCounter = new O200kTokenCounter();
   /** Remembers the counts of the context's messages: a step adds a few, the rest are counted once. */
-  private readonly counter = new MemoTokenCounter(this.tokenCounter);
+  /** The messages of a few contexts: a snapshot re-counts only what changed since the last one. */
+  private readonly counter = new MemoTokenCounter(this.tokenCounter, 5_000);
 
   constructor(
     private readonly extensionUri: vscode.Uri,

@@ -257,22 +257,3 @@ function compactionsOf(task: TaskSession): CompactionView[] {
   });
 }
 
-/**
- * A counter that remembers what it counted, by text: between two steps almost
- * every message of the context is the same, so a snapshot counts only the new
- * ones. Bounded: cleared when it holds `capacity` texts.
- */
-export class MemoTokenCounter implements TokenCounter {
-  private readonly cache = new Map<string, number>();
-  constructor(private readonly inner: TokenCounter, private readonly capacity = 5_000) {}
-
-  count(text: string): number {
-    let n = this.cache.get(text);
-    if (n === undefined) {
-      n = this.inner.count(text);
-      if (this.cache.size >= this.capacity) this.cache.clear();
-      this.cache.set(text, n);
-    }
-    return n;
-  }
-}

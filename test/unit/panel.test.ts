@@ -12,7 +12,8 @@ import { SummaryLineCounter } from '../../src/core/summary';
 import { CharRatioTokenCounter, type TokenCounter } from '../../src/core/tokens';
 import type { RawRecord } from '../../src/core/types';
 import { handleWebviewMessage, NO_TASK, staleTaskMessage, type PanelPorts } from '../../src/panel/router';
-import { buildPanelState, MemoTokenCounter, splitHead, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
+import { MemoTokenCounter } from '../../src/core/tokens';
+import { buildPanelState, splitHead, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
 import { PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
 import { RecordBuilder } from './engineHarness';
 
@@ -281,7 +282,7 @@ describe('panel snapshot', function () {
       else b.read(`src/report/part${i % 50}.ts`, 40, `Looking at part ${i}.`);
     }
     await drive(task, b.records, o200k, holder);
-    const counter = new MemoTokenCounter(o200k);
+    const counter = new MemoTokenCounter(o200k, 5_000);
     const time = (using: TokenCounter = counter): number => {
       const started = performance.now();
       buildPanelState({ task, running: true, lastSent: holder.lastSent, notices: [], drift: null, counter: using });
