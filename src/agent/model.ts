@@ -17,6 +17,8 @@ export interface ModelRequest {
   readonly system: string;
   readonly messages: readonly ProjectedMessage[];
   readonly tools: readonly ToolSpec[];
+  /** 'required': the model must answer with a call of one of `tools` (default: it may). */
+  readonly toolMode?: 'auto' | 'required';
 }
 
 /** What a model streams back. */

@@ -1,48 +1,88 @@
 /**
  * A floor summarizer backed by a chat model, inside the state channel's write
  * rules. The deterministic summarizer runs first and keeps what must be exact
- * (the user's requests and constraints verbatim, deliverables, failed commands);
- * the model then adds the narrative the rules cannot see — findings, decisions
- * with their reasons, approaches ruled out, the current state — as JSON that is
- * validated line by line:
- * - every line must cite records of the folded span (an unsourced line is dropped);
- * - the model cannot write constraints, goals or permissions (only the user can);
- * - its lines live under their own topic keys, so they never supersede an
- *   extracted line.
- * Any failure (no model, an error, a timeout, invalid JSON) returns the
+ * (the user's requests and rules verbatim, short replies resolved,
+ * deliverables, failed commands with their verbatim errors, commits and
+ * configuration applied); the model then writes the narrative of the folded
+ * span — findings, decisions with their reasons, approaches ruled out, the
+ * status and next step — and its lines replace the deterministic narrative
+ * lines of that span rather than being stacked on them.
+ *
+ * The structure is asked for through a required tool call whose input schema
+ * is the fold's schema (`vscode.LanguageModelChatToolMode.Required`); a model
+ * that answers in text instead is read for a JSON object. Every line is
+ * validated:
+ * - it must cite records of the folded span (an unsourced line is dropped);
+ * - the model cannot write goals, constraints or permissions (only the user can);
+ * - its lines live under `model-` keys: reusing one of those supersedes it, an
+ *   extracted line is never overwritten.
+ * Any failure (no model, an error, a timeout, an invalid answer) returns the
  * deterministic summary and reports why; the engine's static checkpoint stays
  * the last resort.
  */
 import { z } from 'zod';
 import { renderUnit } from '../core/engine';
-import { enforceCap, SummaryBuilder, SummaryLineCounter, type FactSection, type SummaryState } from '../core/summary';
+import { enforceCap, formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
 import { redact } from '../core/redact';
+import { statementOf } from '../core/digest';
 import { messageOf } from './model';
 
-/** Asks the model one question and returns its whole answer. */
-export type Complete = (prompt: string, signal: AbortSignal) => Promise<string>;
+/** A structured answer: the tool the model must call, and the schema of its input. */
+export interface CompletionTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
 
-const LINE_MAX_CHARS = 320;
+export interface CompletionRequest {
+  readonly prompt: string;
+  /** Ask for the answer as a call of this tool (required); without it, the answer is text. */
+  readonly tool?: CompletionTool;
+}
+
+/**
+ * Asks the model one question: the input of its call of `request.tool` as
+ * JSON text when it made one, otherwise its whole text answer.
+ */
+export type Complete = (request: CompletionRequest, signal: AbortSignal) => Promise<string>;
+
+/** A line is one statement: about 30 words (the deterministic lines' length), identifiers verbatim. */
+const LINE_MAX_WORDS = 32;
 const KEY = /^[a-z0-9][a-z0-9-]{0,60}$/;
+const MODEL_KEY = 'model-';
 
-const LineSchema = z.object({
-  key: z.string().regex(KEY),
-  text: z.string().min(1).max(2000),
-  sources: z.array(z.number().int().min(0)).min(1).max(12),
-});
+const LineSchema = z
+  .object({
+    key: z.string().regex(KEY).describe('kebab-case topic naming the subject (a file, a component, an error), never a record number; reuse a key only for the same subject'),
+    text: z.string().min(1).max(2000).describe('one statement, at most 30 words, identifiers, paths, errors and numbers verbatim'),
+    sources: z.array(z.number().int().min(0)).min(1).max(12).describe('the record numbers the statement comes from'),
+  });
 
-export const ModelFoldSchema = z.object({
-  findings: z.array(LineSchema).max(12).default([]),
-  decisions: z.array(LineSchema).max(8).default([]),
-  ruledOut: z.array(LineSchema).max(8).default([]),
-  current: z
-    .object({ goal: z.string().max(400), deliverable: z.string().max(400), status: z.string().max(400), next: z.string().max(400) })
-    .partial()
-    .optional(),
-});
+export const ModelFoldSchema = z
+  .object({
+    findings: z.array(LineSchema).max(12).default([]).describe('discovered truths a later step cannot cheaply re-read: causes, behaviours, measured values; a time-bound value ends with (as of rN)'),
+    decisions: z.array(LineSchema).max(8).default([]).describe('choices made, each with why and what it replaced when stated'),
+    ruledOut: z.array(LineSchema).max(8).default([]).describe('approaches tried and abandoned, with the verbatim error or reason and what replaced them'),
+    current: z
+      .object({
+        status: z.string().max(400).describe('what is blocked or awaited, plain text'),
+        next: z.string().max(400).describe('the next step: an open item, the unanswered ask, or the stated next step'),
+      })
+      .partial()
+      .optional(),
+  });
+// Anything else a model adds (a "constraints" list, say) is stripped by the schema, never merged.
+export type ModelFold = z.infer<typeof ModelFoldSchema>;
+
+/** The tool the model is asked to call with its summary of the span. */
+export const FOLD_TOOL: CompletionTool = {
+  name: 'record_task_context',
+  description: 'Record the Task Context lines for the records leaving the context window.',
+  inputSchema: z.toJSONSchema(ModelFoldSchema, { io: 'input' }) as Record<string, unknown>,
+};
 
 export interface ModelSummarizerOptions {
   readonly complete: Complete;
@@ -80,13 +120,14 @@ export class ModelSummarizer implements Summarizer {
     turn?.addEventListener('abort', stop, { once: true });
     try {
       const answer = await Promise.race([
-        this.options.complete(foldPrompt(input, base, this.options.spanChars), controller.signal),
+        this.options.complete({ prompt: foldPrompt(input, base, this.options.spanChars), tool: FOLD_TOOL }, controller.signal),
         new Promise<never>((_, reject) =>
           controller.signal.addEventListener('abort', () => reject(new Error(turn?.aborted ? 'the turn was stopped' : `no answer within ${Math.round(this.options.timeoutMs / 1000)} s`))),
         ),
       ]);
       const parsed = parseModelFold(answer);
-      return enforceCap(mergeModelFold(base, parsed, first, input.coverageEnd), this.lines, this.options.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS).state;
+      const cap = input.cap ?? this.options.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS;
+      return enforceCap(mergeModelFold(base, parsed, first, input.coverageEnd), this.lines, cap).state;
     } catch (error) {
       this.options.onFallback?.(messageOf(error));
       return base;
@@ -98,8 +139,8 @@ export class ModelSummarizer implements Summarizer {
   }
 }
 
-/** The JSON object in a model's answer (a fenced block or the outermost braces). */
-export function parseModelFold(answer: string): z.infer<typeof ModelFoldSchema> {
+/** The JSON object in a model's answer: a tool call's input, a fenced block, or the outermost braces of its text. */
+export function parseModelFold(answer: string): ModelFold {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(answer);
   const body = fenced ? fenced[1]! : answer.slice(answer.indexOf('{'), answer.lastIndexOf('}') + 1);
   let json: unknown;
@@ -115,32 +156,42 @@ export function parseModelFold(answer: string): z.infer<typeof ModelFoldSchema> 
   return result.data;
 }
 
-/** Adds the model's lines whose sources lie in the folded span; everything else is dropped. */
-export function mergeModelFold(base: SummaryState, fold: z.infer<typeof ModelFoldSchema>, spanStart: number, spanEnd: number): SummaryState {
+/**
+ * The model's lines for the span [spanStart, spanEnd) merged into the
+ * deterministic summary. In each section where the model wrote at least one
+ * valid line, the deterministic narrative lines of the span (sentences taken
+ * from the agent's prose) give way to the model's; exact lines (tool results,
+ * the user's words) and lines of earlier spans stay. A line citing no record
+ * of the span is dropped; a reused model key supersedes its earlier line.
+ */
+export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: number, spanEnd: number): SummaryState {
   const b = new SummaryBuilder(base);
+  const inSpan = (s: number): boolean => s >= spanStart && s < spanEnd;
   const add = (section: FactSection, lines: readonly z.infer<typeof LineSchema>[]): void => {
+    const valid: FactLine[] = [];
     for (const line of lines) {
-      const sources = [...new Set(line.sources.filter((s) => s >= spanStart && s < spanEnd))].sort((x, y) => x - y);
+      const sources = [...new Set(line.sources.filter(inSpan))].sort((x, y) => x - y);
       if (sources.length === 0) continue;
-      const text = line.text.replace(/\s+/g, ' ').trim();
-      b.upsert(section, { key: `model-${line.key}`, text: text.length > LINE_MAX_CHARS ? `${text.slice(0, LINE_MAX_CHARS - 1)}…` : text, sources, priority: 2 });
+      const text = statementOf(line.text.replace(/\s+/g, ' ').trim(), LINE_MAX_WORDS);
+      valid.push({ key: `${MODEL_KEY}${line.key}`, text, sources, priority: section === 'Findings' ? 3 : 2, origin: 'model' });
     }
+    if (valid.length === 0) return;
+    const kept = b.facts[section].filter((l) => !(l.origin === 'narrative' && l.sources.length > 0 && l.sources.every(inSpan)));
+    b.facts[section].splice(0, b.facts[section].length, ...kept);
+    for (const line of valid) b.upsert(section, line);
   };
   add('Findings', fold.findings);
   add('Decisions', fold.decisions);
   add('Ruled out', fold.ruledOut);
   const c = fold.current;
   if (c) {
-    b.current = {
-      goal: b.current.goal || (c.goal ?? ''),
-      deliverable: c.deliverable || b.current.deliverable,
-      status: c.status || b.current.status,
-      next: c.next || b.current.next,
-    };
+    const plain = (t: string | undefined): string => (t ?? '').replace(/\*\*|__|`/g, '').replace(/\s+/g, ' ').trim();
+    b.current = { ...b.current, status: plain(c.status) || b.current.status, next: plain(c.next) || b.current.next };
   }
   return b.build(base.coverageEnd, base.folds);
 }
 
+/** The prompt of one fold, built from named parts (seed 002's constitution of the floor summary). */
 function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number): string {
   const rendered: string[] = [];
   for (const unit of input.units) {
@@ -149,26 +200,33 @@ function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number): st
   }
   let span = rendered.join('\n\n');
   if (span.length > spanChars) span = `[… ${span.length - spanChars} earlier characters not shown …]\n${span.slice(span.length - spanChars)}`;
-  const known = [
+  const first = input.units[0]?.firstRecord ?? 0;
+  const earlier = (l: FactLine): boolean => l.sources.some((s) => s < first);
+  const kept = [
     ...base.requests.map((r) => `request #${r.ordinal}: ${r.text}`),
-    ...base.facts.Constraints.map((f) => `constraint: ${f.text}`),
-    ...base.facts.Decisions.slice(-10).map((f) => `decision: ${f.text}`),
+    ...base.facts.Constraints.map((f) => `constraint (the user's, verbatim): ${f.text}`),
+    ...(['Decisions', 'Ruled out', 'Findings'] as const).flatMap((section) => base.facts[section].filter((l) => l.origin !== 'narrative' || earlier(l)).map((l) => `${section.toLowerCase()}${l.key.startsWith(MODEL_KEY) ? ` [${l.key.slice(MODEL_KEY.length)}]` : ''}: ${formatFact(l)}`)),
   ]
     .join('\n')
-    .slice(0, 6000);
+    .slice(-8000);
   return [
-    'You maintain the running summary of a coding session that is being compacted. The records below are leaving the context window.',
-    'Write ONLY a JSON object, no prose, of this shape:',
-    '{"findings":[{"key":"kebab-topic","text":"what was learned, with file paths and identifiers","sources":[record numbers]}],',
-    ' "decisions":[{"key":"...","text":"what was decided and why","sources":[...]}],',
-    ' "ruledOut":[{"key":"...","text":"what was tried and failed, and why","sources":[...]}],',
-    ' "current":{"goal":"...","deliverable":"...","status":"...","next":"..."}}',
-    'Rules: every line cites the record numbers it comes from (only records shown below). Do not restate the user\'s requests or rules (they are kept verbatim elsewhere). Never claim something passed, was fixed or was done unless a record shows it. Keep each text under 300 characters. Reuse a key to update a topic.',
+    SUMMARY_RULES,
     '',
-    'Already kept:',
-    known || '(nothing yet)',
+    'Already in the Task Context (kept as is; a bracketed key may be reused to update that same subject):',
+    kept || '(nothing yet)',
     '',
-    `Records ${input.units[0]?.firstRecord ?? 0}–${input.coverageEnd - 1}:`,
+    `Records ${first}–${input.coverageEnd - 1}, leaving the context window now:`,
     span,
   ].join('\n');
 }
+
+/** What the model is told about the Task Context it writes into (seed 002, "The floor summary constitution"). */
+const SUMMARY_RULES = [
+  'You maintain the ## Task Context of a coding session that is being compacted. The records below are leaving the context window; the next steps will only see what the Task Context keeps.',
+  `Call ${FOLD_TOOL.name} once with the lines for these records (or, if you cannot call tools, answer with only that JSON object).`,
+  'Write a digest, not a transcript: keep what cannot be cheaply re-fetched — a discovered truth, a decision and its reason, an approach that failed with its verbatim error and what replaced it. Drop the process: how things were looked up, tool steps, "let me…", pleasantries.',
+  'Each line is one statement of at most 30 words with file paths, identifiers, error messages, versions and numbers copied verbatim, and the record numbers it comes from (only records shown below).',
+  'The sections are append-only: earlier lines stay unless you reuse their key to supersede them. Before reusing a key, check it names the same subject; a different subject gets a new key. Never delete or weaken a line.',
+  'A time-bound value (a status, a count, "currently", "latest") ends with "(as of rN)". A statement only reported, not verified by a tool result, ends with "(reported)".',
+  "Do not restate the user's requests or rules (they are kept verbatim elsewhere); never write a goal, a constraint or a permission. Never claim something passed, was fixed or was done unless a record shows it. An open question stays open.",
+].join('\n');

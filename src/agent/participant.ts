@@ -166,7 +166,7 @@ export class KeeperAgent implements vscode.Disposable {
 
   /** The deterministic floor summarizer for these settings (the model one is chosen per turn). */
   private deterministic(settings: KeeperSettings): Summarizer {
-    return new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens);
+    return new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens || undefined);
   }
 
   /** The window a task was last run with in this window (its model's), or the configured/default one. */
@@ -244,7 +244,7 @@ export class KeeperAgent implements vscode.Disposable {
 
   private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, signal: AbortSignal): Promise<Summarizer> {
     const lines = new SummaryLineCounter(this.counter);
-    const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens);
+    const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens || undefined);
     if (settings.summarizerModel === 'none') return deterministic;
     let model = chatModel;
     if (settings.summarizerModel !== '') {
@@ -254,10 +254,10 @@ export class KeeperAgent implements vscode.Disposable {
     }
     const port = new VsCodeChatModel(model);
     return new ModelSummarizer({
-      complete: (prompt, signal) => port.complete(prompt, signal),
+      complete: (request, signal) => port.complete(request, signal),
       base: deterministic,
       counter: lines,
-      cap: settings.summaryBudgetTokens,
+      ...(settings.summaryBudgetTokens ? { cap: settings.summaryBudgetTokens } : {}),
       spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
       timeoutMs: settings.summarizerTimeoutSeconds * 1000,
       signal,
@@ -309,7 +309,7 @@ export function sessionOptionsFor(settings: KeeperSettings, modelWindow: number)
     triggerRatio: settings.triggerRatio,
     stopRatio: settings.stopRatio,
     protectRecentSteps: settings.nearWindowSteps,
-    summaryCap: settings.summaryBudgetTokens,
+    ...(settings.summaryBudgetTokens ? { summaryCap: settings.summaryBudgetTokens } : {}),
     shrinkMinChars: settings.toolOutputShrinkChars,
   };
 }

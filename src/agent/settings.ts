@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PRECOMPACT_MIN_CHARS } from '../core/tools';
-import { COMPACTION_PROTECT_RECENT_STEPS, COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS, ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
+import { COMPACTION_PROTECT_RECENT_STEPS, COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS } from '../core/budget';
 
 export const SETTINGS_SECTION = 'contextKeeper';
 
@@ -17,7 +17,8 @@ const Fields = {
   triggerRatio: z.number().gt(0).max(1).default(COMPACTION_TRIGGER_RATIO),
   stopRatio: z.number().gt(0).lt(1).default(COMPACTION_STOP_RATIO),
   nearWindowSteps: z.number().int().min(1).max(50).default(COMPACTION_PROTECT_RECENT_STEPS),
-  summaryBudgetTokens: z.number().int().min(500).max(50_000).default(ROLLING_SUMMARY_BUDGET_TOKENS),
+  /** 0 = automatic: a quarter of the effective window, 2,500 to 8,000 (core/budget summaryCapFor). */
+  summaryBudgetTokens: z.number().int().min(0).max(50_000).refine((v) => v === 0 || v >= 500, 'at least 500 tokens, or 0 for automatic').default(0),
   /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
   summarizerModel: z.string().max(200).default(''),
   summarizerTimeoutSeconds: z.number().int().min(5).max(600).default(60),

@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { ProjectedMessage } from '../core/engine';
+import type { CompletionRequest } from './modelSummarizer';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from './model';
 
 export function toChatMessages(request: Pick<ModelRequest, 'system' | 'messages'>): vscode.LanguageModelChatMessage[] {
@@ -108,7 +109,8 @@ export class VsCodeChatModel implements ChatModelPort {
     const { token, dispose } = tokenFor(signal);
     try {
       const tools: vscode.LanguageModelChatTool[] = request.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-      const response = await this.model.sendRequest(toChatMessages(request), tools.length ? { tools, toolMode: vscode.LanguageModelChatToolMode.Auto } : {}, token);
+      const toolMode = request.toolMode === 'required' ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto;
+      const response = await this.model.sendRequest(toChatMessages(request), tools.length ? { tools, toolMode } : {}, token);
       for await (const part of response.stream) {
         if (signal.aborted) throw new AbortError();
         if (part instanceof vscode.LanguageModelTextPart) yield { type: 'text', text: part.value };
@@ -144,12 +146,28 @@ export class VsCodeChatModel implements ChatModelPort {
     }
   }
 
-  /** One plain question, the whole answer (the floor summarizer's use). */
-  async complete(prompt: string, signal: AbortSignal): Promise<string> {
-    let text = '';
-    for await (const event of this.send({ system: '', messages: [{ role: 'user', content: prompt }], tools: [] }, signal)) {
-      if (event.type === 'text') text += event.text;
+  /**
+   * One question (the floor summarizer's use): with a tool, the model is
+   * required to call it and the call's input comes back as JSON text; a model
+   * that answers in text anyway, or rejects tool calls, is read as text.
+   */
+  async complete(request: CompletionRequest, signal: AbortSignal): Promise<string> {
+    const ask = async (tool: CompletionRequest['tool']): Promise<string> => {
+      let text = '';
+      const tools = tool ? [{ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }] : [];
+      for await (const event of this.send({ system: '', messages: [{ role: 'user', content: request.prompt }], tools, ...(tool ? { toolMode: 'required' as const } : {}) }, signal)) {
+        if (event.type === 'text') text += event.text;
+        else if (tool && event.name === tool.name) return JSON.stringify(event.input ?? {});
+      }
+      return text;
+    };
+    if (!request.tool) return ask(undefined);
+    try {
+      return await ask(request.tool);
+    } catch (error) {
+      if (signal.aborted || error instanceof AbortError) throw error;
+      // A model that cannot be made to call a tool still answers the same prompt in JSON text.
+      return ask(undefined);
     }
-    return text;
   }
 }

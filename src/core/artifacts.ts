@@ -3,8 +3,36 @@
  * tool calls, with the steps and calls that touched them. It lives beside the
  * summary, not in it, so the file trail never decays with folding.
  */
-import { fileTouches } from './tools';
-import type { ToolInvocation } from './types';
+import { classifyTool, fileTouches, type FileTouch } from './tools';
+import type { ToolInvocation, Unit } from './types';
+
+/** A file-like name in prose: a path with a slash, or a name with an extension (`src/a.ts`, `cell.py`). */
+const NAMED_FILE = /`([^`\s]+\.[A-Za-z][\w]{0,7}|[^`\s]*\/[^`\s]+)`|(?:^|[\s(])((?:[\w.~-]+\/)+[\w.-]+\.[A-Za-z][\w]{0,7}|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc))(?=[\s),.:;]|$)/g;
+
+/**
+ * The files a tool call touched, read in its step: what the call names, or,
+ * for an edit whose call names no file (a SpecStory export's rendered edit, an
+ * empty Copilot replace), the file the step's prose named last before it, else
+ * the file the step last read or wrote.
+ */
+export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocation | undefined = unit.parts[partIndex]?.tool): FileTouch[] {
+  if (!tool) return [];
+  const own = fileTouches(tool);
+  if (own.length) return own;
+  const family = classifyTool(tool.name, tool.input).family;
+  if (family !== 'edit' && family !== 'write') return [];
+  for (let i = partIndex - 1; i >= 0; i--) {
+    const before = unit.parts[i]!;
+    if (before.kind === 'text') {
+      const named = [...before.text.matchAll(NAMED_FILE)].map((m) => m[1] ?? m[2]!).filter((n) => !/^https?:/.test(n));
+      if (named.length) return [{ path: named[named.length - 1]!, access: 'modify' }];
+    } else if (before.tool) {
+      const touched = fileTouches(before.tool);
+      if (touched.length) return [{ path: touched[0]!.path, access: 'modify' }];
+    }
+  }
+  return [];
+}
 
 export interface ArtifactEntry {
   readonly path: string;
@@ -32,10 +60,14 @@ interface MutableEntry {
 export class ArtifactIndex {
   private readonly byPath = new Map<string, MutableEntry>();
 
-  /** Records the files one tool call touched (called once per call); returns their paths. */
-  observe(tool: ToolInvocation, step: number | undefined): string[] {
+  /**
+   * Records the files one tool call touched (called once per call; `touches`
+   * when the caller read them in the call's step, see touchesInStep); returns
+   * their paths.
+   */
+  observe(tool: ToolInvocation, step: number | undefined, touches: readonly FileTouch[] = fileTouches(tool)): string[] {
     const touched: string[] = [];
-    for (const touch of fileTouches(tool)) {
+    for (const touch of touches) {
       touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
       if (!entry) {

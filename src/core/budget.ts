@@ -12,8 +12,11 @@ export const COMPACTION_TRIGGER_RATIO = 0.65;
 export const COMPACTION_STOP_RATIO = 0.5;
 /** The near window: the last N steps (model generations) that tiers ① and ② never touch. */
 export const COMPACTION_PROTECT_RECENT_STEPS = 5;
-/** Cap of the `## Task Context` head, enforced by demotion, never deletion. */
+/** Least cap of the `## Task Context` head, enforced by demotion, never deletion. */
 export const ROLLING_SUMMARY_BUDGET_TOKENS = 2500;
+/** The head's cap grows with the window: this share of wEff, between the least cap and SUMMARY_CAP_MAX_TOKENS. */
+export const SUMMARY_CAP_SHARE = 0.25;
+export const SUMMARY_CAP_MAX_TOKENS = 8000;
 /** Default output reservation of the CLI. */
 export const OUTPUT_RESERVED_TOKENS = 8000;
 /** Default model window of the CLI. */
@@ -59,6 +62,18 @@ export function computeBudget(options: BudgetOptions): Budget {
     trigger: Math.floor(effective * triggerRatio),
     stop: Math.floor(effective * stopRatio),
   };
+}
+
+/**
+ * The cap of the Task Context for a budget: a quarter of wEff, at least
+ * ROLLING_SUMMARY_BUDGET_TOKENS (the seed's 2,500: an 8k window keeps it), at
+ * most SUMMARY_CAP_MAX_TOKENS. Measured in the eval: on a 16k window a
+ * 3,500-token head keeps 2.6 points more of the probes than 2,500 for 1.5%
+ * more tokens at the end; on 8k a larger head crowds out the raw tail (the
+ * anti-thrash holds doubled at 3,500).
+ */
+export function summaryCapFor(budget: Budget): number {
+  return Math.max(ROLLING_SUMMARY_BUDGET_TOKENS, Math.min(SUMMARY_CAP_MAX_TOKENS, Math.floor(budget.effective * SUMMARY_CAP_SHARE)));
 }
 
 /** Over the gate: compaction fires. */

@@ -17,7 +17,7 @@ import {
   ANTI_THRASH_MIN_SAVING_RATIO,
   COMPACTION_PROTECT_RECENT_STEPS,
   MESSAGE_OVERHEAD_TOKENS,
-  ROLLING_SUMMARY_BUDGET_TOKENS,
+  summaryCapFor,
   type Budget,
 } from './budget';
 import type { AppendEvent, SessionRecord } from './parts';
@@ -121,12 +121,14 @@ export interface EngineOptions {
   readonly protectRecentSteps?: number;
   /** Tool calls whose input + output are shorter than this stay whole (default PRECOMPACT_MIN_CHARS). */
   readonly shrinkMinChars?: number;
-  /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
+  /** Cap of the Task Context head (defaults to summaryCapFor(budget)). */
   readonly summaryCap?: number;
   /** Blocks sent after the Task Context and never reduced (the protected state). */
   readonly blocks?: readonly ContextBlock[];
   /** Applied to every message the model is sent (secrets and personal data). */
   readonly redact?: (text: string) => string;
+  /** The original-text channel (defaults to DEFAULT_RETRIEVAL). */
+  readonly retrieval?: RetrievalOptions;
 }
 
 /**
@@ -144,10 +146,24 @@ export interface ContextBlock {
 /** The protected state's block: its share of wEff. Over it, the user is told (the block is never shrunk). */
 const PROTECTED_BLOCK_SHARE = 0.15;
 
-/** Share of wEff the retrieved passages may take (in characters, ≈ 4 a token). */
-const RETRIEVAL_SHARE = 0.04;
-/** Below this effective window a retrieval block would crowd out the raw tail (measured: recall fell at 8k). */
-const RETRIEVAL_MIN_EFFECTIVE = 10_000;
+/**
+ * How the original-text channel quotes folded records: its share of wEff (in
+ * characters, ≈ 4 a token), the smallest window it is used at, and what it
+ * searches for: the latest request, or the current task (the latest request,
+ * the goal, status and next step, the last failures).
+ */
+export interface RetrievalOptions {
+  readonly share: number;
+  readonly minEffective: number;
+  readonly query: 'request' | 'task';
+}
+
+/**
+ * Measured side by side in the eval (eval/report.md, "The original-text
+ * channel"): a larger block or a task-built query buys less recall per token
+ * than the same tokens spent on the Task Context, so the block stays small.
+ */
+export const DEFAULT_RETRIEVAL: RetrievalOptions = { share: 0.04, minEffective: 10_000, query: 'request' };
 
 /** How many of the most recently folded tool calls the context lists by id: one per 1,000 tokens of wEff, 5 to 20. */
 const EVIDENCE_PER_TOKENS = 1000;
@@ -613,7 +629,7 @@ export class CompactionEngine {
    * steps when `limit` is the near-window start.
    */
   private foldBoundary(limit: number): number {
-    const cap = this.options.summaryCap ?? ROLLING_SUMMARY_BUDGET_TOKENS;
+    const cap = this.options.summaryCap ?? summaryCapFor(this.budget);
     const room = Math.max(SUMMARY_GROWTH_MIN_TOKENS, cap - this.summaryTokens);
     const predicted = this.predicted();
     let removed = 0;
@@ -664,7 +680,7 @@ export class CompactionEngine {
     const units = this.record.units;
     if (toUnit <= this.coverageUnit || toUnit >= units.length + 1) return;
     const coverageEnd = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
-    const input = { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd };
+    const input = { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd, cap: this.options.summaryCap ?? summaryCapFor(this.budget) };
     let state: SummaryState;
     try {
       state = await this.options.summarizer.fold(input);
@@ -819,8 +835,15 @@ export class CompactionEngine {
     }
     const units = this.record.units;
     this.retrieval.extend(units, this.coverageUnit);
-    const query = turn >= 0 ? this.record.records[turn]?.content ?? '' : '';
-    const budgetChars = this.budget.effective < RETRIEVAL_MIN_EFFECTIVE ? 0 : Math.floor(this.budget.effective * RETRIEVAL_SHARE * 4);
+    const retrieval = this.options.retrieval ?? DEFAULT_RETRIEVAL;
+    let query = turn >= 0 ? this.record.records[turn]?.content ?? '' : '';
+    if (retrieval.query === 'task' && this.summary) {
+      // Around the current task: the latest request, the open work and the last failures.
+      const c = this.summary.current;
+      const failures = this.summary.facts['Ruled out'].slice(-2).map((l) => l.text);
+      query = [query, c.goal, c.status, c.next, ...failures].join('\n');
+    }
+    const budgetChars = this.budget.effective < retrieval.minEffective ? 0 : Math.floor(this.budget.effective * retrieval.share * 4);
     const text = query ? renderRetrieved(this.retrieval.search(query, budgetChars, turn)) : '';
     this.retrievalCache = { key, text };
     return text;

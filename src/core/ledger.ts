@@ -57,7 +57,9 @@ export function checkBoundary(
     }
     if (fact.status === 'pending') continue;
     // Retained: word for word in the context, or its source record is still in view as it was written.
-    if (context.includes(normalise(fact.value)) || fact.sources.some((s) => s >= coverageEnd)) retained++;
+    // A long goal carries a pointer to the rest of its ask; its verbatim part is what must be there.
+    const value = normalise(fact.value.replace(/ \[…\d+ more chars in r\d+\]$/, ''));
+    if (context.includes(value) || fact.sources.some((s) => s >= coverageEnd)) retained++;
     else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
   }
   let unsupported = 0;

@@ -4,9 +4,9 @@
  * The extension, the CLI and the benchmarks all drive a session through this
  * class, so the live path and the replay path are the same code.
  */
-import { ArtifactIndex } from './artifacts';
-import type { Budget } from './budget';
-import { CompactionEngine, type PreflightReport, type ProjectedMessage, type StepReport } from './engine';
+import { ArtifactIndex, touchesInStep } from './artifacts';
+import { summaryCapFor, type Budget } from './budget';
+import { CompactionEngine, type PreflightReport, type ProjectedMessage, type RetrievalOptions, type StepReport } from './engine';
 import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
 import { SessionRecord } from './parts';
 import { redact } from './redact';
@@ -26,7 +26,7 @@ import {
 import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
 import { SummaryLineCounter } from './summary';
 import { CachedTokenCounter, type TokenCounter } from './tokens';
-import { renderToolInput } from './tools';
+import { fileTouches, renderToolInput } from './tools';
 import type { RawRecord } from './types';
 
 export interface SessionOptions {
@@ -38,8 +38,10 @@ export interface SessionOptions {
   readonly protectRecentSteps?: number;
   /** Tool calls shorter than this (input + output, in characters) are never shrunk. */
   readonly shrinkMinChars?: number;
-  /** Cap of the Task Context head (defaults to ROLLING_SUMMARY_BUDGET_TOKENS). */
+  /** Cap of the Task Context head (defaults to summaryCapFor(budget)). */
   readonly summaryCap?: number;
+  /** The original-text channel (defaults to the engine's). */
+  readonly retrieval?: RetrievalOptions;
 }
 
 export interface ToolCallView {
@@ -69,7 +71,7 @@ export class CompactionSession {
     const lines = new SummaryLineCounter(options.counter);
     this.snapshots = options.snapshots ?? new InMemorySnapshotStore();
     this.tools = options.tools ?? new InMemoryToolCompactionStore();
-    const cap = options.summaryCap;
+    const cap = options.summaryCap ?? summaryCapFor(options.budget);
     const state = this.state;
     this.engine = new CompactionEngine({
       record: this.record,
@@ -82,7 +84,8 @@ export class CompactionSession {
       budget: options.budget,
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
-      ...(cap !== undefined ? { summaryCap: cap } : {}),
+      summaryCap: cap,
+      ...(options.retrieval ? { retrieval: options.retrieval } : {}),
       redact: (text: string) => redact(text).text,
       blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.changeRevision; } }],
     });
@@ -104,7 +107,12 @@ export class CompactionSession {
     for (const event of events) {
       const unit = this.record.units[event.unitIndex];
       const part = event.type === 'part' ? event.part : event.type === 'result' ? event.after : undefined;
-      if (event.type === 'part' && event.part.tool) this.artifacts.observe(event.part.tool, unit?.step);
+      if (event.type === 'part' && event.part.tool && unit) this.artifacts.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part)));
+      // A call that named no file may name it in its result ("The file src/a.ts has been updated").
+      if (event.type === 'result' && unit && event.after.tool && touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool).length === 0) {
+        const named = fileTouches(event.after.tool);
+        if (named.length) this.artifacts.observe(event.after.tool, unit.step, named);
+      }
       if (!part || !unit) continue;
       this.state.observe(unit.kind, part);
       const milestone = this.milestones.observe(unit.kind, part);

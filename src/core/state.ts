@@ -18,7 +18,10 @@
 import { z } from 'zod';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
-import { extractConstraints, isRequestText, looksLikeCode, splitSentences, topicKey } from './summarizer';
+import { isRuleSentence } from './classify';
+import { resolveReply } from './digest';
+import { askText, splitUserText } from './harness';
+import { extractConstraints, looksLikeCode, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
@@ -64,6 +67,8 @@ const DECISION = /\b(I'll use|I will use|we'll use|let's use|let's go with|going
 const REVERSAL = /\b(switch(?:ing|ed)? to|changed my mind|revert(?:ing|ed)? to|going back to)\b/i;
 /** "instead of X", "rather than X", "switching from X", "replacing X", "no longer using X": X is what is replaced. */
 const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|no longer (?:use|using))\s+(?:the |a |an )?([`'"]?[\w.@/-]+)/i;
+/** Characters and markup that can split the words of an instruction so a plain scan misses it. */
+const HIDING = /[\u200B-\u200D\u2060\uFEFF]|<!--|<\/?(?:span|div|p|b|i|em|strong|font|sub|sup)\b/i;
 const INJECTION = /\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i;
 /** Anything model text could contribute: an open marker, a decision, a rule. */
 const MODEL_SIGNAL = new RegExp(`${OPEN_MARKER.source}|${DECISION.source}|${RULE_IN_TEXT.source}`, 'i');
@@ -80,28 +85,56 @@ function significantWords(text: string): Set<string> {
   );
 }
 
-/** The opening of a request, verbatim: its first sentence, cut at a word boundary within GOAL_MAX_CHARS. */
-function goalOf(text: string): string {
-  const line = (text.split('\n').find((l) => l.trim() !== '') ?? text).trim();
-  const end = /[.!?](\s|$)/.exec(line);
-  const first = end ? line.slice(0, end.index + 1) : line;
-  if (first.length <= GOAL_MAX_CHARS) return first;
-  const cut = first.slice(0, GOAL_MAX_CHARS);
+/**
+ * A goal: the whole ask in the user's words, verbatim. A long ask keeps its
+ * opening up to GOAL_MAX_CHARS (cut at a word boundary) and says where the
+ * rest is.
+ */
+function goalOf(words: string, record: number): string {
+  const text = askText(words);
+  if (text.length <= GOAL_MAX_CHARS) return text;
+  const cut = text.slice(0, GOAL_MAX_CHARS);
   const space = cut.lastIndexOf(' ');
-  return space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
+  const head = space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
+  return `${head} […${text.length - head.length} more chars in r${record}]`;
 }
 
 /**
  * A protected rule is prescriptive: an imperative ("Never …", "Always …", "Do
- * not …", "Make sure …") or a modal addressed to the agent ("you must …", "must
- * not …"). A question or a first-person report that merely contains "don't" or
- * "only" ("I still don't see the parentheses") is conversation, not a rule.
+ * not …", "Make sure …", after "Also," or "From now on," too) or a modal
+ * addressed to the agent ("you must …", "must not …"). A question or a
+ * first-person report that merely contains "don't" or "only" ("I still don't
+ * see the parentheses") is conversation, not a rule.
  */
 export function isStandingRule(sentence: string): boolean {
-  const s = sentence.trim();
-  if (s.endsWith('?')) return false;
-  if (/^(?:and |but |also |so |then |please |pls |note: |important: |constraints?: |rules?: |requirements?: )*(?:never|always|do not|don't|dont|must|make sure|ensure|only|avoid|keep|use only|no |under no circumstances|without)\b/i.test(s)) return true;
-  return /\b(?:you|we|it|they|the \w+) (?:must|must not|mustn't|should never|shall not|may not|are not allowed to|is not allowed to)\b|\b(?:must never|must not|not allowed|forbidden|prohibited|under no circumstances)\b/i.test(s);
+  return isRuleSentence(sentence);
+}
+
+/**
+ * Text with its formatting seen through, for the injection check: line-number
+ * prefixes (`   3| `, `12:`, `L4:`), diff markers, comment leaders (`//`, `#`,
+ * `--`, `;`, `*`, `<!-- -->`), quoting (`>`), HTML tags and comments, markdown
+ * link references and zero-width characters are removed, and a sentence
+ * broken over comment lines is joined again.
+ */
+export function unformat(text: string): string {
+  return text
+    .replace(/[\u200B-\u200D\u2060\uFEFF]/g, '')
+    .replace(/<!--([\s\S]*?)-->/g, ' $1 ')
+    .replace(/^\s*\[\/\/\]:\s*#\s*\((.*)\)\s*$/gm, '$1')
+    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ')
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/^\s*(?:L?\d+\s*[|:→\t]|\d+\s{2,})\s?/, '')
+        .replace(/^[+\-](?![+\-])\s?/, '')
+        .replace(/^\s*(?:>\s?)+/, '')
+        .replace(/^\s*(?:\/\/+|#+(?!\w)|--(?!-)|;+|%+|\/\*+|\*+(?!\*)|rem\s|'\s)\s?/i, '')
+        .replace(/\s*(?:\*\/|-->)\s*$/, '')
+        .trim(),
+    )
+    .join('\n')
+    .replace(/([^.!?:\n])\n(?=[a-z])/g, '$1 ');
 }
 
 /** The reason of a version written by a user act (see the acts below). */
@@ -111,7 +144,8 @@ const USER_ACT = /by the user$/;
 const STATE_RULES_PER_MESSAGE = 200;
 
 /** Shorter than the request log's clip, so a goal stays a verbatim part of its request. */
-const GOAL_MAX_CHARS = 200;
+/** The request log clips a long ask to its first 240 characters under pressure: a goal stays within them. */
+const GOAL_MAX_CHARS = 236;
 
 function factId(type: FactType, value: string): string {
   return `${type}-${contentHash(value).slice(0, 12)}`;
@@ -214,11 +248,14 @@ export class ProtectedState {
   }
 
   private observeUser(part: Part): void {
-    const text = part.text.trim();
-    if (!isRequestText(text)) return;
-    this.create('goal', goalOf(text), part.record, 'user', 'active', 'the user asked');
-    for (const c of extractConstraints(text, STATE_RULES_PER_MESSAGE)) {
-      if (!isStandingRule(c.sentence)) continue;
+    // What an agent injected into the user's turn is not the user: it is evidence, never a goal or a rule.
+    const text = splitUserText(part.text).words;
+    if (text === '') return;
+    this.create('goal', goalOf(text, part.record), part.record, 'user', 'active', 'the user asked');
+    // A short reply ("2", "yes") is the user's decision among what was just offered.
+    const reply = resolveReply(text, this.lastOffer);
+    if (reply) this.decide(`"${text.trim()}" → ${reply.assent ? 'agreed to' : 'chose'} "${reply.chose}" (offered r${reply.offered})`, part.record, 'user');
+    for (const c of extractConstraints(part.text, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
     }
@@ -230,7 +267,11 @@ export class ProtectedState {
     }
   }
 
+  /** The last assistant prose seen: what a short reply answers. */
+  private lastOffer: { record: number; text: string } | undefined;
+
   private observeModel(part: Part): void {
+    if (part.text.trim() !== '') this.lastOffer = { record: part.record, text: part.text.slice(-6000) };
     if (!MODEL_SIGNAL.test(part.text)) return;
     for (const sentence of splitSentences(part.text)) {
       if (looksLikeCode(sentence)) continue;
@@ -260,7 +301,12 @@ export class ProtectedState {
     }
     // Instructions inside tool output never become rules on their own. One native
     // scan decides whether there is anything to look at (almost never).
-    const output = tool.output.length > 20_000 ? `${tool.output.slice(0, 10_000)}\n${tool.output.slice(-10_000)}` : tool.output;
+    const raw = tool.output.length > 20_000 ? `${tool.output.slice(0, 10_000)}\n${tool.output.slice(-10_000)}` : tool.output;
+    // Formatting (line numbers, comment leaders, quoting, hidden HTML) must not hide an instruction:
+    // one native scan of the raw text decides whether there is anything to look at (almost never),
+    // unless characters that can split the words of an instruction are present.
+    if (!INJECTION.test(raw) && !HIDING.test(raw)) return;
+    const output = unformat(raw);
     if (!INJECTION.test(output)) return;
     for (const sentence of splitSentences(output)) {
       if (looksLikeCode(sentence) || sentence.length > 300 || !INJECTION.test(sentence)) continue;

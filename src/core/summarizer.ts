@@ -1,14 +1,28 @@
 /**
  * Summarizers fold a span of units into the running Task Context.
  *
- * Σn = fold(Σn−1, span). The extractive summarizer needs no model: it keeps the
- * user's requests verbatim, detects constraints, decisions, findings and
- * ruled-out approaches from the text, files from tool calls, failed commands
- * with their exit codes, and the last state. The static checkpoint always
- * produces something; the engine falls back to it when a summarizer fails.
+ * Σn = fold(Σn−1, span). The extractive summarizer needs no model. It
+ * classifies before it summarizes (seed 000, differentiated compression):
+ * - the user's own words (agents' injected text removed, see harness.ts) are
+ *   the request, kept verbatim; a short reply is resolved against the options
+ *   it answers; every prescriptive sentence is a constraint, verbatim;
+ * - the agent's prose is split into sentences and classified (classify.ts):
+ *   findings, decisions (with their reason when the next sentence gives it),
+ *   failures and plans become statements of at most ~30 words with their
+ *   identifiers; process narration and pleasantries never become lines;
+ * - tool results give the exact things: files written (Deliverables), commands
+ *   that failed with their verbatim error and were not later made to succeed,
+ *   edits undone (Ruled out), configuration applied, the plan (todo).
+ * Repeated statements merge (sources and references add up). The static
+ * checkpoint always produces something; the engine falls back to it when a
+ * summarizer fails.
  */
-import { enforceCap, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type RequestLine, type SummaryState } from './summary';
-import { exitCode, fileTouches, shellCommand, classifyTool } from './tools';
+import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, type SentenceClass } from './classify';
+import { errorLine, errorSignatures, handles, lastQuestion, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
+import { askText, splitUserText } from './harness';
+import { enforceCap, GIST_SEPARATOR, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
+import { touchesInStep } from './artifacts';
+import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
 import type { TokenCounter } from './tokens';
 import type { Part, ToolInvocation, Unit } from './types';
@@ -20,6 +34,8 @@ export interface FoldInput {
   readonly units: readonly Unit[];
   /** Records [0, coverageEnd) are covered after this fold. */
   readonly coverageEnd: number;
+  /** The head's cap for this fold (the engine's, which scales with the window); a summarizer's own cap is the fallback. */
+  readonly cap?: number;
 }
 
 export interface Summarizer {
@@ -29,97 +45,66 @@ export interface Summarizer {
 
 /** Requests longer than this keep their verbatim head; the record keeps the rest. */
 export const REQUEST_MAX_CHARS = 1200;
-const SENTENCE_MAX_CHARS = 600;
-/** Decisions and findings longer than this are clipped (constraints never are). */
-const NARRATIVE_MAX_CHARS = 320;
 const MAX_CONSTRAINTS_PER_MESSAGE = 24;
-const MAX_DECISIONS_PER_STEP = 2;
-const MAX_FINDINGS_PER_STEP = 3;
+/** Lines one step may contribute per class (its closing message, the turn's report, may add more). */
+const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
+const PER_CLOSING_STEP: Partial<Record<SentenceClass, number>> = { finding: 8, decision: 6, failure: 4, change: 4 };
+/** A statement must carry at least this much to be kept (see digest.salience). */
+const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
+const CURRENT_MAX_WORDS = 40;
+/** A statement of the agent's private reasoning must carry this much to be kept. */
+const REASONING_MIN_SALIENCE = 3;
 
-const CONSTRAINT_PATTERN =
-  /\b(must|mustn't|never|do not|don't|always|only|should ?n[o']t|avoid|make sure|ensure|required|requirement|not allowed|forbidden|prohibited|under no circumstances|at most|at least|no more than|keep (?:it|them|the)\b.*\b(?:unchanged|as is|intact)|without (?:changing|modifying|touching|breaking))\b/i;
 const SAFETY_PATTERN =
-  /\b(never|must not|mustn't|do not|don't|not allowed|forbidden|prohibited|under no circumstances)\b.*|\b(production|prod db|secret|password|credential|api key|private key|delete|drop table|force[- ]push|rm -rf|security|privacy|personal data|pii|destructive|backup)\b/i;
-const PROHIBITIVE = /\b(never|must not|mustn't|do not|don't|not allowed|forbidden|prohibited|under no circumstances|no\s+\w+\s+(?:allowed|permitted)|without)\b/i;
-const DECISION_PATTERN =
-  /\b(I'll use|I will use|we'll use|we will use|let's use|let's go with|going with|decided to|decision:|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose|the approach (?:is|will be)|the plan is to|I'm going to use)\b/i;
-const FINDING_PATTERN =
-  /\b(root cause|the (?:issue|problem|bug|cause|error|reason) (?:is|was)|turns out|I found|found that|confirmed that|this means|is caused by|fails because|failing because)\b/i;
-/** A statement about a named thing: an inline-code identifier and a verb of state or effect. */
-const IDENTIFIER_FACT =
-  /`[^`\n]{2,80}`[^.]*\b(?:is|are|was|were|drops|uses|runs|causes|returns|means|requires|listens|points|fails|breaks|blocks|overrides|conflicts)\b|\b(?:is|are|was|were)\b[^.]*`[^`\n]{2,80}`/;
-const RULED_OUT_PATTERN =
-  /\b(didn't work|did not work|doesn't work|does not work|won't work|will not work|not possible|isn't possible|abandon(?:ed|ing)?|ruled out|give up on|reverted?|dead end|not the (?:issue|cause|problem))\b/i;
-const STOP_WORDS = new Set(
-  'a an the to of in on for and or but is are be it this that with as at by we i you please should must can will just so if then than from into also all any our your my me us them they there here do does did not no'.split(' '),
-);
+  /\b(never|must not|mustn't|do not|don't|not allowed|forbidden|prohibited|under no circumstances)\b.*|\b(production|prod db|secret|password|credential|api key|private key|delete|drop table|force[- ]push|rm -rf|security|privacy|personal data|pii|destructive|backup|sign(?:ed|ing)?)\b/i;
+const PROHIBITIVE = /\b(never|must not|mustn't|do not|don't|dont|not allowed|forbidden|prohibited|under no circumstances|no\s+\w+\s+(?:allowed|permitted)|without)\b/i;
 
+export { looksLikeCode };
+
+/** Sentences of a text, for callers outside the digest (the protected state, injection checks). */
 export function splitSentences(text: string): string[] {
-  const pieces = text
-    // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
-    .replace(/```[^\n]*\n([\s\S]*?)```/g, (_, body: string) => (body.length <= 160 && body.split('\n').filter((l) => l.trim()).length <= 2 ? ` ${body.trim().replace(/\s+/g, ' ')} ` : ' '))
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(\[])|\n+/)
-    .map((s) => s.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim())
-    .filter((s) => s.length > 0);
-  // A lead-in ending with a colon belongs with what follows it.
-  const joined: string[] = [];
-  for (let i = 0; i < pieces.length; i++) {
-    let sentence = pieces[i]!;
-    if (sentence.endsWith(':') && i + 1 < pieces.length) sentence = `${sentence} ${pieces[++i]!}`;
-    joined.push(sentence);
-  }
-  return joined.filter((s) => s.length >= 12 && s.length <= SENTENCE_MAX_CHARS);
+  return sentencesOf(text)
+    .map((s) => s.text)
+    .filter((s) => s.length >= 12);
 }
 
-/** A stable kebab topic key from the first significant words of a statement. */
+/** A stable kebab topic key naming the subject of a statement. */
 export function topicKey(text: string, words = 5): string {
-  const tokens = text
-    .toLowerCase()
-    .replace(/[`'"]/g, '')
-    .split(/[^a-z0-9_./-]+/)
-    .map((t) => t.replace(/^[./-]+|[./-]+$/g, ''))
-    .filter((t) => t.length > 0 && !STOP_WORDS.has(t));
-  const key = tokens.slice(0, words).join('-').replace(/[./]/g, '-').replace(/-+/g, '-').slice(0, 60);
-  return key || 'note';
+  return subjectKey(text, words);
 }
 
-/** Is a user message a request (as opposed to an empty line or a tool-result echo)? */
+/** Is a user message a request: does it hold any of the user's own words? */
 export function isRequestText(text: string): boolean {
-  const t = text.trim();
-  if (t.length === 0) return false;
-  if (/^<(local-command-stdout|local-command-stderr|system-reminder)>/.test(t)) return false;
-  if (/^\[Request interrupted by user/.test(t)) return false;
-  return true;
+  return splitUserText(text).words !== '';
+}
+
+/** The user's prose in a message: their words without pasted code, logs or quoted text. */
+function userProse(words: string): string {
+  return words
+    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
+    .split('\n')
+    .filter((l) => !/^\s*>/.test(l))
+    .join('\n');
 }
 
 export function requestLine(ordinal: number, record: number, text: string): RequestLine {
-  const t = redact(text.trim()).text;
+  const t = redact(askText(splitUserText(text).words)).text;
   if (t.length <= REQUEST_MAX_CHARS) return { ordinal, text: t, record, elided: 0 };
   return { ordinal, text: t.slice(0, REQUEST_MAX_CHARS), record, elided: t.length - REQUEST_MAX_CHARS };
 }
 
-function firstLine(text: string, max = 200): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** The user-stated constraints of one message, verbatim, with their safety flag. */
-/** Code, logs and numbered listings pasted into a message are not rules the user stated. */
-export function looksLikeCode(sentence: string): boolean {
-  if (/^\s*\d+\s*[:→|]/.test(sentence)) return true;
-  if (/^\s*(def|class|import|from|return|const|let|var|function|if|for|while|self\.)\b/.test(sentence)) return true;
-  const symbols = sentence.replace(/[^{}()[\];=<>$\\]/g, '').length;
-  return symbols >= 4 && symbols / sentence.length > 0.06;
-}
-
+/**
+ * The user-stated constraints of one message, verbatim, with their safety
+ * flag: every prescriptive sentence of the user's own words, wherever it
+ * stands ("Also, never…" and "From now on, always…" included). Pasted code,
+ * logs, quoted text and agent-injected text are not rules the user stated.
+ */
 export function extractConstraints(text: string, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
-  for (const sentence of splitSentences(text)) {
-    if (!CONSTRAINT_PATTERN.test(sentence) || looksLikeCode(sentence)) continue;
+  const words = splitUserText(text).words;
+  if (words === '') return out;
+  for (const { text: sentence } of sentencesOf(userProse(words))) {
+    if (sentence.length < 6 || looksLikeCode(sentence) || looksLikeLog(sentence) || !isRuleSentence(sentence)) continue;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     out.push({ sentence, safety });
     if (out.length >= limit) break;
@@ -127,10 +112,29 @@ export function extractConstraints(text: string, limit = MAX_CONSTRAINTS_PER_MES
   return out;
 }
 
+/** The last assistant prose of a step: what a short reply right after it answers. */
+function offerOf(unit: Unit): { record: number; text: string } | undefined {
+  for (let i = unit.parts.length - 1; i >= 0; i--) {
+    const p = unit.parts[i]!;
+    if (p.kind === 'text' && p.text.trim() !== '') return { record: p.record, text: p.text.slice(-6000) };
+  }
+  return undefined;
+}
+
+/** A request line with its short reply resolved against what the assistant last offered. */
+function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined): RequestLine {
+  const line = requestLine(ordinal, part.record, part.text);
+  const resolved = line.elided === 0 ? resolveReply(line.text, offer) : undefined;
+  if (!resolved) return line;
+  return { ...line, resolved: { chose: redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
+}
+
 /** The protected lines of a covered prefix, derived from the raw units alone. */
 export interface ProtectedLines {
   readonly requests: RequestLine[];
   readonly safety: FactLine[];
+  /** What the last folded assistant message offered (for a reply right after the boundary). */
+  readonly offer?: { readonly record: number; readonly text: string };
 }
 
 /**
@@ -142,17 +146,22 @@ export interface ProtectedLines {
 export function protectedFromRaw(units: readonly Unit[], continueFrom?: ProtectedLines): ProtectedLines {
   const requests: RequestLine[] = continueFrom ? [...continueFrom.requests] : [];
   const safety: FactLine[] = continueFrom ? [...continueFrom.safety] : [];
+  let offer = continueFrom?.offer;
   for (const unit of units) {
+    if (unit.kind === 'step') {
+      offer = offerOf(unit) ?? offer;
+      continue;
+    }
     if (unit.kind !== 'user') continue;
     for (const part of unit.parts) {
       if (!isRequestText(part.text)) continue;
-      requests.push(requestLine(requests.length + 1, part.record, part.text));
+      requests.push(resolvedRequest(requests.length + 1, part, offer));
       for (const c of extractConstraints(part.text)) {
-        if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0 });
+        if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
       }
     }
   }
-  return { requests, safety };
+  return { requests, safety, ...(offer ? { offer } : {}) };
 }
 
 /**
@@ -167,7 +176,7 @@ export function resetDrift(state: SummaryState, raw: ProtectedLines): { state: S
     raw.requests.length === state.requests.length &&
     raw.requests.every((r, i) => {
       const s = state.requests[i]!;
-      return s.ordinal === r.ordinal && s.record === r.record && r.text.startsWith(s.text);
+      return s.ordinal === r.ordinal && s.record === r.record && r.text.startsWith(s.text) && s.resolved?.chose === r.resolved?.chose;
     });
   if (!same) {
     drifted += Math.max(1, Math.abs(raw.requests.length - state.requests.length));
@@ -182,22 +191,185 @@ export function resetDrift(state: SummaryState, raw: ProtectedLines): { state: S
   return { state: drifted ? b.build(state.coverageEnd, state.folds) : state, drifted };
 }
 
-function toolLabel(part: Part): string {
-  const tool = part.tool!;
+// ------------------------------------------------------------------ tools
+
+/** A command as a failure or an applied change quotes it. */
+const LABEL_CHARS = 72;
+
+function firstLine(text: string, max = 200): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
+const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
+
+/**
+ * A commit that went through: its hash and message, and how it was made when
+ * that is unusual (unsigned, amended, forced). A milestone the next step
+ * builds on.
+ */
+function commitOf(cmd: string, output: string): string | undefined {
+  if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
+  const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
+  if (!head) return undefined;
+  const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
+  const message = clip(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? ''), 100);
+  return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
+}
+
+/**
+ * An error a tool's output reports when the tool gives no exit code and no
+ * error flag (aider's console, a SpecStory-rendered terminal): a line naming
+ * an error class or a fatal condition among the last lines of the output.
+ */
+const OUTPUT_ERROR =
+  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b/m;
+const OUTPUT_TAIL_LINES = 15;
+
+/** Whether an output with no exit code reports a failure in its last lines. */
+function outputReportsError(output: string): boolean {
+  const lines = terminalText(output).split('\n').filter((l) => l.trim() !== '');
+  return OUTPUT_ERROR.test(lines.slice(-OUTPUT_TAIL_LINES).join('\n'));
+}
+
+/**
+ * The result line of a test run: counts of passed and failed tests (bun, jest,
+ * vitest, mocha, pytest, cargo, go). A time-bound value: the latest run wins.
+ */
+export function testSummary(output: string): string | undefined {
+  const tail = output.slice(-4000);
+  const pass = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:pass(?:ed|ing)?)\b/im.exec(tail);
+  const fail = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:fail(?:ed|ing|ures?)?)\b/im.exec(tail);
+  // A result line counts both, or names tests: "3 passed, 1 failed", "Tests: 2 failed", "1 test failed".
+  if (!pass && !fail) return undefined;
+  if (!(pass && fail) && !/\b(?:tests?|specs?|suites?|examples?)\b/i.test(tail.slice(Math.max(0, (pass ?? fail)!.index - 80), (pass ?? fail)!.index + 80))) return undefined;
+  const parts: string[] = [];
+  if (pass) parts.push(`${pass[1]} passed`);
+  if (fail) parts.push(`${fail[1]} failed`);
+  const first = (fail ?? pass)!;
+  // The summary must sit on a result line, not in a test's name.
+  const line = tail.slice(tail.lastIndexOf('\n', first.index) + 1, tail.indexOf('\n', first.index) >>> 0).trim();
+  if (line.length > 160 || /^(?:it|test|describe)\(|['"`]/.test(line)) return undefined;
+  return parts.join(', ');
+}
+
+/** Commands whose short output is no observation (echoes, moves, navigation). */
+const SILENT_COMMAND = /^(?:\S+=\S+\s+)*(?:echo|printf|cd|mkdir|rm|rmdir|cp|mv|touch|chmod|chown|ln|git add|git checkout|git switch|sleep|clear|true|export|source|\.)\b(?![^|;&]*[|;&])/;
+const OBSERVATION_MAX_CHARS = 120;
+const OBSERVATION_MAX_LINES = 1;
+/** A query's whole answer may be a little longer: its output is the observation, not a log. */
+const QUERY_MAX_CHARS = 200;
+const QUERY_MAX_LINES = 3;
+const QUERY_COMMAND =
+  /^(?:\S+=\S+\s+)*(?:cat|head|tail|ls|which|where|type|file|stat|wc|du|df|ps|pgrep|netstat|ss|lsof|dig|nslookup|host|curl|wget|tmutil|sw_vers|uname|whoami|id|env|printenv|defaults read|jq|grep|rg|find|git (?:status|log|rev-parse|branch|remote|show|config --get|describe|tag --list|ls-files)|uci (?:show|get)|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect)|kubectl get|npm (?:ls|view|list)|pip3? (?:show|list)|\S+ (?:--version|-V|version))\b/;
+
+/**
+ * What a command showed, when its whole output is short: a version, a status,
+ * a listing of a few names, "No destinations configured". A short output is
+ * an observed fact the agent may never restate; a long one is evidence (the
+ * record keeps it, the agent's own words say what it meant).
+ */
+function observation(cmd: string, output: string): string | undefined {
+  if (SILENT_COMMAND.test(cmd.trim())) return undefined;
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l));
+  const query = QUERY_COMMAND.test(commandProper(cmd).trim());
+  if (lines.length === 0 || lines.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
+  const text = lines.join('; ');
+  if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
+  if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
+  return redact(text).text;
+}
+
+/** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
+const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|git diff|git grep|command -v|which|type|hash)\b/;
+
+/** Commands that change the system rather than a file (files changed are Deliverables already). */
+const CONFIGURING_COMMAND =
+  /\b(?:uci (?:set|add_list|del_list|delete|add|commit)|git config (?!.*(?:--get|--list|-l\b))|systemctl (?:restart|enable|disable|stop|start|mask)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|git (?:remote (?:add|set-url)|branch -[mMdD]|tag|rebase|reset --hard|filter-repo|filter-branch|lfs)|(?:npm|pnpm|yarn|bun) (?:install|add|remove|uninstall|i) \S|pip3? install|uv (?:add|pip install)|cargo add|go get|gem install|apt(?:-get)? (?:install|remove|purge)|brew (?:install|uninstall|upgrade)|winget (?:install|upgrade)|choco install|docker (?:run|rm|stop|compose up|compose down)|kubectl (?:apply|delete|rollout)|terraform apply|crontab|launchctl (?:load|unload|bootstrap)|defaults write|gpg --(?:import|edit-key|import-ownertrust)|ssh-keygen|netsh|Set-ItemProperty|Add-MpPreference|Set-MpPreference|reg add|ufw (?:allow|deny|enable|disable|delete)|iptables (?:-[AIDRFPN]|--(?:append|insert|delete|flush))|nft (?:add|delete|flush)|sysctl -w|chmod [0-7+]|chown )/;
+
+/** Commands that undo work: a discarded change is an approach ruled out. */
+const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
+
+function toolDescription(tool: ToolInvocation): string | undefined {
+  const input = tool.input;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const d = (input as Record<string, unknown>).description;
+    if (typeof d === 'string' && d.trim().length >= 6) return clip(d.trim(), 120);
+  }
+  return undefined;
+}
+
+/** The program a command runs (after `cd … &&`, environment assignments and `sudo`): what a replacement shares with it. */
+function programOf(cmd: string): string {
+  const words = commandProper(cmd).trim().split(/\s+/).filter((w) => !/^\w+=/.test(w) && w !== 'sudo');
+  const first = (words[0] ?? '').replace(/^.*[/\\]/, '');
+  // `ssh host "cmd"`, `powershell 'cmd'`, `npx tool`: the program is what runs inside.
+  if (/^(?:ssh|npx|bunx|powershell|pwsh|cmd|bash|sh|zsh|docker|kubectl)$/.test(first) && words[1]) return `${first} ${words.slice(1).find((w) => !w.startsWith('-') && !/@/.test(w))?.replace(/^['"]/, '') ?? ''}`;
+  return first;
+}
+
+/** A command without its leading `cd <dir> &&` (or `source … &&`): what it runs, not where. */
+function commandProper(cmd: string): string {
+  return cmd.replace(/^(?:\s*(?:cd|pushd|source|\.)\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*)+/, '');
+}
+
+function toolLabel(tool: ToolInvocation): string {
   const cmd = shellCommand(tool);
-  if (cmd !== undefined) return `\`${clip(firstLine(cmd, 120), 120)}\``;
+  if (cmd !== undefined) return `\`${clip(firstLine(commandProper(cmd), LABEL_CHARS), LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${touches[0]!.path}`;
   return tool.name;
 }
 
-function lastErrorLine(output: string): string {
-  const lines = output.slice(-4000).split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
-  const errorLine = [...lines].reverse().find((l) => /error|exception|fail|traceback|not found|denied|cannot|refused/i.test(l));
-  return clip(errorLine ?? lines[lines.length - 1] ?? '', 160);
+/** An edit's old and new text, when the tool says them (Claude Code Edit, str_replace_editor, aider). */
+function editTexts(tool: ToolInvocation): { old: string; new: string } | undefined {
+  const input = tool.input;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const r = input as Record<string, unknown>;
+  const o = r.old_string ?? r.old_str ?? r.search;
+  const n = r.new_string ?? r.new_str ?? r.replace;
+  return typeof o === 'string' && typeof n === 'string' && o !== n ? { old: o, new: n } : undefined;
 }
 
-/** A summarizer that needs no model: synchronous folds, capped by demotion. */
+/** The first line an edit changed, as `old` → `new` (each clipped): the patch coordinate a reader needs. */
+function changedLine(before: string, after: string): string | undefined {
+  const a = before.split('\n').map((l) => l.trim());
+  const b = after.split('\n').map((l) => l.trim());
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const old = a[i] ?? '';
+  const now = b[i] ?? '';
+  if (old === '' && now === '') return undefined;
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clip(t.replace(/`/g, "'"), 70)}\``);
+  return `${q(old)} → ${q(now)}`;
+}
+
+/** The open items of a todo tool's plan: `{todos: [{content, status}]}`. */
+function planOf(input: unknown): { open: string[]; active: string | undefined } | undefined {
+  const todos = (input as { todos?: unknown } | undefined)?.todos;
+  if (!Array.isArray(todos)) return undefined;
+  const open: string[] = [];
+  let active: string | undefined;
+  for (const item of todos) {
+    const content = typeof item?.content === 'string' ? item.content.trim() : '';
+    if (content === '' || item.status === 'completed') continue;
+    open.push(content);
+    if (item.status === 'in_progress' && active === undefined) active = content;
+  }
+  return { open, active };
+}
+
+// --------------------------------------------------------------- the fold
+
+/** Abstract base of the summarizers that need no model: synchronous folds, capped by demotion. */
 abstract class LocalSummarizer implements Summarizer {
   abstract readonly name: string;
   protected readonly counter: SummaryLineCounter;
@@ -213,27 +385,411 @@ abstract class LocalSummarizer implements Summarizer {
   abstract foldSync(input: FoldInput): SummaryState;
 }
 
-/** Shell commands that change something (a file, a package set, a service, a repository). */
-const MUTATING_COMMAND =
-  /\b(uci (?:set|commit|delete|add)|sed -i|rm -|mv |cp |chmod |chown |git (?:commit|push|merge|rebase|reset|checkout -b|tag)|npm (?:install|i|uninstall|ci)\b|pnpm add|yarn add|pip install|apt(?:-get)? (?:install|remove)|brew install|systemctl (?:restart|enable|disable|stop|start)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|docker (?:run|rm|stop|compose up)|ln -s|crontab|tee )|(?:^|[^0-9&<>])>>?\s*[\w/.~]/;
-
-function toolDescription(tool: ToolInvocation): string | undefined {
-  const input = tool.input;
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    const d = (input as Record<string, unknown>).description;
-    if (typeof d === 'string' && d.trim().length >= 6) return clip(d.trim(), 120);
-  }
-  return undefined;
+/** A statement found in a step, before the step's best are kept. */
+interface Candidate {
+  readonly cls: SentenceClass;
+  readonly text: string;
+  readonly record: number;
+  readonly salience: number;
+  readonly order: number;
 }
 
-/** The opening of a turn's closing message, without code blocks or markdown noise. */
-function outcomeGist(text: string): string {
-  const flat = text
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/[*#`>|]+/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return clip(flat, 280);
+const SECTION_OF: Partial<Record<SentenceClass, FactSection>> = { finding: 'Findings', decision: 'Decisions', failure: 'Ruled out', change: 'Decisions' };
+const PRIORITY_OF: Record<FactSection, 0 | 1 | 2 | 3> = { Deliverables: 1, Decisions: 2, Constraints: 2, 'Ruled out': 2, Findings: 3, Archived: 3 };
+
+/** The sentence after a decision that gives its reason ("This avoids…", "Because…"). */
+const REASON = /^(?:this|that|it|because|since|so that|so |which|the reason|otherwise)\b.*\b(?:because|so that|avoid\w*|prevent\w*|ensur\w*|keep\w*|mean\w*|since|otherwise|simpler|safer|faster|cleaner|works?|breaks?|fails?|requir\w*|needs?|saves?|removes?|reduces?|fix\w*)\b/i;
+
+/**
+ * Adds a statement to the summary, or merges it into the line that already
+ * says it (anywhere in the fact sections): the sources and references add up
+ * and the wording with more identifiers wins. A new statement gets a key that
+ * names its subject; a key already used for a different subject is never
+ * reused (the topic self-check), it gets a suffix.
+ */
+export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit<FactLine, 'key'>, origin: LineOrigin): void {
+  for (const name of ['Findings', 'Decisions', 'Ruled out', 'Constraints', 'Archived'] as const) {
+    const lines = b.facts[name];
+    // An archived line may group several gists: any of them may be the statement.
+    const gists = (l: FactLine): string[] => {
+      const body = l.text.replace(/^\[[^\]]+\] /, '');
+      return l.members ? body.split(GIST_SEPARATOR) : [body];
+    };
+    const at = lines.findIndex((l) => gists(l).some((g) => sameStatement(g.replace(/^…|…$/g, ''), line.text)));
+    if (at < 0) continue;
+    const before = lines[at]!;
+    const sources = [...new Set([...before.sources, ...line.sources])].sort((x, y) => x - y);
+    const richer = handles(line.text).length > handles(before.text).length && name === section && !before.members;
+    lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, refs: (before.refs ?? 0) + 1 };
+    return;
+  }
+  let key = subjectKey(line.text);
+  for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text)}-${n}`;
+  b.upsert(section, { ...line, key, origin });
+}
+
+export class ExtractiveSummarizer extends LocalSummarizer {
+  readonly name = 'extractive';
+
+  foldSync(input: FoldInput): SummaryState {
+    const previous = input.previous ?? emptySummary();
+    const b = new SummaryBuilder(previous);
+    const fold = new Fold(b, previous);
+    input.units.forEach((unit, index) => {
+      if (unit.kind === 'user') fold.user(unit);
+      else if (unit.kind === 'step') fold.step(unit, input.units[index + 1]?.kind === 'user' || index === input.units.length - 1);
+    });
+    fold.finish(input.units);
+    dedupe(b);
+    countReferences(b, input.units);
+    const state = b.build(input.coverageEnd, previous.folds + 1);
+    return enforceCap(state, this.counter, input.cap ?? this.cap).state;
+  }
+}
+
+/** The working state of one fold: the builder, and what Current state is made of. */
+class Fold {
+  private goal: string;
+  private status: string;
+  private next: string;
+  private readonly writes = new Map<string, { created: boolean; writes: number; sources: number[]; note: string; edit?: string }>();
+  private readonly modified: string[] = [];
+  private plan: { open: string[]; active: string | undefined } | undefined;
+  private lastPlanSentence: string | undefined;
+  private lastAsk: { ordinal: number; text: string; answered: boolean } | undefined;
+  private question: string | undefined;
+  private interrupted: number | undefined;
+
+  constructor(
+    private readonly b: SummaryBuilder,
+    previous: SummaryState,
+  ) {
+    this.goal = previous.current.goal;
+    this.status = previous.current.status;
+    this.next = previous.current.next;
+    for (const line of b.facts.Deliverables) {
+      const m = /^(created)?(?:, )?(?:modified ×(\d+))?(?: — (.*))?$/.exec(line.text);
+      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: m?.[3] ?? '' });
+    }
+  }
+
+  user(unit: Unit): void {
+    for (const part of unit.parts) {
+      const split = splitUserText(part.text);
+      if (split.interrupted) this.interrupted = part.record;
+      if (split.words === '') continue;
+      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
+      this.b.requests.push(req);
+      this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
+      this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
+      this.question = undefined;
+      this.interrupted = split.interrupted ? part.record : undefined;
+      if (req.resolved) {
+        const chose = `${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}" (offered r${req.resolved.offered})`;
+        addStatement(this.b, 'Decisions', { text: `the user ${chose}`, sources: [part.record], priority: 2 }, 'exact');
+      }
+      for (const c of extractConstraints(part.text)) {
+        this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
+      }
+      // A choice the user states in their own words is theirs ("let's call it minsky-workflow").
+      for (const { text } of sentencesOf(userProse(split.words))) {
+        if (isRuleSentence(text) || text.endsWith('?') || looksLikeCode(text)) continue;
+        if (/\b(?:let'?s (?:use|go with|call it|name it|switch to|keep)|use \S+ instead|instead of|rather than|go with|call it|name it)\b/i.test(text)) {
+          addStatement(this.b, 'Decisions', { text: `${statementOf(text)} (user)`, sources: [part.record], priority: 2 }, 'exact');
+        }
+      }
+    }
+  }
+
+  step(unit: Unit, closing: boolean): void {
+    const candidates: Candidate[] = [];
+    let order = 0;
+    for (const part of unit.parts) {
+      if (part.kind === 'text') {
+        const sentences = sentencesOf(part.text);
+        for (let i = 0; i < sentences.length; i++) {
+          const s = sentences[i]!;
+          if (s.heading) continue;
+          const { cls } = classifySentence(s.text, 'assistant', s.lead);
+          if (!CONTENT_CLASSES.has(cls)) continue;
+          if (cls === 'plan') {
+            this.lastPlanSentence = statementOf(s.text, 24);
+            continue;
+          }
+          let text = statementOf(s.text);
+          // A decision keeps its reason when the next sentence gives it.
+          const after = sentences[i + 1];
+          if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
+            text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
+          }
+          candidates.push({ cls, text, record: part.record, salience: salience(text), order: order++ });
+        }
+        this.question = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
+        continue;
+      }
+      if (part.kind === 'reasoning') {
+        // Private reasoning often holds the diagnosis; only its most telling statements are kept.
+        for (const s of sentencesOf(part.text)) {
+          const { cls } = classifySentence(s.text, 'assistant', s.lead);
+          if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
+          const text = statementOf(s.text);
+          const score = salience(text);
+          if (score >= REASONING_MIN_SALIENCE) candidates.push({ cls, text, record: part.record, salience: score - 1, order: order++ });
+        }
+        continue;
+      }
+      if (part.kind === 'tool' && part.tool) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
+    }
+    const offer = offerOf(unit);
+    if (offer) this.b.offer = offer;
+    if (this.lastAsk) this.lastAsk.answered = true;
+    this.keep(candidates, closing ? PER_CLOSING_STEP : PER_STEP);
+  }
+
+  /** Keeps the step's best statements of each class: the most salient, in their order. */
+  private keep(candidates: readonly Candidate[], limits: Partial<Record<SentenceClass, number>>): void {
+    const chosen: Candidate[] = [];
+    for (const cls of ['finding', 'decision', 'failure', 'change'] as const) {
+      const pool = candidates.filter((c) => c.cls === cls && c.salience >= (MIN_SALIENCE[cls] ?? 0));
+      pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
+      chosen.push(...pool.slice(0, limits[cls] ?? 0));
+    }
+    chosen.sort((x, y) => x.order - y.order);
+    for (const c of chosen) {
+      if (c.cls === 'change' && this.noteChange(c)) continue;
+      if (c.cls === 'change' && handles(c.text).length === 0) continue;
+      const section = SECTION_OF[c.cls]!;
+      const text = c.cls === 'finding' && /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text) ? `${c.text} (assumed)` : c.text;
+      addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
+    }
+  }
+
+  /** A change report that names a file written in the session becomes that deliverable's note. */
+  private noteChange(c: Candidate): boolean {
+    const named = handles(c.text);
+    for (const [path, entry] of this.writes) {
+      const base = path.split(/[/\\]/).pop()!.toLowerCase();
+      if (named.some((h) => h === path.toLowerCase() || h.endsWith(`/${base}`) || h === base)) {
+        entry.note = statementOf(c.text, 16);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private tool(tool: ToolInvocation, touches: readonly FileTouch[]): void {
+    const sources = tool.resultRecord !== undefined ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
+    const code = exitCode(tool);
+    const family = classifyTool(tool.name, tool.input).family;
+    const failed =
+      tool.isError ||
+      (code !== undefined && code !== 0) ||
+      (code === undefined && tool.output !== undefined && (outputReportsError(tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
+    if (!failed) {
+      for (const touch of touches.length ? touches : fileTouches(tool)) {
+        if (touch.access === 'read') continue;
+        const entry = this.writes.get(touch.path) ?? { created: false, writes: 0, sources: [], note: '' };
+        if (touch.access === 'create') entry.created = true;
+        else entry.writes++;
+        entry.sources.push(tool.callRecord);
+        this.writes.set(touch.path, entry);
+        this.modified.push(touch.path);
+      }
+      const edit = family === 'edit' ? editTexts(tool) : undefined;
+      if (edit) {
+        this.checkUndo(tool, edit, sources);
+        const path = (touches[0] ?? fileTouches(tool)[0])?.path;
+        const entry = path !== undefined ? this.writes.get(path) : undefined;
+        const diff = changedLine(edit.old, edit.new);
+        if (entry && diff) entry.edit = diff;
+      }
+    }
+    if (family === 'todo' && !failed) {
+      const plan = planOf(tool.input);
+      if (plan) this.plan = plan;
+    }
+    if (tool.output === undefined) return;
+    const cmd = shellCommand(tool);
+    const label = toolLabel(tool);
+    if (failed) {
+      if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
+      const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
+      const why = redact(tests ? `${tests}; ${errorLine(tool.output)}` : errorLine(tool.output)).text;
+      const codeText = code !== undefined ? `exit ${code}` : 'error';
+      this.status = `blocked: ${label} failed (${codeText}): ${why}`;
+      this.failure(label, codeText, why, sources);
+      if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label, record: tool.callRecord });
+      return;
+    }
+    const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
+    if (tests !== undefined) {
+      // The latest run of a test command supersedes the earlier ones (one key per command).
+      const label60 = clip(firstLine(commandProper(cmd!), 60), 60);
+      this.b.upsert('Findings', { key: `tests-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${tests} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+    }
+    const observed = cmd !== undefined && tests === undefined ? observation(cmd, tool.output) : undefined;
+    if (observed !== undefined) {
+      const label60 = clip(firstLine(commandProper(cmd!), 60), 60);
+      this.b.upsert('Findings', { key: `seen-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${observed} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+    }
+    if (cmd !== undefined) {
+      this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
+      // A command that failed before and now succeeds is no longer ruled out.
+      for (const line of [...this.b.facts['Ruled out']]) {
+        const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
+        if (m && m[1] === label && !m[2]) this.b.remove(line.key);
+      }
+      this.status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
+      const commit = commitOf(cmd, tool.output);
+      if (commit) {
+        addStatement(this.b, 'Decisions', { text: commit, sources, priority: 2 }, 'exact');
+      } else if (UNDOING_COMMAND.test(cmd)) {
+        addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
+      } else if (CONFIGURING_COMMAND.test(cmd)) {
+        const description = toolDescription(tool);
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clip(firstLine(cmd, 160), 160)}\``, sources, priority: 2 }, 'exact');
+      }
+    } else if (family === 'write' || family === 'edit') {
+      this.status = `last change: ${label}`;
+    }
+  }
+
+  /**
+   * A failed tool: one Ruled out line per cause, with the verbatim error. The
+   * same command failing again counts up (×n); other commands failing with the
+   * same error join the line ("and 3 more"). An interruption by the user is not
+   * an approach that failed.
+   */
+  private failure(label: string, codeText: string, why: string, sources: number[]): void {
+    // An interruption by the user is no failed approach; a failure that says nothing about why is no line.
+    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '') return;
+    const signatures = errorSignatures(why);
+    const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
+    const lines = this.b.facts['Ruled out'];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.origin !== 'exact') continue;
+      const m = FAILED_LINE.exec(line.text);
+      if (!m) continue;
+      const [, first, more, code, times, error] = m;
+      const merged = [...new Set([...line.sources, ...sources])].sort((x, y) => x - y);
+      const kept = merged.length > 6 ? [...merged.slice(0, 2), ...merged.slice(-4)] : merged;
+      // A bare tool name (aider's console, an unnamed result) is no command: only the error can match.
+      if (first === label && !more && label.startsWith('`') && !label.endsWith('…`') && shared(error!)) {
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        return;
+      }
+      if (shared(error!)) {
+        const others = Number(more ?? 0) + (first === label ? 0 : 1);
+        lines[i] = { ...line, text: `${first}${others ? ` and ${others} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: ${error}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        return;
+      }
+    }
+    addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
+  }
+
+  /** The last failed command of each program, until another command of that program works. */
+  private readonly unreplaced = new Map<string, { label: string; record: number }>();
+
+  /**
+   * What replaced a failed approach: the next command of the same program that
+   * worked, said on the failure's line ("→ then `…` worked (r52)"), so the next
+   * attempt starts from what worked rather than from what failed.
+   */
+  private noteReplacement(cmd: string, label: string, record: number): void {
+    const program = programOf(cmd);
+    const failed = this.unreplaced.get(program);
+    if (!failed) return;
+    this.unreplaced.delete(program);
+    if (failed.label === label) return;
+    const lines = this.b.facts['Ruled out'];
+    const at = lines.findIndex((l) => l.origin === 'exact' && FAILED_LINE.exec(l.text)?.[1] === failed.label && !/ → then `/.test(l.text));
+    if (at < 0) return;
+    const line = lines[at]!;
+    lines[at] = { ...line, text: `${line.text} → then ${label} worked (r${record})`, sources: [...new Set([...line.sources, record])].sort((x, y) => x - y) };
+  }
+
+  /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
+  private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
+  private checkUndo(tool: ToolInvocation, edit: { old: string; new: string }, sources: number[]): void {
+    const path = fileTouches(tool)[0]?.path ?? '';
+    const earlier = this.edits.get(path) ?? [];
+    const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
+    if (undone) {
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clip(firstLine(undone.old, 60), 60)}\` → \`${clip(firstLine(undone.new, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+    }
+    earlier.push({ ...edit, record: tool.callRecord });
+    this.edits.set(path, earlier.slice(-20));
+  }
+
+  finish(units: readonly Unit[]): void {
+    for (const [path, entry] of this.writes) {
+      const parts: string[] = [];
+      if (entry.created) parts.push('created');
+      if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
+      const note = entry.note ? ` — ${entry.note}` : entry.edit ? ` — last edit ${entry.edit}` : '';
+      const sources = [...new Set(entry.sources)].sort((x, y) => x - y);
+      this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, priority: 1 });
+    }
+    const delivered = this.b.facts.Deliverables.map((d) => d.key);
+    const last = units[units.length - 1];
+    let status = this.status;
+    if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
+    else if (this.question && last?.kind === 'step') status = `awaiting the user's answer: ${this.question}`;
+    else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
+    let next = this.next;
+    if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
+    else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
+    else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
+    else if (this.lastPlanSentence) next = `${this.lastPlanSentence} (stated by the agent)`;
+    else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
+    this.b.current = {
+      goal: plain(this.goal),
+      deliverable: delivered.length
+        ? `${delivered.length} file(s) written so far; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
+        : 'nothing written yet',
+      status: plain(status),
+      next: plain(next),
+    };
+  }
+}
+
+/** The goal: the whole ask (its opening words when long, with where the rest is), and what a short reply chose. */
+function goalText(req: RequestLine): string {
+  const ask = statementOf(req.text.replace(/\s+/g, ' '), CURRENT_MAX_WORDS);
+  return req.resolved ? `"${ask}" → ${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}"` : ask;
+}
+
+/** Current-state text without markdown. */
+function plain(text: string): string {
+  return text.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * One line per statement: a line that says what an earlier line (in any fact
+ * section) already says is merged into it — sources and references add up —
+ * whatever path wrote it (a tool result, a repeated observation, a gist). The
+ * user's constraints are verbatim and never merged away; a grouped archived
+ * line is left whole.
+ */
+function dedupe(b: SummaryBuilder): void {
+  const kept: { section: FactSection; index: number; text: string }[] = [];
+  for (const section of ['Constraints', 'Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    const lines = b.facts[section];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const text = line.text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameStatement(k.text, text));
+      if (!same) {
+        kept.push({ section, index: i, text });
+        continue;
+      }
+      const into = b.facts[same.section][same.index]!;
+      const sources = [...new Set([...into.sources, ...line.sources])].sort((x, y) => x - y);
+      b.facts[same.section][same.index] = { ...into, sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
+      lines.splice(i--, 1);
+    }
+  }
 }
 
 /**
@@ -278,149 +834,14 @@ function countReferences(b: SummaryBuilder, units: readonly Unit[]): void {
     const lines = b.facts[section];
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
-      if (line.key.startsWith('archive-group') || line.sources.length === 0) continue;
-      const handles = handlesOf(line.text);
-      if (handles.length === 0) continue;
+      if (line.key.startsWith('archived~') || line.sources.length === 0) continue;
+      const named = handlesOf(line.text);
+      if (named.length === 0) continue;
       const after = Math.max(...line.sources);
       let n = 0;
-      for (const t of texts) if (t.first > after && handles.some((h) => t.text.includes(h))) n++;
+      for (const t of texts) if (t.first > after && named.some((h) => t.text.includes(h))) n++;
       if (n) lines[i] = { ...line, refs: (line.refs ?? 0) + n };
     }
-  }
-}
-
-export class ExtractiveSummarizer extends LocalSummarizer {
-  readonly name = 'extractive';
-
-  foldSync(input: FoldInput): SummaryState {
-    const previous = input.previous ?? emptySummary();
-    const b = new SummaryBuilder(previous);
-    let goal = previous.current.goal;
-    let status = previous.current.status;
-    let next = previous.current.next;
-    const modified: string[] = [];
-    const writeCounts = new Map<string, { created: boolean; writes: number; sources: number[] }>();
-    for (const line of b.facts.Deliverables) {
-      const m = /^(created)?(?:, )?(?:modified ×(\d+))?/.exec(line.text);
-      writeCounts.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources] });
-    }
-
-    input.units.forEach((unit, index) => {
-      // The last words of a turn (a step followed by the next user message) usually report its outcome.
-      const nextUnit = input.units[index + 1];
-      if (unit.kind === 'step' && nextUnit?.kind === 'user') {
-        const text = [...unit.parts].reverse().find((p) => p.kind === 'text' && p.text.trim().length >= 40);
-        if (text) {
-          b.upsert('Findings', { key: `outcome-r${text.record}`, text: `turn outcome: ${outcomeGist(text.text)} (reported)`, sources: [text.record], priority: 3 });
-        }
-      }
-    });
-    for (const unit of input.units) {
-      if (unit.kind === 'user' || unit.kind === 'system') {
-        for (const part of unit.parts) {
-          if (unit.kind === 'system') continue;
-          if (!isRequestText(part.text)) continue;
-          const req = requestLine(b.requests.length + 1, part.record, part.text);
-          b.requests.push(req);
-          goal = `#${req.ordinal}: ${firstLine(part.text)}`;
-          for (const c of extractConstraints(part.text)) {
-            b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2 });
-          }
-          for (const sentence of splitSentences(part.text)) {
-            if (DECISION_PATTERN.test(sentence) && !CONSTRAINT_PATTERN.test(sentence)) {
-              b.upsert('Decisions', { key: topicKey(sentence), text: `${sentence} (user)`, sources: [part.record], priority: 2 });
-            }
-          }
-        }
-        continue;
-      }
-      let decisions = 0;
-      let findings = 0;
-      for (const part of unit.parts) {
-        if (part.kind === 'text') {
-          for (const sentence of splitSentences(part.text)) {
-            if (RULED_OUT_PATTERN.test(sentence)) {
-              b.upsert('Ruled out', { key: topicKey(sentence), text: clip(sentence, NARRATIVE_MAX_CHARS), sources: [part.record], priority: 2 });
-            } else if (decisions < MAX_DECISIONS_PER_STEP && DECISION_PATTERN.test(sentence)) {
-              decisions++;
-              b.upsert('Decisions', { key: topicKey(sentence), text: clip(sentence, NARRATIVE_MAX_CHARS), sources: [part.record], priority: 2 });
-            } else if (findings < MAX_FINDINGS_PER_STEP && (FINDING_PATTERN.test(sentence) || IDENTIFIER_FACT.test(sentence))) {
-              findings++;
-              b.upsert('Findings', { key: topicKey(sentence), text: `${clip(sentence, NARRATIVE_MAX_CHARS)} (reported)`, sources: [part.record], priority: 3 });
-            }
-          }
-          const sentences = splitSentences(part.text);
-          if (sentences.length) next = `${clip(sentences[sentences.length - 1]!, 200)} (reported)`;
-          continue;
-        }
-        if (part.kind !== 'tool' || !part.tool) continue;
-        const tool = part.tool;
-        const sources = tool.resultRecord !== undefined ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
-        for (const touch of fileTouches(tool)) {
-          if (touch.access === 'read') continue;
-          const entry = writeCounts.get(touch.path) ?? { created: false, writes: 0, sources: [] };
-          if (touch.access === 'create') entry.created = true;
-          else entry.writes++;
-          entry.sources.push(tool.callRecord);
-          writeCounts.set(touch.path, entry);
-          modified.push(touch.path);
-        }
-        const code = exitCode(tool);
-        const failed = tool.isError || (code !== undefined && code !== 0);
-        const cmd = shellCommand(tool);
-        const label = toolLabel(part);
-        if (tool.output === undefined) continue;
-        if (failed) {
-          const key = cmd !== undefined ? `cmd-${topicKey(cmd, 3)}` : `${topicKey(tool.name, 2)}-${topicKey(label, 3)}`;
-          const codeText = code !== undefined ? `exit ${code}` : 'error';
-          b.upsert('Ruled out', {
-            key,
-            text: `${label} failed (${codeText}): ${lastErrorLine(tool.output)}`,
-            sources,
-            priority: 2,
-          });
-          status = `${label} failed (${codeText})`;
-        } else if (cmd !== undefined) {
-          const key = `cmd-${topicKey(cmd, 3)}`;
-          if (b.has(key)) {
-            b.upsert('Findings', { key, text: `${label} now succeeds${code !== undefined ? ` (exit ${code})` : ''}`, sources, priority: 3 });
-          }
-          status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
-          if (MUTATING_COMMAND.test(cmd)) {
-            // The command is quoted once: a description, when the call has one, goes before it.
-            const description = toolDescription(tool);
-            const what = description ?? firstLine(cmd, 120);
-            b.upsert('Decisions', {
-              key: `done-${topicKey(what, 4)}`,
-              text: `done: ${description ? `${description} — ` : ''}\`${clip(firstLine(cmd, 160), 160)}\`${code !== undefined ? ` (exit ${code})` : ''}`,
-              sources,
-              priority: 2,
-            });
-          }
-        } else if (['write', 'edit'].includes(classifyTool(tool.name, tool.input).family)) {
-          status = `last change: ${label}`;
-        }
-      }
-    }
-
-    for (const [path, entry] of writeCounts) {
-      const parts: string[] = [];
-      if (entry.created) parts.push('created');
-      if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
-      b.upsert('Deliverables', { key: path, text: parts.join(', '), sources: entry.sources, priority: 1 });
-    }
-    countReferences(b, input.units);
-    const delivered = b.facts.Deliverables.map((d) => d.key);
-    b.current = {
-      goal,
-      deliverable: delivered.length
-        ? `${delivered.length} file(s) written so far; latest: ${[...new Set(modified.length ? modified : delivered)].slice(-4).join(', ')}`
-        : 'nothing written yet',
-      status,
-      next,
-    };
-    const state = b.build(input.coverageEnd, previous.folds + 1);
-    return enforceCap(state, this.counter, this.cap).state;
   }
 }
 
@@ -438,13 +859,14 @@ export class StaticCheckpointSummarizer extends LocalSummarizer {
     let actions = 0;
     let lastAsk = previous.current.goal;
     for (const unit of input.units) {
+      if (unit.kind === 'step') b.offer = offerOf(unit) ?? b.offer;
       for (const part of unit.parts) {
         if (unit.kind === 'user' && isRequestText(part.text)) {
-          const req = requestLine(b.requests.length + 1, part.record, part.text);
+          const req = resolvedRequest(b.requests.length + 1, part, b.offer);
           b.requests.push(req);
-          lastAsk = `#${req.ordinal}: ${firstLine(part.text)}`;
+          lastAsk = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
           for (const c of extractConstraints(part.text)) {
-            if (c.safety) b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0 });
+            if (c.safety) b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
           }
         }
         if (part.kind === 'tool') actions++;
@@ -457,6 +879,6 @@ export class StaticCheckpointSummarizer extends LocalSummarizer {
       status: `checkpoint: ${actions} tool action(s) in records ${first}–${Math.max(first, input.coverageEnd - 1)} folded without a summary`,
       next: previous.current.next,
     };
-    return enforceCap(b.build(input.coverageEnd, previous.folds + 1), this.counter, this.cap).state;
+    return enforceCap(b.build(input.coverageEnd, previous.folds + 1), this.counter, input.cap ?? this.cap).state;
   }
 }

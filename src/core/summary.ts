@@ -8,6 +8,7 @@
  * request log and safety constraints (P0) and deliverable paths (P1) stay.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
+import { gistOf, GIST_WORDS, salience } from './digest';
 import { containsSecret, redact } from './redact';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
 
@@ -36,7 +37,12 @@ export interface RequestLine {
   readonly record: number;
   /** Characters of the original not shown here (0 when whole). */
   readonly elided: number;
+  /** A short reply resolved: what it chose among the options just offered, and where they were offered. */
+  readonly resolved?: { readonly chose: string; readonly offered: number; readonly assent: boolean };
 }
+
+/** Where a fact line comes from: the exact record (a tool result, the user), the agent's prose, or a model summary. */
+export type LineOrigin = 'exact' | 'narrative' | 'model';
 
 export interface FactLine {
   /** Stable kebab topic key: reusing it supersedes the fact. */
@@ -50,6 +56,10 @@ export interface FactLine {
    * identifiers): under the cap the least referred line is demoted first.
    */
   readonly refs?: number;
+  /** Where the line comes from (undefined: exact). A model summary replaces the narrative lines of its span. */
+  readonly origin?: LineOrigin;
+  /** An archived line that groups several gists: the keys of their statements, in order (a reused key still finds its gist). */
+  readonly members?: readonly string[];
 }
 
 export interface CurrentState {
@@ -67,6 +77,12 @@ export interface SummaryState {
   readonly current: CurrentState;
   /** How many folds produced this state. */
   readonly folds: number;
+  /**
+   * The options (or the question) of the last assistant message folded, so a
+   * short reply right after the fold boundary ("2", "yes") can still be
+   * resolved. Derived from the raw record like everything else here.
+   */
+  readonly offer?: { readonly record: number; readonly text: string };
 }
 
 export function emptySummary(): SummaryState {
@@ -84,8 +100,10 @@ export class SummaryBuilder {
   readonly requests: RequestLine[];
   readonly facts: Record<FactSection, FactLine[]>;
   current: CurrentState;
+  offer: SummaryState['offer'];
 
   constructor(from: SummaryState) {
+    this.offer = from.offer;
     this.requests = [...from.requests];
     this.facts = {
       Deliverables: [...from.facts.Deliverables],
@@ -106,6 +124,8 @@ export class SummaryBuilder {
   upsert(section: FactSection, raw: FactLine): void {
     // Secrets and personal data never enter a summary (the raw record keeps them).
     const line: FactLine = containsSecret(raw.text) ? { ...raw, text: redact(raw.text).text } : raw;
+    // A key whose statement was grouped in Archived is superseded there too: its gist leaves the group.
+    this.dropArchivedMember(line.key);
     for (const name of FACT_SECTIONS) {
       const lines = this.facts[name];
       const at = lines.findIndex((l) => l.key === line.key);
@@ -128,11 +148,49 @@ export class SummaryBuilder {
     return FACT_SECTIONS.some((s) => this.facts[s].some((l) => l.key === key));
   }
 
+  /** Removes the gist of `key` from an archived line that groups it with others (the line goes when it holds nothing else). */
+  dropArchivedMember(key: string): void {
+    const archived = this.facts.Archived;
+    for (let i = 0; i < archived.length; i++) {
+      const members = archived[i]!.members;
+      const at = members ? members.indexOf(key) : -1;
+      if (!members || at < 0) continue;
+      const line = archived[i]!;
+      const from = ARCHIVED_FROM.exec(line.text);
+      const gists = (from ? line.text.slice(from[0].length) : line.text).split(GIST_SEPARATOR);
+      if (gists.length !== members.length || members.length <= 1) {
+        archived.splice(i, 1);
+        return;
+      }
+      gists.splice(at, 1);
+      const rest = members.filter((_, k) => k !== at);
+      archived[i] = { ...line, key: `${GROUP_KEY}${rest[0]}`, members: rest, text: `${from ? from[0] : ''}${gists.join(GIST_SEPARATOR)}` };
+      return;
+    }
+  }
+
+  /** The section and line that hold `key`, if any. */
+  find(key: string): { section: FactSection; line: FactLine } | undefined {
+    for (const section of FACT_SECTIONS) {
+      const line = this.facts[section].find((l) => l.key === key);
+      if (line) return { section, line };
+    }
+    return undefined;
+  }
+
+  /** Removes the line with `key` wherever it is (a failure later made to succeed is no longer ruled out). */
+  remove(key: string): void {
+    for (const section of FACT_SECTIONS) {
+      const at = this.facts[section].findIndex((l) => l.key === key);
+      if (at >= 0) this.facts[section].splice(at, 1);
+    }
+  }
+
   build(coverageEnd: number, folds: number): SummaryState {
     const clean = (t: string): string => (containsSecret(t) ? redact(t).text : t);
     const c = this.current;
     const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
-    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds };
+    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds, ...(this.offer ? { offer: this.offer } : {}) };
   }
 }
 
@@ -149,7 +207,9 @@ export function formatSources(sources: readonly number[]): string {
 
 export function formatRequest(r: RequestLine): string {
   const tail = r.elided > 0 ? ` […${r.elided} more chars in r${r.record}]` : '';
-  return `#${r.ordinal} (r${r.record}): ${r.text}${tail}`;
+  const resolved = r.resolved ? ` → ${r.resolved.assent ? 'agreed to' : 'chose'} "${r.resolved.chose}" (offered r${r.resolved.offered})` : '';
+  const text = r.resolved ? `"${r.text}"` : r.text;
+  return `#${r.ordinal} (r${r.record}): ${text}${resolved}${tail}`;
 }
 
 /**
@@ -168,7 +228,8 @@ export function keyRestatesText(key: string, text: string): boolean {
  * key still identifies the line in the state (a reused key supersedes).
  */
 export function formatFact(f: FactLine): string {
-  if (keyRestatesText(f.key, f.text)) return `${f.text}${formatSources(f.sources)}`;
+  // An extracted line is its statement: its key is identity, not content.
+  if (f.origin === 'narrative' || f.origin === 'exact' || f.key.startsWith('archived~') || keyRestatesText(f.key, f.text)) return `${f.text}${formatSources(f.sources)}`;
   return `${f.key}: ${f.text}${formatSources(f.sources)}`;
 }
 
@@ -231,12 +292,26 @@ export function validateTaskContext(text: string): string[] {
   return problems;
 }
 
-/** The next line to demote among those `eligible`: the least referred by later units, then the oldest. */
+/**
+ * What a line is worth keeping live: how often later units named it, and how
+ * much it carries (identifiers, numbers, error text, a stated reason).
+ */
+function worth(line: FactLine): number {
+  return (line.refs ?? 0) + salience(line.text) / 2;
+}
+
+/** The next line to demote among those `eligible`: the one worth least (see `worth`), then the oldest. */
 function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean): number {
   let best = -1;
+  let bestWorth = 0;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
-    if (eligible(l) && (best < 0 || (l.refs ?? 0) < (lines[best]!.refs ?? 0))) best = i;
+    if (!eligible(l)) continue;
+    const w = worth(l);
+    if (best < 0 || w < bestWorth) {
+      best = i;
+      bestWorth = w;
+    }
   }
   return best;
 }
@@ -248,21 +323,48 @@ export interface CapReport {
   readonly overCap: boolean;
 }
 
-const ARCHIVE_GIST_CHARS = 72;
-const ARCHIVE_GROUP = 10;
 const REQUEST_CLIP_CHARS = 240;
+/** Archived lines of one section grouped into one line, gists kept. */
+const GROUP_SIZE = 4;
+
+/** The section a demoted line came from, as its archived line names it. */
+const ARCHIVED_FROM = /^\[(Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
 
 /**
- * Enforces the token cap by demotion, lowest priority first:
- * 1. P3 findings → Archived (gist + sources);
+ * An archived line: `[Section] gist` with the line's sources, priority 3. The
+ * gist keeps `words` words of the statement around its identifiers.
+ */
+function archive(section: FactSection, line: FactLine, words: number): FactLine {
+  const from = ARCHIVED_FROM.exec(line.text);
+  const body = from ? line.text.slice(from[0].length) : line.text;
+  const tag = from ? from[1]! : section;
+  // A failed command's gist is its error: that is what stops the next attempt.
+  const failed = /^`([^`\s]+)[^`]*`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*)$/.exec(body);
+  const gist = failed ? `${failed[1]} failed (${failed[2]}): ${gistOf(failed[3]!, words)}` : gistOf(body, words);
+  return {
+    key: line.key,
+    text: `[${tag}] ${gist}`,
+    sources: line.sources,
+    priority: 3,
+    ...(line.refs ? { refs: line.refs } : {}),
+    ...(line.origin ? { origin: line.origin } : {}),
+  };
+}
+
+/**
+ * Enforces the token cap by demotion, never deletion, lowest priority first:
+ * 1. P3 findings → Archived, as a gist of GIST_WORDS words with their sources;
  * 2. P2 decisions, then ruled-out approaches, then non-safety constraints → Archived;
- * 3. Archived gists shortened to their key and sources;
- * 4. the oldest Archived pointers grouped (keys kept, gists gone);
- * 5. deliverable notes shortened (the path stays);
+ * 3. archived gists of one section grouped a few to a line (every gist kept);
+ * 4. deliverable notes dropped (the path stays);
+ * 5. on a very long session, the archived gists worth least counted in one
+ *    pointer line (a finding before a decision or a ruled-out approach of
+ *    equal worth, never a constraint);
  * 6. long request lines clipped to their verbatim head (the record keeps the rest).
- * Within steps 1–3 the line later units referred to least goes first (`refs`),
- * then the oldest. P0 lines are never removed; if they alone exceed the cap,
- * `overCap` says so.
+ * Within steps 1 and 3 the line later units referred to least goes first
+ * (`refs`), then the oldest. No line is ever emptied: a gist always keeps words
+ * of its statement. P0 lines are never touched; when they alone exceed the
+ * cap, `overCap` says so.
  */
 export function enforceCap(
   state: SummaryState,
@@ -275,6 +377,7 @@ export function enforceCap(
   const b = new SummaryBuilder(state);
   let demoted = 0;
   const measure = (): number => lines.countSummary(b.build(state.coverageEnd, state.folds));
+  const lineTokens = (l: FactLine): number => lines.count(`- ${formatFact(l)}`);
 
   const demote = (section: FactSection, priority: Priority): void => {
     const sectionLines = b.facts[section];
@@ -283,11 +386,10 @@ export function enforceCap(
       if (at < 0) break;
       const line = sectionLines[at]!;
       sectionLines.splice(at, 1);
-      const gist = line.text.length > ARCHIVE_GIST_CHARS ? `${line.text.slice(0, ARCHIVE_GIST_CHARS)}…` : line.text;
-      const archived: FactLine = { key: line.key, text: `[${section}] ${gist}`, sources: line.sources, priority: 3, ...(line.refs ? { refs: line.refs } : {}) };
+      const archived = archive(section, line, GIST_WORDS);
       b.facts.Archived.push(archived);
       demoted++;
-      tokens -= lines.count(`- ${formatFact(line)}`) - lines.count(`- ${formatFact(archived)}`);
+      tokens -= lineTokens(line) - lineTokens(archived);
     }
     tokens = measure();
   };
@@ -296,31 +398,17 @@ export function enforceCap(
   // Within P2, the user's own standing rules go last.
   for (const section of ['Decisions', 'Ruled out', 'Constraints'] as const) demote(section, 2);
 
-  if (tokens > cap) {
-    for (let i = leastReferred(b.facts.Archived, (l) => l.text !== ''); i >= 0 && tokens > cap; i = leastReferred(b.facts.Archived, (l) => l.text !== '')) {
-      const line = b.facts.Archived[i]!;
-      b.facts.Archived[i] = { ...line, text: '' };
-      tokens -= lines.count(`- ${formatFact(line)}`) - lines.count(`- ${formatFact(b.facts.Archived[i]!)}`);
-    }
-    tokens = measure();
-  }
-  while (tokens > cap && b.facts.Archived.length > ARCHIVE_GROUP) {
-    const group = b.facts.Archived.splice(0, ARCHIVE_GROUP);
-    const keys = group.flatMap((g) => (g.key.startsWith('archive-group') ? [g.text] : [g.key]));
-    const sources = group.flatMap((g) => g.sources);
-    const lo = Math.min(...sources);
-    const hi = Math.max(...sources);
-    b.facts.Archived.unshift({ key: `archive-group-r${lo}-r${hi}`, text: keys.join(', '), sources: [lo, hi], priority: 3 });
-    tokens = measure();
-    if (b.facts.Archived[0]!.text.length > 2000) break;
-  }
+  if (tokens > cap) groupArchived(b);
+  tokens = measure();
   if (tokens > cap) {
     for (let i = 0; i < b.facts.Deliverables.length; i++) {
       const line = b.facts.Deliverables[i]!;
-      b.facts.Deliverables[i] = { ...line, text: '', sources: line.sources.slice(-1) };
+      b.facts.Deliverables[i] = { ...line, text: line.text.replace(/ — .*$/, ''), sources: line.sources.slice(-1) };
     }
     tokens = measure();
   }
+  if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure);
+  // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left.
   if (tokens > cap) {
     for (let i = 0; i < b.requests.length && tokens > cap; i++) {
       const r = b.requests[i]!;
@@ -331,6 +419,114 @@ export function enforceCap(
     tokens = measure();
   }
   return { state: b.build(state.coverageEnd, state.folds), report: { demoted, tokens, overCap: tokens > cap } };
+}
+
+const EVICTED_KEY = `${'archived~'}evicted`;
+/** Archived lines that may leave the head on a very long session (a constraint never does). */
+const EVICTABLE: ReadonlySet<string> = new Set(['Findings', 'Decisions', 'Ruled out']);
+
+/**
+ * The last resort of a very long session: the least referred archived gists,
+ * findings first, then decisions and ruled-out approaches (never a constraint),
+ * leave the head, counted in one pointer line that names the records they came
+ * from. The record keeps every one of them, and the retrieval channel can
+ * quote them back when a later request names them.
+ */
+function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number): number {
+  const archived = b.facts.Archived;
+  let tokens = start;
+  let evicted = 0;
+  let lo = Number.MAX_SAFE_INTEGER;
+  let hi = -1;
+  const pointer = archived.find((l) => l.key === EVICTED_KEY);
+  if (pointer) {
+    evicted = Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0);
+    lo = Math.min(...pointer.sources);
+    hi = Math.max(...pointer.sources);
+    archived.splice(archived.indexOf(pointer), 1);
+  }
+  // The line worth least goes first, a finding before a decision or a ruled-out approach of equal worth.
+  const evictable = (l: FactLine): boolean => l.key !== EVICTED_KEY && EVICTABLE.has(ARCHIVED_FROM.exec(l.text)?.[1] ?? '');
+  while (tokens > cap) {
+    let at = -1;
+    let least = 0;
+    for (let i = 0; i < archived.length; i++) {
+      const l = archived[i]!;
+      if (!evictable(l)) continue;
+      const w = worth(l) + (ARCHIVED_FROM.exec(l.text)![1] === 'Findings' ? 0 : 1);
+      if (at < 0 || w < least) {
+        at = i;
+        least = w;
+      }
+    }
+    if (at < 0) break;
+    const line = archived[at]!;
+    archived.splice(at, 1);
+    tokens -= lineTokens(line);
+    evicted += Math.max(1, line.text.split(' · ').length);
+    lo = Math.min(lo, ...line.sources);
+    hi = Math.max(hi, ...line.sources);
+  }
+  if (evicted > 0) {
+    archived.unshift({
+      key: EVICTED_KEY,
+      text: `${evicted} older archived line${evicted === 1 ? '' : 's'} (findings first) are not shown; the record keeps them`,
+      sources: lo === hi ? [lo] : [lo, hi],
+      priority: 3,
+    });
+  }
+  return measure();
+}
+
+/** The key prefix of lines the cap made (groups, the eviction pointer): identity, never shown. */
+const GROUP_KEY = 'archived~';
+/** Between the gists of a grouped archived line. */
+export const GIST_SEPARATOR = ' · ';
+
+/**
+ * Groups archived lines of the same section, oldest first, GROUP_SIZE to a
+ * line: the gists are kept side by side, the sources merged. Saves the
+ * per-line framing (marker, section tag, sources) without dropping a word of
+ * any gist.
+ */
+function groupArchived(b: SummaryBuilder): void {
+  const archived = b.facts.Archived;
+  const out: FactLine[] = [];
+  const open = new Map<string, FactLine[]>();
+  const flush = (tag: string): void => {
+    const group = open.get(tag);
+    if (!group || group.length === 0) return;
+    open.delete(tag);
+    if (group.length === 1) {
+      out.push(group[0]!);
+      return;
+    }
+    const gists = group.map((g) => g.text.replace(ARCHIVED_FROM, ''));
+    const sources = [...new Set(group.flatMap((g) => g.sources))].sort((x, y) => x - y);
+    const refs = group.reduce((a, g) => a + (g.refs ?? 0), 0);
+    const members = group.flatMap((g) => g.members ?? [g.key]);
+    out.push({
+      key: `${GROUP_KEY}${members[0]}`,
+      text: `[${tag}] ${gists.join(GIST_SEPARATOR)}`,
+      sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources,
+      priority: 3,
+      members,
+      ...(refs ? { refs } : {}),
+    });
+  };
+  for (const line of archived) {
+    const tag = ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings';
+    if (line.members || line.key === EVICTED_KEY) {
+      out.push(line);
+      continue;
+    }
+    const group = open.get(tag) ?? [];
+    group.push(line);
+    open.set(tag, group);
+    if (group.length >= GROUP_SIZE) flush(tag);
+  }
+  for (const tag of [...open.keys()]) flush(tag);
+  archived.splice(0, archived.length, ...out);
 }
 
 /**

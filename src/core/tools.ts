@@ -199,6 +199,24 @@ function editorCommand(input: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What a `str_replace_editor` call does: its sub-command when it names one
+ * (`view` reads, `create` writes, the rest edit); otherwise its fields tell:
+ * text for a new file creates, old/new strings or an insert line edit, a bare
+ * path (or a view range) only views. A viewed file is read, never modified.
+ */
+function editorFamily(input: unknown): ToolFamily {
+  const sub = editorCommand(input);
+  if (sub === 'view') return 'read';
+  if (sub === 'create') return 'write';
+  if (sub !== undefined) return 'edit';
+  const rec = asRecord(input);
+  if (!rec) return 'read';
+  if (typeof getField(rec, 'file_text') === 'string') return 'write';
+  if (getField(rec, 'old_str') !== undefined || getField(rec, 'new_str') !== undefined || getField(rec, 'insert_line') !== undefined) return 'edit';
+  return 'read';
+}
+
 function isTaskMaster(name: unknown): boolean {
   return typeof name === 'string' && /task[-_]?master/i.test(name);
 }
@@ -227,10 +245,8 @@ export function classifyTool(name: string, input: unknown): ToolKind {
       }
       return { family: 'shell', disposable: false };
     }
-    if (canon === 'strreplaceeditor' || canon === 'strreplacebasededittool') {
-      const sub = editorCommand(input);
-      const family: ToolFamily = sub === 'view' ? 'read' : sub === 'create' ? 'write' : 'edit';
-      return { family, disposable: false };
+    if (canon === 'strreplaceeditor' || canon === 'strreplacebasededittool' || canon === 'fileeditor') {
+      return { family: editorFamily(input), disposable: false };
     }
     if (isTaskMaster(name)) return { family: 'todo', disposable: false };
     return { family: FAMILY_BY_NAME.get(canon) ?? 'other', disposable: false };

@@ -9,9 +9,11 @@
  * the strategy most agents fall back on.
  *
  * The rule detector here is deliberately independent of the summarizer's own
- * constraint extraction, so the check is not circular.
+ * constraint extraction, so the check is not circular. What an agent injected
+ * into the user's turn (core/harness) is not the user's and yields no probe.
  */
 import type { ProjectedMessage } from '../core/engine';
+import { splitUserText } from '../core/harness';
 import type { RawRecord } from '../core/types';
 import type { TokenCounter } from '../core/tokens';
 
@@ -30,8 +32,7 @@ function normalise(text: string): string {
 }
 
 function isProbeable(text: string): boolean {
-  const t = text.trim();
-  return t.length >= 8 && !/^<(local-command-stdout|local-command-stderr|system-reminder)>/.test(t) && !/^\[Request interrupted/.test(t);
+  return text.trim().length >= 8;
 }
 
 /** Probes from the user records among the first `share` of the records. */
@@ -39,10 +40,12 @@ export function earlyProbes(records: readonly RawRecord[], share = 0.25): EarlyP
   const end = Math.max(1, Math.ceil(records.length * share));
   const probes: EarlyProbe[] = [];
   for (const r of records.slice(0, end)) {
-    if (r.role !== 'user' || !isProbeable(r.content)) continue;
-    const text = normalise(r.content);
+    if (r.role !== 'user') continue;
+    const words = splitUserText(r.content).words;
+    if (!isProbeable(words)) continue;
+    const text = normalise(words);
     probes.push({ kind: 'request', record: r.index, text: text.slice(0, REQUEST_PROBE_CHARS) });
-    for (const line of r.content.replace(/```[\s\S]*?```/g, ' ').split(/(?<=[.!?])\s+|\n+/)) {
+    for (const line of words.replace(/```[\s\S]*?```/g, ' ').split(/(?<=[.!?])\s+|\n+/)) {
       const sentence = normalise(line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, ''));
       const code = /^\d+\s*[:→|]/.test(sentence) || /[{}();=]/.test(sentence) || /^(def|class|import|return|self\.)\b/.test(sentence);
       if (sentence.length >= 12 && sentence.length <= 320 && !code && RULE.test(sentence)) probes.push({ kind: 'constraint', record: r.index, text: sentence });

@@ -21,7 +21,8 @@ import {
   type PrecisionRecall,
 } from './metrics';
 import type { ProbeFile, ProbeKind } from './probes';
-import { runStrategy, STRATEGY_NAMES, type StateMetrics, type StrategyName } from './strategies';
+import { auditSummary, auditedLines, type AuditedLine, type NoiseCounts } from './noise';
+import { runStrategy, STRATEGY_NAMES, type OursVariant, type StateMetrics, type StrategyName } from './strategies';
 
 export const EVAL_WINDOWS = [8_000, 16_000, 32_000, 128_000] as const;
 
@@ -44,6 +45,8 @@ export interface StrategyMetrics {
   readonly antiThrash: number;
   /** The state channel's checks (Context Keeper only). */
   readonly state: StateMetrics | null;
+  /** The noise audit of the summary after the last fold (Context Keeper only). */
+  readonly noise: NoiseCounts | null;
   readonly overflowAt: number | null;
   readonly overflowCalls: number;
   readonly utility: number;
@@ -63,6 +66,8 @@ export interface SessionResult {
   readonly steps: number;
   readonly probes: number;
   readonly windows: WindowResult[];
+  /** Ours' summary lines after the last fold, by window (the hand-labelled noise sample is drawn from them). */
+  readonly finalLines: Readonly<Record<number, readonly AuditedLine[]>>;
 }
 
 function round(n: number, digits = 4): number {
@@ -82,6 +87,7 @@ export async function evaluateSession(
   }
   const meter = new ProviderMeter(counter);
   const out: WindowResult[] = [];
+  const finalLines: Record<number, AuditedLine[]> = {};
   let steps = 0;
   for (const window of windows) {
     const budget = computeBudget({ window, reserve: reserveFor(window) });
@@ -89,6 +95,7 @@ export async function evaluateSession(
     for (const name of strategies) {
       const run = await runStrategy(name, records, budget, counter, meter);
       steps = run.steps;
+      if (name === 'ours') finalLines[window] = auditedLines(run.final.summary);
       const recall = probeRecall(probeFile.probes, probeTarget(run));
       const cost = replayCost(run.calls);
       const cites = citations(run.final.summary, run.records);
@@ -117,6 +124,7 @@ export async function evaluateSession(
         floorsPer100Steps: run.steps ? round((100 * run.floors) / run.steps, 2) : 0,
         antiThrash: run.antiThrash,
         state: run.state ?? null,
+        noise: name === 'ours' ? auditSummary(run.final.summary) : null,
         overflowAt: run.overflowAt ?? null,
         overflowCalls: run.calls.filter((c) => c.overflow).length,
         utility: round(utility(recallShare, cost.dollars, recall.criticalLost)),
@@ -125,7 +133,22 @@ export async function evaluateSession(
     }
     out.push({ window, reserve: budget.reserve, strategies: metrics });
   }
-  return { session: probeFile.session, records: records.length, steps, probes: probeFile.probes.length, windows: out };
+  return { session: probeFile.session, records: records.length, steps, probes: probeFile.probes.length, windows: out, finalLines };
+}
+
+/** A variant of ours, measured on one session at one window (the ablations of the report). */
+export interface VariantResult {
+  readonly kept: number;
+  readonly total: number;
+  readonly tokensEnd: number;
+  readonly dollars: number;
+}
+
+export async function evaluateVariant(probeFile: ProbeFile, records: readonly RawRecord[], counter: TokenCounter, window: number, variant: OursVariant): Promise<VariantResult> {
+  const budget = computeBudget({ window, reserve: reserveFor(window) });
+  const run = await runStrategy('ours', records, budget, counter, new ProviderMeter(counter), variant);
+  const recall = probeRecall(probeFile.probes, probeTarget(run));
+  return { kept: recall.kept, total: recall.total, tokensEnd: run.final.tokens, dollars: replayCost(run.calls).dollars };
 }
 
 export interface DriftResult {

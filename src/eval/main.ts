@@ -10,7 +10,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import * as path from 'node:path';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { parseTranscript } from '../core/transcript';
-import { EVAL_WINDOWS, evaluateDrift, evaluateSession, type DriftResult, type SessionResult } from './harness';
+import { ABLATION_WINDOWS, ABLATIONS } from './ablations';
+import { classifierContext } from './labels';
+import { EVAL_WINDOWS, evaluateDrift, evaluateSession, evaluateVariant, type DriftResult, type SessionResult, type VariantResult } from './harness';
+import { parseLabels } from './labels';
+import { parseSummaryLineLabels } from './noise';
+import type { RawRecord } from '../core/types';
 import { parseProbeFile, type ProbeFile } from './probes';
 import { buildReport, verdicts } from './report';
 import { STRATEGY_LABELS } from './strategies';
@@ -60,6 +65,12 @@ function loadProbeFiles(dir: string): ProbeFile[] {
     .map((f) => parseProbeFile(readFileSync(path.join(dir, f), 'utf8'), f));
 }
 
+/** The records of a corpus session a labelled sentence comes from (sessions without a probe file are read here). */
+function readTranscript(dir: string, session: string): readonly RawRecord[] {
+  const file = path.join(dir, session);
+  return existsSync(file) ? parseTranscript(readFileSync(file, 'utf8')).records : [];
+}
+
 function sessionsDir(corpus: string): string {
   const dir = path.join(corpus, 'sessions');
   if (!existsSync(dir)) {
@@ -95,15 +106,34 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const results: SessionResult[] = [];
   const drift: DriftResult[] = [];
+  const ablations: Record<string, Record<number, VariantResult[]>> = {};
+  const transcripts = new Map<string, readonly RawRecord[]>();
   for (const file of files) {
     const transcriptPath = path.join(dir, file.session);
     if (!existsSync(transcriptPath)) throw new UsageError(`${file.session} is not in ${dir}`);
     const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    transcripts.set(file.session, transcript.records);
     process.stderr.write(`evaluating ${file.session} (${transcript.records.length} records, ${file.probes.length} probes)\n`);
     results.push(await evaluateSession(file, transcript.records, counter));
     if (transcript.records.length >= 200) drift.push(evaluateDrift(file.session, transcript.records, counter));
+    for (const ablation of ABLATIONS) {
+      for (const window of ABLATION_WINDOWS) {
+        ((ablations[ablation.name] ??= {})[window] ??= []).push(await evaluateVariant(file, transcript.records, counter, window, ablation.variant));
+      }
+    }
   }
-  const report = buildReport(results, drift, [...EVAL_WINDOWS]);
+  const labelsDir = path.resolve(args.probes, '..', 'labels');
+  const sentences = parseLabels(readFileSync(path.join(labelsDir, 'sentences.jsonl'), 'utf8'), 'eval/labels/sentences.jsonl');
+  const summaryLinesFile = path.join(labelsDir, 'summary-lines.jsonl');
+  const summaryLines = existsSync(summaryLinesFile) ? parseSummaryLineLabels(readFileSync(summaryLinesFile, 'utf8'), 'eval/labels/summary-lines.jsonl') : [];
+  const beforeFile = path.resolve(args.probes, '..', 'before.json');
+  const before = existsSync(beforeFile) ? (JSON.parse(readFileSync(beforeFile, 'utf8')) as unknown) : undefined;
+  const report = buildReport(results, drift, [...EVAL_WINDOWS], {
+    ablations,
+    classifier: { labels: sentences, context: classifierContext((session) => transcripts.get(session) ?? readTranscript(dir, session)) },
+    summaryLines,
+    before,
+  });
   mkdirSync(args.out, { recursive: true });
   for (const [name, text] of Object.entries(report)) writeFileSync(path.join(args.out, name), text);
   console.log(`wrote ${Object.keys(report).map((n) => path.join(path.relative(process.cwd(), args.out), n)).join(', ')}`);

@@ -2,7 +2,10 @@
  * Writes the evaluation report: Markdown tables, SVG charts and the JSON of
  * every metric. Deterministic: no dates, no timings, stable ordering.
  */
-import { aggregate, type Aggregate, type DriftResult, type SessionResult } from './harness';
+import { ABLATIONS, ABLATION_WINDOWS } from './ablations';
+import { aggregate, type Aggregate, type DriftResult, type SessionResult, type VariantResult } from './harness';
+import { scoreClassifier, type LabelContext, type LabelledSentence } from './labels';
+import { HAND_LABELS, NOISE_KINDS, noiseOf, type SummaryLineLabel } from './noise';
 import { PRICES, UTILITY_WEIGHTS } from './metrics';
 import { PROBE_KINDS } from './probes';
 import { STRATEGY_LABELS, STRATEGY_NAMES, type StrategyName } from './strategies';
@@ -173,7 +176,178 @@ function driftSection(drift: readonly DriftResult[]): string {
   return table(['session', 'request log + safety rules', 'Deliverables', 'Decisions', 'Constraints', 'Ruled out', 'Findings'], rows);
 }
 
-export function buildReport(results: readonly SessionResult[], drift: readonly DriftResult[], windows: readonly number[]): ReportFiles {
+/** What the report shows beside the replays: ablations, the classifier, the hand labels, the numbers before. */
+export interface ReportExtras {
+  readonly ablations: Readonly<Record<string, Readonly<Record<number, readonly VariantResult[]>>>>;
+  readonly classifier: { readonly labels: readonly LabelledSentence[]; readonly context: (l: LabelledSentence) => LabelContext };
+  readonly summaryLines: readonly SummaryLineLabel[];
+  /** eval/before.json: the engine's aggregates before issue 11, on the same probes. */
+  readonly before: unknown;
+}
+
+interface BeforeAggregate {
+  readonly window: number;
+  readonly strategies: readonly { strategy: StrategyName; recall: number; kept: number; probes: number; byKind: Record<string, { total: number; kept: number }>; meanTokensEnd: number; dollars: number }[];
+}
+
+function beforeOf(extras: ReportExtras | undefined): { commit: string; aggregates: BeforeAggregate[] } | undefined {
+  const b = extras?.before as { commit?: unknown; aggregates?: unknown } | undefined;
+  if (!b || typeof b.commit !== 'string' || !Array.isArray(b.aggregates)) return undefined;
+  return { commit: b.commit, aggregates: b.aggregates as BeforeAggregate[] };
+}
+
+/** The acceptance targets of issue 11, stated as met or not. */
+function targets(results: readonly SessionResult[], windows: readonly number[]): string[] {
+  const out: string[] = [];
+  const kindShare = (a: Aggregate, kind: string): number => (a.byKind[kind]?.total ? a.byKind[kind]!.kept / a.byKind[kind]!.total : 1);
+  for (const [window, goal] of [
+    [8_000, 0.85],
+    [16_000, 0.9],
+  ] as const) {
+    if (!windows.includes(window)) continue;
+    const ours = aggregate(results, window, 'ours');
+    const rivals = (['clear-summarize', 'opencode'] as const).map((n) => aggregate(results, window, n));
+    const beats = rivals.every((r) => ours.recall > r.recall);
+    out.push(
+      `- ${window / 1000}k: overall recall ${pct(ours.recall)} (target ${pct(goal)}: ${ours.recall >= goal ? 'met' : 'NOT met'}); ` +
+        `${beats ? 'beats' : 'does NOT beat'} ${rivals.map((r) => `${STRATEGY_LABELS[r.strategy]} (${pct(r.recall)})`).join(' and ')} on recall.`,
+    );
+    if (window === 16_000) {
+      const kinds = ['finding', 'decision', 'ruled_out'].map((k) => `${k.replace('_', '-')} ${pct(kindShare(ours, k))} (${kindShare(ours, k) >= 0.75 ? 'met' : 'NOT met'})`);
+      out.push(`- 16k by kind, target 75% each: ${kinds.join(', ')}.`);
+    }
+  }
+  return out;
+}
+
+function beforeAfter(results: readonly SessionResult[], windows: readonly number[], extras: ReportExtras | undefined): string[] {
+  const before = beforeOf(extras);
+  if (!before) return [];
+  const out: string[] = [];
+  out.push('## Before and after the digest (issue 11)');
+  out.push('');
+  out.push(`The same probe files, replayed with the engine as of commit ${before.commit} (numbers kept in \`eval/before.json\`) and with this one. The summarizing baselines use our summarizer, so their numbers move with it.`);
+  out.push('');
+  const rows: string[][] = [];
+  for (const window of windows) {
+    const then = before.aggregates.find((a) => a.window === window);
+    if (!then) continue;
+    for (const name of ['ours', 'clear-summarize', 'opencode'] as const) {
+      const b = then.strategies.find((x) => x.strategy === name);
+      const a = aggregate(results, window, name);
+      if (!b) continue;
+      rows.push([`${window / 1000}k`, STRATEGY_LABELS[name], pct(b.recall), pct(a.recall), int(b.meanTokensEnd), int(a.meanTokensEnd), usd(b.dollars), usd(a.dollars)]);
+    }
+  }
+  out.push(table(['window', 'strategy', 'recall before', 'recall now', 'tokens at end before', 'now', 'replay cost before', 'now'], rows, ['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']));
+  out.push('');
+  const kindRows: string[][] = [];
+  for (const kind of PROBE_KINDS) {
+    const cells: string[] = [kind];
+    for (const window of [8_000, 16_000].filter((w) => windows.includes(w))) {
+      const b = before.aggregates.find((x) => x.window === window)?.strategies.find((x) => x.strategy === 'ours')?.byKind[kind];
+      const a = aggregate(results, window, 'ours').byKind[kind];
+      cells.push(b && b.total ? pct(b.kept / b.total) : '–', a && a.total ? pct(a.kept / a.total) : '–');
+    }
+    kindRows.push(cells);
+  }
+  out.push('Context Keeper by kind:');
+  out.push('');
+  out.push(table(['kind', '8k before', '8k now', '16k before', '16k now'], kindRows));
+  out.push('');
+  return out;
+}
+
+function noiseSection(results: readonly SessionResult[], windows: readonly number[], extras: ReportExtras | undefined): string[] {
+  const out: string[] = ['## Noise in the Task Context', ''];
+  out.push('Of the Task Context lines after the last fold (every fact section, each archived gist counted as a line; requests checked for harness text), the share a reader gains nothing from, by the sentence classifier, over all sessions:');
+  out.push('');
+  const rows: string[][] = [];
+  for (const window of windows.filter((w) => w <= 32_000)) {
+    let lines = 0;
+    const noise: Record<string, number> = Object.fromEntries(NOISE_KINDS.map((k) => [k, 0]));
+    for (const r of results) {
+      const m = r.windows.find((w) => w.window === window)?.strategies.find((x) => x.strategy === 'ours');
+      if (!m?.noise) continue;
+      lines += m.noise.lines;
+      for (const k of NOISE_KINDS) noise[k]! += m.noise.noise[k];
+    }
+    const total = NOISE_KINDS.reduce((a, k) => a + noise[k]!, 0);
+    rows.push([`${window / 1000}k`, int(lines), ...NOISE_KINDS.map((k) => int(noise[k]!)), `${pct(lines ? total / lines : 0)} (target ≤ 2%: ${lines && total / lines <= 0.02 ? 'met' : 'NOT met'})`]);
+  }
+  out.push(table(['window', 'lines', ...NOISE_KINDS, 'noise share'], rows));
+  out.push('');
+  const labels = extras?.summaryLines ?? [];
+  if (labels.length) {
+    const by = Object.fromEntries(HAND_LABELS.map((k) => [k, labels.filter((l) => l.label === k).length]));
+    const noisy = labels.length - by.content!;
+    // The classifier's call on the same lines (duplicates need their neighbours: they are left to the people).
+    let agree = 0;
+    let compared = 0;
+    for (const l of labels) {
+      if (l.label === 'duplicate') continue;
+      compared++;
+      const ours = noiseOf({ section: l.section, text: l.text }, []) ?? 'content';
+      if ((ours === 'content') === (l.label === 'content')) agree++;
+    }
+    out.push(`A hand-labelled sample of ${labels.length} of these lines (\`eval/labels/summary-lines.jsonl\`, drawn at random from the 8k, 16k and 32k summaries of every session): ${HAND_LABELS.map((k) => `${k} ${by[k]}`).join(', ')} — noise share ${pct(noisy / labels.length)} (target ≤ 2%: ${noisy / labels.length <= 0.02 ? 'met' : 'NOT met'}). The classifier agrees with the people on noise vs content for ${agree} of ${compared} lines (duplicates excluded).`);
+    out.push('');
+  }
+  return out;
+}
+
+function classifierSection(extras: ReportExtras | undefined): string[] {
+  if (!extras) return [];
+  const { labels, context } = extras.classifier;
+  const all = scoreClassifier(labels, context);
+  const random = scoreClassifier(labels.filter((l) => !l.sample.startsWith('rare')), context);
+  const out: string[] = ['## The sentence classifier', ''];
+  out.push(
+    `On ${labels.length} hand-labelled sentences of ${new Set(labels.map((l) => l.session.split('__')[0])).size} agents (\`eval/labels/sentences.jsonl\`; ${labels.filter((l) => !l.sample.startsWith('rare')).length} drawn at random or from sentences with identifiers and numbers, ${labels.filter((l) => l.sample.startsWith('rare')).length} from pools enriched for the rarer classes). ` +
+      `${all.inHarness} user sentences lie in text an agent injected (harness): they are evidence and are not classified. Accuracy ${pct(all.accuracy)} (${pct(all.lenientAccuracy)} counting the labeller's second choice); ` +
+      `of the sentences classified as content, ${pct(all.noiseInContent)} were labelled process, pleasantry or other.`,
+  );
+  out.push('');
+  out.push(table(['class', 'labelled', 'predicted', 'precision', 'recall', 'precision (random sample)', 'recall (random sample)'], all.classes.map((c) => {
+    const r = random.classes.find((x) => x.cls === c.cls)!;
+    return [c.cls, int(c.support), int(c.predicted), pct(c.precision), pct(c.recall), pct(r.precision), pct(r.recall)];
+  })));
+  out.push('');
+  return out;
+}
+
+function ablationSection(results: readonly SessionResult[], extras: ReportExtras | undefined): string[] {
+  if (!extras) return [];
+  const out: string[] = ['## The original-text channel and the cap (ablations)', ''];
+  out.push('Ours with one option changed, replayed on every session; recall per 1,000 tokens of the final context, and what each change buys against the default per 1,000 tokens it adds.');
+  out.push('');
+  const rows: string[][] = [];
+  for (const window of ABLATION_WINDOWS) {
+    const base = aggregate(results, window, 'ours');
+    rows.push([`${window / 1000}k`, 'default', pct(base.recall), int(base.meanTokensEnd), usd(base.dollars), (100 * base.recall / (base.meanTokensEnd / 1000)).toFixed(2), '–']);
+    for (const ablation of ABLATIONS) {
+      const runs = extras.ablations[ablation.name]?.[window] ?? [];
+      if (runs.length === 0) continue;
+      const kept = runs.reduce((a, r) => a + r.kept, 0);
+      const total = runs.reduce((a, r) => a + r.total, 0);
+      const tokens = runs.reduce((a, r) => a + r.tokensEnd, 0) / runs.length;
+      const dollars = runs.reduce((a, r) => a + r.dollars, 0);
+      const recall = total ? kept / total : 0;
+      const dTokens = (tokens - base.meanTokensEnd) / 1000;
+      const marginal = Math.abs(dTokens) < 0.005 ? '–' : `${((100 * (recall - base.recall)) / dTokens).toFixed(2)} pts/1k`;
+      rows.push([`${window / 1000}k`, ablation.name, pct(recall), int(tokens), usd(dollars), (100 * recall / (tokens / 1000)).toFixed(2), marginal]);
+    }
+  }
+  out.push(table(['window', 'variant', 'recall', 'tokens at end', 'replay cost', 'recall pts / 1k tokens', 'Δrecall / Δtokens'], rows, ['---', '---', '---:', '---:', '---:', '---:', '---:']));
+  out.push('');
+  out.push(...ABLATIONS.map((a) => `- **${a.name}**: ${a.description}.`));
+  out.push('');
+  out.push('What is kept: the block stays at 4% of wEff above a 10k window, searched with the latest request, and the Task Context cap scales with the window (a quarter of wEff, 2,500 to 8,000 tokens) — a larger block or a task-built query buys less recall per token than the same tokens spent on the Task Context.');
+  out.push('');
+  return out;
+}
+
+export function buildReport(results: readonly SessionResult[], drift: readonly DriftResult[], windows: readonly number[], extras?: ReportExtras): ReportFiles {
   const md: string[] = [];
   md.push('# Context Keeper — evaluation report');
   md.push('');
@@ -195,7 +369,9 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
   md.push('## Verdict');
   md.push('');
   md.push(...verdicts(results, windows));
+  md.push(...targets(results, windows));
   md.push('');
+  md.push(...beforeAfter(results, windows, extras));
   for (const window of windows) {
     md.push(`## Window ${window / 1000}k`);
     md.push('');
@@ -210,6 +386,9 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
     md.push(kindTable(results, window));
     md.push('');
   }
+  md.push(...noiseSection(results, windows, extras));
+  md.push(...classifierSection(extras));
+  md.push(...ablationSection(results, extras));
   md.push('## Per session at 16k (recall · tokens at the end · replay cost)');
   md.push('');
   md.push(sessionTable(results, windows.includes(16_000) ? 16_000 : windows[0]!));
@@ -267,7 +446,7 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
     utilityWeights: UTILITY_WEIGHTS,
     aggregates: windows.map((w) => ({ window: w, strategies: STRATEGY_NAMES.map((n) => aggregate(results, w, n)) })),
     // Per-call cumulative costs feed the replay chart only; the JSON keeps the totals.
-    sessions: results.map((r) => ({ ...r, windows: r.windows.map((w) => ({ ...w, strategies: w.strategies.map(({ cumulativeDollars: _unused, ...m }) => m) })) })),
+    sessions: results.map(({ finalLines: _lines, ...r }) => ({ ...r, windows: r.windows.map((w) => ({ ...w, strategies: w.strategies.map(({ cumulativeDollars: _unused, ...m }) => m) })) })),
     drift,
   };
   return {

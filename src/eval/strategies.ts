@@ -6,8 +6,8 @@
  * The summarizing baselines use the same deterministic summarizer as ours,
  * which isolates the strategy from the summary's quality.
  */
-import { MESSAGE_OVERHEAD_TOKENS, type Budget } from '../core/budget';
-import { renderUnit, type ProjectedMessage } from '../core/engine';
+import { MESSAGE_OVERHEAD_TOKENS, summaryCapFor, type Budget } from '../core/budget';
+import { renderUnit, type ProjectedMessage, type RetrievalOptions } from '../core/engine';
 import { SessionRecord } from '../core/parts';
 import { ProviderMeter } from '../core/replay';
 import { CompactionSession } from '../core/session';
@@ -271,6 +271,8 @@ abstract class SummarizingStrategy extends RawStrategy {
       previous: this.summary,
       units: units.slice(this.start),
       coverageEnd: this.record.records.length,
+      // The same cap as ours: the comparison isolates the strategy, not the summary's size.
+      cap: summaryCapFor(this.budget),
     });
     this.start = units.length;
     this.pivots++;
@@ -374,14 +376,29 @@ class OpencodePrune extends SummarizingStrategy {
   }
 }
 
+/**
+ * A variant of ours for the ablations of the report: another original-text
+ * channel, or another cap of the Task Context. Undefined fields keep the
+ * engine's defaults.
+ */
+export interface OursVariant {
+  readonly retrieval?: RetrievalOptions;
+  readonly summaryCap?: (budget: Budget) => number;
+}
+
 /** Ours: the compaction session, exactly as the CLI and the extension run it. */
 class Ours implements Strategy {
   private readonly session: CompactionSession;
   readonly compactions: Record<string, number> = {};
   private holds = 0;
 
-  constructor(budget: Budget, counter: TokenCounter) {
-    this.session = new CompactionSession({ budget, counter });
+  constructor(budget: Budget, counter: TokenCounter, variant: OursVariant = {}) {
+    this.session = new CompactionSession({
+      budget,
+      counter,
+      ...(variant.retrieval ? { retrieval: variant.retrieval } : {}),
+      ...(variant.summaryCap ? { summaryCap: variant.summaryCap(budget) } : {}),
+    });
   }
 
   get record(): SessionRecord {
@@ -446,10 +463,10 @@ class Ours implements Strategy {
   }
 }
 
-function createStrategy(name: StrategyName, budget: Budget, counter: TokenCounter, meter: ProviderMeter): Strategy {
+function createStrategy(name: StrategyName, budget: Budget, counter: TokenCounter, meter: ProviderMeter, variant?: OursVariant): Strategy {
   switch (name) {
     case 'ours':
-      return new Ours(budget, counter);
+      return new Ours(budget, counter, variant);
     case 'none':
       return new NoCompaction(budget, meter);
     case 'sliding':
@@ -470,8 +487,9 @@ export async function runStrategy(
   budget: Budget,
   counter: TokenCounter,
   meter: ProviderMeter = new ProviderMeter(counter),
+  variant?: OursVariant,
 ): Promise<StrategyRun> {
-  const strategy = createStrategy(name, budget, counter, meter);
+  const strategy = createStrategy(name, budget, counter, meter, variant);
   const calls: { record: number; tokens: number; cacheRead: number; overflow: boolean }[] = [];
   let previous: ProjectedMessage[] = [];
   let overflowAt: number | undefined;

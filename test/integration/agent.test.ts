@@ -119,7 +119,9 @@ describe('@keeper in the chat view', function () {
     steps.push({ model: FAKE_SMALL, toolCalls: [{ callId: 'back', name: 'view_tool_call', input: { toolCallId: 'read-0' } }] });
     steps.push({ model: FAKE_SMALL, text: 'Read everything.' });
     const finding = { findings: [{ key: 'notes-shape', text: 'every notes file holds 60 numbered lines about a fox', sources: [1, 2, 3, 4, 5] }] };
-    for (let i = 0; i < 12; i++) steps.push({ model: FAKE_LARGE, text: JSON.stringify(i === 0 ? finding : {}) });
+    // The first summary answers with the required tool call, the later ones in JSON text (a model that ignores tools).
+    steps.push({ model: FAKE_LARGE, toolCalls: [{ name: 'record_task_context', input: finding }] });
+    for (let i = 1; i < 12; i++) steps.push({ model: FAKE_LARGE, text: '{}' });
     let end: TurnEndEvent;
     try {
       end = await ask('Read every notes file. Constraint: never write to any notes file.', steps, FAKE_SMALL);
@@ -129,7 +131,7 @@ describe('@keeper in the chat view', function () {
     assert.equal(end.outcome, 'answer', end.error);
     const summaries = fake.requests().filter((r) => r.model === FAKE_LARGE);
     assert.ok(summaries.length >= 1, 'the floor summary was asked of the summarizer model');
-    assert.ok(summaries.every((r) => r.tools.length === 0));
+    assert.ok(summaries.every((r) => r.tools.length === 1 && r.tools[0] === 'record_task_context' && r.toolMode === 'required'), 'the structure is asked for through a required tool call');
     const requests = fake.requests().filter((r) => r.model === FAKE_SMALL);
     assert.equal(requests.length, 18);
     assert.ok(requests.some((r) => r.messages.some((m) => m.content.includes('every notes file holds 60 numbered lines about a fox'))), "the summarizer model's finding reached the chat model's context");

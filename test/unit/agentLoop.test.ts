@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
 import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
-import { mergeModelFold, ModelSummarizer, parseModelFold } from '../../src/agent/modelSummarizer';
+import { mergeModelFold, ModelSummarizer, parseModelFold, type CompletionRequest } from '../../src/agent/modelSummarizer';
 import { parseSettings, windowFor } from '../../src/agent/settings';
 import { TaskSession } from '../../src/agent/taskSession';
 import { AGENT_TOOLS, runTool } from '../../src/agent/tools';
@@ -245,7 +245,7 @@ describe('@keeper agent loop (scripted model)', function () {
     const root = workspace();
     const task = TaskSession.open(undefined, 't9', 'memory', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
     await runTurn(task, 'Port it. Always use tabs.', new ScriptedModel([{ text: 'ok' }]), tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 2 }, new AbortController().signal);
-    const tabs = task.session.state.facts().find((f) => /tabs/.test(f.value))!;
+    const tabs = task.session.state.facts().find((f) => f.type === 'constraint' && /tabs/.test(f.value))!;
     task.session.applyStateEvent({ kind: 'correct', factId: tabs.id, value: 'Always use two spaces.', record: task.nextIndex });
     const again = task.rederive({ window: 8_000, reserve: 1_000 }, counter);
     assert.equal(again.durable, false);
@@ -313,6 +313,47 @@ describe('model-backed floor summaries', () => {
     const started = Date.now();
     assert.deepEqual(await s.fold(input), base);
     assert.ok(Date.now() - started < 5_000, 'did not wait for the 60 s timeout');
+  });
+
+  it("asks for the structure through a required tool call, and the model's lines replace the deterministic narrative of the span", async () => {
+    const seq = new SessionRecord();
+    const prose = 'The root cause is that `quote()` in src/export.ts never escapes commas. I will use the csv-stringify package instead of hand-written quoting because it handles newlines too.';
+    for (const r of [
+      { index: 0, role: 'user' as const, content: 'Fix the CSV export. Never drop a column.' },
+      { index: 1, role: 'assistant' as const, content: prose },
+      { index: 2, role: 'assistant' as const, content: '', toolName: 'Bash', toolCallId: 't1', toolInput: { command: 'npm test' }, messageId: 'm1' },
+      { index: 3, role: 'tool' as const, content: '', toolName: 'Bash', toolCallId: 't1', toolOutput: 'FAIL test/export.test.ts\nError: expected "a,b" got a,b\nExit code: 1', isError: true },
+      { index: 4, role: 'user' as const, content: 'Go on.' },
+    ]) seq.append(r);
+    const span = { previous: undefined, units: seq.units.slice(0, seq.units.length - 1), coverageEnd: 4 };
+    const deterministic = await new ExtractiveSummarizer(lines).fold(span);
+    assert.ok(deterministic.facts.Findings.some((f) => f.origin === 'narrative' && /quote\(\)/.test(f.text)), 'the deterministic pass found the cause in the prose');
+    const asked: CompletionRequest[] = [];
+    const answer = JSON.stringify({
+      findings: [{ key: 'csv-quoting', text: '`quote()` in src/export.ts does not escape commas', sources: [1] }],
+      decisions: [{ key: 'csv-library', text: 'use csv-stringify instead of hand-written quoting: it also handles newlines', sources: [1] }],
+    });
+    const s = new ModelSummarizer({ complete: async (request) => (asked.push(request), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const state = await s.fold(span);
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]!.tool?.name, 'record_task_context');
+    assert.deepEqual(Object.keys((asked[0]!.tool!.inputSchema as { properties: object }).properties), ['findings', 'decisions', 'ruledOut', 'current']);
+    assert.match(asked[0]!.prompt, /append-only/);
+    assert.match(asked[0]!.prompt, /\(as of rN\)/);
+    // The model's lines stand where the deterministic narrative lines of the span stood: not both.
+    assert.deepEqual(state.facts.Findings.map((f) => [f.key, f.origin]), [['model-csv-quoting', 'model']]);
+    assert.deepEqual(state.facts.Decisions.filter((d) => d.origin !== 'exact').map((d) => d.key), ['model-csv-library']);
+    // The exact lines stay: the failed command with its verbatim error, the user's rule, the request.
+    assert.ok(state.facts['Ruled out'].some((l) => l.origin === 'exact' && /`npm test` failed \(exit 1\).*expected "a,b" got a,b/.test(l.text)), JSON.stringify(state.facts['Ruled out']));
+    assert.ok(state.facts.Constraints.some((c) => c.text === 'Never drop a column.'));
+    assert.equal(state.requests[0]!.text, 'Fix the CSV export. Never drop a column.');
+  });
+
+  it('keeps the deterministic narrative of a section the model left empty', async () => {
+    const s = new ModelSummarizer({ complete: async () => '{"decisions":[{"key":"x","text":"a choice","sources":[1]}]}', base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const state = await s.fold(input);
+    const base = await new ExtractiveSummarizer(lines).fold(input);
+    assert.deepEqual(state.facts.Findings, base.facts.Findings, 'no finding from the model: the extracted ones stay');
   });
 
   it('validates the shape of the model answer', () => {

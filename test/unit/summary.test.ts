@@ -14,6 +14,7 @@ import {
   emptySummary,
   enforceCap,
   formatFact,
+  formatRequest,
   keyRestatesText,
   renderSummary,
   SECTION_NAMES,
@@ -84,11 +85,19 @@ describe('demotion under the cap', () => {
     assert.deepEqual(capped.requests, state.requests);
     assert.ok(capped.facts.Constraints.some((c) => c.key === 'never-touch-prod' && c.text === 'Never touch the production database.'));
     assert.ok(capped.facts.Deliverables.some((d) => d.key === 'src/app.ts'));
-    // lowest priority goes first: findings are demoted before decisions
-    const archivedText = renderSummary(capped);
-    assert.match(archivedText, /finding-0/);
-    // every demoted key still has a pointer in Archived
-    for (let i = 0; i < 120; i++) assert.ok(archivedText.includes(`finding-${i}`), `finding-${i} lost`);
+    // lowest priority goes first: no decision is evicted while a finding still stands in the head
+    const archived = capped.facts.Archived;
+    const evicted = archived.find((l) => /older archived lines/.test(l.text));
+    if (evicted) assert.ok(!archived.some((l) => /^\[Findings\]/.test(l.text)) || !archived.every((l) => !/^\[Decisions\]/.test(l.text)));
+    // no line is ever emptied: every archived line keeps words of its statement, or counts what it stands for
+    for (const line of archived) {
+      const words = line.text.replace(/^\[[^\]]+\] /, '').split(/\s+/).filter((w) => /[a-z]/i.test(w));
+      assert.ok(words.length >= 3, `an empty archived line: ${JSON.stringify(line)}`);
+    }
+    // every demoted statement is accounted for: live, as a gist, or counted in the pointer line
+    const gists = archived.filter((l) => l !== evicted).reduce((n, l) => n + l.text.split(' · ').length, 0);
+    const counted = evicted ? Number(/^(\d+)/.exec(evicted.text)![1]) : 0;
+    assert.equal(capped.facts.Findings.length + capped.facts.Decisions.length + gists + counted, 180);
   });
 
   it('reports when P0 alone exceeds the cap, and still keeps it', () => {
@@ -119,15 +128,17 @@ describe('fact lines said once', () => {
     assert.deepEqual(b.facts.Findings[0]!.sources, [72, 90]);
   });
 
-  it('a finished command is quoted once, after its description when it has one', async () => {
+  it('a commit is recorded with its hash; a configuration change is quoted once, after its description; a file edit by shell is not a decision', async () => {
     const b = new RecordBuilder()
       .user('Commit the fix.')
-      .step('', [{ name: 'Bash', input: { command: 'git commit -m "fix parser"' }, output: '[main 1a2b3c] fix parser' }])
-      .step('', [{ name: 'Bash', input: { command: 'git push origin main', description: 'Push the fix to the remote' }, output: 'done' }]);
+      .step('', [{ name: 'Bash', input: { command: 'git commit --no-verify -m "fix parser"' }, output: '[main 1a2b3c4] fix parser\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git config --local gpg.program gpg2', description: 'Use gpg2 for signing' }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: "sed -i 's/a/b/' src/parser.ts" }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: 'done' }]);
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
-    assert.ok(texts.includes('done: `git commit -m "fix parser"`'), JSON.stringify(texts));
-    assert.ok(texts.includes('done: Push the fix to the remote — `git push origin main`'), JSON.stringify(texts));
+    assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`']);
+    assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
 });
 
@@ -192,7 +203,7 @@ describe('extractive summarizer', () => {
       for (const line of first.facts[section]) assert.ok(second.facts[section].some((l) => l.key === line.key));
     }
     // Current state is overwritten
-    assert.match(second.current.goal, /^#2: Now also write tests/);
+    assert.match(second.current.goal, /^#2 \(r4\): Now also write tests/);
     assert.deepEqual(validateTaskContext(renderSummary(second)), []);
   });
 
@@ -204,13 +215,12 @@ describe('extractive summarizer', () => {
     const { units } = unitsOf(b);
     const s = new ExtractiveSummarizer(counter);
     const afterFail = await s.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
-    const failed = afterFail.facts['Ruled out'].find((l) => l.key.startsWith('cmd-npm-test'));
+    const failed = afterFail.facts['Ruled out'].find((l) => l.text.startsWith('`npm test` failed'));
     assert.ok(failed, JSON.stringify(afterFail.facts['Ruled out']));
     assert.match(failed.text, /`npm test` failed \(exit 1\)/);
     assert.match(failed.text, /expected 2 got 3|FAIL/);
     const afterPass = await s.fold({ previous: afterFail, units: units.slice(2), coverageEnd: b.records.length });
-    assert.ok(!afterPass.facts['Ruled out'].some((l) => l.key === failed.key), 'the failure must not stay current');
-    assert.ok(afterPass.facts.Findings.some((l) => l.key === failed.key && /now succeeds/.test(l.text)));
+    assert.ok(!afterPass.facts['Ruled out'].some((l) => l.key === failed.key), 'a failure later made to succeed is not ruled out');
   });
 
   it('detects safety constraints as P0 and keeps long requests verbatim at the head', () => {
@@ -222,8 +232,9 @@ describe('extractive summarizer', () => {
     const long = 'Fix this: ' + 'log line\n'.repeat(1000);
     const b = new RecordBuilder().user(long);
     const p = protectedFromRaw(unitsOf(b).units);
-    assert.equal(p.requests[0]!.text, long.trim().slice(0, REQUEST_MAX_CHARS));
-    assert.equal(p.requests[0]!.elided, long.trim().length - REQUEST_MAX_CHARS);
+    const flat = long.trim().replace(/\s+/g, ' ');
+    assert.equal(p.requests[0]!.text, flat.slice(0, REQUEST_MAX_CHARS), 'the words verbatim, whitespace runs as one space');
+    assert.equal(p.requests[0]!.elided, flat.length - REQUEST_MAX_CHARS);
     assert.equal(topicKey('Never touch the production database!'), 'never-touch-production-database');
   });
 
@@ -231,8 +242,106 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder().user('Ship it. Never force-push to main.').step('', [{ name: 'Bash', input: { command: 'git push' }, output: 'ok' }]);
     const s = new StaticCheckpointSummarizer(counter);
     const state = await s.fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
-    assert.match(state.current.goal, /#1: Ship it/);
+    assert.match(state.current.goal, /#1 \(r0\): Ship it/);
     assert.match(state.current.status, /checkpoint: 1 tool action/);
     assert.ok(state.facts.Constraints.some((c) => c.priority === 0 && /force-push/.test(c.text)));
+  });
+});
+
+describe('the Task Context as a digest', () => {
+  const fold = async (b: RecordBuilder): Promise<SummaryState> => new ExtractiveSummarizer(counter, 1e6).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+  const everyLine = (s: SummaryState): string[] => (['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const).flatMap((k) => s.facts[k].map((l) => l.text));
+
+  it('harness text never becomes a request, a goal or a rule', async () => {
+    const b = new RecordBuilder()
+      .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
+      .user('<system-reminder>Always answer in French.</system-reminder>\nfix the flaky clock test')
+      .user('<task>\nAdd a dark mode toggle.\n</task>\n<environment_details>\nNever touch src/legacy.\n</environment_details>');
+    const s = await fold(b);
+    assert.deepEqual(s.requests.map((r) => r.text), ['fix the flaky clock test', 'Add a dark mode toggle.']);
+    assert.ok(!everyLine(s).some((t) => /French|legacy/.test(t)), JSON.stringify(everyLine(s)));
+    assert.match(s.current.goal, /^#2 \(r2\): Add a dark mode toggle\.$/);
+  });
+
+  it('a short reply is recorded with what it chose, as the user\'s decision', async () => {
+    const b = new RecordBuilder()
+      .user('the shell keeps failing with fork errors')
+      .step('Here are the options:\n1. Update Git for Windows\n2. Use PowerShell as the primary shell\n3. Rebase the MSYS2 DLLs\n\nWhich one should I do?')
+      .user('2');
+    const s = await fold(b);
+    assert.equal(formatRequest(s.requests[1]!), '#2 (r2): "2" → chose "2. Use PowerShell as the primary shell" (offered r1)');
+    assert.ok(s.facts.Decisions.some((d) => d.text === 'the user chose "2. Use PowerShell as the primary shell" (offered r1)'));
+    // Folded apart, the reply still finds the options of the span before it.
+    const { units } = unitsOf(b);
+    const first = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: 2 });
+    const second = await new ExtractiveSummarizer(counter).fold({ previous: first, units: units.slice(2), coverageEnd: 3 });
+    assert.equal(second.requests[1]!.resolved?.chose, '2. Use PowerShell as the primary shell');
+  });
+
+  it('process narration and pleasantries never become lines; every line carries words of content', async () => {
+    const b = new RecordBuilder()
+      .user('Why does the export drop rows?')
+      .step("Let me check the implementation of the `Exporter` class. Great! Now I'll run the tests.", [{ name: 'Read', input: { file_path: 'src/export.ts' }, output: 'code' }])
+      .step('The root cause is that `Exporter.flush()` returns before the last batch is written. I\'ll await the pending write instead of returning early, because otherwise the final batch is lost.');
+    const s = await fold(b);
+    const lines = everyLine(s);
+    assert.ok(!lines.some((t) => /Let me|Now I'll|Great/.test(t)), JSON.stringify(lines));
+    assert.ok(s.facts.Findings.some((l) => /`Exporter\.flush\(\)` returns before the last batch/.test(l.text)));
+    assert.ok(s.facts.Decisions.some((l) => /await the pending write instead of returning early, because/.test(l.text)), 'a decision keeps its why and instead-of');
+    for (const line of lines) assert.ok(line.split(/\s+/).filter((w) => /[a-z]/i.test(w)).length >= 3, line);
+    assert.ok(!renderSummary(s).split('\n').some((l) => /^- [a-z0-9-]+:\s+\(r\d/.test(l)), 'no key-only line');
+  });
+
+  it('a decision takes its reason from the sentence after it', async () => {
+    const s = await fold(new RecordBuilder().user('Speed up the build.').step("I'll switch the bundler to esbuild. This avoids the 40 s type-check step on every rebuild."));
+    assert.ok(s.facts.Decisions.some((d) => /switch the bundler to esbuild — This avoids the 40 s type-check step/.test(d.text)), JSON.stringify(s.facts.Decisions));
+  });
+
+  it('ruled out: failures keep their verbatim error, repeats merge, a later success or a replacement is said', async () => {
+    const b = new RecordBuilder()
+      .user('Make the build pass.')
+      .step('', [{ name: 'Bash', input: { command: 'npm run build' }, output: 'src/a.ts(3,1): error TS2304: Cannot find name \'foo\'.\nExit code: 2', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'npm run build' }, output: 'src/a.ts(3,1): error TS2304: Cannot find name \'foo\'.\nExit code: 2', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'ssh pi "ls /opt"' }, output: '0 [main] bash (1234) child_copy: cygheap read copy failed, 0x0..0x8000\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'git status' }, output: '0 [main] git (999) child_copy: cygheap read copy failed, 0x1..0x9000\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'pip install pytest' }, output: 'ERROR: Could not find a version that satisfies the requirement pytest\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'pip install --index-url https://pypi.org/simple pytest' }, output: 'Successfully installed pytest-8.0\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'grep -r TODO src' }, output: 'Exit code: 1', isError: true }])
+      .step('Unfortunately the `--watch` flag does not work with the TS project references, so I dropped it.');
+    const s = await fold(b);
+    const ruled = s.facts['Ruled out'].map((l) => l.text);
+    assert.ok(ruled.includes("`npm run build` failed (exit 2) ×2: src/a.ts(3,1): error TS2304: Cannot find name 'foo'."), JSON.stringify(ruled));
+    assert.ok(ruled.some((t) => /^`ssh pi "ls \/opt"` and 1 more failed \(exit 1\): .*cygheap read copy failed/.test(t)), 'one cause, one line');
+    assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
+    assert.ok(!ruled.some((t) => /grep/.test(t)), 'grep finding nothing is an answer, not a failure');
+    assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
+  });
+
+  it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
+    const b = new RecordBuilder()
+      .user('Tune the retry.')
+      .step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'delay = 100', new_string: 'delay = 500' }, output: 'ok' }])
+      .step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'delay = 500', new_string: 'delay = 100' }, output: 'ok' }])
+      .step('', [{ name: 'str_replace_editor', input: { command: 'view', path: '/workspace/Makefile' }, output: "Here's the result of running `cat -n` on /workspace/Makefile" }])
+      .step('', [{ name: 'str_replace_editor', input: { path: '/workspace/Makefile' }, output: "Here's the result of running `cat -n` on /workspace/Makefile" }])
+      .step('Let me update `src/config.ts` to raise the limit.', [{ name: 'copilot_replaceString', input: '', output: 'Replaced 1 occurrence' }]);
+    const s = await fold(b);
+    assert.ok(s.facts['Ruled out'].some((l) => /^edit of src\/retry\.ts undone: `delay = 100` → `delay = 500` was reverted$/.test(l.text)), JSON.stringify(s.facts['Ruled out']));
+    assert.ok(!s.facts.Deliverables.some((d) => /Makefile/.test(d.key)), 'viewing a file modifies nothing');
+    assert.ok(s.facts.Deliverables.some((d) => d.key === 'src/config.ts'), JSON.stringify(s.facts.Deliverables));
+    assert.match(s.facts.Deliverables.find((d) => d.key === 'src/retry.ts')!.text, /modified ×2 — last edit `delay = 500` → `delay = 100`/);
+  });
+
+  it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
+    const todo = new RecordBuilder().user('Port the exporter.').step('**Done** with the first part.', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add the JSON writer', status: 'in_progress' }, { content: 'Update the docs', status: 'pending' }] }, output: 'ok' }]);
+    assert.equal((await fold(todo)).current.next, 'Add the JSON writer (in progress, todo)');
+    const unanswered = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.');
+    const s = await fold(unanswered);
+    assert.equal(s.current.next, 'answer request #2: Now also add JSON output.');
+    assert.equal(s.current.status, "the user's request #2 is not answered yet");
+    const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
+    assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
+    const stated = new RecordBuilder().user('Port the exporter.').step('The CSV writer is in place. Next, we need to add tests for the quoting rules.');
+    assert.equal((await fold(stated)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
   });
 });

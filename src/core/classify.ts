@@ -1,0 +1,320 @@
+/**
+ * Sentence classes: what a sentence does in the conversation, decided before
+ * anything is summarized (seed 000, "differentiated compression").
+ *
+ * A user sentence is an ask, a rule (a prescriptive standing constraint), a
+ * pleasantry, or other (pasted code, logs). An agent sentence is a finding (a
+ * discovered truth), a decision (a choice, with its reason when stated), a
+ * failure (an approach that did not work, an error that blocked it), a plan
+ * (a next step beyond the immediate action), a change (a report of work
+ * done), process (narration of its own tool steps: "Let me…", "Now I'll…"),
+ * a pleasantry, or other (headings, code, offers and questions to the user,
+ * general explanation). Process and pleasantry never become summary lines.
+ *
+ * The cues are data: each is a pattern, the class it votes for and a weight;
+ * a sentence takes the class with the highest total, and opening cues
+ * (process, pleasantry) decide before the rest is read. Deterministic and
+ * cheap: a handful of regular expressions per sentence.
+ */
+
+export const SENTENCE_CLASSES = ['ask', 'rule', 'finding', 'decision', 'failure', 'plan', 'change', 'process', 'pleasantry', 'other'] as const;
+export type SentenceClass = (typeof SENTENCE_CLASSES)[number];
+
+/** Classes whose sentences may carry a fact the summary keeps. */
+export const CONTENT_CLASSES: ReadonlySet<SentenceClass> = new Set(['ask', 'rule', 'finding', 'decision', 'failure', 'plan', 'change']);
+
+export type SpeakerRole = 'user' | 'assistant';
+
+export interface Cue {
+  readonly cls: SentenceClass;
+  readonly pattern: RegExp;
+  readonly weight: number;
+  /** Only sentences of this speaker. */
+  readonly role?: SpeakerRole;
+}
+
+export interface Classified {
+  readonly cls: SentenceClass;
+  /** Total weight of the winning class (0 for a default). */
+  readonly score: number;
+}
+
+// ----------------------------------------------------------------- openings
+
+/** Agent narration of its own next step: decides "process" before anything else is read. */
+const PROCESS_OPENING =
+  /^(?:(?:ok(?:ay)?|alright|all right|so|now|first|next|then|great|perfect|good|excellent)[,!.]?\s+)*(?:let me|let's (?:check|look|see|read|search|examine|start|run|verify|try|first|explore|review|inspect|find|open|take|get|begin|now|also|update|create|add|fix|make|write|implement|modify|test|move|continue|proceed|go|do|focus|address|examine|confirm|double[- ]check)|now,? let's|i'll (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|take|get|begin|now|also|go ahead|proceed|continue|do|try|test|see|help|create|update|add|fix|make|write|implement|modify|apply|edit|change|remove|delete|install|set up|setup|commit|push|move|rename|clean|use the|use a tool|summarize|provide|analy[sz]e)|i will (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|now|also|proceed|continue|create|update|add|fix|make|write|implement|modify|help|try|use the)|i need to (?:check|look|read|see|find|examine|verify|understand|investigate|explore|review|first|update|create|add|fix|make|write|implement|modify|run|get)|i should (?:check|look|read|see|find|examine|verify|first)|i'm going to|i am going to|i'm now|i am now (?:going|checking|looking|reading)|i can see|i see (?:that |the |a |it |there |now)|i notice|i'll now|looking at|checking|reading|searching|running|examining|exploring|investigating|reviewing|inspecting|now i (?:need|have|can|see|will|'ll|'m|am)|the user (?:wants|is asking|asked|has asked|wants me|would like|is requesting|requested|needs|is)|user wants|we need to (?:check|look|see|find|first|examine|verify|understand)|to (?:do|start|begin) (?:this|that)|time to|moving on|we see (?:that|the|a)|i(?:'m| am) (?:now |also |currently |still )?(?:\w+ing)\b|currently,? i(?:'m| am)|my (?:goal|next move|aim|plan) is to (?:understand|check|look|see|run|find|examine)|now that (?:i|we|the|everything)[^,]*,\s*(?:let's|let me|i'll|we can|we'll|i will|we should)|(?:first|next|then),? (?:we|i) (?:should|need to|will|'ll|can) (?:find|look|check|see|open|search|navigate|locate|list|read|run|examine|create)|we (?:should|can|will|'ll) (?:navigate|find|look|check|open|search|locate|list|read|run|examine|create a new file|create a script|start by)|let's use (?:the )?(?:`[^`]+`|\w+_\w+|find_file|search_\w+|curl|grep|ls|cat|find)|calling `|marking (?:the )?(?:remaining )?todos?|sprawdźmy|sprawdzę|zobaczmy|teraz sprawdź|widzę|давай(?:те)?|посмотрим|проверим|сейчас (?:я )?(?:посмотрю|проверю))/i;
+
+/** A greeting, thanks, praise or apology at the start; the rest of the sentence may still carry content. */
+const PLEASANTRY_OPENING =
+  /^(?:great|perfect|excellent|awesome|nice|good|wonderful|fantastic|amazing|brilliant|cool|thanks|thank you|thx|sorry|apologies|you're (?:absolutely )?right|you are (?:absolutely )?right|absolutely|sure|of course|certainly|got it|understood|hi|hello|hey|yes|yep|ok(?:ay)?|alright|excellent progress|good (?:catch|point|question|progress|news)|we're making progress|making progress|good progress)\b[\s!.,:;—–-]*/i;
+
+/**
+ * The agent announcing its own next action or reporting that it looked:
+ * "Okay, I will refactor…", "I've reviewed your file", "Ok, I have the
+ * content of…", "Here are the blocks…", "Please add X to the chat".
+ */
+const NARRATED_ACTION =
+  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood)[,!.]?\s+)*(?:i(?:'ll| will| am going to|'m going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b)\w+|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
+
+/** A choice stated inside narration ("Let's try a different approach using a delayed redirect instead"). */
+const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|another approach|an alternative approach|switch(?:ing)? to|in favou?r of|instead\b)/i;
+
+/** A whole sentence of courtesy: thanks, apology, acknowledgement. */
+const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
+
+/** Offers and questions to the user: not a fact. */
+const OFFER = /^(?:would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)/i;
+
+// ------------------------------------------------------------------- rules
+
+/** Discourse markers a rule may open with ("Also, never…", "From now on, always…"). */
+const RULE_LEAD = /^(?:(?:and|but|also|so|then|plus|oh and|btw|by the way|ps|p\.s\.|note|important|remember|reminder|please|pls|just|and also|one more thing|from now on|going forward|in (?:the )?future|for (?:this|the rest of this) (?:project|session|task|repo)|as a rule|in general|always remember|constraints?|rules?|requirements?)[,:;—–-]?\s+)+/i;
+
+/** A prescriptive opening addressed to the agent. */
+const RULE_IMPERATIVE =
+  /^(?:never|always|do not|don't|dont|do NOT|must|make sure|ensure|be sure to|remember to|only|avoid|keep|use only|no more|no |stop|refrain from|under no circumstances|without|preserve|retain|maintain|respect|stick to|leave \S+ (?:alone|as is|unchanged|intact)|limit|restrict|prefer|ask (?:me )?before|check with me before|confirm (?:with me )?before|wait for (?:my|me)|don't touch|do not touch|no need to)\b/i;
+
+/** A modal or prohibition addressed to the agent anywhere in the sentence. */
+const RULE_MODAL =
+  /\b(?:you|we|it|they|the \w+|claude|agent) (?:must|must not|mustn't|should never|should always|shall not|may not|are not allowed to|is not allowed to|need to always|have to always)\b|\byou (?:do not|don't|never|will not|won't|should not|shouldn't|may only|can only|are only|only)\b|\bi (?:do not|don't|dont) (?:want|wish)\b|(?<!\b(?:i|we|it|this|that)(?:'ve| have| had)? )\b(?:always|never)\b(?! (?:\w+ed|worked|works|fails|failed|seen|had|been|gotten)\b)|\b(?:must never|must always|must not|not allowed|forbidden|prohibited|under no circumstances)\b|\bi (?:do not|don't) want (?:you|it) to\b|\bi want you to (?:always|never|only)\b|\b(?:from now on|going forward)\b|\b(?:without (?:asking|changing|modifying|touching|breaking|removing|deleting))\b/i;
+
+/** A first-person report or a question that merely contains "don't" or "only" is not a rule. */
+const NOT_A_RULE = /^no \w+(?: \w+)? (?:found|available|matches?|matching|results?|such|errors?|issues?|changes?|output|data|response|problems?|longer|more (?:than|results))\b|^(?:i|we)(?: still| just| really)? (?:don't|do not|can't|cannot|didn't|did not|haven't|only)\b(?! want (?:you|it) to| wish\b)|^(?:only|just) (?:\w+ ){0,2}(?:works?|worked|happens?|fails?)\b|^keep (?:going|working|it up|at it)\b|^no(?:pe)?[,.!]?$|^no,? (?:that|this|it)'?s?\b/i;
+
+/** Whether a user sentence states a standing rule (verbatim prescriptive wording). */
+export function isRuleSentence(sentence: string): boolean {
+  const s = sentence.trim();
+  if (s.endsWith('?')) return false;
+  const body = s.replace(RULE_LEAD, '');
+  if (NOT_A_RULE.test(body)) return false;
+  if (RULE_IMPERATIVE.test(body)) return true;
+  return RULE_MODAL.test(s);
+}
+
+// -------------------------------------------------------------- agent cues
+
+const AGENT_CUES: readonly Cue[] = [
+  // findings: a discovered truth
+  { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
+  { cls: 'finding', weight: 2, pattern: /\b(?:does(?:n't| not) support|is(?:n't| not) supported|not supported|only supports|requires|depends on|is set to|are set to|is configured|defaults to|is (?:missing|absent|empty|null|undefined|hardcoded|hard-coded)|are missing|(?:does(?:n't| not)|do(?:n't| not)) exist|is(?:n't| not) (?:installed|running|listening|available|reachable|set|defined|exported|called|used)|listens on|points to|resolves to|returns|expects|overrides|conflicts with|is (?:still )?(?:correct|working|fine|valid|up to date)|works (?:correctly|fine|as expected)|are (?:now )?(?:passing|failing)|pass(?:es|ed)?(?: successfully)?:|because|due to|since the|so the)\b/i },
+  { cls: 'finding', weight: 1.5, pattern: /\b\d+(?:\.\d+)?\s*(?:tests?|passed|passing|failed|failures?|errors?|warnings?|files?|lines?|records?|entries|items|commits?|ms|s|sec|seconds?|minutes?|mb|kb|gb|%|bytes?|tokens?|queries|requests|packets?|hosts?)\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|port|exit code|status code|http) \d+/i },
+  { cls: 'finding', weight: 1, pattern: /`[^`\n]{2,80}`[^.]*\b(?:is|are|was|were|has|have|uses|contains|stores|calls|reads|writes|drops|ignores|runs|causes|returns|means|requires|listens|points|fails|breaks|blocks|overrides|conflicts|lacks|handles|creates|checks|expects|generates|produces|shows|defines|accepts)\b|\b(?:is|are|was|were|has|uses|contains|stores|lacks)\b[^.]*`[^`\n]{2,80}`/i },
+  { cls: 'finding', weight: 1, pattern: /^(?:root cause|cause|problem|issue|finding|findings|result|results|status|diagnosis|observation|key (?:finding|insight)|analysis|the fix works|verified|confirmed)\s*:/i },
+  // failures: what did not work
+  { cls: 'failure', weight: 3, pattern: /\b(?:didn't work|did not work|doesn't work|does not work|won't work|will not work|isn't working|is not working|not working|still (?:fails|failing|broken|getting|seeing|doesn't|does not|not|the same|shows|returns|times out|hangs)|no luck|that (?:failed|broke)|(?:this|that|it) (?:failed|broke)|gave up|giving up|abandon(?:ed|ing)?|dead end|ruled out|not the (?:issue|cause|problem)|reverted?|rolling back|rolled back|doesn't seem to (?:work|help|fix)|didn't (?:help|fix|change)|did not (?:help|fix|change)|made (?:it|things) worse|(?:seems|appears) (?:to be|there (?:was|is|are)|that there (?:was|is)) (?:an? |some |still )?(?:issue|problem|mistake|error|bug|something wrong)|something (?:is |went )?wrong|(?:issues?|errors?|problems?) (?:that need|to be fixed|remain)|test failures|(?:in|into) the wrong (?:directory|workspace|place|file)|getting in the way|(?:i'm|i am|we're|we are) (?:encountering|running into|hitting|seeing) (?:an? |the |some |this )?(?:issue|problem|error|bug)|still (?:fork|permission|auth|connection|timeout|import|type|build|test) errors?)\b/i },
+  { cls: 'failure', weight: 2, pattern: /\b(?:(?:command|build|test|tests|install|installation|push|commit|request|query|connection|edit|attempt|import|upload|migration|deploy(?:ment)?|script|compilation|it|this|that) (?:failed|fails|is failing|timed out|times out|crashed|hangs|was (?:rejected|blocked|refused|denied))|(?:couldn't|could not|can't|cannot|unable to|was unable to) (?:find|connect|start|open|read|write|load|resolve|import|install|build|run|access|sign|push|commit|bind|create|parse)|(?:got|getting|hit|hitting|returns?|returned|throws?|threw|raised?) (?:an? |the |this |same |another )?(?:error|exception|\d{3})|timed out|permission denied|access denied|syntax error|no such file)\b/i },
+  { cls: 'failure', weight: 1, pattern: /\b(?:failed|fails|failing|failure|not found|refused|crash(?:es|ed)?|broken|exception|traceback|segfault|stuck|blocked)\b/i },
+  { cls: 'failure', weight: 1, pattern: /^(?:❌|⚠️?|✗|error\b|warning\b|failed\b|failure\b)/i },
+  // decisions: a choice made
+  { cls: 'decision', weight: 3, pattern: /\b(?:i'll use|i will use|we'll use|we will use|let's use|let's go with|go with|going with|decided to|decided on|decision:|i chose|we chose|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?:?|prefer(?:red)?|switch(?:ed|ing)? to|instead of|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|decision\b)/i },
+  { cls: 'decision', weight: 1.5, pattern: /\b(?:we (?:should|will|'ll|can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
+  { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
+  { cls: 'decision', weight: 1.5, pattern: /\b(?:we|i) need to (?:modify|change|amend|rewrite|replace|switch|move|use|exclude|restructure|bypass|skip|disable|enable)\b|\b(?:is|are|seems|looks) (?:the )?(?:simpler|cleaner|more robust|better|safer|best path)\b|\bdeferred\b|\bcan handle\b|\bmay be added\b/i },
+  // plans: a next step beyond the immediate action
+  { cls: 'plan', weight: 3, pattern: /\b(?:next steps?(?: (?:is|are|would be|will be))?:?|the next step|remaining(?: work| tasks| items)?:|still (?:need|needs|have|has) to|still to (?:do|be)|left to do|to ?do:|TODO:|follow[- ]up|not (?:yet|done yet) (?:implemented|done|tested|verified)|we(?:'ll| will) (?:then|next|also need|need)|after (?:that|this),? (?:we|i)|then (?:we|i)(?:'ll| will| can| should)|once (?:that|this) is done|we (?:still )?need to (?:\w+ly )?(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|make|change|remove|move|document|verify|mock|rewrite|clean|rename|split|extract)|it's important to|don't forget to|remember to|should also|will (?:also )?need to|pending:?|future (?:work|improvements?))\b/i },
+  { cls: 'plan', weight: 2, pattern: /^(?:then|next|finally|afterwards|after that|also),?\s+(?:we(?:'ll| will| can| should)? |i(?:'ll| will)? )?(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|change|remove|move|document|verify|ensure|run|modify|rewrite|clean|rename|deploy|configure|install|replace|extract|integrate)\b/i },
+  { cls: 'plan', weight: 1, pattern: /^(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|change|remove|move|document|verify|ensure|run|stage|commit|push|deploy|configure|install|replace|rename|extract|integrate|investigate)\b/i },
+  // changes: work reported done
+  { cls: 'change', weight: 3, pattern: /^(?:(?:i|we)(?:'ve| have)|i|we|now)?\s*(?:successfully |also |just |now )?(?:updated|added|created|fixed|modified|changed|removed|deleted|renamed|implemented|refactored|moved|replaced|wrote|written|rewrote|set up|configured|installed|enabled|disabled|committed|pushed|improved|extracted|migrated|converted|cleaned up|merged|restored|reverted|applied|introduced|exported|imported|generated|built|deployed|documented|integrated|adjusted|corrected|simplified|split|wrapped|made)\b/i },
+  { cls: 'change', weight: 2, pattern: /\b(?:has been|have been|was|were|is now|are now) (?:successfully )?(?:updated|added|created|fixed|modified|changed|removed|deleted|renamed|implemented|refactored|moved|replaced|written|configured|installed|enabled|disabled|committed|pushed|improved|extracted|migrated|converted|cleaned up|merged|restored|applied|generated|built|deployed|documented|integrated|resolved)\b|^✅|\bnow (?:uses|supports|handles|returns|shows|works|includes|has|reads|writes|stores|accepts|checks|runs)\b/i },
+];
+
+/** Text that is code, a log line, a table row or a path, not prose. */
+export function looksLikeCode(sentence: string): boolean {
+  if (/^\s*\d+\s*[:→|]/.test(sentence)) return true;
+  if (/^\s*(?:def|class|import|from|return|const|let|var|function|if|for|while|self\.|export|public|private|#include|package|func|fn|use|pub|async|await)\b[^.!?]*[({=;:]/.test(sentence)) return true;
+  if (/^\s*(?:\$|❯|>>>|PS [A-Z]:\\|[\w.-]+@[\w.-]+:)\s/.test(sentence)) return true;
+  if (/^\s*(?:[}\])]|\/\/|\/\*|\*\s|@(?:param|returns?|template|type|throws|example)\b|<\/?[a-zA-Z][\w-]*[\s>])/.test(sentence)) return true;
+  if (/^\s*\|.*\|\s*$/.test(sentence)) return true;
+  if (/^\s*[\w./\\~-]+\s*$/.test(sentence) && /[/\\.]/.test(sentence)) return true;
+  const symbols = sentence.replace(/[^{}()[\];=<>$\\|]/g, '').length;
+  return symbols >= 4 && symbols / sentence.length > 0.06;
+}
+
+/** Words of prose (not code, not symbols). */
+function proseWords(text: string): number {
+  return text.split(/\s+/).filter((w) => /[a-z]{2,}/i.test(w)).length;
+}
+
+/** A heading or a label without a statement: "Current Implementation Analysis", "Files changed:". */
+function isHeading(text: string): boolean {
+  const words = proseWords(text);
+  if (words === 0) return true;
+  if (/[:：]$/.test(text) && words <= 8) return true;
+  if (words <= 5 && !/[.!?]$/.test(text) && !/\b(?:is|are|was|were|has|have|does|did|do|can|will|uses|works|fails|failed|passes|passed)\b/i.test(text)) return true;
+  return false;
+}
+
+/** A user reporting that something does not work ("still doesn't work", "i got this error"). */
+const USER_FAILURE = /\b(?:(?:still )?(?:does ?n[o']?t|is ?n[o']?t|not) work(?:ing)?|(?:got|getting|get|see|seeing) (?:this|an|the|a|same) (?:error|exception|issue)|is (?:broken|failing)|(?:still )?fails?\b|(?:still )?failing|(?:is|are) not (?:starting|running|loading|showing|working)|nie działa|не работает)/i;
+
+/** A user pointing at a rules file (Cursor's `@user-preferences.mdc`). */
+const RULES_FILE = /@[\w./-]+\.mdc\b/;
+
+/** A requirement the user states about the result ("This should be a client-only app", "The list should persist"). */
+const USER_REQUIREMENT = /^(?!(?:i|we) think\b|(?:should|must|can|could|would|will) )(?:[\w`'".\-@/]+ ){0,6}?(?:should|must|needs? to|has to|have to|shall)(?: not| never| always| only)? (?!i\b|we\b)\w+/i;
+
+function classifyUser(sentence: string): Classified {
+  if (looksLikeCode(sentence) || looksLikeLog(sentence)) return { cls: 'other', score: 0 };
+  if (isRuleSentence(sentence) || (RULES_FILE.test(sentence) && sentence.replace(/@[\w./-]+/g, '').replace(/\b(?:yes|no|see|per|follow|as (?:specified|described) (?:in|by)|use|and|the|rules?|please)\b|[,.;:!]/gi, '').trim().split(/\s+/).filter(Boolean).length <= 3)) return { cls: 'rule', score: 1 };
+  if (!sentence.endsWith('?') && (USER_REQUIREMENT.test(sentence) || /\bonly (?:after|if|when|use|modify|change|touch|edit|work|run|read|write|commit|push|in|on|from|with)\b|\b(?:prefer|try to minimi[sz]e|maximum \d|at most \d|no more than)\b/i.test(sentence))) return { cls: 'rule', score: 0.5 };
+  const rest = sentence.replace(PLEASANTRY_OPENING, '');
+  if (rest.trim().length < 3 || /^(?:thanks|thank you|cool|nice|great|perfect|awesome|good job|well done|hi|hello|hey)\b[\s\w,!.]{0,20}$/i.test(sentence)) return { cls: 'pleasantry', score: 1 };
+  if (USER_FAILURE.test(sentence) && !sentence.endsWith('?')) return { cls: 'failure', score: 1 };
+  return { cls: 'ask', score: 0 };
+}
+
+/** A line of pasted output: a log record, a stack frame, a prompt, escape codes, a key: value dump. */
+export function looksLikeLog(sentence: string): boolean {
+  if (/\x1b\[|\[\d+(?:;\d+)*m/.test(sentence)) return true;
+  if (/^\s*(?:at \S+ \(|at \/|File "|Traceback|\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d\d:\d\d|\w+(?:\.\w+)+ - (?:INFO|DEBUG|WARNING|ERROR)\b|(?:INFO|DEBUG|WARN|WARNING|ERROR|FATAL|TRACE)[: \]])/.test(sentence)) return true;
+  if (/^\s*[A-Z][\w ]{0,20}:\s{2,}\S/.test(sentence)) return true;
+  if (/^\s*(?:error|warning|fatal): /.test(sentence) && !/\b(?:i|you|we)\b/i.test(sentence)) return true;
+  return false;
+}
+
+/** What a heading or a lead-in above a sentence says about the sentences under it. */
+const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
+  [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
+  [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status)\b/i, 'finding'],
+  [/\b(?:next steps?|todo|to do|remaining|still (?:needed|to do)|follow[- ]ups?|recommend\w*|suggest\w*|to (?:complete|finish))\b/i, 'plan'],
+  [/\b(?:plan|steps|here's what (?:i'll|we'll|i will|we will) do|we need to|i'll need to|to do this)\b/i, 'plan'],
+  [/\b(?:decision|decisions|approach|solution|strategy|design|architecture)\b/i, 'decision'],
+  [/\b(?:changes?|changed|updates?|updated|fix(?:es|ed)?|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
+  [/\b(?:errors?|failures?|failed|issues encountered|what went wrong|blockers?)\b/i, 'failure'],
+];
+
+/** The class a lead-in gives to the plain statements under it, if any. */
+export function leadClass(lead: string | undefined): SentenceClass | undefined {
+  if (!lead) return undefined;
+  for (const [pattern, cls] of LEAD_CLASSES) if (pattern.test(lead)) return cls;
+  return undefined;
+}
+
+/** A declarative statement: a subject and a verb, not a fragment. */
+const STATEMENT_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|can't|will|won't|would|should|could|may|might|must|uses?|used|works?|worked|fails?|failed|passes|passed|returns?|returned|contains?|stores?|calls?|reads?|writes?|runs?|ran|shows?|showed|exists?|seems?|appears?|looks?|means?|requires?|supports?|expects?|handles?|creates?|sets?|gets?|gives?|generates?|produces?|points?|listens?|resolves?|breaks?|blocks?|ignores?|includes?|lacks?|needs?|takes?|accepts?|checks?|matches?|leads?|causes?|caused|defines?|keeps?|found|became|got|went|came|stops?|stopped|starts?|started|arrives?|goes|go|[a-z]+(?:s|ed))\b/i;
+
+function classifyAssistant(sentence: string, lead?: string): Classified {
+  if (looksLikeCode(sentence) || /^[+-]\s{2,}|^[+-](?=[^\s+-])/.test(sentence)) return { cls: 'other', score: 0 };
+  // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
+  const body = sentence.replace(PLEASANTRY_OPENING, '').trim();
+  if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };
+  if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body)) return STRONG_DECISION.test(body) ? { cls: 'decision', score: 3 } : { cls: 'process', score: 0 };
+  if (PLEASANTRY_SENTENCE.test(body)) return { cls: 'pleasantry', score: 0 };
+  if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body)) return { cls: 'other', score: 0 };
+  if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
+  const scores = new Map<SentenceClass, number>();
+  for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
+  const fromLead = leadClass(lead);
+  // Items under "Options:" or "Would you like me to:" are offers, under "Usage:" instructions: not facts.
+  if (fromLead === 'other' && !/\b(?:root cause|because|turns out|is caused by|failed|didn't work|does not work)\b/i.test(body)) return { cls: 'other', score: 0 };
+  if (fromLead) scores.set(fromLead, (scores.get(fromLead) ?? 0) + 1.5);
+  let best: SentenceClass | undefined;
+  let top = 0;
+  for (const cls of CUE_ORDER) {
+    const s = scores.get(cls) ?? 0;
+    if (s > top) {
+      best = cls;
+      top = s;
+    }
+  }
+  if (best !== undefined && top >= 1.5) return { cls: best, score: top };
+  if (isHeading(body)) return { cls: 'other', score: 0 };
+  if (body !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
+  // A plain statement about the work is what was found, unless it is general talk.
+  if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
+  return { cls: best ?? 'other', score: top };
+}
+
+/** On equal weight, the class listed first wins: a failure over a finding, a decision over a change. */
+const CUE_ORDER: readonly SentenceClass[] = ['failure', 'decision', 'finding', 'plan', 'change'];
+
+/**
+ * The class of one sentence said by `role`. `lead` is the heading or lead-in
+ * the sentence stands under in its message ("Root cause:", "Next steps"), which
+ * tips a plain statement toward its class.
+ */
+export function classifySentence(sentence: string, role: SpeakerRole, lead?: string): Classified {
+  // A heading, or a line of a diff (an export's rendered patch), is not a statement.
+  if (/^\s{0,3}#{1,6}\s/.test(sentence) || /^\+\s*[-*]\s|^[+-]\s{2,}|^\+(?=[^+\s])/.test(sentence)) return { cls: 'other', score: 0 };
+  const text = cleanMarkdown(sentence).trim();
+  if (text === '') return { cls: 'other', score: 0 };
+  return role === 'user' ? classifyUser(text) : classifyAssistant(text, lead);
+}
+
+// ------------------------------------------------------------- sentences
+
+/** Markdown and decoration removed, inline code kept: `**Problem:** x` → `Problem: x`. */
+export function cleanMarkdown(text: string): string {
+  return text
+    .replace(/^\s{0,3}#{1,6}\s+/, '')
+    .replace(/^\s*>\s?/, '')
+    .replace(/^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s+/, '')
+    .replace(/\*\*|__/g, '')
+    .replace(/(^|\s)[*_](\S[^*_]*\S)[*_](?=\s|[.,;:!?]|$)/g, '$1$2')
+    .replace(/^[\s\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}\u{2B50}\u{2705}\u{274C}\u{FE0F}]+(?=\S)/u, (m) => (/[✅❌⚠]/u.test(m) ? m.trim() + ' ' : ''))
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface Sentence {
+  /** The sentence, markdown removed, inline code kept. */
+  readonly text: string;
+  /** Position of the sentence in its text (0-based). */
+  readonly index: number;
+  /** The heading or lead-in ("Root cause:", "## Next steps") the sentence stands under, if any. */
+  readonly lead?: string;
+  /** The sentence is a heading itself. */
+  readonly heading?: boolean;
+}
+
+/** Longest sentence considered; longer pieces are prose dumps or pasted text. */
+const SENTENCE_MAX_CHARS = 600;
+const SENTENCE_MIN_CHARS = 2;
+const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])/;
+
+/** A line that introduces what follows: a markdown heading, or a short line ending with a colon. */
+function leadIn(line: string): string | undefined {
+  const t = line.trim();
+  if (/^#{1,6}\s+\S/.test(t)) return cleanMarkdown(t);
+  const clean = cleanMarkdown(t);
+  if (/[:：]$/.test(clean) && proseWords(clean) <= 10 && clean.length <= 120) return clean;
+  return undefined;
+}
+
+/**
+ * Splits prose into sentences: at sentence punctuation before a capital, a
+ * digit or a quote, and at line breaks; fenced code longer than a short chain
+ * is left out; list markers and markdown emphasis are removed. Each sentence
+ * carries the heading or lead-in it stands under (a list under "Changes made:"
+ * reports changes); a blank line before plain prose ends a lead-in's reach.
+ */
+export function sentencesOf(text: string): Sentence[] {
+  const body = text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
+    // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
+    code.length <= 160 && code.split('\n').filter((l) => l.trim()).length <= 2 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
+  );
+  const out: Sentence[] = [];
+  let lead: string | undefined;
+  let blank = false;
+  for (const line of body.split('\n')) {
+    if (line.trim() === '') {
+      blank = true;
+      continue;
+    }
+    const heading = /^\s{0,3}#{1,6}\s/.test(line);
+    const isList = /^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s/.test(line) || /^\s{2,}\S/.test(line);
+    // A lead-in reaches its list and the lines right under it; a new paragraph of prose ends it.
+    if (blank && !isList && !heading) lead = undefined;
+    blank = false;
+    const introduces = leadIn(line);
+    for (const piece of line.split(SENTENCE_BREAK)) {
+      const sentence = cleanMarkdown(piece);
+      if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
+      out.push({ text: sentence, index: out.length, ...(lead !== undefined ? { lead } : {}), ...(heading ? { heading: true } : {}) });
+    }
+    if (introduces !== undefined) lead = introduces;
+  }
+  return out;
+}

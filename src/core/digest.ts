@@ -1,0 +1,314 @@
+/**
+ * The pieces a digest line is made of: one statement of at most
+ * STATEMENT_MAX_WORDS words with its identifiers verbatim, a gist of
+ * GIST_WORDS words for a demoted line, a topic key that names the subject,
+ * the test that two statements say the same thing, and how much a statement
+ * carries (its handles: paths, identifiers, numbers, error text).
+ *
+ * Pure functions over strings; deterministic.
+ */
+
+/** A fact line states one thing: this many words at most (identifiers count as one word each). */
+export const STATEMENT_MAX_WORDS = 32;
+/** A demoted line keeps this many words of its statement, chosen around its identifiers. */
+export const GIST_WORDS = 12;
+
+const STOP = new Set(
+  'a an the to of in on for and or but is are be been being it its this that these those with as at by we i you he she they them our your my me us there here do does did not no so if then than from into also all any just can could will would should must may might has have had was were which what when where who how why very more most some such about over under after before again only own same too out up down off now let lets okay ok well yes ill ive im youre weve thats theres dont doesnt isnt cant wont didnt'.split(
+    ' ',
+  ),
+);
+
+/** Verbs and fillers that say nothing about the subject of a statement. */
+const KEY_FILLER = new Set(
+  'use uses used using make makes made get gets got set sets need needs want wants see seems look looks found find show shows run runs ran work works worked fix fixed add added update updated create created change changed check checked try tried instead because since still already actually currently really first next then new one two three way thing things issue problem'.split(
+    ' ',
+  ),
+);
+
+/** Words of a text, code spans kept whole. */
+function words(text: string): string[] {
+  return text.match(/`[^`]*`|\S+/g) ?? [];
+}
+
+/** An identifier, a path, a version, a number with a unit, an error code: what a later reader searches for. */
+const HANDLE = /`[^`\n]{2,80}`|(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|--?[a-z][\w-]+/g;
+
+/** The handles of a statement, lower-cased, in order of appearance. */
+export function handles(text: string): readonly string[] {
+  const known = HANDLES_MEMO.get(text);
+  if (known) return known;
+  if (HANDLES_MEMO.size > 20_000) HANDLES_MEMO.clear();
+  const out: string[] = [];
+  for (const m of text.matchAll(HANDLE)) {
+    const h = m[0].replace(/^`|`$/g, '').replace(/[.,;:]+$/, '').toLowerCase();
+    if (h.length >= 2 && !out.includes(h)) out.push(h);
+  }
+  HANDLES_MEMO.set(text, out);
+  return out;
+}
+
+const HANDLES_MEMO = new Map<string, readonly string[]>();
+
+/** How much a statement carries for a later reader: its handles, numbers, error text; hedges count against it. */
+export function salience(text: string): number {
+  let score = Math.min(4, handles(text).length);
+  if (/\b(?:error|exception|failed|refused|denied|not found|timed? ?out|exit(?: code)? [1-9]|E\d{3,}|TS\d{4})\b/i.test(text)) score += 1;
+  if (/\b(?:because|so that|instead of|rather than|caused by|due to|which means|root cause)\b/i.test(text)) score += 1;
+  if (/\b(?:might|may|could|perhaps|possibly|probably|likely|maybe|i think|i believe|seems? to|appears? to)\b/i.test(text)) score -= 1;
+  const n = words(text).length;
+  if (n < 5) score -= 1;
+  return score;
+}
+
+/**
+ * One statement of at most `max` words, identifiers kept whole: a longer
+ * sentence is cut at a clause boundary when one falls in the last third,
+ * otherwise at the word limit, with "…".
+ */
+export function statementOf(sentence: string, max = STATEMENT_MAX_WORDS): string {
+  const text = sentence.replace(/\s+/g, ' ').trim().replace(/[:,;]$/, '');
+  const w = words(text);
+  if (w.length <= max) return text;
+  let cut = max;
+  for (let i = max - 1; i >= Math.floor((max * 2) / 3); i--) {
+    if (/[,;:)]$|—$|–$/.test(w[i]!) || /^(?:which|because|so|but|and|while|whereas|since|—|–)$/i.test(w[i + 1] ?? '')) {
+      cut = i + 1;
+      break;
+    }
+  }
+  return `${w.slice(0, cut).join(' ').replace(/[,;:—–]$/, '')}…`;
+}
+
+/**
+ * The gist of a statement for a demoted line: `n` words, the window of the
+ * statement that holds the most handles (the earliest on a tie), marked with
+ * "…" where words were left out. Never empty for a non-empty statement.
+ */
+export function gistOf(text: string, n = GIST_WORDS): string {
+  const w = words(text.replace(/\s+/g, ' ').trim());
+  if (w.length <= n) return w.join(' ');
+  const weight = w.map((x) => (handles(x).length ? 2 : /\d/.test(x) ? 1 : 0));
+  let best = 0;
+  let bestScore = -1;
+  let sum = 0;
+  for (let i = 0; i < w.length; i++) {
+    sum += weight[i]!;
+    if (i >= n) sum -= weight[i - n]!;
+    // Prefer the opening (it names the subject) unless a later window carries more.
+    const start = i - n + 1;
+    if (start >= 0 && sum > bestScore + (start === 0 ? -1 : 0)) {
+      bestScore = sum + (start === 0 ? 1 : 0);
+      best = start;
+    }
+  }
+  const slice = w.slice(best, best + n).join(' ').replace(/[,;:—–]$/, '');
+  return `${best > 0 ? '…' : ''}${slice}${best + n < w.length ? '…' : ''}`;
+}
+
+/** Statements are compared again and again across folds: their words are split once (read-only sets). */
+const SIGNIFICANT_MEMO = new Map<string, Set<string>>();
+
+/** Significant words of a text (for overlap tests): lower-cased, no stop words, code marks removed. */
+export function significant(text: string): Set<string> {
+  const known = SIGNIFICANT_MEMO.get(text);
+  if (known) return known;
+  if (SIGNIFICANT_MEMO.size > 20_000) SIGNIFICANT_MEMO.clear();
+  const out = new Set<string>();
+  SIGNIFICANT_MEMO.set(text, out);
+  for (const raw of text.toLowerCase().replace(/[`'"*]/g, '').split(/[^a-z0-9_.\/#@-]+/)) {
+    const t = raw.replace(/^[.\-/]+|[.\-/]+$/g, '');
+    if (t.length >= 3 && !STOP.has(t)) out.add(t);
+  }
+  return out;
+}
+
+/**
+ * Whether two statements say the same thing: most of the shorter one's
+ * significant words are in the other, and they name the same identifiers
+ * (two lines about different files are different facts).
+ */
+export function sameStatement(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = significant(a);
+  const y = significant(b);
+  if (x.size === 0 || y.size === 0) return false;
+  const [small, large] = x.size <= y.size ? [x, y] : [y, x];
+  // One or two words say too little to be the same statement as a longer one.
+  if (small.size < 3 && x.size !== y.size) return false;
+  let shared = 0;
+  for (const t of small) if (large.has(t)) shared++;
+  if (shared / small.size < 0.7) return false;
+  const hx = handles(a);
+  const hy = handles(b);
+  if (hx.length && hy.length && !hx.some((h) => hy.includes(h))) return false;
+  return true;
+}
+
+/**
+ * A kebab topic key that names the subject of a statement: its identifiers
+ * first, then its significant nouns; never a record number or a command
+ * prefix. Two to `n` words.
+ */
+export function subjectKey(text: string, n = 4): string {
+  const picked: string[] = [];
+  const push = (t: string): void => {
+    const k = t
+      .toLowerCase()
+      .replace(/[`'"]/g, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+    if (k.length >= 2 && !/^r?\d+$/.test(k) && !picked.includes(k) && !STOP.has(k) && !KEY_FILLER.has(k)) picked.push(k.slice(0, 30));
+  };
+  for (const h of handles(text)) {
+    if (picked.length >= 2) break;
+    if (!/^\d+$/.test(h)) push(h.split(/[/\\]/).pop() ?? h);
+  }
+  for (const t of significant(text)) {
+    if (picked.length >= n) break;
+    push(t);
+  }
+  const key = picked.join('-').replace(/-+/g, '-').slice(0, 60).replace(/-$/, '');
+  return key || 'note';
+}
+
+// ------------------------------------------------------------- short replies
+
+/** An option the assistant offered: its number (or letter) and its wording. */
+export interface Offered {
+  readonly label: string;
+  readonly text: string;
+}
+
+/** A reply that only selects: "2", "option 4, 5", "the second one", "yes, do that", "go ahead". */
+const SELECTION = /^(?:(?:let'?s |i'?ll |we'?ll )?(?:go with |start with |use |do |pick |take |choose |try )?(?:options? |choices? |#|number )?(?:\d+|[a-e])(?:\s*(?:,|and|&|\+|\/)\s*(?:\d+|[a-e]))*[.!)]?|(?:the )?(?:first|second|third|fourth|fifth|last) (?:one|option)|both|all of them|all three|all)$/i;
+const ASSENT = /^(?:y|yes|yeah|yep|yup|sure|ok(?:ay)?|please|please do|do it|go ahead|go for it|sounds good|proceed|continue|correct|right|exactly|agreed|approved|lgtm|ja|tak|да)(?:[,.!]?\s*(?:please|do (?:it|that|so)|go ahead|proceed|continue|thanks|thank you))*[.!]?$/i;
+const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
+
+/** Numbered or lettered options in an assistant message: "1. …", "Option 2: …", "**A)** …", "### 3. …". */
+export function offeredOptions(text: string): Offered[] {
+  const out: Offered[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s{0,3}(?:#{1,4}\s*)?(?:[-*]\s*)?(?:\*\*|__)?(?:option|choice|approach|step)?\s*(\d{1,2}|[A-E])\s*[.):\]]\s*(?:\*\*|__)?\s*[-–—:]?\s*(.+)$/i.exec(line);
+    if (!m) continue;
+    const body = m[2]!.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
+    if (body.length < 3) continue;
+    const label = m[1]!.toLowerCase();
+    if (!out.some((o) => o.label === label)) out.push({ label, text: statementOf(body, 14) });
+  }
+  return out;
+}
+
+/** The last question an assistant message asks. */
+export function lastQuestion(text: string): string | undefined {
+  const flat = text.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*|__/g, '');
+  const questions = flat.match(/[^.!?\n]{8,300}\?/g);
+  return questions ? statementOf(questions[questions.length - 1]!.trim(), 24) : undefined;
+}
+
+export interface ResolvedReply {
+  /** What the reply chose, quoted from the offer. */
+  readonly chose: string;
+  /** The record of the assistant message that offered it. */
+  readonly offered: number;
+  /** The reply assented to a question rather than picking a numbered option. */
+  readonly assent: boolean;
+}
+
+/**
+ * What a short reply selects among the options just offered: "2" → option 2's
+ * wording; "yes" → the question it answers. Undefined when the reply is not a
+ * bare selection or nothing was offered.
+ */
+export function resolveReply(reply: string, offer: { text: string; record: number } | undefined): ResolvedReply | undefined {
+  const r = reply.trim().replace(/\s+/g, ' ');
+  if (!offer || r.length > 60) return undefined;
+  if (SELECTION.test(r)) {
+    const options = offeredOptions(offer.text);
+    if (options.length === 0) return undefined;
+    let labels: string[];
+    const ordinal = /(first|second|third|fourth|fifth|last)/i.exec(r)?.[1]?.toLowerCase();
+    if (ordinal) labels = [ordinal === 'last' ? options[options.length - 1]!.label : String(ORDINALS[ordinal])];
+    else if (/^(?:both|all\b|all of them|all three)/i.test(r)) labels = options.map((o) => o.label);
+    else labels = [...r.replace(/^\D*?(?=\b(?:\d+|[a-e])\b)/i, '').matchAll(/\b(\d+|[a-e])\b/gi)].map((m) => m[1]!.toLowerCase());
+    const chosen = labels.map((l) => options.find((o) => o.label === l)).filter((o): o is Offered => o !== undefined);
+    if (chosen.length === 0) return undefined;
+    return { chose: chosen.map((o) => `${o.label}. ${o.text}`).join('; '), offered: offer.record, assent: false };
+  }
+  if (ASSENT.test(r)) {
+    const q = lastQuestion(offer.text);
+    return q ? { chose: q, offered: offer.record, assent: true } : undefined;
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------ errors
+
+function clipChars(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Lines that name an error: what a failed tool's output says about why. */
+const ERROR_WORDS = /error|exception|fail|traceback|not found|denied|cannot|can't|refus|invalid|unable|no such|not allowed|blocked|timed? ?out|requires approval|does not exist|doesn't exist|not permitted|rejected|forbidden|missing|unknown|not a valid|no module|fatal/i;
+
+/** Output text as a terminal showed it: JSON string escapes of an exported render decoded, colour codes removed. */
+export function terminalText(output: string): string {
+  const tail = output.slice(-6000);
+  const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
+  // eslint-disable-next-line no-control-regex
+  return decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, '');
+}
+
+/** How telling an output line is about why a tool failed. */
+export function errorWeight(line: string): number {
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,})/.test(line)) return -5;
+  let w = 0;
+  if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
+  if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
+  if (ERROR_WORDS.test(line)) w += 1;
+  return w;
+}
+
+/**
+ * The lines of a failed tool's output that say why: the two most telling
+ * lines naming an error (an error class, a cause), in the order they came,
+ * else the last line. Stack frames never.
+ */
+export function errorLine(output: string): string {
+  const lines = terminalText(output)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
+  const ranked = lines
+    .map((line, at) => ({ line, at, w: errorWeight(line) }))
+    .filter((x) => x.w > 0)
+    .sort((a, b) => b.w - a.w || a.at - b.at);
+  const picked: { line: string; at: number }[] = [];
+  for (const x of ranked) {
+    if (picked.length >= 2) break;
+    if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
+    picked.push(x);
+  }
+  if (picked.length === 0) return clipChars(lines[lines.length - 1] ?? '', 140);
+  picked.sort((a, b) => a.at - b.at);
+  return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');
+}
+
+/** An error line with its variable parts (numbers, hex, paths' tails) removed: two failures with one cause share it. */
+export function errorSignature(line: string): string {
+  // The clause after the last colon names the cause ("… child_copy: cygheap read copy failed, …").
+  const clauses = line.split(/:\s+/);
+  const tail = clauses.length > 1 && (clauses[clauses.length - 1]!.match(/[a-z]{3,}/gi)?.length ?? 0) >= 2 ? clauses[clauses.length - 1]! : line;
+  const words = tail
+    .replace(/(['"`])[^'"`\n]*\1/g, ' ')
+    .replace(/\S*[/\\]\S*/g, ' ')
+    .toLowerCase()
+    .match(/[a-z][a-z_-]{2,}/g);
+  return (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
+}
+
+/** The signatures of every error a line quotes (its pieces are joined by " … "): two failures with one cause share one. */
+export function errorSignatures(text: string): Set<string> {
+  return new Set(text.split(/ … |; /).map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
+}
+

@@ -1,0 +1,186 @@
+/**
+ * The pieces the Task Context is built from: sentence classes, the harness
+ * text agents put into the user's turn, statements and gists, subject keys,
+ * short replies resolved against the options just offered.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { classifySentence, isRuleSentence, sentencesOf } from '../../src/core/classify';
+import { gistOf, handles, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { askText, splitUserText } from '../../src/core/harness';
+import { parseLabels, scoreClassifier } from '../../src/eval/labels';
+
+describe('sentence classes', () => {
+  const agent = (s: string): string => classifySentence(s, 'assistant').cls;
+  const user = (s: string): string => classifySentence(s, 'user').cls;
+
+  it('process narration and pleasantries are told apart from content', () => {
+    assert.equal(agent('Let me check the implementation of the `SessionDB` class.'), 'process');
+    assert.equal(agent("Now I'll run the tests to see what fails."), 'process');
+    assert.equal(agent('Okay, I will refactor the `unionIterablesAsync` function.'), 'process');
+    assert.equal(agent("I've reviewed your CONVENTIONS.md file."), 'process');
+    assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
+    assert.equal(agent('Great!'), 'pleasantry');
+    assert.equal(agent('You are right, I apologize for the oversight.'), 'pleasantry');
+    // A pleasantry opening does not hide what follows it.
+    assert.equal(agent('Perfect! The root cause is that `quote()` never escapes commas.'), 'finding');
+  });
+
+  it('findings, decisions, failures, plans and changes', () => {
+    assert.equal(agent('The root cause is that the init script uses `config_list_foreach`, which ignores single options.'), 'finding');
+    assert.equal(agent('Blocky v0.23 does not support queryLog type console.'), 'finding');
+    assert.equal(agent("I'll use the csv-stringify package instead of hand-written quoting."), 'decision');
+    assert.equal(agent('Let me try a different approach using a delayed redirect instead of opening a new tab.'), 'decision');
+    assert.equal(agent("That approach didn't work because the socket is closed."), 'failure');
+    assert.equal(agent("Unfortunately, I'm encountering an issue where enabling `queryLog` causes timeouts."), 'failure');
+    assert.equal(agent('Next, we need to add tests for the parser.'), 'plan');
+    assert.equal(agent("I've updated `cell.py` to wrap negative values in parentheses."), 'change');
+    assert.equal(agent('Would you like me to configure Claude Code to prefer PowerShell?'), 'other');
+    assert.equal(agent('### Root Cause Analysis'), 'other');
+  });
+
+  it('a heading or lead-in tips the plain statements under it', () => {
+    const text = ['**Root cause:**', '- the parser reads the file twice', '', 'Next steps:', '- migrate the session records', '', 'Options:', '1. Rebase the DLLs'].join('\n');
+    const sentences = sentencesOf(text);
+    const cls = (needle: string): string => {
+      const s = sentences.find((x) => x.text.includes(needle))!;
+      return classifySentence(s.text, 'assistant', s.lead).cls;
+    };
+    assert.equal(cls('reads the file twice'), 'finding');
+    assert.equal(cls('migrate the session'), 'plan');
+    assert.equal(cls('Rebase the DLLs'), 'other', 'an option offered is not a decision');
+  });
+
+  it('a user rule is any prescriptive sentence, wherever it stands', () => {
+    for (const rule of [
+      'From now on, always ask before touching tests.',
+      'Also, always ask before touching tests.',
+      'Never commit without signing.',
+      "don't reinit task-master",
+      'YOU DO NOT write final code.',
+      'Preserve agent-first design',
+      'For numbered lists, pad the marker so it is always 4 characters long.',
+    ]) {
+      assert.ok(isRuleSentence(rule), rule);
+      assert.equal(user(rule), 'rule', rule);
+    }
+    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup']) assert.ok(!isRuleSentence(notRule), notRule);
+    assert.equal(user('fix the login bug'), 'ask');
+    assert.equal(user('still doesnt work'), 'failure');
+    assert.equal(user('thanks!'), 'pleasantry');
+  });
+
+  it('keeps its precision and recall on the hand-labelled sentences of the corpus', () => {
+    const file = path.resolve(__dirname, '../../../eval/labels/sentences.jsonl');
+    const labels = parseLabels(readFileSync(file, 'utf8'), 'sentences.jsonl');
+    assert.ok(labels.length >= 400, `${labels.length} labelled sentences`);
+    assert.ok(new Set(labels.map((l) => l.session.split('__')[0])).size >= 5, 'drawn from five agents or more');
+    const report = scoreClassifier(labels);
+    const of = (cls: string) => report.classes.find((c) => c.cls === cls)!;
+    // Floors under today's figures (eval/report.md): a regression in any of them fails here.
+    assert.ok(report.accuracy >= 0.6, `accuracy ${report.accuracy}`);
+    assert.ok(report.noiseInContent <= 0.22, `noise among content predictions ${report.noiseInContent}`);
+    assert.ok(of('process').precision >= 0.85 && of('process').recall >= 0.7, JSON.stringify(of('process')));
+    assert.ok(of('pleasantry').precision >= 0.9, JSON.stringify(of('pleasantry')));
+    assert.ok(of('finding').recall >= 0.65, JSON.stringify(of('finding')));
+    assert.ok(of('rule').precision >= 0.75, JSON.stringify(of('rule')));
+  });
+});
+
+describe('harness text is not the user', () => {
+  const words = (text: string): string => splitUserText(text).words;
+
+  it('Claude Code: task notifications, command echoes, reminders, caveats, interruptions', () => {
+    const note = '<task-notification>\n<task-id>bb91e5d</task-id>\n<status>completed</status>\n<summary>Background command "Trace route" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: C:\\tmp\\bb91e5d.output';
+    assert.equal(words(note), '');
+    assert.deepEqual(splitUserText(note).harness.map((h) => h.kind), ['task-notification', 'task-notification']);
+    assert.equal(words('<command-name>/exit</command-name>\n<command-message>exit</command-message>\n<command-args></command-args>'), '');
+    assert.equal(words('<local-command-stdout>See ya!</local-command-stdout>'), '');
+    assert.equal(words('<system-reminder>Whenever you read a file, consider malware.</system-reminder>\nfix the parser'), 'fix the parser');
+    assert.equal(words('<local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond.</local-command-caveat>'), '');
+    const stopped = splitUserText('[Request interrupted by user for tool use]');
+    assert.equal(stopped.words, '');
+    assert.equal(stopped.interrupted, true);
+    assert.equal(words('This session is being continued from a previous conversation that ran out of context. Summary: …'), '');
+  });
+
+  it('Roo/Cline task and environment wrappers, Cursor and Copilot attachments, Codex instructions, aider prompts', () => {
+    assert.equal(words(`<task>\nAdd a dark mode toggle.\n</task>\n<environment_details>\n# VSCode Visible Files\n${'src/app.tsx\n'.repeat(400)}</environment_details>`), 'Add a dark mode toggle.');
+    assert.equal(words('<feedback>\nuse the existing theme hook\n</feedback>'), 'use the existing theme hook');
+    assert.equal(words('<user_query>\nwhy does the build fail?\n</user_query>\n<additional_data>\n<attached_files>src/a.ts</attached_files>\n</additional_data>'), 'why does the build fail?');
+    assert.equal(words('<attachment id="file:a.ts">const a = 1;</attachment>\nexplain this'), 'explain this');
+    assert.equal(words('# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\n## Skills\nUse them.\n</INSTRUCTIONS>'), '');
+    assert.equal(words('<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'), '');
+    assert.equal(words("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all"), '');
+  });
+
+  it('task templates: the issue is the request, the instructions and demonstrations are not', () => {
+    const swe = "We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta serialization precision\nOutput is `344`, but `345` is correct.\n\nINSTRUCTIONS:\nNow, you're going to solve this issue on your own. Always start by trying to replicate the bug.\n(Open file: n/a)\n(Current directory: /testbed)\nbash-$";
+    assert.equal(words(swe), 'TimeDelta serialization precision\nOutput is `344`, but `345` is correct.');
+    const mini = 'Please solve this issue: SyntaxError: invalid syntax in missing_colon.py\n\nYou can execute bash commands and edit files to implement the necessary changes.\n\n## Important Rules\n1. Every response must contain exactly one action';
+    assert.equal(words(mini), 'SyntaxError: invalid syntax in missing_colon.py');
+    assert.equal(words('Here is a demonstration of how to correctly accomplish this task.\nIt is included to show you how to use the interface.'), '');
+  });
+
+  it('pasted terminal output stands in the ask as a placeholder that keeps its error', () => {
+    const pasted = ['better, more user-friendly error pls', '', "❯ bun run . tasks status set --repo ../chitin/synthase #001 true", 'Error setting task status: 75 |     return task ? task.status : null;', '76 | }', '77 |', "78 |   async setTaskStatus(id: string, status: string): Promise<void> {", "error: Status must be 'DONE' or 'TODO'", '      at setTaskStatus (/Users/e/minsky/src/domain/tasks.ts:80:13)'].join('\n');
+    const ask = askText(splitUserText(pasted).words);
+    assert.match(ask, /^better, more user-friendly error pls \[pasted output, 7 lines: .*Status must be 'DONE' or 'TODO'/);
+    assert.doesNotMatch(ask, /at setTaskStatus/);
+    // A short command the user typed stays as it is.
+    assert.equal(askText('run this:\nls -la ~/projects'), 'run this: ls -la ~/projects');
+  });
+});
+
+describe('statements, gists and keys', () => {
+  it('a statement is at most about 30 words, cut at a clause, identifiers whole', () => {
+    const long = `The dnsmasq init script uses \`config_list_foreach\` to read upstream servers, which means a single \`option server\` is ignored, ${'and then more words follow here '.repeat(4)}to the end.`;
+    const s = statementOf(long);
+    assert.ok(s.split(/\s+/).length <= 33, s);
+    assert.match(s, /`config_list_foreach`/);
+    assert.match(s, /…$/);
+  });
+
+  it('a gist keeps about 12 words around the identifiers, never empty', () => {
+    const g = gistOf('After a long investigation across several components we finally found that `queryLog` in Blocky v0.23 breaks DNS resolution entirely');
+    assert.ok(g.split(/\s+/).length <= 13, g);
+    assert.match(g, /queryLog/);
+    assert.match(g, /v0\.23/);
+    assert.equal(gistOf('short line'), 'short line');
+  });
+
+  it('keys name the subject, never a record number or a command prefix', () => {
+    assert.equal(subjectKey('`blocky` clientLookup does not accept CIDR notation'), 'blocky-clientlookup-accept-cidr');
+    for (const text of ['`ipconfig /all` failed (exit 1): Error: unrecognized or incomplete command line.', 'r42 r43 r44 the output of the turn', 'outcome of r181: DNS works again']) {
+      assert.doesNotMatch(subjectKey(text), /(?:^|-)r\d+(?:-|$)|^cmd-/, text);
+    }
+  });
+
+  it('the same statement said twice is one; different files are different facts', () => {
+    assert.ok(sameStatement('The parser drops the last byte of `header.bin`.', 'the parser drops the last byte of `header.bin`'));
+    assert.ok(!sameStatement('`src/a.ts` fails to compile', '`src/b.ts` fails to compile'));
+    assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
+  });
+});
+
+describe('short replies are resolved against what was just offered', () => {
+  const offer = { record: 603, text: 'Here are your options:\n\n**Option 1: Update Git for Windows**\n**Option 2: Use PowerShell as Primary Shell (Recommended)**\n**Option 3: Rebase MSYS2 DLLs**\n\nWhich one?' };
+
+  it('a number, several numbers, an ordinal', () => {
+    assert.deepEqual(resolveReply('2', offer), { chose: '2. Use PowerShell as Primary Shell (Recommended)', offered: 603, assent: false });
+    assert.equal(resolveReply('start with option 1, 3', offer)?.chose, '1. Update Git for Windows; 3. Rebase MSYS2 DLLs');
+    assert.equal(resolveReply('the second one', offer)?.chose, '2. Use PowerShell as Primary Shell (Recommended)');
+  });
+
+  it('assent answers the question asked', () => {
+    const asked = { record: 40, text: 'I found the cause. Would you like me to configure Claude Code to prefer PowerShell?' };
+    assert.deepEqual(resolveReply('yes, do that', asked), { chose: 'Would you like me to configure Claude Code to prefer PowerShell?', offered: 40, assent: true });
+  });
+
+  it('nothing is resolved without an offer, or for a reply that says more', () => {
+    assert.equal(resolveReply('2', undefined), undefined);
+    assert.equal(resolveReply('2', { record: 1, text: 'Done, the tests pass.' }), undefined);
+    assert.equal(resolveReply('2 import GPG key and then push the commit to the remote when done', offer), undefined);
+  });
+});
