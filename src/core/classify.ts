@@ -55,7 +55,16 @@ const PLEASANTRY_OPENING =
  * content of…", "Here are the blocks…", "Please add X to the chat".
  */
 const NARRATED_ACTION =
-  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood)[,!.]?\s+)*(?:i(?:'ll| will| am going to|'m going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b)\w+|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
+  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
+
+/** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
+const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
+
+/** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
+const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
+
+/** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
+const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since)\b[^,]{0,120},\s*(?:i(?:'ll| will)|let me|let's|we(?:'ll| will))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
 
 /** A choice stated inside narration ("Let's try a different approach using a delayed redirect instead"). */
 const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|another approach|an alternative approach|switch(?:ing)? to|in favou?r of|instead\b)/i;
@@ -108,7 +117,7 @@ const AGENT_CUES: readonly Cue[] = [
   { cls: 'failure', weight: 1, pattern: /^(?:❌|⚠️?|✗|error\b|warning\b|failed\b|failure\b)/i },
   // decisions: a choice made
   { cls: 'decision', weight: 3, pattern: /\b(?:i'll use|i will use|we'll use|we will use|let's use|let's go with|go with|going with|decided to|decided on|decision:|i chose|we chose|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?:?|prefer(?:red)?|switch(?:ed|ing)? to|instead of|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|decision\b)/i },
-  { cls: 'decision', weight: 1.5, pattern: /\b(?:we (?:should|will|'ll|can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
+  { cls: 'decision', weight: 1.5, pattern: /\b(?:we(?: should| will|'ll| can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
   { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
   { cls: 'decision', weight: 1.5, pattern: /\b(?:we|i) need to (?:modify|change|amend|rewrite|replace|switch|move|use|exclude|restructure|bypass|skip|disable|enable)\b|\b(?:is|are|seems|looks) (?:the )?(?:simpler|cleaner|more robust|better|safer|best path)\b|\bdeferred\b|\bcan handle\b|\bmay be added\b/i },
   // plans: a next step beyond the immediate action
@@ -141,6 +150,8 @@ function proseWords(text: string): number {
 function isHeading(text: string): boolean {
   const words = proseWords(text);
   if (words === 0) return true;
+  // A list fragment with no verb ("The `tasks` command and all subcommands") states nothing.
+  if (words <= 8 && !/[.!?]$/.test(text) && !NAMED_VERB.test(text)) return true;
   if (/[:：]$/.test(text) && words <= 8) return true;
   if (words <= 5 && !/[.!?]$/.test(text) && !/\b(?:is|are|was|were|has|have|does|did|do|can|will|uses|works|fails|failed|passes|passed)\b/i.test(text)) return true;
   return false;
@@ -192,6 +203,9 @@ export function leadClass(lead: string | undefined): SentenceClass | undefined {
   return undefined;
 }
 
+/** The verbs a short statement must have to be one (no catch-all: "commands" is a noun). */
+const NAMED_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|can't|will|won't|would|should|could|may|might|must|uses?|used|works?|worked|fails?|failed|passes|passed|returns?|returned|contains?|stores?|calls?|reads?|writes?|runs?|ran|shows?|showed|exists?|seems?|appears?|looks?|means?|requires?|supports?|expects?|handles?|creates?|sets?|gets?|gives?|points?|breaks?|blocks?|ignores?|includes?|lacks?|needs?|takes?|accepts?|matches?|causes?|caused|keeps?|found|became|got|went|stopped|started|added|removed|changed|fixed|updated|created|moved|renamed|deleted)\b/i;
+
 /** A declarative statement: a subject and a verb, not a fragment. */
 const STATEMENT_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|can't|will|won't|would|should|could|may|might|must|uses?|used|works?|worked|fails?|failed|passes|passed|returns?|returned|contains?|stores?|calls?|reads?|writes?|runs?|ran|shows?|showed|exists?|seems?|appears?|looks?|means?|requires?|supports?|expects?|handles?|creates?|sets?|gets?|gives?|generates?|produces?|points?|listens?|resolves?|breaks?|blocks?|ignores?|includes?|lacks?|needs?|takes?|accepts?|checks?|matches?|leads?|causes?|caused|defines?|keeps?|found|became|got|went|came|stops?|stopped|starts?|started|arrives?|goes|go|[a-z]+(?:s|ed))\b/i;
 
@@ -200,8 +214,13 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
   const body = sentence.replace(PLEASANTRY_OPENING, '').trim();
   if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };
-  if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body)) return STRONG_DECISION.test(body) ? { cls: 'decision', score: 3 } : { cls: 'process', score: 0 };
-  if (PLEASANTRY_SENTENCE.test(body)) return { cls: 'pleasantry', score: 0 };
+  if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || NARRATED_AFTER.test(body) || /^\((?:self-correction|refinement|note to self|thinking)\b/i.test(body)) {
+    // A choice inside the narration is a decision when it names what it chose ("…using `curl` instead").
+    const named = /\b(?:instead of|rather than|in favou?r of|switch(?:ing)? to)\b/i.test(body) || /`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[a-z][A-Z]\w+/.test(body) || proseWords(body) >= 12;
+    return STRONG_DECISION.test(body) && named ? { cls: 'decision', score: 3 } : { cls: 'process', score: 0 };
+  }
+  if (PLEASANTRY_SENTENCE.test(body) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
+  if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
   const scores = new Map<SentenceClass, number>();

@@ -185,18 +185,35 @@ const SELECTION = /^(?:(?:let'?s |i'?ll |we'?ll )?(?:go with |start with |use |d
 const ASSENT = /^(?:y|yes|yeah|yep|yup|sure|ok(?:ay)?|please|please do|do it|go ahead|go for it|sounds good|proceed|continue|correct|right|exactly|agreed|approved|lgtm|ja|tak|да)(?:[,.!]?\s*(?:please|do (?:it|that|so)|go ahead|proceed|continue|thanks|thank you))*[.!]?$/i;
 const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
 
-/** Numbered or lettered options in an assistant message: "1. …", "Option 2: …", "**A)** …", "### 3. …". */
-export function offeredOptions(text: string): Offered[] {
-  const out: Offered[] = [];
+/**
+ * Numbered or lettered options in an assistant message: "1. …", "Option 2: …",
+ * "**A)** …", "### 3. …". A message may hold several numbered lists (a report,
+ * then "Would you like me to: 1. … 2. …"): each restart at 1 (or A) opens a new
+ * list, and the last list is the one a reply answers.
+ */
+export function offeredLists(text: string): Offered[][] {
+  const lists: Offered[][] = [];
+  let current: Offered[] = [];
   for (const line of text.split('\n')) {
     const m = /^\s{0,3}(?:#{1,4}\s*)?(?:[-*]\s*)?(?:\*\*|__)?(?:option|choice|approach|step)?\s*(\d{1,2}|[A-E])\s*[.):\]]\s*(?:\*\*|__)?\s*[-–—:]?\s*(.+)$/i.exec(line);
     if (!m) continue;
     const body = m[2]!.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
     if (body.length < 3) continue;
     const label = m[1]!.toLowerCase();
-    if (!out.some((o) => o.label === label)) out.push({ label, text: statementOf(body, 14) });
+    if ((label === '1' || label === 'a' || current.some((o) => o.label === label)) && current.length) {
+      lists.push(current);
+      current = [];
+    }
+    current.push({ label, text: statementOf(body, 14) });
   }
-  return out;
+  if (current.length) lists.push(current);
+  return lists;
+}
+
+/** The options a reply picks from: the last numbered or lettered list of the message. */
+export function offeredOptions(text: string): Offered[] {
+  const lists = offeredLists(text);
+  return lists[lists.length - 1] ?? [];
 }
 
 /** The last question an assistant message asks. */
@@ -261,7 +278,7 @@ export function terminalText(output: string): string {
 
 /** How telling an output line is about why a tool failed. */
 export function errorWeight(line: string): number {
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,})/.test(line)) return -5;
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s)/.test(line)) return -5;
   let w = 0;
   if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
   if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;

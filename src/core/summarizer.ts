@@ -491,13 +491,6 @@ class Fold {
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
       }
-      // A choice the user states in their own words is theirs ("let's call it minsky-workflow").
-      for (const { text } of sentencesOf(userProse(split.words))) {
-        if (isRuleSentence(text) || text.endsWith('?') || looksLikeCode(text)) continue;
-        if (/\b(?:let'?s (?:use|go with|call it|name it|switch to|keep)|use \S+ instead|instead of|rather than|go with|call it|name it)\b/i.test(text)) {
-          addStatement(this.b, 'Decisions', { text: `${statementOf(text)} (user)`, sources: [part.record], priority: 2 }, 'exact');
-        }
-      }
     }
   }
 

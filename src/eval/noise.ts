@@ -12,7 +12,7 @@ import { classifySentence } from '../core/classify';
 import { sameStatement } from '../core/digest';
 import { parseJsonLines } from './labels';
 import { splitUserText } from '../core/harness';
-import { GIST_SEPARATOR, type SummaryState } from '../core/summary';
+import { formatRequest, GIST_SEPARATOR, type SummaryState } from '../core/summary';
 
 export const NOISE_KINDS = ['process', 'pleasantry', 'harness', 'duplicate', 'empty'] as const;
 export type NoiseKind = (typeof NOISE_KINDS)[number];
@@ -34,7 +34,7 @@ const SOURCES = / \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/;
 /** The lines of a summary a reader weighs (requests are checked for harness text only). */
 export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
   if (!state) return [];
-  const out: AuditedLine[] = state.requests.map((r) => ({ section: 'Requests', text: r.text }));
+  const out: AuditedLine[] = state.requests.map((r) => ({ section: 'Requests', text: formatRequest(r).replace(/^#\d+ \(r\d+\): /, '') }));
   for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of state.facts[section]) {
       const body = line.text.replace(SECTION_TAG, '');
