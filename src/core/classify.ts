@@ -64,7 +64,7 @@ const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:chang
 const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
 /** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
-const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since)\b[^,]{0,120},\s*(?:i(?:'ll| will)|let me|let's|we(?:'ll| will))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
+const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will)|let me|let's|we(?:'ll| will))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
 
 /** A choice stated inside narration ("Let's try a different approach using a delayed redirect instead"). */
 const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|another approach|an alternative approach|switch(?:ing)? to|in favou?r of|instead\b)/i;
@@ -73,7 +73,7 @@ const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|anothe
 const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
 
 /** Offers and questions to the user: not a fact. */
-const OFFER = /^(?:would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)/i;
+const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)/i;
 
 // ------------------------------------------------------------------- rules
 

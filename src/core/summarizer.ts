@@ -549,6 +549,8 @@ class Fold {
     }
     chosen.sort((x, y) => x.order - y.order);
     for (const c of chosen) {
+      // A commit or a push is said by its exact line (hash, branch, message), not by the prose about it.
+      if (c.cls === 'change' && /^(?:committed|pushed)\b/i.test(c.text)) continue;
       if (c.cls === 'change' && this.noteChange(c)) continue;
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;

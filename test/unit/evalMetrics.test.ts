@@ -17,6 +17,8 @@ import {
   utility,
 } from '../../src/eval/metrics';
 import { parseProbeFile, scoreProbe, type Probe, type ProbeFile } from '../../src/eval/probes';
+import { parseLabels } from '../../src/eval/labels';
+import { parseSummaryLineLabels } from '../../src/eval/noise';
 import { buildReport } from '../../src/eval/report';
 import { MASKED_OUTPUT, OPENCODE_CLEARED, runStrategy, visibleArtifacts } from '../../src/eval/strategies';
 import { RecordBuilder } from './engineHarness';
@@ -87,6 +89,22 @@ describe('eval: probes', () => {
       if (existsSync(session)) assert.equal(parseTranscript(readFileSync(session, 'utf8')).records.length, file.records, f);
     }
     assert.ok(early * 3 >= probes, `a third of the probes must come from the first quarter (${early}/${probes})`);
+    // Issue 11: every session probed, most with a dozen probes or more, the scarce kinds well covered.
+    const all = files.map((f) => parseProbeFile(readFileSync(path.join(dir, f), 'utf8'), f));
+    assert.equal(all.length, 30);
+    assert.ok(all.filter((f) => f.probes.length >= 12).length >= 22);
+    const kinds = (k: string): number => all.reduce((n, f) => n + f.probes.filter((p) => p.kind === k).length, 0);
+    assert.ok(kinds('finding') >= 60 && kinds('decision') >= 40 && kinds('ruled_out') >= 25, `${kinds('finding')} / ${kinds('decision')} / ${kinds('ruled_out')}`);
+  });
+
+  it('the hand labels are valid: 400 sentences or more, 200 summary lines', () => {
+    const labels = path.resolve(__dirname, '../../../eval/labels');
+    const sentences = parseLabels(readFileSync(path.join(labels, 'sentences.jsonl'), 'utf8'), 'sentences.jsonl');
+    assert.ok(sentences.length >= 400);
+    assert.equal(new Set(sentences.map((l) => l.id)).size, sentences.length, 'ids are unique');
+    const lines = parseSummaryLineLabels(readFileSync(path.join(labels, 'summary-lines.jsonl'), 'utf8'), 'summary-lines.jsonl');
+    assert.equal(lines.length, 200);
+    assert.throws(() => parseSummaryLineLabels('{"id":"x"}', 'bad.jsonl'), /bad\.jsonl:1: /);
   });
 });
 
