@@ -29,6 +29,12 @@ export function percent(part: number, whole: number): string {
   return `${p < 10 && p > 0 ? p.toFixed(1).replace(/\.0$/, '') : Math.round(p)}%`;
 }
 
+/** A change against a whole, with its own sign: "−12%", "+2%", "0%" (never "−-2%"). */
+export function signedChange(change: number, whole: number): string {
+  if (whole <= 0 || change === 0) return '0%';
+  return `${change < 0 ? '−' : '+'}${percent(Math.abs(change), whole)}`;
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatTokens(n)} ${n === 1 ? one : many}`;
 }

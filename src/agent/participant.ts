@@ -21,7 +21,7 @@ import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } 
 import { isAbort, messageOf } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
-import { parseSettings, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
+import { parseSettings, sessionOptionsFor, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
 import { TaskSession, type TaskSessionOptions } from './taskSession';
 import { AGENT_TOOLS, runTool, type ConfirmRequest, type ToolContext } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
@@ -114,7 +114,16 @@ export class KeeperAgent implements vscode.Disposable {
     const { settings, problems } = readSettings();
     for (const problem of problems) stream.markdown(`> ⚠ Setting ignored: ${problem}\n\n`);
     const controller = new AbortController();
-    const cancellation = token.onCancellationRequested(() => controller.abort());
+    // A stopped turn also stops the summary being computed ahead for it: its result would not be the model's.
+    const cancellation = token.onCancellationRequested(() => {
+      this.tasks.get(taskId)?.session.engine.cancelBackground();
+      controller.abort();
+    });
+    // A background summary may finish after the turn: it says nothing into a response that has ended.
+    let open = true;
+    const say = (message: string): void => {
+      if (open) stream.progress(message);
+    };
     this.running.add(controller);
     this.busy.add(taskId);
     this.lastTaskId = taskId;
@@ -122,7 +131,7 @@ export class KeeperAgent implements vscode.Disposable {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
       if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
-      task.summarizer.target = await this.summarizerFor(settings, model, stream, controller.signal);
+      task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal);
       const tools = this.toolRunner(task, root.fsPath, settings, stream);
       const io: TurnIO = {
         markdown: (text) => stream.markdown(text),
@@ -146,6 +155,7 @@ export class KeeperAgent implements vscode.Disposable {
       this._onDidEndTurn.fire({ taskId, outcome: 'error', error: message });
       return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
     } finally {
+      open = false;
       cancellation.dispose();
       this.running.delete(controller);
       this.busy.delete(taskId);
@@ -242,7 +252,7 @@ export class KeeperAgent implements vscode.Disposable {
     this._onDidChangeTask.fire(taskId);
   }
 
-  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, signal: AbortSignal): Promise<Summarizer> {
+  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, say: (message: string) => void, signal: AbortSignal): Promise<Summarizer> {
     const lines = new SummaryLineCounter(this.counter);
     const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens || undefined);
     if (settings.summarizerModel === 'none') return deterministic;
@@ -261,8 +271,8 @@ export class KeeperAgent implements vscode.Disposable {
       spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
       timeoutMs: settings.summarizerTimeoutSeconds * 1000,
       signal,
-      onStart: () => stream.progress('Summarizing the oldest steps into the Task Context…'),
-      onFallback: (reason) => stream.progress(`Summary written without the model (${reason}).`),
+      onStart: () => say('Summarizing the oldest steps into the Task Context…'),
+      onFallback: (reason) => say(`Summary written without the model (${reason}).`),
     });
   }
 
@@ -299,20 +309,6 @@ export class KeeperAgent implements vscode.Disposable {
 
 /** Window assumed for a task inspected before any turn of it ran in this window (the model is not known yet). */
 const INSPECT_DEFAULT_WINDOW = 128_000;
-
-/** The session options of a task for these settings and a model of `modelWindow` input tokens: one rule for turns, panel and commands. */
-export function sessionOptionsFor(settings: KeeperSettings, modelWindow: number): TaskSessionOptions {
-  const { window, reserve } = windowFor(settings, modelWindow);
-  return {
-    window,
-    reserve,
-    triggerRatio: settings.triggerRatio,
-    stopRatio: settings.stopRatio,
-    protectRecentSteps: settings.nearWindowSteps,
-    ...(settings.summaryBudgetTokens ? { summaryCap: settings.summaryBudgetTokens } : {}),
-    shrinkMinChars: settings.toolOutputShrinkChars,
-  };
-}
 
 export function readSettings(): { settings: KeeperSettings; problems: string[] } {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);

@@ -4,8 +4,9 @@
  * setting never stops the agent).
  */
 import { z } from 'zod';
+import type { TaskSessionOptions } from './taskSession';
 import { PRECOMPACT_MIN_CHARS } from '../core/tools';
-import { COMPACTION_PROTECT_RECENT_STEPS, COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS } from '../core/budget';
+import { COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS } from '../core/budget';
 
 export const SETTINGS_SECTION = 'contextKeeper';
 
@@ -14,9 +15,12 @@ const Fields = {
   windowTokens: z.number().int().min(0).max(10_000_000).default(0),
   /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
   reserveTokens: z.number().int().min(0).max(1_000_000).default(0),
-  triggerRatio: z.number().gt(0).max(1).default(COMPACTION_TRIGGER_RATIO),
-  stopRatio: z.number().gt(0).lt(1).default(COMPACTION_STOP_RATIO),
-  nearWindowSteps: z.number().int().min(1).max(50).default(COMPACTION_PROTECT_RECENT_STEPS),
+  /** 0 = automatic (core/budget defaultBudget): the seed's 0.65, or 0.8 on windows up to 32k. */
+  triggerRatio: z.number().min(0).max(1).default(0),
+  /** 0 = automatic: 0.5. */
+  stopRatio: z.number().min(0).lt(1).default(0),
+  /** 0 = automatic: 5 steps, or 3 on windows up to 32k. */
+  nearWindowSteps: z.number().int().min(0).max(50).default(0),
   /** 0 = automatic: a quarter of the effective window, 2,500 to 8,000 (core/budget summaryCapFor). */
   summaryBudgetTokens: z.number().int().min(0).max(50_000).refine((v) => v === 0 || v >= 500, 'at least 500 tokens, or 0 for automatic').default(0),
   /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
@@ -47,9 +51,12 @@ export function parseSettings(read: (key: string) => unknown): { settings: Keepe
     }
   }
   const settings = out as KeeperSettings;
-  if (settings.stopRatio >= settings.triggerRatio) {
-    problems.push(`${SETTINGS_SECTION}.stopRatio (${settings.stopRatio}) must be below triggerRatio (${settings.triggerRatio}); using the defaults ${COMPACTION_STOP_RATIO} / ${COMPACTION_TRIGGER_RATIO}`);
-    return { settings: { ...settings, stopRatio: COMPACTION_STOP_RATIO, triggerRatio: COMPACTION_TRIGGER_RATIO }, problems };
+  // Ratios are set together: one alone takes the other's automatic value, which must still lie on the right side.
+  const trigger = settings.triggerRatio || COMPACTION_TRIGGER_RATIO;
+  const stop = settings.stopRatio || COMPACTION_STOP_RATIO;
+  if ((settings.triggerRatio || settings.stopRatio) && stop >= trigger) {
+    problems.push(`${SETTINGS_SECTION}.stopRatio (${stop}) must be below triggerRatio (${trigger}); using the automatic ratios`);
+    return { settings: { ...settings, stopRatio: 0, triggerRatio: 0 }, problems };
   }
   return { settings, problems };
 }
@@ -60,4 +67,18 @@ export function windowFor(settings: KeeperSettings, modelWindow: number): { wind
   const automatic = Math.min(OUTPUT_RESERVED_TOKENS, Math.floor(window / 8));
   const reserve = settings.reserveTokens > 0 ? Math.min(settings.reserveTokens, Math.floor(window / 2)) : automatic;
   return { window, reserve };
+}
+
+/** The session options of a task for these settings and a model of `modelWindow` input tokens: one rule for turns, panel and commands. */
+export function sessionOptionsFor(settings: KeeperSettings, modelWindow: number): TaskSessionOptions {
+  const { window, reserve } = windowFor(settings, modelWindow);
+  return {
+    window,
+    reserve,
+    // 0 = automatic: the budget's own defaults for this window (core/budget defaultBudget).
+    ...(settings.triggerRatio || settings.stopRatio ? { triggerRatio: settings.triggerRatio || COMPACTION_TRIGGER_RATIO, stopRatio: settings.stopRatio || COMPACTION_STOP_RATIO } : {}),
+    ...(settings.nearWindowSteps ? { protectRecentSteps: settings.nearWindowSteps } : {}),
+    ...(settings.summaryBudgetTokens ? { summaryCap: settings.summaryBudgetTokens } : {}),
+    shrinkMinChars: settings.toolOutputShrinkChars,
+  };
 }

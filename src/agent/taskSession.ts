@@ -3,7 +3,8 @@
  * session derived from it. Every record is made durable before the engine sees
  * it, so a window reload (or a crash) continues from exactly what was recorded.
  */
-import { computeBudget, type Budget } from '../core/budget';
+import { immediateRunner } from '../core/background';
+import { defaultBudget, type Budget } from '../core/budget';
 import type { LedgerCounts } from '../core/ledger';
 import { CompactionSession } from '../core/session';
 import type { FoldInput, Summarizer } from '../core/summarizer';
@@ -41,7 +42,7 @@ export interface TaskSessionOptions {
 }
 
 export function budgetFor(options: TaskSessionOptions): Budget {
-  return computeBudget({
+  return defaultBudget({
     window: options.window,
     reserve: options.reserve,
     ...(options.triggerRatio !== undefined ? { triggerRatio: options.triggerRatio } : {}),
@@ -71,6 +72,8 @@ export class TaskSession {
       budget: budgetFor(options),
       counter,
       summarizer,
+      // The next fold's summary is asked for ahead of it, beside the turn: the fold restores it with no wait.
+      background: immediateRunner,
       ...(durable ? { snapshots: store.snapshotStore(id), tools: store.toolStore(id) } : (memory ?? {})),
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(options.summaryCap !== undefined ? { summaryCap: options.summaryCap } : {}),

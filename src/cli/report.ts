@@ -3,7 +3,7 @@
  * command: the JSON object of the CLI contract and a readable report.
  */
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
-import { computeBudget, type Budget } from '../core/budget';
+import { defaultBudget, type Budget } from '../core/budget';
 import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
@@ -45,7 +45,7 @@ export interface ProjectJson {
 }
 
 export async function runProjection(transcript: ParsedTranscript, options: ProjectOptions): Promise<{ budget: Budget; result: ReplayResult }> {
-  const budget = computeBudget({ window: options.window, reserve: options.reserve });
+  const budget = defaultBudget({ window: options.window, reserve: options.reserve });
   if (options.at !== undefined && (!Number.isInteger(options.at) || options.at < 0)) {
     throw new RangeError(`--at must be a record number from 0 to ${transcript.records.length}, got ${options.at}`);
   }

@@ -35,6 +35,8 @@ export interface Budget {
   readonly effective: number;
   readonly trigger: number;
   readonly stop: number;
+  /** The near window of this budget, when it is not the seed's COMPACTION_PROTECT_RECENT_STEPS (small windows). */
+  readonly protectRecentSteps?: number;
 }
 
 export interface BudgetOptions {
@@ -74,6 +76,34 @@ export function computeBudget(options: BudgetOptions): Budget {
  */
 export function summaryCapFor(budget: Budget): number {
   return Math.max(ROLLING_SUMMARY_BUDGET_TOKENS, Math.min(SUMMARY_CAP_MAX_TOKENS, Math.floor(budget.effective * SUMMARY_CAP_SHARE)));
+}
+
+/**
+ * Small windows (an effective window up to this, i.e. windows up to 32k) run
+ * with their own defaults. The seed's 0.65 / 0.50 and five protected steps are
+ * tuned for large windows, where attention degrades well before the window is
+ * full; on a small window the summary and five raw steps alone nearly reach a
+ * 65% trigger, so every few calls fold again and rewrite the prompt's head.
+ * Measured side by side in the eval (the "seed ratios" ablation): at 8k the
+ * small-window defaults keep more of the probes for less cost.
+ */
+export const SMALL_WINDOW_EFFECTIVE_TOKENS = 28_000;
+export const SMALL_WINDOW_TRIGGER_RATIO = 0.8;
+export const SMALL_WINDOW_STOP_RATIO = 0.5;
+export const SMALL_WINDOW_PROTECT_RECENT_STEPS = 3;
+
+/**
+ * The budget a user gets when they set no ratio: the seed's for large windows,
+ * the small-window defaults up to SMALL_WINDOW_EFFECTIVE_TOKENS. Ratios given
+ * explicitly are kept as given (and the near window with them).
+ */
+export function defaultBudget(options: BudgetOptions): Budget {
+  const effective = options.window - options.reserve;
+  if (options.triggerRatio !== undefined || options.stopRatio !== undefined || !(effective <= SMALL_WINDOW_EFFECTIVE_TOKENS)) return computeBudget(options);
+  return {
+    ...computeBudget({ ...options, triggerRatio: SMALL_WINDOW_TRIGGER_RATIO, stopRatio: SMALL_WINDOW_STOP_RATIO }),
+    protectRecentSteps: SMALL_WINDOW_PROTECT_RECENT_STEPS,
+  };
 }
 
 /** Over the gate: compaction fires. */

@@ -30,15 +30,18 @@ import {
   FLOOR_PREFIX,
   floorKey,
   parseFloorKey,
+  planKey,
+  prefloorKey,
   type Anchor,
   type ReducedForm,
   type SnapshotStore,
   type ToolCompactionStore,
 } from './store';
-import { protectedFromRaw, resetDrift, type ProtectedLines, type Summarizer } from './summarizer';
-import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
+import { protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
+import { layoutAfterFold, renderSummary, type LayoutKind, type SummaryLineCounter, type SummaryState } from './summary';
 import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
+import { BackgroundTask, type BackgroundRunner } from './background';
 import { fileTouches, reduceTool, renderToolInput, shellCommand } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 
@@ -62,6 +65,8 @@ export interface StepReport {
   readonly compactions: readonly Compaction[];
   /** The anti-thrash gate held this step off although it was over trigger. */
   readonly held: boolean;
+  /** Over the trigger, the fold waits one call for its summary (see the background floor). */
+  readonly deferred?: boolean;
 }
 
 export interface PreflightReport {
@@ -129,7 +134,16 @@ export interface EngineOptions {
   readonly redact?: (text: string) => string;
   /** The original-text channel (defaults to DEFAULT_RETRIEVAL). */
   readonly retrieval?: RetrievalOptions;
+  /**
+   * Summarize the next fold's span ahead of the fold (the background floor),
+   * with this runner deciding when the work happens. Without it the same span
+   * is planned and summarized at the fold: the view is the same either way.
+   */
+  readonly background?: BackgroundRunner;
 }
+
+/** Where the summary of a fold came from. */
+export type FloorSource = 'precomputed' | 'awaited' | 'synchronous';
 
 /**
  * A block that compaction never shrinks, sent inside the head message with the
@@ -169,6 +183,30 @@ export const DEFAULT_RETRIEVAL: RetrievalOptions = { share: 0.04, minEffective: 
 const EVIDENCE_PER_TOKENS = 1000;
 const EVIDENCE_MIN = 5;
 const EVIDENCE_MAX = 20;
+
+/** A fold that would save less than this share of wEff is not made (its cache miss would cost more than it buys). */
+const MIN_FOLD_SAVING_RATIO = 0.05;
+
+/** A fold leaves room under the trigger for this many model calls of the session's recent growth. */
+const RUNWAY_CALLS = 8;
+/** The recent growth is the median size of this many of the latest steps in view. */
+const RUNWAY_SAMPLE = 8;
+
+/**
+ * The background watermark: this many calls of recent growth below the trigger
+ * the view plans its next fold and starts summarizing it (as late as possible,
+ * so that the span outside the near window is as long as it will get).
+ */
+const WATERMARK_CALLS = 2;
+/** A plan made ahead of the trigger waits until its span buys the fold this many calls of runway. */
+const PLAN_MIN_RUNWAY_CALLS = 2;
+/**
+ * Over the trigger, a fold with no plan it can use waits a call for its
+ * summary while the view is under this share of the way to wEff (it still
+ * fits the window), at most MAX_PLANS times per coverage.
+ */
+const DEFER_LIMIT_SHARE = 1;
+const MAX_PLANS = 3;
 
 /** Least growth of the summary a fold allows for when choosing its boundary. */
 const SUMMARY_GROWTH_MIN_TOKENS = 300;
@@ -294,7 +332,7 @@ export class CompactionEngine {
     this.toolStore = options.tools;
     this.counter = options.counter;
     this.budget = options.budget;
-    this.protectRecentSteps = options.protectRecentSteps ?? COMPACTION_PROTECT_RECENT_STEPS;
+    this.protectRecentSteps = options.protectRecentSteps ?? options.budget.protectRecentSteps ?? COMPACTION_PROTECT_RECENT_STEPS;
   }
 
   // ---------------------------------------------------------------- measuring
@@ -527,10 +565,14 @@ export class CompactionEngine {
     this.refreshBlocks();
     const predicted = this.predicted();
     if (predicted <= this.budget.trigger) {
+      this.prepareFold(predicted);
       return { predicted, after: predicted, tier: 0, compactions: [], held: false };
     }
     if (this.held && predicted <= this.budget.effective) {
       return { predicted, after: predicted, tier: 0, compactions: [], held: true };
+    }
+    if (this.deferFold(predicted)) {
+      return { predicted, after: predicted, tier: 0, compactions: [], held: false, deferred: true };
     }
     const compactions = await this.reduce(atRecord);
     const after = this.predicted();
@@ -541,6 +583,7 @@ export class CompactionEngine {
       this.held = true;
     }
     this.snapshots.put(GATE_KEY, { type: 'gate', gate: { turnRecord: this.currentTurnRecord(), ineffective: this.ineffective, held: this.held } });
+    this.prepareFold(after);
     const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
     return { predicted, after, tier, compactions, held: false };
   }
@@ -589,7 +632,8 @@ export class CompactionEngine {
     // ② floor-summarize the prefix outside the near window
     if (this.predicted() > this.budget.trigger && near > this.coverageUnit) {
       before = this.predicted();
-      await this.fold(this.foldBoundary(near));
+      await this.fold(this.plannedBoundary(near) ?? this.foldBoundary(near), MIN_FOLD_SAVING_RATIO * this.budget.effective);
+      // Attempted: tier ④ fires only when ② did not try this pass (a fold too small to pay is no reason to breach).
       folded = true;
       note(2, before);
     }
@@ -609,7 +653,8 @@ export class CompactionEngine {
       const last = units.length - 1;
       if (last > this.coverageUnit) {
         before = this.predicted();
-        await this.fold(this.foldBoundary(last));
+        // Over the window a fold is the error recovery: any saving will do. Otherwise it must pay like tier ②.
+        await this.fold(this.foldBoundary(last), overWindow ? 1 : MIN_FOLD_SAVING_RATIO * this.budget.effective);
         note(4, before, folded);
       }
     }
@@ -628,17 +673,226 @@ export class CompactionEngine {
    * the budget allows (the token window), and never smaller than the protected
    * steps when `limit` is the near-window start.
    */
-  private foldBoundary(limit: number): number {
-    const cap = this.options.summaryCap ?? summaryCapFor(this.budget);
-    const room = Math.max(SUMMARY_GROWTH_MIN_TOKENS, cap - this.summaryTokens);
-    const predicted = this.predicted();
+  private foldBoundary(limit: number, predicted = this.predicted()): number {
+    const target = this.foldTarget();
     let removed = 0;
     for (let i = this.coverageUnit; i < limit; i++) {
       removed += this.unitTokens[i] ?? 0;
-      const growth = Math.min(room, SUMMARY_GROWTH_MIN_TOKENS + SUMMARY_GROWTH_RATIO * removed);
-      if (predicted - removed + growth <= this.budget.stop) return i + 1;
+      if (predicted - removed + this.summaryGrowth(removed) <= target) return i + 1;
     }
     return limit;
+  }
+
+  private cap(): number {
+    return this.options.summaryCap ?? summaryCapFor(this.budget);
+  }
+
+  /** Expected growth of the summary when `removed` tokens are folded into it. */
+  private summaryGrowth(removed: number): number {
+    const room = Math.max(SUMMARY_GROWTH_MIN_TOKENS, this.cap() - this.summaryTokens);
+    return Math.min(room, SUMMARY_GROWTH_MIN_TOKENS + SUMMARY_GROWTH_RATIO * removed);
+  }
+
+  // ------------------------------------------------------- the background floor
+
+  private budgetKey(): string {
+    return `${this.budget.effective}-${this.budget.trigger}-${this.cap()}`;
+  }
+
+  /**
+   * After a model call's step: when the view is within WATERMARK_CALLS of
+   * recent growth of the trigger, plan the span the next fold will cover
+   * (once per coverage, stored) and, with a background runner, start
+   * summarizing it. The plan is made whether or not anything runs in the
+   * background, so both paths fold the same span.
+   */
+  private prepareFold(predicted: number): void {
+    const growth = this.recentGrowth();
+    if (predicted + WATERMARK_CALLS * growth < this.budget.trigger) return;
+    const plan = this.plan(predicted, growth, false);
+    if (plan) this.startBackground(plan.toUnit);
+  }
+
+  /**
+   * Over the trigger with no plan yet (the view jumped past the watermark in
+   * one step): while it stays under DEFER_LIMIT the fold waits one call —
+   * planned now, summarized in the background meanwhile, made at the next
+   * call — rather than asking the summarizer on the hot path. Whether it
+   * waits depends only on the record and the store, never on how far the
+   * background work got.
+   */
+  private deferFold(predicted: number): boolean {
+    if (predicted > this.deferLimit()) return false;
+    const current = this.currentPlan();
+    if (current && (this.plannedBoundary(this.nearWindowStart()) !== undefined || current.n + 1 >= MAX_PLANS)) return false;
+    const plan = this.plan(predicted, this.recentGrowth(), true);
+    if (!plan) return false;
+    this.startBackground(plan.toUnit);
+    return true;
+  }
+
+  /** Up to here a fold may wait a call for its summary: DEFER_LIMIT_SHARE of the way from the trigger to wEff. */
+  private deferLimit(): number {
+    return this.budget.trigger + DEFER_LIMIT_SHARE * (this.budget.effective - this.budget.trigger);
+  }
+
+  private startBackground(toUnit: number): void {
+    if (!this.options.background) return;
+    const key = this.prefloorKeyFor(toUnit);
+    if (this.snapshots.get(key)?.type === 'prefloor') return;
+    const input = this.foldInput(toUnit);
+    const summarizer = this.options.summarizer;
+    const snapshots = this.snapshots;
+    this.backgroundTask().start(key, async (signal) => {
+      const state = await summarizer.fold(input);
+      if (signal.aborted) throw new Error('cancelled');
+      snapshots.put(key, { type: 'prefloor', state });
+      return state;
+    });
+  }
+
+  /**
+   * The stored plan for the current coverage, or a new one (stored). A new
+   * plan folds what the fold one call from now would fold; made ahead of the
+   * trigger (`now` false), it is not made until the span outside the near
+   * window can buy the fold PLAN_MIN_RUNWAY_CALLS of runway.
+   */
+  private plan(predicted: number, growth: number, now: boolean): { toUnit: number } | undefined {
+    const current = this.currentPlan();
+    // Ahead of the trigger a stored plan stands; at the trigger (`now`) one the view outgrew is followed by another.
+    if (current && !now) return current.toUnit === undefined ? undefined : { toUnit: current.toUnit };
+    const key = planKey(this.coverageEnd, this.budgetKey(), current ? current.n + 1 : 0);
+    const near = this.nearWindowStart();
+    if (near <= this.coverageUnit) return undefined;
+    const atFold = Math.max(predicted, this.budget.trigger) + growth;
+    const toUnit = this.foldBoundary(near, atFold);
+    const removed = this.spanTokens(toUnit);
+    if (removed < MIN_FOLD_SAVING_RATIO * this.budget.effective) return undefined;
+    if (!now && atFold - removed + this.summaryGrowth(removed) > this.budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
+    const units = this.record.units;
+    const to = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
+    this.snapshots.put(key, { type: 'plan', plan: { from: this.coverageEnd, to } });
+    return { toUnit };
+  }
+
+  /**
+   * The planned span's end for a fold now, if there is a plan for this
+   * coverage and folding it brings the view under the trigger; otherwise (no
+   * plan, or the view grew past what it was planned for) undefined, and the
+   * fold chooses afresh.
+   */
+  private plannedBoundary(limit: number): number | undefined {
+    const toUnit = this.currentPlan()?.toUnit;
+    if (toUnit === undefined || toUnit <= this.coverageUnit || toUnit > limit) return undefined;
+    const removed = this.spanTokens(toUnit);
+    return this.predicted() - removed + this.summaryGrowth(removed) <= this.budget.trigger ? toUnit : undefined;
+  }
+
+  /** The latest plan stored for the current coverage: its number and where it ends (a unit index). */
+  private currentPlan(): { n: number; toUnit: number | undefined } | undefined {
+    const budgetKey = this.budgetKey();
+    let found: { n: number; toUnit: number | undefined } | undefined;
+    for (let n = 0; n < MAX_PLANS; n++) {
+      const entry = this.snapshots.get(planKey(this.coverageEnd, budgetKey, n));
+      if (entry?.type !== 'plan') break;
+      found = { n, toUnit: this.unitStartingAt(entry.plan.to) };
+    }
+    return found;
+  }
+
+  /** The unit that starts at record `record`, if one does. */
+  private unitStartingAt(record: number): number | undefined {
+    const units = this.record.units;
+    if (record === this.record.records.length) return units.length;
+    const i = this.record.unitIndexAtRecord(record);
+    return i < units.length && units[i]!.firstRecord === record ? i : undefined;
+  }
+
+  /** Tokens in view of units [coverageUnit, toUnit). */
+  private spanTokens(toUnit: number): number {
+    let span = 0;
+    for (let i = this.coverageUnit; i < toUnit; i++) span += this.unitTokens[i] ?? 0;
+    return span;
+  }
+
+  private foldInput(toUnit: number): FoldInput {
+    const units = this.record.units;
+    const coverageEnd = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
+    return { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd, cap: this.cap() };
+  }
+
+  private prefloorKeyFor(toUnit: number): string {
+    const input = this.foldInput(toUnit);
+    return prefloorKey(this.coverageEnd, input.coverageEnd, `${this.record.coverageDigest(toUnit)}-${this.budgetKey()}`, input.cap ?? 0);
+  }
+
+  private background: BackgroundTask<SummaryState> | undefined;
+
+  private backgroundTask(): BackgroundTask<SummaryState> {
+    return (this.background ??= new BackgroundTask<SummaryState>(this.options.background));
+  }
+
+  /** Stops a summary running in the background (a stopped turn): the fold it was for will summarize itself. */
+  cancelBackground(): void {
+    this.background?.cancel();
+  }
+
+  /** The background floor's state (idle when there is no runner). */
+  get backgroundState(): BackgroundTask<SummaryState>['state'] {
+    return this.background?.state ?? { kind: 'idle' };
+  }
+
+  /**
+   * The summary for folding up to `toUnit`: restored when it was computed
+   * ahead, awaited when it is being computed, otherwise asked for now (and the
+   * fallback's if the summarizer fails).
+   */
+  private async summaryFor(toUnit: number, input: FoldInput): Promise<{ state: SummaryState; source: FloorSource }> {
+    const key = this.prefloorKeyFor(toUnit);
+    const stored = this.snapshots.get(key);
+    if (stored?.type === 'prefloor') {
+      this.background?.cancel();
+      return { state: stored.state, source: 'precomputed' };
+    }
+    const awaited = this.background ? await this.background.take(key) : undefined;
+    if (awaited) return { state: awaited, source: 'awaited' };
+    // A job for another span is stale now: the fold summarizes its own.
+    this.background?.cancel();
+    try {
+      return { state: await this.options.summarizer.fold(input), source: 'synchronous' };
+    } catch (error) {
+      this.lastFallbackError = error;
+      return { state: await this.options.fallback.fold(input), source: 'synchronous' };
+    }
+  }
+
+  /** Where the summaries of this engine's folds came from. */
+  get floorSources(): Readonly<Record<FloorSource, number>> {
+    return this.sources;
+  }
+
+  private readonly sources: Record<FloorSource, number> = { precomputed: 0, awaited: 0, synchronous: 0 };
+
+  /**
+   * Where a fold brings the view: low enough that the session's recent growth
+   * (the median size of its last steps in view, a step being what one model call
+   * adds) fits RUNWAY_CALLS more calls under the trigger, and never above stop.
+   * Read from the record, so a view derived again folds the same.
+   */
+  private foldTarget(): number {
+    return Math.min(this.budget.stop, this.budget.trigger - RUNWAY_CALLS * this.recentGrowth());
+  }
+
+  /** The median tokens of the last RUNWAY_SAMPLE steps in view: what one model call adds to the view. */
+  private recentGrowth(): number {
+    const units = this.record.units;
+    const sizes: number[] = [];
+    for (let i = units.length - 1; i >= this.coverageUnit && sizes.length < RUNWAY_SAMPLE; i--) {
+      if (units[i]!.kind === 'step') sizes.push(this.unitTokens[i] ?? 0);
+    }
+    if (sizes.length === 0) return 0;
+    sizes.sort((a, b) => a - b);
+    return sizes[Math.floor(sizes.length / 2)]!;
   }
 
   /** Absolute index of the first unit of the near window (the Nth-last step). */
@@ -675,21 +929,30 @@ export class CompactionEngine {
     }
   }
 
-  /** Folds units [coverageUnit, toUnit) into the summary and stores it by coverage. */
-  private async fold(toUnit: number): Promise<void> {
+  /**
+   * Folds units [coverageUnit, toUnit) into the summary and stores it by
+   * coverage — if the fold pays: the view it leaves is measured before the fold
+   * is kept, and a fold that saves less than `minSaving` tokens (a fold never
+   * makes the view bigger: `minSaving` is at least 1) is undone and not stored.
+   * Returns whether the fold was kept.
+   */
+  private async fold(toUnit: number, minSaving = 1): Promise<boolean> {
     const units = this.record.units;
-    if (toUnit <= this.coverageUnit || toUnit >= units.length + 1) return;
-    const coverageEnd = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
-    const input = { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd, cap: this.options.summaryCap ?? summaryCapFor(this.budget) };
-    let state: SummaryState;
-    try {
-      state = await this.options.summarizer.fold(input);
-    } catch (error) {
-      this.lastFallbackError = error;
-      state = await this.options.fallback.fold(input);
+    if (toUnit <= this.coverageUnit || toUnit >= units.length + 1) return false;
+    // What the span holds bounds what folding it can save: not worth a summarizer call when that is too little.
+    if (this.spanTokens(toUnit) < minSaving) {
+      this.skippedFolds++;
+      return false;
     }
-    const digest = this.record.coverageDigest(toUnit);
-    this.snapshots.put(floorKey(coverageEnd, digest), { type: 'floor', floor: { coverageEnd, digest, state } });
+    const input = this.foldInput(toUnit);
+    const coverageEnd = input.coverageEnd;
+    const made = await this.summaryFor(toUnit, input);
+    let state = made.state;
+    // The lines already sent keep their bytes: the fold's delta is appended unless a full render is needed.
+    const laid = layoutAfterFold(this.summary, state, this.options.summaryCounter, input.cap);
+    state = laid.state;
+    const before = this.predicted();
+    const undo = { summary: this.summary, summaryTokens: this.summaryTokens, coverageUnit: this.coverageUnit, estimate: this.estimate, unitTokens: this.unitTokens.slice(this.coverageUnit, toUnit), forms: [...this.forms] };
     let removed = 0;
     for (let i = this.coverageUnit; i < toUnit; i++) {
       removed += this.unitTokens[i] ?? 0;
@@ -701,13 +964,46 @@ export class CompactionEngine {
     this.summaryTokens = summaryTokens;
     this.summary = state;
     this.coverageUnit = toUnit;
+    this.refreshBlocks();
+    if (before - this.predicted() < Math.max(1, minSaving)) {
+      // Not worth its cache miss (or worse, bigger): the view stays as it was.
+      this.summary = undo.summary;
+      this.summaryTokens = undo.summaryTokens;
+      this.coverageUnit = undo.coverageUnit;
+      this.estimate = undo.estimate;
+      undo.unitTokens.forEach((t, k) => (this.unitTokens[undo.coverageUnit + k] = t));
+      this.forms.clear();
+      for (const [address, form] of undo.forms) this.forms.set(address, form);
+      this.refreshBlocks();
+      this.skippedFolds++;
+      return false;
+    }
+    const digest = this.record.coverageDigest(toUnit);
+    this.snapshots.put(floorKey(coverageEnd, digest), { type: 'floor', floor: { coverageEnd, digest, state } });
+    this.layouts[laid.kind]++;
+    this.sources[made.source]++;
     this.floorCount++;
+    return true;
   }
+
+  /** Folds not kept because they would have saved too little (see `fold`). */
+  get foldsSkipped(): number {
+    return this.skippedFolds;
+  }
+
+  private skippedFolds = 0;
 
   /** Floor summaries made by this engine (tiers ② and ④). */
   get floors(): number {
     return this.floorCount;
   }
+
+  /** How the head was laid out at this engine's folds: appended to what was sent, or rendered in full. */
+  get headLayouts(): Readonly<Record<LayoutKind, number>> {
+    return this.layouts;
+  }
+
+  private readonly layouts: Record<LayoutKind, number> = { appended: 0, rendered: 0 };
 
   /**
    * Last guard: the one remaining unit is itself over the window. Its long texts
@@ -988,3 +1284,4 @@ export class CompactionEngine {
     return input + this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, tool.output!));
   }
 }
+

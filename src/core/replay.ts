@@ -6,10 +6,12 @@
  * context in real tokens and refreshes the calibration anchor.
  */
 import { MESSAGE_OVERHEAD_TOKENS } from './budget';
-import type { Compaction, ProjectedMessage, StepReport } from './engine';
+import type { Compaction, FloorSource, ProjectedMessage, StepReport } from './engine';
+import type { LayoutKind } from './summary';
 import { CompactionSession, type SessionOptions } from './session';
 import type { LedgerCounts, LedgerEntry } from './ledger';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
+import { DelayedRunner } from './background';
 import type { RawRecord } from './types';
 
 export interface Clock {
@@ -32,6 +34,12 @@ export interface ReplayTotals {
   readonly steps: number;
   readonly compactionsPerTier: Record<'1' | '2' | '3' | '4', number>;
   readonly floorSummaries: number;
+  /** Where the floor summaries came from: computed ahead in the background, awaited, or asked for at the fold. */
+  readonly floorSources: Readonly<Record<FloorSource, number>>;
+  /** How the head was laid out at the folds: appended to what was sent, or rendered in full (a demotion). */
+  readonly headLayouts: Readonly<Record<LayoutKind, number>>;
+  /** Folds not made because they would have saved less than the minimum. */
+  readonly foldsSkipped: number;
   readonly antiThrashHolds: number;
   readonly meanMs: number;
   readonly p95Ms: number;
@@ -53,6 +61,12 @@ export interface ReplayOptions extends SessionOptions {
   readonly persist?: (record: RawRecord) => Promise<void>;
   readonly clock?: Clock;
   readonly onStep?: (line: ReplayStepLine) => void;
+  /**
+   * Runs the background floor with the deterministic summarizer standing in
+   * for the model, its answer arriving this many model calls after it was
+   * asked for. Undefined: no background work (every fold summarizes itself).
+   */
+  readonly backgroundDelay?: number;
 }
 
 export interface ReplayResult {
@@ -82,19 +96,44 @@ export class ProviderMeter {
 
   /**
    * One model call's prompt: the tokens of each message, their total, and the
-   * tokens of the longest run of leading messages unchanged since `previous`
-   * (what a provider's prompt cache would serve).
+   * tokens of its longest prefix unchanged since `previous` — what a provider's
+   * automatic prefix cache would serve: every leading message sent as it was,
+   * then the common start of the first message that changed, in whole blocks of
+   * CACHE_BLOCK_TOKENS (providers cache prefixes in blocks, not to the token).
    */
   measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { counts: number[]; tokens: number; reused: number } {
     const counts = this.contentTokens(messages);
     const tokens = counts.reduce((a, b) => a + b, 0);
     let reused = 0;
     for (let i = 0; i < messages.length && i < previous.length; i++) {
-      if (messages[i]!.role !== previous[i]!.role || messages[i]!.content !== previous[i]!.content) break;
-      reused += counts[i]!;
+      const now = messages[i]!;
+      const then = previous[i]!;
+      if (now.role === then.role && now.content === then.content) {
+        reused += counts[i]!;
+        continue;
+      }
+      if (now.role === then.role) {
+        const common = commonPrefixLength(now.content, then.content);
+        if (common > 0) {
+          const partial = this.counter.count(now.content.slice(0, common));
+          reused += Math.floor(partial / CACHE_BLOCK_TOKENS) * CACHE_BLOCK_TOKENS;
+        }
+      }
+      break;
     }
     return { counts, tokens, reused };
   }
+}
+
+/** Providers cache a changed message's common start in blocks of this many tokens (OpenAI: 128). */
+export const CACHE_BLOCK_TOKENS = 128;
+
+/** Characters two texts share from their start. */
+export function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
 }
 
 const noClock: Clock = { now: () => 0 };
@@ -106,7 +145,8 @@ function percentile(values: number[], p: number): number {
 }
 
 export async function replay(records: readonly RawRecord[], options: ReplayOptions): Promise<ReplayResult> {
-  const session = new CompactionSession(options);
+  const runner = options.backgroundDelay !== undefined ? new DelayedRunner(options.backgroundDelay) : undefined;
+  const session = new CompactionSession(runner ? { ...options, background: runner } : options);
   const meter = new ProviderMeter(options.counter);
   const clock = options.clock ?? noClock;
   const end = Math.min(options.at ?? records.length, records.length);
@@ -122,6 +162,7 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
   const defects: LedgerEntry[] = [];
 
   const modelCall = async (atRecord: number): Promise<{ report: StepReport; messages: ProjectedMessage[]; tokens: number }> => {
+    await runner?.tick();
     const t0 = clock.now();
     const report = await session.step(atRecord);
     const ms = pendingMs + (clock.now() - t0);
@@ -167,6 +208,9 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
     steps: lines.length,
     compactionsPerTier: perTier,
     floorSummaries: session.engine.floors,
+    floorSources: { ...session.engine.floorSources },
+    headLayouts: { ...session.engine.headLayouts },
+    foldsSkipped: session.engine.foldsSkipped,
     antiThrashHolds: holds,
     meanMs: ms.length ? Math.round((ms.reduce((a, b) => a + b, 0) / ms.length) * 1000) / 1000 : 0,
     p95Ms: percentile(ms, 95),

@@ -26,6 +26,7 @@ import {
 import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } from './summarizer';
 import { SummaryLineCounter } from './summary';
 import { CachedTokenCounter, type TokenCounter } from './tokens';
+import type { BackgroundRunner } from './background';
 import { fileTouches, renderToolInput } from './tools';
 import type { RawRecord } from './types';
 
@@ -42,6 +43,8 @@ export interface SessionOptions {
   readonly summaryCap?: number;
   /** The original-text channel (defaults to the engine's). */
   readonly retrieval?: RetrievalOptions;
+  /** Summarize the next fold ahead of it (the background floor), run by this runner. */
+  readonly background?: BackgroundRunner;
 }
 
 export interface ToolCallView {
@@ -86,6 +89,7 @@ export class CompactionSession {
       ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
       summaryCap: cap,
       ...(options.retrieval ? { retrieval: options.retrieval } : {}),
+      ...(options.background ? { background: options.background } : {}),
       redact: (text: string) => redact(text).text,
       blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.changeRevision; } }],
     });

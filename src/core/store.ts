@@ -48,6 +48,8 @@ export interface Gate {
 export type SnapshotEntry =
   | { readonly type: 'form'; readonly form: ReducedForm }
   | { readonly type: 'floor'; readonly floor: FloorEntry }
+  | { readonly type: 'plan'; readonly plan: FoldPlan }
+  | { readonly type: 'prefloor'; readonly state: SummaryState }
   | { readonly type: 'anchor'; readonly anchor: Anchor }
   | { readonly type: 'gate'; readonly gate: Gate }
   | { readonly type: 'retrieval'; readonly retrieval: { readonly coverageEnd: number; readonly queryRecord: number } }
@@ -114,6 +116,37 @@ export function floorKey(coverageEnd: number, digest: string): string {
   return `${FLOOR_PREFIX}${coverageEnd}:${digest}`;
 }
 
+/**
+ * The span the next fold from `from` will cover, decided when the view crossed
+ * the background watermark (records [from, to)). Stored so that a view derived
+ * again after a crash folds the same span; never rewritten.
+ */
+export interface FoldPlan {
+  readonly from: number;
+  readonly to: number;
+}
+
+export const PLAN_PREFIX = 'plan:';
+
+/**
+ * A plan is for one coverage under one budget (another window plans again);
+ * `n` numbers the plans made for it (a plan the view outgrew is followed by another).
+ */
+export function planKey(from: number, budgetKey: string, n: number): string {
+  return `${PLAN_PREFIX}${from}:${budgetKey}:${n}`;
+}
+
+export const PREFLOOR_PREFIX = 'prefloor:';
+
+/**
+ * A summary computed ahead of its fold, addressed by what it covers: the span
+ * [from, to), the digest of every record up to `to`, and the cap it was made
+ * for. Only a fold of exactly that span restores it.
+ */
+export function prefloorKey(from: number, to: number, digest: string, cap: number): string {
+  return `${PREFLOOR_PREFIX}${from}:${to}:${digest}:${cap}`;
+}
+
 export function parseFloorKey(key: string): { coverageEnd: number; digest: string } | undefined {
   const match = /^floor:(\d+):([0-9a-f]+)$/.exec(key);
   if (!match) return undefined;
@@ -139,7 +172,8 @@ export interface ToolCompactionStore {
 export function shouldReplace(existing: SnapshotEntry | undefined, next: SnapshotEntry): boolean {
   if (!existing) return true;
   if (existing.type !== next.type) return true;
-  if (existing.type === 'floor') return false;
+  // Content-addressed or decided once: never rewritten.
+  if (existing.type === 'floor' || existing.type === 'plan' || existing.type === 'prefloor') return false;
   if (existing.type === 'form' && next.type === 'form') {
     return !(existing.form.how === 'dropped' && next.form.how === 'shrunk');
   }

@@ -83,6 +83,11 @@ export interface SummaryState {
    * resolved. Derived from the raw record like everything else here.
    */
   readonly offer?: { readonly record: number; readonly text: string };
+  /**
+   * How the head is laid out (see `layoutAfterFold`): the lines as first sent,
+   * and the lines later folds appended. Absent: rendered in full.
+   */
+  readonly layout?: { readonly frozen: string; readonly added: readonly string[] };
 }
 
 export function emptySummary(): SummaryState {
@@ -239,23 +244,97 @@ export function formatCurrentState(c: CurrentState): string {
 
 export const TASK_CONTEXT_HEADING = '## Task Context';
 
-/** Renders the state as the `## Task Context` block sent at the head of the context. */
-export function renderSummary(state: SummaryState): string {
-  const out: string[] = [TASK_CONTEXT_HEADING];
-  out.push(
-    `Records 0–${Math.max(0, state.coverageEnd - 1)} are folded into this summary (rN = record N). ` +
-      'A compacted tool call is recovered with view_tool_call("<toolCallId>").',
-  );
-  out.push('### Requests');
+/** The opening line of the head: stable across folds (the coverage is said at the end, where it changes). */
+const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_tool_call("<toolCallId>").';
+
+/** The heading of the lines appended at later folds, between Archived and Current state. */
+export const ADDED_HEADING = '### Added at later folds (newest last)';
+
+/** The fact sections of a state as rendered lines: Requests through Archived. */
+function renderFacts(state: SummaryState): string[] {
+  const out: string[] = ['### Requests'];
   out.push(...(state.requests.length ? state.requests.map((r) => `- ${formatRequest(r)}`) : ['(none)']));
   for (const section of FACT_SECTIONS) {
     out.push(`### ${section}`);
     const lines = state.facts[section];
     out.push(...(lines.length ? lines.map((l) => `- ${formatFact(l)}`) : ['(none)']));
   }
+  return out;
+}
+
+/**
+ * Renders the state as the `## Task Context` block sent at the head of the
+ * context. With a layout (see `layoutAfterFold`) the lines already sent keep
+ * their bytes and order and a fold's new lines follow them, so a prompt cache
+ * still serves the head's start after a fold; what changes at every fold —
+ * Current state, the coverage — comes last.
+ */
+export function renderSummary(state: SummaryState): string {
+  const out: string[] = [TASK_CONTEXT_HEADING, HEAD_NOTE];
+  if (state.layout) {
+    out.push(state.layout.frozen);
+    if (state.layout.added.length) out.push(ADDED_HEADING, ...state.layout.added);
+  } else out.push(...renderFacts(state));
   out.push('### Current state');
   out.push(formatCurrentState(state.current));
+  out.push(`Records 0–${Math.max(0, state.coverageEnd - 1)} are folded into this summary.`);
   return out.join('\n');
+}
+
+/** How a head was laid out at a fold: appended to the text already sent, or rendered in full. */
+export type LayoutKind = 'appended' | 'rendered';
+
+/** Lines a fold may append before the head is rendered in full again. */
+const LAYOUT_MAX_ADDED = 40;
+
+/** A line's identity and its text, as the head shows it. */
+function renderedLines(state: SummaryState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of state.requests) out.set(`#${r.ordinal}`, `- ${formatRequest(r)}`);
+  for (const section of FACT_SECTIONS) for (const l of state.facts[section]) out.set(`${section}\u0000${l.key}`, `- ${formatFact(l)}`);
+  return out;
+}
+
+/** A line as the added block shows it: its section named (a request says it is one). */
+function addedLine(id: string, text: string): string {
+  if (id.startsWith('#')) return text.replace(/^- /, '- [Request] ');
+  const section = id.slice(0, id.indexOf('\u0000'));
+  return text.replace(/^- /, `- [${section === 'Archived' ? 'Archived' : section}] `);
+}
+
+/**
+ * The layout of the head after a fold, from the head the previous fold sent.
+ * When every line already sent is still there (its sources may have grown: the
+ * line as sent stays), the new lines and the lines whose statement changed are
+ * appended under ADDED_HEADING, newest last, and the text already sent keeps
+ * its bytes. A line that left (demoted, superseded elsewhere, withdrawn), a
+ * request that changed, or too many appended lines render the head in full.
+ * Pure: the layout is part of the stored floor summary, so a view derived again
+ * from the store is the same.
+ */
+export function layoutAfterFold(previous: SummaryState | undefined, next: SummaryState, counter?: SummaryLineCounter, cap?: number): { state: SummaryState; kind: LayoutKind } {
+  const full = (): { state: SummaryState; kind: LayoutKind } => ({ state: { ...next, layout: { frozen: renderFacts(next).join('\n'), added: [] } }, kind: 'rendered' });
+  if (!previous) return full();
+  const sent = renderedLines(previous);
+  const now = renderedLines(next);
+  const bare = (t: string): string => t.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
+  const added: string[] = previous.layout ? [...previous.layout.added] : [];
+  for (const [id, text] of sent) {
+    const current = now.get(id);
+    if (current === undefined) return full();
+    if (id.startsWith('#') && current !== text) return full();
+  }
+  for (const [id, text] of now) {
+    const before = sent.get(id);
+    if (before !== undefined && bare(before) === bare(text)) continue;
+    added.push(addedLine(id, text));
+  }
+  if (added.length > LAYOUT_MAX_ADDED) return full();
+  const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
+  const state: SummaryState = { ...next, layout: { frozen, added } };
+  // The lines repeated in their new wording must not push the head past its cap.
+  if (counter && cap !== undefined && counter.countSummary(state) > cap) return full();
+  return { state, kind: 'appended' };
 }
 
 /** The summary as the CLI's JSON `summary` object. */
@@ -282,7 +361,9 @@ export function validateTaskContext(text: string): string[] {
   const lines = text.split('\n');
   if (lines[0]?.trim() !== TASK_CONTEXT_HEADING) problems.push(`first line must be "${TASK_CONTEXT_HEADING}"`);
   let last = -1;
+  const added = lines.findIndex((l) => l.trim() === ADDED_HEADING);
   for (const name of SECTION_NAMES) {
+    if (name === 'Current state' && added >= 0 && added > last) last = added;
     const positions = lines.flatMap((l, i) => (l.trim() === `### ${name}` ? [i] : []));
     if (positions.length === 0) problems.push(`missing section "${name}"`);
     else if (positions.length > 1) problems.push(`section "${name}" appears ${positions.length} times`);

@@ -4,7 +4,7 @@
  * The full history is clipped to its newest messages when it does not fit the
  * window (a provider would reject it whole), and the report says so.
  */
-import { computeBudget } from '../core/budget';
+import { defaultBudget } from '../core/budget';
 import { renderUnit, type ProjectedMessage } from '../core/engine';
 import { SessionRecord } from '../core/parts';
 import { redact } from '../core/redact';
@@ -50,7 +50,7 @@ function correct(probe: Probe, answer: string): boolean {
 }
 
 export async function runAnswerProbes(records: readonly RawRecord[], file: ProbeFile, options: AnswerProbeOptions): Promise<AnswerReport> {
-  const budget = computeBudget({ window: options.window, reserve: options.reserve });
+  const budget = defaultBudget({ window: options.window, reserve: options.reserve });
   const record = new SessionRecord();
   for (const r of records) record.append(r);
   // Both sides are redacted alike (the projected side is redacted by the engine): secrets never go to the model.

@@ -3,7 +3,7 @@
  * strategy; the metrics of each run, and totals. Pure given its inputs (no
  * clock, no randomness), so the report it feeds is byte-for-byte reproducible.
  */
-import { computeBudget } from '../core/budget';
+import { defaultBudget } from '../core/budget';
 import { ProviderMeter } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
@@ -22,7 +22,7 @@ import {
 } from './metrics';
 import type { ProbeFile, ProbeKind } from './probes';
 import { auditSummary, auditedLines, type AuditedLine, type NoiseCounts } from './noise';
-import { runStrategy, STRATEGY_NAMES, type OursVariant, type StateMetrics, type StrategyName } from './strategies';
+import { runStrategy, STRATEGY_NAMES, type OursVariant, type StateMetrics, type StrategyName, type StrategyRun } from './strategies';
 
 export const EVAL_WINDOWS = [8_000, 16_000, 32_000, 128_000] as const;
 
@@ -39,7 +39,20 @@ export interface StrategyMetrics {
   readonly artifacts: { modified: PrecisionRecall; read: PrecisionRecall };
   readonly citations: Omit<CitationReport, 'problems'> & { problems: string[] };
   readonly tokensEnd: number;
+  /** Everything: the chat's calls and the summarizer's. */
   readonly cost: CostReport;
+  /** The summarizer's own calls alone (included in `cost`). */
+  readonly summarizer: CostReport;
+  /**
+   * Seed 004's tokens per task: every token sent and generated (chat and
+   * summarizer), plus what re-reading the lost facts that have a re-readable
+   * source would take (one more call with the final context, and the tool's
+   * output again, per source record).
+   */
+  readonly tokensPerTask: number;
+  readonly reread: { readonly probes: number; readonly sources: number; readonly tokens: number };
+  /** Ours: where the floor summaries came from, how the head was laid out, folds not made. */
+  readonly folds: StrategyRun['folds'] | null;
   readonly compactions: Record<string, number>;
   readonly floorsPer100Steps: number;
   readonly antiThrash: number;
@@ -90,17 +103,19 @@ export async function evaluateSession(
   const finalLines: Record<number, AuditedLine[]> = {};
   let steps = 0;
   for (const window of windows) {
-    const budget = computeBudget({ window, reserve: reserveFor(window) });
+    const budget = defaultBudget({ window, reserve: reserveFor(window) });
     const metrics: StrategyMetrics[] = [];
     for (const name of strategies) {
       const run = await runStrategy(name, records, budget, counter, meter);
       steps = run.steps;
       if (name === 'ours') finalLines[window] = auditedLines(run.final.summary);
       const recall = probeRecall(probeFile.probes, probeTarget(run));
-      const cost = replayCost(run.calls);
+      const cost = replayCost([...run.calls, ...run.summarizerCalls]);
+      const summarizer = replayCost(run.summarizerCalls);
+      const reread = rereadCost(recall.results.filter((r) => !r.kept).map((r) => r.probe.record), records, counter, run.final.tokens);
       const cites = citations(run.final.summary, run.records);
       let cumulative = 0;
-      const cumulativeDollars = run.calls.map((c) => {
+      const cumulativeDollars = [...run.calls, ...run.summarizerCalls].sort((a, b) => a.record - b.record).map((c) => {
         cumulative += replayCost([c]).dollars;
         return round(cumulative, 6);
       });
@@ -120,6 +135,10 @@ export async function evaluateSession(
         citations: cites,
         tokensEnd: run.final.tokens,
         cost: { ...cost, dollars: round(cost.dollars, 6), dollarsUncached: round(cost.dollarsUncached, 6) },
+        summarizer: { ...summarizer, dollars: round(summarizer.dollars, 6), dollarsUncached: round(summarizer.dollarsUncached, 6) },
+        tokensPerTask: cost.inputTokens + cost.outputTokens + reread.tokens,
+        reread,
+        folds: run.folds ?? null,
         compactions: Object.fromEntries(Object.entries(run.compactions).sort(([a], [b]) => (a < b ? -1 : 1))),
         floorsPer100Steps: run.steps ? round((100 * run.floors) / run.steps, 2) : 0,
         antiThrash: run.antiThrash,
@@ -136,6 +155,27 @@ export async function evaluateSession(
   return { session: probeFile.session, records: records.length, steps, probes: probeFile.probes.length, windows: out, finalLines };
 }
 
+/**
+ * What re-reading lost facts would cost an agent: for each distinct source
+ * record that is a tool's output (a file read, a command, a fetch — something
+ * that can be run again), one more call with the final context plus the
+ * output again. Facts stated only in conversation cannot be re-read and add
+ * nothing here (their loss shows in recall).
+ */
+export function rereadCost(lostRecords: readonly number[], records: readonly RawRecord[], counter: TokenCounter, finalTokens: number): { probes: number; sources: number; tokens: number } {
+  const sources = new Set<number>();
+  let probes = 0;
+  for (const at of lostRecords) {
+    const r = records[at];
+    if (r?.role !== 'tool' || !r.toolOutput) continue;
+    probes++;
+    sources.add(at);
+  }
+  let tokens = 0;
+  for (const at of sources) tokens += finalTokens + counter.count(records[at]!.toolOutput!);
+  return { probes, sources: sources.size, tokens };
+}
+
 /** A variant of ours, measured on one session at one window (the ablations of the report). */
 export interface VariantResult {
   readonly kept: number;
@@ -145,10 +185,10 @@ export interface VariantResult {
 }
 
 export async function evaluateVariant(probeFile: ProbeFile, records: readonly RawRecord[], counter: TokenCounter, window: number, variant: OursVariant): Promise<VariantResult> {
-  const budget = computeBudget({ window, reserve: reserveFor(window) });
+  const budget = variant.budget ? variant.budget(window, reserveFor(window)) : defaultBudget({ window, reserve: reserveFor(window) });
   const run = await runStrategy('ours', records, budget, counter, new ProviderMeter(counter), variant);
   const recall = probeRecall(probeFile.probes, probeTarget(run));
-  return { kept: recall.kept, total: recall.total, tokensEnd: run.final.tokens, dollars: replayCost(run.calls).dollars };
+  return { kept: recall.kept, total: recall.total, tokensEnd: run.final.tokens, dollars: replayCost([...run.calls, ...run.summarizerCalls]).dollars };
 }
 
 export interface DriftResult {
@@ -181,11 +221,24 @@ export interface Aggregate {
   readonly inputTokens: number;
   readonly cacheReadTokens: number;
   readonly dollars: number;
+  readonly summarizerCalls: number;
+  readonly summarizerDollars: number;
+  readonly tokensPerTask: number;
+  readonly rereadProbes: number;
+  readonly floorSources: Record<string, number>;
+  readonly headLayouts: Record<string, number>;
+  readonly foldsSkipped: number;
   readonly compactions: number;
   readonly floorsPer100Steps: number;
   readonly antiThrash: number;
   readonly sessionsOverflowed: number;
   readonly utility: number;
+}
+
+function tally(maps: readonly Readonly<Record<string, number>>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of maps) for (const [k, v] of Object.entries(m)) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
 function mean(values: number[]): number {
@@ -226,6 +279,13 @@ export function aggregate(results: readonly SessionResult[], window: number, str
     inputTokens: sum((m) => m.cost.inputTokens),
     cacheReadTokens: sum((m) => m.cost.cacheReadTokens),
     dollars: round(sum((m) => m.cost.dollars), 4),
+    summarizerCalls: sum((m) => m.summarizer.calls),
+    summarizerDollars: round(sum((m) => m.summarizer.dollars), 4),
+    tokensPerTask: sum((m) => m.tokensPerTask),
+    rereadProbes: sum((m) => m.reread.probes),
+    floorSources: tally(rows.map((m) => m.folds?.sources ?? {})),
+    headLayouts: tally(rows.map((m) => m.folds?.layouts ?? {})),
+    foldsSkipped: sum((m) => m.folds?.skipped ?? 0),
     compactions: sum((m) => Object.values(m.compactions).reduce((a, b) => a + b, 0)),
     floorsPer100Steps: steps ? round(rows.reduce((a, m, i) => a + (m.floorsPer100Steps * (results[i]?.steps ?? 0)) / 100, 0) / (steps / 100), 2) : 0,
     antiThrash: sum((m) => m.antiThrash),

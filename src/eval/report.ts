@@ -316,6 +316,52 @@ function classifierSection(extras: ReportExtras | undefined): string[] {
   return out;
 }
 
+/** Issue 12's acceptance: cost against the incumbents, folds, cache, the background floor. */
+function costSection(results: readonly SessionResult[], windows: readonly number[]): string[] {
+  const out: string[] = ['## Cost, folds and the background floor', ''];
+  out.push(
+    "Every strategy that summarizes pays for its summaries here: clear-then-summarize and opencode ask the chat's model with the conversation as it stands (the prefix sent last is a cache read) and generate the whole summary; Context Keeper asks with a fresh prompt (instructions, the lines already kept, the span leaving the window) and generates only the lines it adds, and its background summaries count whether they were used or not. **Tokens per task** (seed 004) adds to every token sent and generated what re-reading the lost facts that came from a tool's output would take: one more call with the final context and the output again, per source.",
+  );
+  out.push('');
+  const rows: string[][] = [];
+  const verdict: string[] = [];
+  for (const window of windows) {
+    const ours = aggregate(results, window, 'ours');
+    const rivals = (['clear-summarize', 'opencode'] as const).map((n) => aggregate(results, window, n));
+    for (const a of [ours, ...rivals]) {
+      const share = a.inputTokens ? a.cacheReadTokens / a.inputTokens : 0;
+      rows.push([`${window / 1000}k`, STRATEGY_LABELS[a.strategy], pct(a.recall), usd(a.dollars), `${a.summarizerCalls} (${usd(a.summarizerDollars)})`, int(a.tokensPerTask), String(a.rereadProbes), a.floorsPer100Steps.toFixed(2), pct(share)]);
+    }
+    const cheaper = rivals.reduce((a, b) => (b.dollars < a.dollars ? b : a));
+    const ratio = ours.dollars / cheaper.dollars;
+    const cts = rivals[0]!;
+    const floorLimit = window === 8_000 ? 2 : 1.5;
+    const floorRatio = cts.floorsPer100Steps ? ours.floorsPer100Steps / cts.floorsPer100Steps : Infinity;
+    const share = ours.inputTokens ? ours.cacheReadTokens / ours.inputTokens : 0;
+    const shareGoal = window === 8_000 ? 0.8 : window === 16_000 ? 0.88 : undefined;
+    const sources = ours.floorSources;
+    const folds = (sources.precomputed ?? 0) + (sources.awaited ?? 0) + (sources.synchronous ?? 0);
+    const parts = [
+      `cost ${ratio.toFixed(2)}× ${STRATEGY_LABELS[cheaper.strategy]} (target ≤ 0.90×: ${ratio <= 0.9 ? 'met' : 'NOT met'})`,
+      `recall ${pct(ours.recall)} vs ${rivals.map((r) => pct(r.recall)).join(' / ')} (${rivals.every((r) => ours.recall > r.recall) ? 'higher than both' : 'NOT higher than both'})`,
+    ];
+    if (window <= 32_000) parts.push(`floors ${floorRatio.toFixed(2)}× clear-then-summarize's (target ≤ ${floorLimit}×: ${floorRatio <= floorLimit ? 'met' : 'NOT met'})`);
+    if (shareGoal !== undefined) parts.push(`cache-read share ${pct(share)} (target ≥ ${pct(shareGoal)}: ${share >= shareGoal ? 'met' : 'NOT met'})`);
+    parts.push(
+      folds
+        ? `folds restored from the background ${pct((sources.precomputed ?? 0) / folds)} (${sources.precomputed ?? 0} precomputed, ${sources.awaited ?? 0} awaited, ${sources.synchronous ?? 0} asked for at the fold; target ≥ 90%: ${(sources.precomputed ?? 0) / folds >= 0.9 ? 'met' : 'NOT met'})`
+        : 'no fold',
+    );
+    parts.push(`head appended at ${ours.headLayouts.appended ?? 0} folds, rendered in full at ${ours.headLayouts.rendered ?? 0}; ${ours.foldsSkipped} folds not made (they would have saved less than 5% of wEff)`);
+    verdict.push(`- ${window / 1000}k: ${parts.join('; ')}.`);
+  }
+  out.push(table(['window', 'strategy', 'recall', 'replay cost (all calls)', 'summarizer calls (cost)', 'tokens per task', 'lost re-readable probes', 'floors / 100 steps', 'cache-read share'], rows, ['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']));
+  out.push('');
+  out.push(...verdict);
+  out.push('');
+  return out;
+}
+
 function ablationSection(results: readonly SessionResult[], extras: ReportExtras | undefined): string[] {
   if (!extras) return [];
   const out: string[] = ['## The original-text channel and the cap (ablations)', ''];
@@ -386,6 +432,7 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
     md.push(kindTable(results, window));
     md.push('');
   }
+  md.push(...costSection(results, windows));
   md.push(...noiseSection(results, windows, extras));
   md.push(...classifierSection(extras));
   md.push(...ablationSection(results, extras));

@@ -6,13 +6,14 @@
  * The summarizing baselines use the same deterministic summarizer as ours,
  * which isolates the strategy from the summary's quality.
  */
+import { DelayedRunner } from '../core/background';
 import { MESSAGE_OVERHEAD_TOKENS, summaryCapFor, type Budget } from '../core/budget';
-import { renderUnit, type ProjectedMessage, type RetrievalOptions } from '../core/engine';
+import { renderUnit, type FloorSource, type ProjectedMessage, type RetrievalOptions } from '../core/engine';
 import { SessionRecord } from '../core/parts';
 import { ProviderMeter } from '../core/replay';
 import { CompactionSession } from '../core/session';
-import { ExtractiveSummarizer } from '../core/summarizer';
-import { renderSummary, type SummaryState } from '../core/summary';
+import { ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
+import { renderSummary, SummaryLineCounter, type LayoutKind, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import { fileTouches, renderToolInput } from '../core/tools';
 import type { RawRecord, Unit } from '../core/types';
@@ -79,9 +80,23 @@ export interface StateMetrics {
   readonly pendingFacts: number;
 }
 
+/** Where ours' floor summaries came from and how its head was laid out at the folds (ours only). */
+export interface FoldMetrics {
+  readonly sources: Readonly<Record<FloorSource, number>>;
+  readonly layouts: Readonly<Record<LayoutKind, number>>;
+  /** Folds not made because they would have saved less than the minimum share of the window. */
+  readonly skipped: number;
+}
+
 export interface StrategyRun {
   readonly name: StrategyName;
   readonly calls: CallSample[];
+  /**
+   * The summarizer's own model calls (a summarizing strategy's folds or pivots,
+   * and ours' background summaries whether their result was used or not).
+   */
+  readonly summarizerCalls: CallSample[];
+  readonly folds: FoldMetrics | undefined;
   readonly final: FinalView;
   /** Compaction events by kind ("tier 1" … for ours; "summary", "prune", "truncate", "mask" for baselines). */
   readonly compactions: Record<string, number>;
@@ -100,6 +115,8 @@ interface Strategy {
   call(atRecord: number): Promise<{ messages: ProjectedMessage[]; items: readonly number[] }>;
   /** After the call's messages are counted (ours refreshes its anchor). */
   measured?(tokens: number, messages: number): void;
+  /** The summarizer's model calls so far. */
+  readonly summarizerCalls: CallSample[];
   final(): { summary: SummaryState | undefined; indexed: FinalView['indexed'] };
   readonly record: SessionRecord;
   readonly compactions: Record<string, number>;
@@ -140,6 +157,7 @@ class UnitCache {
 abstract class RawStrategy implements Strategy {
   readonly record = new SessionRecord();
   readonly compactions: Record<string, number> = {};
+  readonly summarizerCalls: CallSample[] = [];
   protected readonly units: UnitCache;
 
   constructor(protected readonly budget: Budget, protected readonly meter: ProviderMeter) {
@@ -264,9 +282,17 @@ abstract class SummarizingStrategy extends RawStrategy {
     this.summarizer = new ExtractiveSummarizer(counter);
   }
 
+  /** Tokens of the last view sent: a compaction request repeats it (cached) and adds its instruction. */
+  private lastSent = 0;
+
+  measured(tokens: number): void {
+    this.lastSent = tokens;
+  }
+
   protected pivot(): void {
     const units = this.record.units;
     if (units.length <= this.start) return;
+    const history = this.tokensOf([...this.summaryMessages(), ...this.all(this.start).flatMap((i) => this.units.messages(i))]);
     this.summary = this.summarizer.foldSync({
       previous: this.summary,
       units: units.slice(this.start),
@@ -277,6 +303,15 @@ abstract class SummarizingStrategy extends RawStrategy {
     this.start = units.length;
     this.pivots++;
     bump(this.compactions, 'summary');
+    // Claude Code and opencode ask the chat's model for the summary with the conversation as it stands: the prefix
+    // sent last time is a cache read, the instruction and what came since are written, the whole summary is generated.
+    this.summarizerCalls.push({
+      record: this.record.records.length,
+      tokens: history + SUMMARIZER_INSTRUCTION_TOKENS,
+      cacheRead: Math.min(this.lastSent, history),
+      output: this.tokensOf(this.summaryMessages()),
+      overflow: false,
+    });
   }
 
   protected summaryMessages(): ProjectedMessage[] {
@@ -384,6 +419,49 @@ class OpencodePrune extends SummarizingStrategy {
 export interface OursVariant {
   readonly retrieval?: RetrievalOptions;
   readonly summaryCap?: (budget: Budget) => number;
+  /** Another budget for the same window (the seed's ratios at every window, say). */
+  readonly budget?: (window: number, reserve: number) => Budget;
+}
+
+/**
+ * Tokens of a summary request's instructions beside what it summarizes: the
+ * fold prompt's rules and its tool's schema (agent/modelSummarizer: about 450
+ * and 150 o200k tokens), and about what Claude Code's compact prompt takes.
+ */
+export const SUMMARIZER_INSTRUCTION_TOKENS = 600;
+
+/** The span a model fold is shown, in tokens: the extension's `spanChars` (twice the window in characters, 4k–60k) at ~4 characters a token. */
+function spanTokensFor(budget: Budget): number {
+  return Math.round(Math.max(4_000, Math.min(60_000, budget.window * 2)) / 4);
+}
+
+/**
+ * The deterministic summarizer standing in for the model, metered as the
+ * extension's model fold would be: a fresh prompt (instructions, the lines
+ * already kept, the span leaving the window, clipped as the extension clips
+ * it; nothing cached, it shares no prefix with the chat), answered with the
+ * lines it adds. Every call counts, used or not.
+ */
+class MeteredSummarizer implements Summarizer {
+  readonly name: string;
+  constructor(
+    private readonly inner: Summarizer,
+    private readonly counter: TokenCounter,
+    private readonly spanTokens: number,
+    private readonly calls: CallSample[],
+  ) {
+    this.name = inner.name;
+  }
+
+  async fold(input: FoldInput): Promise<SummaryState> {
+    const result = await this.inner.fold(input);
+    const before = input.previous ? this.counter.count(renderSummary(input.previous)) : 0;
+    const span = input.units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
+    // The kept lines are clipped to their last 8,000 characters in the prompt.
+    const tokens = SUMMARIZER_INSTRUCTION_TOKENS + Math.min(before, 2_000) + Math.min(span, this.spanTokens);
+    this.calls.push({ record: input.coverageEnd, tokens, cacheRead: 0, output: Math.max(0, this.counter.count(renderSummary(result)) - before), overflow: false });
+    return result;
+  }
 }
 
 /** Ours: the compaction session, exactly as the CLI and the extension run it. */
@@ -392,13 +470,25 @@ class Ours implements Strategy {
   readonly compactions: Record<string, number> = {};
   private holds = 0;
 
+  readonly summarizerCalls: CallSample[] = [];
+  /** The background floor as in the extension, its answer arriving one model call after it was asked for. */
+  private readonly runner = new DelayedRunner(1);
+
   constructor(budget: Budget, counter: TokenCounter, variant: OursVariant = {}) {
+    const cap = variant.summaryCap ? variant.summaryCap(budget) : summaryCapFor(budget);
     this.session = new CompactionSession({
       budget,
       counter,
+      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), cap), counter, spanTokensFor(budget), this.summarizerCalls),
+      background: this.runner,
       ...(variant.retrieval ? { retrieval: variant.retrieval } : {}),
-      ...(variant.summaryCap ? { summaryCap: variant.summaryCap(budget) } : {}),
+      ...(variant.summaryCap ? { summaryCap: cap } : {}),
     });
+  }
+
+  get folds(): FoldMetrics {
+    const engine = this.session.engine;
+    return { sources: { ...engine.floorSources }, layouts: { ...engine.headLayouts }, skipped: engine.foldsSkipped };
   }
 
   get record(): SessionRecord {
@@ -415,6 +505,7 @@ class Ours implements Strategy {
   }
 
   async call(atRecord: number): Promise<{ messages: ProjectedMessage[]; items: number[] }> {
+    await this.runner.tick();
     const report = await this.session.step(atRecord);
     if (report.held) this.holds++;
     for (const c of report.compactions) bump(this.compactions, `tier ${c.tier}`);
@@ -525,6 +616,8 @@ export async function runStrategy(
   return {
     name,
     calls: samples,
+    summarizerCalls: strategy.summarizerCalls,
+    folds: strategy instanceof Ours ? strategy.folds : undefined,
     final: { messages: last.messages, tokens: last.tokens, summary: final.summary, unitsInView: last.items, indexed: final.indexed },
     compactions: strategy.compactions,
     floors: strategy.floors(),

@@ -132,7 +132,8 @@ describe('@keeper in the chat view', function () {
     const summaries = fake.requests().filter((r) => r.model === FAKE_LARGE);
     assert.ok(summaries.length >= 1, 'the floor summary was asked of the summarizer model');
     assert.ok(summaries.every((r) => r.tools.length === 1 && r.tools[0] === 'record_task_context' && r.toolMode === 'required'), 'the structure is asked for through a required tool call');
-    const requests = fake.requests().filter((r) => r.model === FAKE_SMALL);
+    const all = fake.requests();
+    const requests = all.filter((r) => r.model === FAKE_SMALL);
     assert.equal(requests.length, 18);
     assert.ok(requests.some((r) => r.messages.some((m) => m.content.includes('every notes file holds 60 numbered lines about a fox'))), "the summarizer model's finding reached the chat model's context");
     for (const [i, r] of requests.entries()) {
@@ -144,6 +145,36 @@ describe('@keeper in the chat view', function () {
     assert.ok(late.includes('Task Context') || late.includes('view_tool_call'), 'the context says how to recover what was compacted');
     const last = requests[17]!.messages.map((m) => m.content).join('\n');
     assert.ok(last.includes('notes 0 line 59:'), `view_tool_call brought the first read back; the last request ends with: ${last.slice(-1500)}`);
+  });
+
+  it('the background floor: each fold restores a summary asked for before the step that folds, none is asked for at the fold', async () => {
+    for (let i = 0; i < 30; i++) {
+      writeFileSync(path.join(root(), `part${i}.txt`), Array.from({ length: 14 }, (_, l) => `part ${i} line ${l}: a parser rule for node kind ${i * 100 + l}`).join('\n'));
+    }
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('summarizerModel', FAKE_LARGE, vscode.ConfigurationTarget.Global);
+    await config.update('maxStepsPerTurn', 40, vscode.ConfigurationTarget.Global);
+    const steps: FakeStep[] = [];
+    for (let i = 0; i < 30; i++) steps.push({ model: FAKE_SMALL, text: `Reading part${i}.`, toolCalls: [{ callId: `part-${i}`, name: 'read_file', input: { path: `part${i}.txt` } }] });
+    steps.push({ model: FAKE_SMALL, text: 'Read every part.' });
+    for (let i = 0; i < 12; i++) steps.push({ model: FAKE_LARGE, text: '{}' });
+    let end: TurnEndEvent;
+    try {
+      end = await ask('Read every part file in order. Never edit a part file.', steps, FAKE_SMALL);
+    } finally {
+      await config.update('summarizerModel', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('maxStepsPerTurn', undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.equal(end.outcome, 'answer', end.error);
+    const all = fake.requests();
+    const order = all.map((r) => (r.model === FAKE_LARGE ? 'S' : 'c')).join('');
+    const firstFold = all.findIndex((r) => r.model === FAKE_SMALL && r.messages.some((m) => m.content.includes('are folded into this summary.')));
+    const firstSummary = all.findIndex((r) => r.model === FAKE_LARGE);
+    assert.ok(firstFold > 0 && firstSummary >= 0, `the task folded (${order})`);
+    assert.ok(firstSummary < firstFold - 1, `the summary request went out at least one step before the folding step (${order})`);
+    const sources = (await api.agent.inspect(end.taskId))!.session.engine.floorSources;
+    assert.ok(sources.precomputed + sources.awaited >= 1, `folds restored a background summary: ${JSON.stringify(sources)} (${order})`);
+    assert.equal(sources.synchronous, 0, `no fold asked for a summary at its own step: ${JSON.stringify(sources)} (${order})`);
   });
 
   it('cancellation mid-stream ends the turn and keeps the partial answer in the record', async () => {

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
 import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
 import { mergeModelFold, ModelSummarizer, parseModelFold, type CompletionRequest } from '../../src/agent/modelSummarizer';
-import { parseSettings, windowFor } from '../../src/agent/settings';
-import { TaskSession } from '../../src/agent/taskSession';
+import { parseSettings, sessionOptionsFor, windowFor } from '../../src/agent/settings';
+import { budgetFor, TaskSession } from '../../src/agent/taskSession';
 import { AGENT_TOOLS, runTool } from '../../src/agent/tools';
 import { O200kTokenCounter } from '../../src/adapters/o200kTokenCounter';
 import { ExtractiveSummarizer } from '../../src/core/summarizer';
@@ -366,14 +366,23 @@ describe('model-backed floor summaries', () => {
 describe('agent settings', () => {
   it('defaults, validation by field, and the window/reserve rule', () => {
     const { settings, problems } = parseSettings((key) => ({ triggerRatio: 2, nearWindowSteps: 'x', windowTokens: 32_000 })[key as 'triggerRatio']);
-    assert.equal(settings.triggerRatio, 0.65);
-    assert.equal(settings.nearWindowSteps, 5);
+    // 0 = automatic: the budget's defaults for the window.
+    assert.equal(settings.triggerRatio, 0);
+    assert.equal(settings.nearWindowSteps, 0);
     assert.equal(problems.length, 2);
     assert.match(problems[0]!, /contextKeeper\.triggerRatio/);
     assert.deepEqual(windowFor(settings, 128_000), { window: 32_000, reserve: 4_000 });
     const swapped = parseSettings((key) => ({ triggerRatio: 0.5, stopRatio: 0.6 })[key as 'triggerRatio']);
-    assert.equal(swapped.settings.stopRatio, 0.5);
+    assert.deepEqual([swapped.settings.triggerRatio, swapped.settings.stopRatio], [0, 0]);
     assert.match(swapped.problems[0]!, /must be below/);
+    // The automatic budget: the seed's ratios on a large window, the small-window defaults up to 32k.
+    const auto = { ...settings, windowTokens: 0 };
+    const large = budgetFor(sessionOptionsFor(auto, 200_000));
+    assert.deepEqual([large.trigger, large.stop, large.protectRecentSteps], [Math.floor(192_000 * 0.65), 96_000, undefined]);
+    const small = budgetFor(sessionOptionsFor(auto, 16_000));
+    assert.deepEqual([small.trigger, small.stop, small.protectRecentSteps], [Math.floor(14_000 * 0.8), 7_000, 3]);
+    const chosen = budgetFor(sessionOptionsFor({ ...auto, triggerRatio: 0.65, stopRatio: 0.5 }, 16_000));
+    assert.deepEqual([chosen.trigger, chosen.stop, chosen.protectRecentSteps], [9_100, 7_000, undefined], 'ratios set by the user are kept');
   });
 });
 

@@ -1,7 +1,7 @@
 /** The item renderers of the Task Context lines, the evidence not loaded, the artifact index and the compaction timeline. */
 import type { ArtifactView, CompactionView, NotLoadedView, SectionView, SummaryLineView } from '../../src/protocol/messages';
 import { h, icon, nodes, s, type ItemRenderer } from '../dom';
-import { CONFIDENCE_LABEL, formatRanges, formatTokens, HOW_LABEL, KIND_LABEL, percent, PRIORITY_LABEL, TIER_LABEL } from '../format';
+import { CONFIDENCE_LABEL, formatRanges, formatTokens, HOW_LABEL, KIND_LABEL, PRIORITY_LABEL, signedChange, TIER_LABEL } from '../format';
 import { actionButton, sourceButtons, tag } from './common';
 
 /** A line of a Task Context section: its text, topic key, priority, confidence and sources. */
@@ -131,7 +131,7 @@ export const compactionRenderer: ItemRenderer<{ key: string; compaction: Compact
           s('rect', { class: 'bar-before', x: 0, y: 0, width: 100, height: 6, rx: 1 }),
           s('rect', { class: 'bar-after', x: 0, y: 0, width: (ratio * 100).toFixed(2), height: 6, rx: 1 }),
         ),
-        h('span', { class: 'compaction-tokens' }, `${formatTokens(c.before)} → ${formatTokens(c.after)}`, h('span', { class: 'muted' }, ` tokens (−${percent(c.before - c.after, c.before)})`)),
+        h('span', { class: 'compaction-tokens' }, `${formatTokens(c.before)} → ${formatTokens(c.after)}`, h('span', { class: 'muted' }, ` tokens (${signedChange(c.after - c.before, c.before)})`)),
       ),
       c.ledger
         ? h(
