@@ -11,6 +11,9 @@
  *    after the engine on identical strings, so its merge cache is warm: the
  *    ratio is conservative.
  *
+ * 3. (bench/storeBench.ts) append latency by database size.
+ * 4. (bench/tinyRecords.ts) replay time of 10k, 50k and 200k tiny records: linear.
+ *
  * Prints ratios, never passes or fails on absolute times: machines are shared.
  */
 import { performance } from 'node:perf_hooks';
@@ -20,6 +23,7 @@ import { CompactionSession } from '../src/core/session';
 import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
 import { runStoreBench } from './storeBench';
+import { runTinyBench } from './tinyRecords';
 import { SyntheticSession } from './syntheticSession';
 
 const BANDS = [10_000, 100_000, 1_000_000];
@@ -165,7 +169,10 @@ async function main(): Promise<void> {
   console.log(`(each ratio is the median over ${ROUNDS} rounds; means include garbage-collection pauses and the amortized cost of compaction passes)`);
   console.log(`ratio 1 — step time with 1M tokens of history ÷ with 10k: ${flat.toFixed(2)} (per-step medians; means: ${median(flatMeans).toFixed(2)}) — target < 1.5: ${flat < 1.5 ? 'OK' : 'OVER'}`);
   console.log(`ratio 2 — engine time ÷ gpt-tokenizer time for the same new content, 1M band: ${overhead.toFixed(2)} (median of steps; sums: ${median(overheadSums).toFixed(2)}) — goal < 1.5: ${overhead < 1.5 ? 'OK' : 'OVER'}`);
-  if (!process.argv.includes('--engine-only')) await runStoreBench();
+  if (!process.argv.includes('--engine-only')) {
+    await runTinyBench();
+    await runStoreBench();
+  }
 }
 
 void main();

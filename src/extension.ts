@@ -352,7 +352,7 @@ function importSessionCommand(ctx: Ctx): CommandHandler {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Context Keeper: importing ${fileNameOf(source)}…` }, async () => {
         for (const record of transcript.records) await store.appendRecord(id, record);
       });
-      const skipped = transcript.warnings.length;
+      const skipped = transcript.warnings.filter((w) => !w.kept).length;
       void vscode.window.showInformationMessage(`Context Keeper: imported ${transcript.records.length} records of ${fileNameOf(source)} as ${id}${skipped ? ` (${skipped} malformed lines skipped)` : ''}.`);
     }
     ctx.agent.changed(id);

@@ -70,19 +70,42 @@ export function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
+/** Larger transcripts are refused: a JavaScript string holds at most about 512 MiB of text. */
+const MAX_TRANSCRIPT_BYTES = 512 * 2 ** 20;
+
+/** The 1-based line of the first U+FFFD in `text`. */
+function lineOfReplacement(text: string): number {
+  const at = text.indexOf('\uFFFD');
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
 function loadTranscript(file: string | undefined, stderr: (line: string) => void): ParsedTranscript {
   if (!file) throw new UsageError(`missing <transcript>\n${USAGE}`);
   let text: string;
+  let invalidUtf8: number | undefined;
   try {
-    if (statSync(file).isDirectory()) throw new UsageError(`${file} is a directory, not a transcript file`);
-    text = readFileSync(file, 'utf8');
+    const stat = statSync(file);
+    if (stat.isDirectory()) throw new UsageError(`${file} is a directory, not a transcript file`);
+    // A device, a pipe or a socket (/dev/zero, /dev/stdin) never ends or is not a transcript.
+    if (!stat.isFile()) throw new UsageError(`${file} is not a regular file (a transcript is a .jsonl file)`);
+    if (stat.size > MAX_TRANSCRIPT_BYTES) throw new UsageError(`${file} is ${(stat.size / 2 ** 20).toFixed(0)} MiB, over the ${MAX_TRANSCRIPT_BYTES / 2 ** 20} MiB a transcript may have`);
+    const bytes = readFileSync(file);
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      text = new TextDecoder('utf-8').decode(bytes);
+      invalidUtf8 = lineOfReplacement(text);
+    }
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(error as Error).message}`);
   }
+  if (invalidUtf8 !== undefined) stderr(`context-keeper: warning: ${file}: line ${invalidUtf8}: invalid UTF-8 (the bytes that are not UTF-8 read as U+FFFD)`);
   const transcript = parseTranscript(text);
-  for (const w of transcript.warnings) stderr(`context-keeper: warning: ${file}: ${w.message} (line skipped)`);
+  for (const w of transcript.warnings) stderr(`context-keeper: warning: ${file}: ${w.message}${w.kept ? '' : ' (line skipped)'}`);
   return transcript;
 }
 

@@ -140,7 +140,7 @@ export async function projectTranscriptReport(text: string, options: { window: n
   const transcript = parseTranscript(text);
   const { budget, result } = await runProjection(transcript, options);
   const warnings = transcript.warnings.length
-    ? `\n\n## Skipped lines (${transcript.warnings.length})\n${transcript.warnings.map((w) => `- ${w.message}`).join('\n')}`
+    ? `\n\n## Transcript warnings (${transcript.warnings.length}; ${transcript.warnings.filter((w) => !w.kept).length} lines skipped)\n${transcript.warnings.map((w) => `- ${w.message}`).join('\n')}`
     : '';
   return formatReport(budget, result, transcript.title) + warnings;
 }

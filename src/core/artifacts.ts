@@ -3,6 +3,7 @@
  * tool calls, with the steps and calls that touched them. It lives beside the
  * summary, not in it, so the file trail never decays with folding.
  */
+import { containsSecret, redact } from './redact';
 import { classifyTool, fileTouches, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
@@ -67,7 +68,9 @@ export class ArtifactIndex {
    */
   observe(tool: ToolInvocation, step: number | undefined, touches: readonly FileTouch[] = fileTouches(tool)): string[] {
     const touched: string[] = [];
-    for (const touch of touches) {
+    for (const raw of touches) {
+      // A path is shown in the index, the head and the panel: an address or a token in it is hidden like anywhere.
+      const touch = containsSecret(raw.path) ? { ...raw, path: redact(raw.path).text } : raw;
       touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
       if (!entry) {

@@ -44,6 +44,7 @@ import type { CachedTokenCounter } from './tokens';
 import { BackgroundTask, type BackgroundRunner } from './background';
 import { fileTouches, reduceTool, renderToolInput, shellCommand } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
+import { redact } from './redact';
 
 export type Tier = 1 | 2 | 3 | 4;
 
@@ -282,9 +283,10 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
 function evidenceLabel(part: Part): string {
   const tool = part.tool!;
   const cmd = shellCommand(tool);
-  if (cmd !== undefined) return `${tool.name} \`${cmd.split('\n')[0]!.slice(0, 80)}\``;
+  // Secrets are hidden before the label is cut (a cut token no longer looks like one).
+  if (cmd !== undefined) return `${tool.name} \`${redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 80)}\``;
   const touch = fileTouches(tool)[0];
-  return touch ? `${tool.name} ${touch.path}` : tool.name;
+  return touch ? `${tool.name} ${redact(touch.path).text}` : tool.name;
 }
 
 export class CompactionEngine {
@@ -299,7 +301,10 @@ export class CompactionEngine {
   private coverageUnit = 0;
   private summary: SummaryState | undefined;
   private summaryTokens = 0;
-  private readonly forms = new Map<string, ReducedForm>();
+  private readonly forms = new RevisedMap<string, ReducedForm>();
+  /** Forms and floors this engine wrote to the store (a preflight after none of them has nothing to re-derive). */
+  private viewWrites = 0;
+  private preflightMark: { coverageUnit: number; summary: SummaryState | undefined; viewWrites: number } | undefined;
   /** Rendered length of each reduced tool's raw input (for proportional estimates). */
   private readonly inputChars = new Map<string, number>();
   /** Tokens of each unit in view, by absolute unit index, in its current forms. */
@@ -324,7 +329,6 @@ export class CompactionEngine {
   private readonly retrieval = new RetrievalIndex();
   private readonly noticeList: string[] = [];
   private protectedNoticeKey: number | undefined;
-  private readonly redactCache = new Map<string, string>();
 
   constructor(private readonly options: EngineOptions) {
     this.record = options.record;
@@ -425,6 +429,7 @@ export class CompactionEngine {
    */
   onAppend(events: readonly AppendEvent[]): void {
     for (const event of events) {
+      if (event.unitIndex < this.dirtyFrom) this.dirtyFrom = event.unitIndex;
       if (event.unitIndex < this.coverageUnit) continue;
       switch (event.type) {
         case 'unit':
@@ -515,23 +520,34 @@ export class CompactionEngine {
         this.driftChecked = { stored, coverageUnit, repaired: summary };
       }
     }
-    this.coverageUnit = coverageUnit;
-    this.summary = summary;
-    this.summaryTokens = summary ? this.summaryTokensOf(summary) : 0;
-    this.forms.clear();
-    this.unitTokens.length = 0;
-    this.estimate = this.summaryTokens;
-    this.blockKey = '';
-    this.blockText = '';
-    this.blockTokens = 0;
     let restoredForms = 0;
-    for (let i = coverageUnit; i < units.length; i++) {
-      const unit = units[i]!;
-      for (const part of unit.parts) if (this.restorePart(part)) restoredForms++;
-      const tokens = this.unitTokensOf(unit);
-      this.unitTokens[i] = tokens;
-      this.estimate += tokens;
+    const mark = this.preflightMark;
+    if (mark && mark.coverageUnit === coverageUnit && mark.summary === summary && mark.viewWrites === this.viewWrites && this.coverageUnit === coverageUnit && this.summary === summary) {
+      // Nothing the view is derived from changed since the last preflight: the
+      // same floor, no form or floor written, and every record appended since
+      // went through onAppend, which restores and counts exactly as the loop
+      // below would. Re-deriving would give the same view at a cost that grows
+      // with the history.
+      restoredForms = this.forms.size;
+    } else {
+      this.coverageUnit = coverageUnit;
+      this.summary = summary;
+      this.summaryTokens = summary ? this.summaryTokensOf(summary) : 0;
+      this.forms.clear();
+      this.unitTokens.length = 0;
+      this.estimate = this.summaryTokens;
+      this.blockKey = '';
+      this.blockText = '';
+      this.blockTokens = 0;
+      for (let i = coverageUnit; i < units.length; i++) {
+        const unit = units[i]!;
+        for (const part of unit.parts) if (this.restorePart(part)) restoredForms++;
+        const tokens = this.unitTokensOf(unit);
+        this.unitTokens[i] = tokens;
+        this.estimate += tokens;
+      }
     }
+    this.preflightMark = { coverageUnit, summary, viewWrites: this.viewWrites };
     if (this.log.length === 0) {
       for (const key of this.snapshots.keys(LOG_PREFIX).sort()) {
         const entry = this.snapshots.get(key);
@@ -923,6 +939,7 @@ export class CompactionEngine {
           this.forms.delete(part.address);
           continue;
         }
+        this.viewWrites++;
         this.snapshots.put(part.address, { type: 'form', form });
         this.addToUnit(i, afterTokens - beforeTokens);
       }
@@ -979,6 +996,7 @@ export class CompactionEngine {
       return false;
     }
     const digest = this.record.coverageDigest(toUnit);
+    this.viewWrites++;
     this.snapshots.put(floorKey(coverageEnd, digest), { type: 'floor', floor: { coverageEnd, digest, state } });
     this.layouts[laid.kind]++;
     this.sources[made.source]++;
@@ -1043,6 +1061,7 @@ export class CompactionEngine {
         ? { how: 'shrunk', input: clip(current ? current.input : renderToolInput(tool)), output: clip(current ? current.output : (tool.output ?? '')), recover }
         : { how: 'shrunk', input: '', output: clip(current ? current.output : part.text), recover };
       this.forms.set(part.address, form);
+      this.viewWrites++;
       this.snapshots.put(part.address, { type: 'form', form });
       this.addToUnit(index, this.partTokens(part) - before);
     }
@@ -1065,40 +1084,119 @@ export class CompactionEngine {
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
     const messages: ProjectedMessage[] = [];
-    const head = this.headText();
-    if (head !== '') messages.push({ role: 'user', content: head });
+    const head = this.headMessage(this.headText());
+    if (head) messages.push(head);
+    const tail = this.tailView();
+    if (messages.length === 0) return tail.slice();
+    for (const m of tail) messages.push(m);
+    return messages;
+  }
+
+  /**
+   * The messages of the units in view, kept between calls: while the
+   * coverage and the forms are unchanged, only the units appended to since
+   * the last call are rendered again, so a call costs what changed, not the
+   * whole view. Any fold, shrink or restore re-checks every unit in view
+   * (a lookup each, a render only where something changed).
+   */
+  private tailView(): ProjectedMessage[] {
     const units = this.record.units;
-    const formOf = (address: string): ReducedForm | undefined => this.forms.get(address);
-    for (let i = this.coverageUnit; i < units.length; i++) messages.push(...renderUnit(units[i]!, formOf));
-    const redact = this.options.redact;
-    if (!redact) return messages;
-    if (this.redactCache.size > 20_000) this.redactCache.clear();
-    const clean = (text: string): string => {
-      let out = this.redactCache.get(text);
-      if (out === undefined) {
-        out = redact(text);
-        this.redactCache.set(text, out);
+    let t = this.tail;
+    if (t && t.coverage === this.coverageUnit && t.forms === this.forms.revision) {
+      const from = Math.max(this.coverageUnit, Math.min(this.dirtyFrom, t.end));
+      const k = from - t.coverage;
+      if (k < t.starts.length) {
+        t.messages.length = t.starts[k]!;
+        t.starts.length = k;
       }
-      return out;
+    } else {
+      t = { coverage: this.coverageUnit, forms: this.forms.revision, end: this.coverageUnit, starts: [], messages: [] };
+      this.tail = t;
+    }
+    for (let i = t.coverage + t.starts.length; i < units.length; i++) {
+      t.starts.push(t.messages.length);
+      for (const m of this.unitView(i, units[i]!)) t.messages.push(m);
+    }
+    t.end = units.length;
+    this.dirtyFrom = Infinity;
+    this.pruneUnitViews(units.length);
+    return t.messages;
+  }
+
+  private tail: { coverage: number; forms: number; end: number; starts: number[]; messages: ProjectedMessage[] } | undefined;
+  /** The first unit an append touched since the last projection. */
+  private dirtyFrom = Infinity;
+
+  /**
+   * Unit `i` as sent: rendered with its current forms and redacted, computed
+   * again only when the unit grew or one of its forms changed. A unit's
+   * messages keep their identity from call to call, so projecting costs a
+   * lookup per unit in view, not a render and a redaction of the whole view.
+   */
+  private unitView(i: number, unit: Unit): readonly ProjectedMessage[] {
+    const cached = this.unitViews.get(i);
+    if (cached && cached.unit === unit && cached.lastRecord === unit.lastRecord && cached.parts === unit.parts.length && this.sameForms(unit, cached.forms)) return cached.messages;
+    const forms: (ReducedForm | undefined)[] = [];
+    for (const part of unit.parts) if (part.tool) forms.push(this.forms.get(part.address));
+    const messages = renderUnit(unit, (address) => this.forms.get(address)).map((m) => this.redactMessage(m));
+    this.unitViews.set(i, { unit, lastRecord: unit.lastRecord, parts: unit.parts.length, forms, messages });
+    return messages;
+  }
+
+  private sameForms(unit: Unit, forms: readonly (ReducedForm | undefined)[]): boolean {
+    let k = 0;
+    for (const part of unit.parts) {
+      if (!part.tool) continue;
+      if (this.forms.get(part.address) !== forms[k++]) return false;
+    }
+    return true;
+  }
+
+  /** Drops the cached views of units folded away (they are never sent again unless the coverage is rebuilt). */
+  private pruneUnitViews(units: number): void {
+    if (this.unitViews.size <= 2 * Math.max(16, units - this.coverageUnit)) return;
+    for (const i of this.unitViews.keys()) if (i < this.coverageUnit || i >= units) this.unitViews.delete(i);
+  }
+
+  private readonly unitViews = new Map<number, { unit: Unit; lastRecord: number; parts: number; forms: (ReducedForm | undefined)[]; messages: ProjectedMessage[] }>();
+
+  /** The head as a message, the same object while its text is unchanged. */
+  private headMessage(text: string): ProjectedMessage | undefined {
+    if (text === '') return undefined;
+    if (this.lastHead?.text !== text) this.lastHead = { text, message: this.redactMessage({ role: 'user', content: text }) };
+    return this.lastHead.message;
+  }
+
+  private lastHead: { text: string; message: ProjectedMessage } | undefined;
+
+  /** A message with secrets hidden; the structured form carries the same text and is redacted alike, never dropped. */
+  private redactMessage(m: ProjectedMessage): ProjectedMessage {
+    const redact = this.options.redact;
+    if (!redact) return m;
+    const content = redact(m.content);
+    if (content === m.content) return m;
+    return {
+      ...m,
+      content,
+      ...(m.prose !== undefined ? { prose: redact(m.prose) } : {}),
+      ...(m.calls ? { calls: m.calls.map((c) => ({ ...c, input: redact(c.input) })) } : {}),
+      ...(m.result ? { result: { ...m.result, output: redact(m.result.output) } } : {}),
     };
-    return messages.map((m) => {
-      const content = clean(m.content);
-      if (content === m.content) return m;
-      // The structured form carries the same text: it is redacted alike, never dropped.
-      return {
-        ...m,
-        content,
-        ...(m.prose !== undefined ? { prose: clean(m.prose) } : {}),
-        ...(m.calls ? { calls: m.calls.map((c) => ({ ...c, input: clean(c.input) })) } : {}),
-        ...(m.result ? { result: { ...m.result, output: clean(m.result.output) } } : {}),
-      };
-    });
   }
 
   /** The head message: the Task Context, the protected blocks, the evidence that was folded. */
   private headText(): string {
-    return [this.summary ? renderSummary(this.summary) : '', ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
+    // Rendered again only when the summary, the coverage or a block's revision changed: the head is
+    // projected at every call and its blocks (the protected state above all) grow with the task.
+    const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
+    const cached = this.headCache;
+    if (cached && cached.summary === this.summary && cached.key === key) return cached.text;
+    const text = [this.summary ? renderSummary(this.summary) : '', ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
+    this.headCache = { summary: this.summary, key, text };
+    return text;
   }
+
+  private headCache: { summary: SummaryState | undefined; key: string; text: string } | undefined;
 
   /**
    * The head's blocks. Before the first fold only the protected blocks can
@@ -1285,3 +1383,23 @@ export class CompactionEngine {
   }
 }
 
+/** A map that counts its changes: a projection built at one revision is still valid at the same revision. */
+class RevisedMap<K, V> extends Map<K, V> {
+  revision = 0;
+
+  override set(key: K, value: V): this {
+    if (super.get(key) !== value || !super.has(key)) this.revision++;
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    const had = super.delete(key);
+    if (had) this.revision++;
+    return had;
+  }
+
+  override clear(): void {
+    if (this.size > 0) this.revision++;
+    super.clear();
+  }
+}

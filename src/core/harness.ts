@@ -33,6 +33,7 @@ export type HarnessKind =
   | 'template'
   | 'demonstration'
   | 'agent-summary'
+  | 'subagent'
   | 'placeholder';
 
 export interface HarnessPiece {
@@ -54,6 +55,9 @@ export interface UserText {
 const INJECTED_TAGS: ReadonlyArray<readonly [string, HarnessKind]> = [
   ['task-notification', 'task-notification'],
   ['system-reminder', 'system-reminder'],
+  // A sub-agent's conversation (Claude Code `isSidechain`) and a harness-written user turn (`isMeta`), as the reader tags them.
+  ['sidechain', 'subagent'],
+  ['harness-meta', 'system-reminder'],
   ['command-name', 'command'],
   ['command-message', 'command'],
   ['command-args', 'command'],
@@ -264,4 +268,73 @@ export function askText(words: string): string {
     i = j;
   }
   return out.join('\n').replace(/\s+/g, ' ').trim();
+}
+
+/** What the user typed themselves, and what they pasted or quoted into their message. */
+export interface QuotedText {
+  readonly own: string;
+  readonly quoted: readonly string[];
+}
+
+/** A lead-in line announcing pasted content: the lines after it, up to a blank line, are the paste. */
+const PASTE_LEAD = /^\s*(?:here(?:'s| is| are)|this is|below is|see below|pasting|pasted|i got(?: this)?|it says|(?:the |our |my )?(?:output|log|logs|error|errors|readme|file|email|e-mail|message|reply|response|ticket|issue|comment|docs?|page)(?: (?:is|says|reads|was|shows))?)\b[^\n]{0,160}:\s*$/i;
+/** "CI printed this:", "the test says:", "npm gave me:": what follows is what something else wrote. */
+const PASTE_VERB = /\b(?:printed|prints|says|said|shows|showed|returned|returns|gave|outputs?|logged|reads|wrote|got|get|see|seeing)\b[^\n]{0,60}:\s*$/i;
+
+/** The start of a quoted e-mail or message. */
+const QUOTED_MAIL = /^\s*(?:-{2,}\s*(?:original|forwarded) message\s*-{2,}|on .{4,120} wrote:|from: .{1,200}$|subject: .{1,200}$)/i;
+
+/**
+ * Splits the user's words into what they wrote and what they pasted: fenced
+ * code (``` or ~~~, one line or many), blockquotes, HTML comments, indented
+ * code, a paste announced by a lead-in ("here is the log:"), a quoted e-mail,
+ * and a long double-quoted passage. A rule inside pasted text is evidence
+ * the user showed, never a rule they stated.
+ */
+export function splitQuoted(words: string): QuotedText {
+  if (!/```|~~~|^\s*>|<!--|:\s*$|"|“|^ {4}|^\t|wrote:|from: |subject: /im.test(words)) return { own: words, quoted: [] };
+  const quoted: string[] = [];
+  let text = words.replace(/<!--([\s\S]*?)(?:-->|$)/g, (_, inner: string) => {
+    quoted.push(inner.trim());
+    return '\n';
+  });
+  text = text.replace(/(```|~~~)[^\n]*?\1|(```|~~~)[\s\S]*?(?:\2|$)/g, (whole: string) => {
+    quoted.push(whole.replace(/^(?:```|~~~)[\w+-]*\n|^(?:```|~~~)|(?:```|~~~)$/g, '').trim());
+    return '\n';
+  });
+  const own: string[] = [];
+  const lines = text.split('\n');
+  let paste = false;
+  let mail = false;
+  let blankBefore = true;
+  for (const line of lines) {
+    const blank = line.trim() === '';
+    if (blank) {
+      paste = false;
+      mail = false;
+      blankBefore = true;
+      own.push(line);
+      continue;
+    }
+    if (paste || mail || /^\s*(?:>|›|\|\s)/.test(line) || (blankBefore && /^(?: {4}|\t)\S/.test(line) && own.length > 0)) {
+      quoted.push(line.replace(/^\s*(?:>+|›|\|)\s?/, ''));
+      blankBefore = false;
+      continue;
+    }
+    if (QUOTED_MAIL.test(line)) {
+      mail = true;
+      quoted.push(line);
+      continue;
+    }
+    if (PASTE_LEAD.test(line) || PASTE_VERB.test(line)) paste = true;
+    own.push(line);
+    blankBefore = false;
+  }
+  const kept = own.join('\n').replace(/(["“])([^"“”\n]{0,2000})(["”])/g, (whole: string, _o: string, inner: string) => {
+    // A quoted passage of six words or more is someone else's text; a quoted term stays the user's.
+    if (inner.trim().split(/\s+/).length < 6) return whole;
+    quoted.push(inner.trim());
+    return ' ';
+  });
+  return { own: kept.replace(/\n{3,}/g, '\n\n').trim(), quoted: quoted.filter((q) => q !== '') };
 }

@@ -45,7 +45,11 @@ export function checkBoundary(
   summary: SummaryState | undefined,
   coverageEnd: number,
 ): { entries: LedgerEntry[]; counts: LedgerCounts } {
-  const context = normalise(messages.map((m) => m.content).join('\n'));
+  // A folded fact is searched in the head first (where the summary and the protected block carry it);
+  // the whole context is joined and normalised only for a fact the head does not hold.
+  const head = normalise(messages[0]?.content ?? '');
+  let whole: string | undefined;
+  const inContext = (value: string): boolean => head.includes(value) || (whole ??= normalise(messages.map((m) => m.content).join('\n'))).includes(value);
   const entries: LedgerEntry[] = [];
   let retained = 0;
   let superseded = 0;
@@ -58,8 +62,12 @@ export function checkBoundary(
     if (fact.status === 'pending') continue;
     // Retained: word for word in the context, or its source record is still in view as it was written.
     // A long goal carries a pointer to the rest of its ask; its verbatim part is what must be there.
+    if (fact.sources.some((s) => s >= coverageEnd)) {
+      retained++;
+      continue;
+    }
     const value = normalise(fact.value.replace(/ \[…\d+ more chars in r\d+\]$/, ''));
-    if (context.includes(value) || fact.sources.some((s) => s >= coverageEnd)) retained++;
+    if (inContext(value)) retained++;
     else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
   }
   let unsupported = 0;

@@ -28,6 +28,12 @@ export type AppendEvent =
   | { readonly type: 'part'; readonly unitIndex: number; readonly part: Part }
   | { readonly type: 'result'; readonly unitIndex: number; readonly before: Part; readonly after: Part };
 
+/** The text of a user-role record the user did not write, tagged as injected (core/harness knows the tags). */
+export function harnessText(kind: 'sidechain' | 'meta', content: string): string {
+  const tag = kind === 'sidechain' ? 'sidechain' : 'harness-meta';
+  return `<${tag}>\n${content}\n</${tag}>`;
+}
+
 export function textAddress(kind: 'text' | 'reasoning', role: string, content: string): string {
   return `${kind}:${contentHash(`${role}\n${content}`)}`;
 }
@@ -217,12 +223,14 @@ export class SessionRecord {
     const unit = this.mutableUnits[this.mutableUnits.length - 1]!;
     unit.lastRecord = record.index;
     if (record.content === '' && record.role === 'assistant') return;
+    // A user turn the user did not write reads as injected text (its tag is what every reader of user text knows).
+    const text = record.harness && record.role === 'user' ? harnessText(record.harness, record.content) : record.content;
     const part: Part = {
-      address: textAddress(kind, record.role, record.content),
+      address: textAddress(kind, record.role, text),
       kind,
       role: record.role,
       record: record.index,
-      text: record.content,
+      text,
     };
     unit.parts.push(part);
     events.push({ type: 'part', unitIndex: this.mutableUnits.length - 1, part });

@@ -29,7 +29,9 @@
  * Existing `[REDACTED…]` markers are never touched, so `redact` is idempotent.
  */
 
-export type RedactionKind = 'private-key' | 'api-key' | 'token' | 'password' | 'email' | 'connection-string' | 'jwt' | 'aws-key';
+import { VENDOR_TOKEN_RULES } from './secretRules';
+
+export type RedactionKind = 'private-key' | 'api-key' | 'token' | 'password' | 'email' | 'connection-string' | 'jwt' | 'aws-key' | 'card' | 'iban' | 'ssn' | 'phone';
 
 export interface Redaction {
   readonly kind: RedactionKind;
@@ -191,6 +193,7 @@ const P_PREFIX = 3;
 const P_AUTH = 4;
 const P_LABEL = 5;
 const P_EMAIL = 6;
+const P_PII = 7;
 
 /**
  * Non-overlapping candidates in text order. Overlapping candidates form a
@@ -301,8 +304,29 @@ class Finder {
 
 const MARKER = /\[REDACTED[^\]\r\n]{0,120}\]/g;
 
-const PREFIX_ANCHOR = '-----BEGIN |gh[pousr]_|github_pat_|sk-|[srp]k_|whsec_|xox[abporsce]-|xapp-|AIza|A(?:KIA|SIA|BIA|CCA)|eyJ|glpat-|npm_|hf_|SG\\.|hooks\\.slack\\.com/';
-const KEYWORD_ANCHOR = 'pass|pw|secret|token|key|auth|bearer';
+/** A provider token from the rule table (secretRules.ts): its prefix, then its body. */
+interface VendorRule extends TokenRule {
+  readonly body: RegExp;
+  /** The token ends where its alphabet ends (a longer run is not this token). */
+  readonly exact: boolean;
+}
+
+const VENDOR_RULES: ReadonlyMap<string, VendorRule> = new Map(
+  VENDOR_TOKEN_RULES.flatMap((r) =>
+    r.prefixes.map((prefix): [string, VendorRule] => [prefix, { kind: r.kind, before: r.boundary === 'none' ? null : r.boundary === 'alnum' ? ALNUM : TOKEN, prefix: prefix.length, body: new RegExp(r.body, 'y'), exact: r.exact ?? true }]),
+  ),
+);
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const PREFIX_ANCHOR = [
+  '-----BEGIN |gh[pousr]_|github_pat_|sk-|[srp]k_|whsec_|xox[abporsce]-|xapp-|AIza|A(?:KIA|SIA|BIA|CCA)|eyJ|glpat-|npm_|hf_|SG\\.|hooks\\.slack\\.com/',
+  // The provider rules of secretRules.ts, longest prefix first so none hides another.
+  ...[...VENDOR_RULES.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp),
+].join('|');
+const KEYWORD_ANCHOR = 'pass|pw|secret|token|key|auth|bearer|sig';
 const USER_FLAG = '(?:^|[ \\t])(?:-u|--user|--proxy-user)(?:[ \\t]+|=)';
 
 interface TokenRule {
@@ -330,6 +354,8 @@ const SENDGRID: TokenRule = { kind: 'api-key', before: TOKEN, prefix: 3 };
 const SLACK_WEBHOOK: TokenRule = { kind: 'token', before: null, prefix: 16 };
 
 function ruleFor(anchor: string): TokenRule | null {
+  const vendor = VENDOR_RULES.get(anchor);
+  if (vendor) return vendor;
   switch (anchor) {
     case 'ghp_':
     case 'gho_':
@@ -427,7 +453,49 @@ class Scanner {
     if (this.scanLabels(emit)) return;
     if (this.scanUrls(emit)) return;
     if (this.scanUserFlags(emit)) return;
-    this.scanEmails(emit);
+    if (this.scanCommandSecrets(emit)) return;
+    if (this.scanEmails(emit)) return;
+    this.scanPersonalNumbers(emit);
+  }
+
+  // -- Secrets that only their context reveals ---------------------------------
+
+  /**
+   * Passwords given to commands and credential files whose shape alone says
+   * nothing: `mysql -pPASS`, `docker login -p PASS`, `sshpass -p PASS`,
+   * `.netrc` and `.pgpass` lines, and the secret key that follows an AWS key
+   * id in a credentials CSV. Each pattern starts at a literal keyword found
+   * first, and its quantifiers are bounded.
+   */
+  private scanCommandSecrets(emit: Emit): boolean {
+    const t = this.text;
+    for (const rule of CONTEXT_RULES) {
+      if (rule.prefilter ? !rule.prefilter.test(t) : !rule.keywords.some((k) => t.includes(k))) continue;
+      const re = new RegExp(rule.pattern.source, rule.pattern.flags);
+      for (let m = re.exec(t); m !== null; m = re.exec(t)) {
+        if (m[0].length === 0) re.lastIndex++;
+        const value = m[rule.group];
+        if (value === undefined || value.length < 2 || isPlaceholder(value)) continue;
+        const start = m.index + m[0].lastIndexOf(value);
+        if (emit(start, start + value.length, rule.kind, P_LABEL)) return true;
+      }
+    }
+    return false;
+  }
+
+  // -- Personal numbers: cards (Luhn), IBANs (mod 97), US SSNs, phone numbers ---
+
+  private scanPersonalNumbers(emit: Emit): boolean {
+    const t = this.text;
+    if (!HAS_DIGIT_RUN.test(t)) return false;
+    for (const rule of PII_RULES) {
+      const re = new RegExp(rule.pattern.source, rule.pattern.flags);
+      for (let m = re.exec(t); m !== null; m = re.exec(t)) {
+        if (!rule.valid(m[0], t, m.index)) continue;
+        if (emit(m.index, m.index + m[0].length, rule.kind, P_PII)) return true;
+      }
+    }
+    return false;
   }
 
   /** `name=` at `i` (at most 64 name characters): the next query parameter after an `&`. */
@@ -490,13 +558,26 @@ class Scanner {
       }
       const rule = ruleFor(m[0]);
       if (rule === null) continue;
-      if (at > 0 && rule.before !== null && inTable(rule.before, this.code(at - 1))) continue;
+      if (at > 0 && rule.before !== null && inTable(rule.before, this.code(at - 1)) && !this.escapeEndsAt(at)) continue;
       const end = this.tokenEnd(rule, at + m[0].length);
       if (end === -1 || isFiller(t.slice(at + rule.prefix, end))) continue;
       if (emit(at, end, rule.kind, P_PREFIX)) return true;
       anchor.lastIndex = end;
     }
     return false;
+  }
+
+  /**
+   * True when the character before `at` ends a JSON or shell escape (`\n`,
+   * `\t`, `\r`…): inside a tool call's input rendered as JSON, a token on a
+   * new line follows the two characters `\n`, which are a boundary.
+   */
+  private escapeEndsAt(at: number): boolean {
+    const c = this.code(at - 1);
+    if (c !== 110 && c !== 116 && c !== 114 && c !== 98 && c !== 102) return false;
+    let k = at - 2;
+    while (k >= 0 && this.code(k) === 92) k--;
+    return (at - 2 - k) % 2 === 1;
   }
 
   /** End of the token of `rule` whose anchor ends at `a`, or -1. */
@@ -552,8 +633,16 @@ class Scanner {
         const hook = this.literalAt(a, SLACK_HOOKS);
         return hook === -1 ? -1 : this.atLeast(SLACK_PATH, a + hook, 16);
       }
-      default:
-        return -1;
+      default: {
+        const body = (rule as VendorRule).body;
+        if (!body) return -1;
+        body.lastIndex = a;
+        const m = body.exec(this.text);
+        if (m === null) return -1;
+        const e = a + m[0].length;
+        // The token must end where its alphabet ends: a longer run is something else.
+        return e < this.n && inTable(TOKEN, this.code(e)) && (rule as VendorRule).exact ? -1 : e;
+      }
     }
   }
 
@@ -693,7 +782,11 @@ class Scanner {
       if (!isFlag || p === keyEnd || keyEnd !== ie) return -1;
       spaced = true; // `--password hunter2`
     }
-    const rule = classifyLabel(t.slice(is, ie), isFlag);
+    // `arn:aws:secretsmanager:…:secret:prod/db` names a secret, it does not hold one.
+    if (s > 0 && this.code(s - 1) === 58 && /arn:[a-z-]{2,20}:/.test(t.slice(Math.max(0, s - 120), s)) && !/\s/.test(t.slice(Math.max(0, s - 120), s).slice(t.slice(Math.max(0, s - 120), s).lastIndexOf('arn:')))) return -1;
+    const ident = t.slice(is, ie);
+    // A URL's `sig=` (an Azure SAS, a signed URL) is the signature itself.
+    const rule = (ident === 'sig' || ident === 'signature') && s > 0 && (this.code(s - 1) === 38 || this.code(s - 1) === 63) ? API_KEY_RULE : classifyLabel(ident, isFlag);
     if (rule === null) return -1;
     const valueFrom = p;
     while (p < n && p - valueFrom < 16 && (this.code(p) === 32 || this.code(p) === 9)) p++;
@@ -737,6 +830,8 @@ class Scanner {
     if (quoted && keyEnd === ie && s > 0 && isQuote(this.code(s - 1))) return -1;
 
     if (rule.auth) return this.authorizationValue(vs, quoted ? ve : n, emit);
+    // `Password: click the reset link`, `allPass: Takes a list…`: a word followed by more words is prose.
+    if (!quoted && /^[A-Za-z][a-z]+$/.test(t.slice(vs, ve)) && this.code(ve) === 32 && this.code(ve + 1) >= 97 && this.code(ve + 1) <= 122) return -1;
 
     const value = t.slice(vs, ve);
     if (!acceptValue(value, rule, quoted, spaced)) return -1;
@@ -886,13 +981,23 @@ class Scanner {
       while (s < at && this.code(s) === 46) s++;
       const domainTooLong = e === maxE && e < n && inTable(DOMAIN, this.code(e));
       while (e > at + 1 && (this.code(e - 1) === 46 || this.code(e - 1) === 45)) e--;
-      if (!localTooLong && !domainTooLong && s < at && this.code(at - 1) !== 46 && validDomain(t.slice(at + 1, e)) && !this.isUrlUserinfo(s) && t.slice(s, at) !== 'git') {
+      // `alice@example.com.json` in a path: the address is what comes before the file extension.
+      const domain = t.slice(at + 1, e);
+      const extension = fileExtensionAt(domain);
+      if (extension > 0 && validDomain(domain.slice(0, -extension - 1))) e -= extension + 1;
+      if (!localTooLong && !domainTooLong && s < at && this.code(at - 1) !== 46 && validDomain(t.slice(at + 1, e)) && !this.isUrlUserinfo(s) && t.slice(s, at) !== 'git' && !this.isLogin(s)) {
         if (emit(s, e, 'email', P_EMAIL)) return true;
         next = e;
       }
       at = t.indexOf('@', next);
     }
     return false;
+  }
+
+  /** True when `user@host` at `s` is a login given to ssh, scp, rsync and the like, not an e-mail address. */
+  private isLogin(s: number): boolean {
+    const lineStart = Math.max(0, this.text.lastIndexOf('\n', s) + 1, s - 200);
+    return LOGIN_COMMAND.test(this.text.slice(lineStart, s));
   }
 
   /** True when the local part starting at `s` is the user of a URL (`https://user@host`). */
@@ -927,6 +1032,17 @@ const FILE_EXTENSIONS = new Set([
   'kt', 'cpp', 'hpp', 'cs', 'swift', 'php', 'sh', 'mp3', 'mp4', 'wav', 'pdf', 'zip', 'gz', 'tgz', 'wasm', 'vue', 'svelte', 'log',
 ]);
 
+/** Length of a trailing file extension of `domain` (`example.com.json` → 4), else 0. */
+function fileExtensionAt(domain: string): number {
+  const dot = domain.lastIndexOf('.');
+  if (dot <= 0) return 0;
+  const ext = domain.slice(dot + 1);
+  return FILE_EXTENSIONS.has(ext.toLowerCase()) ? ext.length : 0;
+}
+
+/** Commands whose `user@host` argument is a login. */
+const LOGIN_COMMAND = /(?:^|[\s;&|(`'"])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh|sshfs)\s[^\n]*$/;
+
 function validDomain(domain: string): boolean {
   const labels = domain.split('.');
   if (labels.length < 2) return false;
@@ -936,6 +1052,122 @@ function validDomain(domain: string): boolean {
   const tld = labels[labels.length - 1]!;
   return /^[A-Za-z]{2,24}$/.test(tld) && !FILE_EXTENSIONS.has(tld.toLowerCase());
 }
+
+// ---------------------------------------------------------------------------
+// Secrets revealed by their context, and personal numbers
+
+interface ContextRule {
+  readonly kind: RedactionKind;
+  /** Literal keywords, one of which must occur for the pattern to be tried at all. */
+  readonly keywords: readonly string[];
+  /** Or a cheap test the text must pass first (when no keyword is rare enough). */
+  readonly prefilter?: RegExp;
+  readonly pattern: RegExp;
+  /** The capture group of the secret. */
+  readonly group: number;
+}
+
+/** A word boundary, or the end of an escape (`\n` in a JSON string): a command on a new line of a tool input. */
+const CONTEXT_RULES: readonly ContextRule[] = [
+  // mysql -pPASSWORD (no space: with a space, -p asks for the password).
+  { kind: 'password', keywords: ['mysql', 'mariadb'], pattern: /(?:\b|(?<=\\[ntr]))(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n\\]{0,300}?\s-p(['"]?)([^\s'"\\]{2,200})\1/g, group: 2 },
+  // docker / podman / helm registry login -p PASSWORD.
+  { kind: 'password', keywords: ['login'], pattern: /(?:\b|(?<=\\[ntr]))(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?:\s+registry)?)\s+login\b[^\n\\]{0,300}?\s(?:-p|--password)(?:\s+|=)(['"]?)([^\s'"\\]{2,200})\1/g, group: 2 },
+  { kind: 'password', keywords: ['sshpass'], pattern: /(?:\b|(?<=\\[ntr]))sshpass\s+(?:-[a-oq-zA-Z]\s*[^\s\\]*\s+){0,4}-p\s*(['"]?)([^\s'"\\]{2,200})\1/g, group: 2 },
+  // .netrc: machine HOST login USER password PASS
+  { kind: 'password', keywords: ['password'], pattern: /(?:\b|(?<=\\[ntr]))(?:machine|default)\s+[^\s\\]{1,255}(?:\s+login\s+[^\s\\]{1,255})?\s+password\s+([^\s'"\\]{2,200})/g, group: 1 },
+  // .pgpass: host:port:database:user:password
+  { kind: 'password', keywords: [], prefilter: /:(?:\d{1,5}|\*):[^\s:\\]/, pattern: /(?:^|(?<=\\n))[A-Za-z0-9_.*-]{1,255}:(?:\d{1,5}|\*):[^\s:\\]{1,255}:[^\s:\\]{1,255}:([^\s'"\\]{1,200})(?=$|\\[nr]|["'])/gm, group: 1 },
+  // An AWS secret access key after its key id (a credentials CSV, a pasted table).
+  { kind: 'aws-key', keywords: ['AKIA', 'ASIA'], pattern: /A(?:KIA|SIA)[A-Z0-9]{16}[\s,;:|="']{1,6}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/g, group: 1 },
+];
+
+const HAS_DIGIT_RUN = /\d[ .()-]?\d[ .()-]?\d/;
+
+interface PiiRule {
+  readonly kind: RedactionKind;
+  readonly pattern: RegExp;
+  readonly valid: (match: string, text: string, at: number) => boolean;
+}
+
+/** The Luhn checksum of a card number. */
+export function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay). */
+const CARD_PREFIX = /^(?:4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|6(?:011|5|4[4-9]|2)|35(?:2[89]|[3-8])|3(?:0[0-5]|[68]))/;
+
+function validCard(match: string): boolean {
+  const separators = match.replace(/\d/g, '');
+  if (separators.length > 0 && !/^(?: +|-+)$/.test(separators)) return false;
+  const digits = match.replace(/\D/g, '');
+  if (digits.length < 13 || digits.length > 19) return false;
+  if (separators.length === 0 && digits.length !== 15 && digits.length !== 16) return false;
+  if (/^(\d)\1+$/.test(digits)) return false;
+  return CARD_PREFIX.test(digits) && luhn(digits);
+}
+
+/** IBAN lengths by country (ISO 13616). */
+const IBAN_LENGTH: Readonly<Record<string, number>> = {
+  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, CH: 21, CR: 22, CY: 28, CZ: 24, DE: 22, DK: 18, DO: 28,
+  EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23,
+  IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LI: 21, LT: 20, LU: 20, LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30,
+  NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, SA: 24, SE: 24, SI: 19, SK: 24, SM: 27, TN: 24, TR: 26, UA: 29,
+  VG: 24, XK: 20,
+};
+
+/** The ISO 7064 mod-97 check of an IBAN. */
+export function ibanValid(iban: string): boolean {
+  const compact = iban.replace(/ /g, '').toUpperCase();
+  if (IBAN_LENGTH[compact.slice(0, 2)] !== compact.length) return false;
+  const moved = compact.slice(4) + compact.slice(0, 4);
+  let rest = 0;
+  for (const ch of moved) {
+    const c = ch.charCodeAt(0);
+    const value = c >= 65 ? String(c - 55) : ch;
+    for (const d of value) rest = (rest * 10 + (d.charCodeAt(0) - 48)) % 97;
+  }
+  return rest === 1;
+}
+
+/** A US SSN: area 001–899 except 666, group 01–99, serial 0001–9999. */
+function validSsn(match: string): boolean {
+  const [area, group, serial] = match.split('-') as [string, string, string];
+  const a = Number(area);
+  return a > 0 && a !== 666 && a < 900 && group !== '00' && serial !== '0000';
+}
+
+/** A NANP number (+1 optional): area and exchange codes start with 2–9, and the exchange is not N11. */
+function validNanp(match: string): boolean {
+  const digits = match.replace(/\D/g, '').replace(/^1(?=\d{10}$)/, '');
+  if (digits.length !== 10) return false;
+  const exchange = digits.slice(3, 6);
+  return /^[2-9]\d\d[2-9]\d\d\d{4}$/.test(digits) && !/^[2-9]11$/.test(exchange);
+}
+
+/** An international number written with its `+` country code: 8 to 15 digits (E.164). */
+function validE164(match: string): boolean {
+  const digits = match.replace(/\D/g, '');
+  return digits.length >= 8 && digits.length <= 15 && !/^(\d)\1+$/.test(digits);
+}
+
+const PII_RULES: readonly PiiRule[] = [
+  { kind: 'card', pattern: /(?<![\w.,/:-])\d(?:[ -]?\d){12,18}(?![\w.-]?\d)/g, valid: validCard },
+  { kind: 'iban', pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g, valid: ibanValid },
+  { kind: 'ssn', pattern: /(?<![\w.-])\d{3}-\d{2}-\d{4}(?![\w-])/g, valid: validSsn },
+  { kind: 'phone', pattern: /(?<![\w+.])\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![\w.-]?\d)/g, valid: validE164 },
+  { kind: 'phone', pattern: /(?<![\w.+-])(?:1[ .-])?(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-]|\.\d)/g, valid: validNanp },
+];
 
 // ---------------------------------------------------------------------------
 // Labels and their values
@@ -957,7 +1189,7 @@ const TOKEN_RULE: LabelRule = { kind: 'token', min: 8, spaces: false };
 const API_KEY_RULE: LabelRule = { kind: 'api-key', min: 8, spaces: false };
 
 const PASSWORD_SUFFIX = /(?:password|passwd|passphrase|passwort|passcode)$/;
-const API_KEY_SUFFIX = /(?:apikey|apisecret|secret|secretkey|secretkeybase|signingkey|encryptionkey|masterkey|accountkey|authkey|accesskeysecret)$/;
+const API_KEY_SUFFIX = /(?:apikey|apisecret|secret|secretkey|secretkeybase|signingkey|encryptionkey|masterkey|accountkey|authkey|accesskeysecret|sharedaccesskey|sharedaccesssignature|amzsignature|amzsecuritytoken)$/;
 
 /** Identifiers repeat (`password`, `token`, `API_KEY`): their classification is cached. */
 const LABEL_CACHE = new Map<string, LabelRule | null>();
@@ -988,6 +1220,8 @@ function classifyIdentifier(ident: string, isFlag: boolean): LabelRule | null {
   }
   if (norm.includes('secretaccesskey') || norm.endsWith('awssecretkey') || norm.endsWith('awssecret')) return AWS_RULE;
   if (norm.endsWith('privatekey')) return PRIVATE_KEY_RULE;
+  // `.npmrc`'s `_auth=` (base64 of user:password) and `//registry/:_auth=`.
+  if (norm === 'auth' && ident.startsWith('_')) return TOKEN_RULE;
   if (norm.endsWith('token')) return TOKEN_RULE;
   if (API_KEY_SUFFIX.test(norm)) return API_KEY_RULE;
   return null;
@@ -1019,6 +1253,8 @@ function acceptValue(value: string, rule: LabelRule, quoted: boolean, spaced: bo
     return true;
   }
   if (STOPWORDS.has(lower) || looksLikeCode(value) || looksLikePath(value)) return false;
+  // `client_secret: disabled`: a key or a token has digits or mixed case; a plain word is a setting.
+  if (!rule.spaces && /^[a-z]+$/.test(value) && value.length <= 16) return false;
   // `--password flag` in prose: a spaced flag value must not be a plain lowercase word.
   if (spaced && (/^[a-z]+$/.test(value) || value.startsWith('-'))) return false;
   return true;

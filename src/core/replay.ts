@@ -90,38 +90,56 @@ export class ProviderMeter {
     this.counter = new MemoTokenCounter(counter, 50_000);
   }
 
+  /** Counts by message object: the engine hands out the same object while a message is unchanged. */
+  private readonly byMessage = new WeakMap<ProjectedMessage, number>();
+
   contentTokens(messages: readonly ProjectedMessage[]): number[] {
-    return messages.map((m) => this.counter.count(m.content));
+    return messages.map((m) => this.tokensOf(m));
   }
 
   /**
-   * One model call's prompt: the tokens of each message, their total, and the
+   * One model call's prompt: its tokens, and the
    * tokens of its longest prefix unchanged since `previous` — what a provider's
    * automatic prefix cache would serve: every leading message sent as it was,
    * then the common start of the first message that changed, in whole blocks of
    * CACHE_BLOCK_TOKENS (providers cache prefixes in blocks, not to the token).
    */
-  measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { counts: number[]; tokens: number; reused: number } {
-    const counts = this.contentTokens(messages);
-    const tokens = counts.reduce((a, b) => a + b, 0);
-    let reused = 0;
-    for (let i = 0; i < messages.length && i < previous.length; i++) {
-      const now = messages[i]!;
-      const then = previous[i]!;
-      if (now.role === then.role && now.content === then.content) {
-        reused += counts[i]!;
-        continue;
+  measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { tokens: number; reused: number } {
+    // The leading messages shared (by identity) with the last call measured keep their running totals:
+    // a call costs what changed since, not the whole view.
+    const last = this.measured;
+    const n = Math.min(messages.length, last.messages.length);
+    let same = 0;
+    while (same < n && messages[same] === last.messages[same]) same++;
+    const cum = last.cum;
+    cum.length = same + 1;
+    for (let k = same; k < messages.length; k++) cum.push(cum[k]! + this.tokensOf(messages[k]!));
+    this.measured = { messages, cum };
+    const tokens = cum[messages.length]!;
+    const m = Math.min(messages.length, previous.length);
+    let i = previous === last.messages ? same : 0;
+    while (i < m && (messages[i] === previous[i] || (messages[i]!.role === previous[i]!.role && messages[i]!.content === previous[i]!.content))) i++;
+    let reused = cum[i]!;
+    if (i < m && messages[i]!.role === previous[i]!.role) {
+      const common = commonPrefixLength(messages[i]!.content, previous[i]!.content);
+      if (common > 0) {
+        const partial = this.counter.count(messages[i]!.content.slice(0, common));
+        reused += Math.floor(partial / CACHE_BLOCK_TOKENS) * CACHE_BLOCK_TOKENS;
       }
-      if (now.role === then.role) {
-        const common = commonPrefixLength(now.content, then.content);
-        if (common > 0) {
-          const partial = this.counter.count(now.content.slice(0, common));
-          reused += Math.floor(partial / CACHE_BLOCK_TOKENS) * CACHE_BLOCK_TOKENS;
-        }
-      }
-      break;
     }
-    return { counts, tokens, reused };
+    return { tokens, reused };
+  }
+
+  /** The last call measured and the running totals of its messages (`cum[k]`: tokens of messages [0, k)). */
+  private measured: { messages: readonly ProjectedMessage[]; cum: number[] } = { messages: [], cum: [0] };
+
+  private tokensOf(m: ProjectedMessage): number {
+    let n = this.byMessage.get(m);
+    if (n === undefined) {
+      n = this.counter.count(m.content);
+      this.byMessage.set(m, n);
+    }
+    return n;
   }
 }
 

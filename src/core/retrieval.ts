@@ -121,6 +121,7 @@ export function renderRetrieved(passages: readonly { record: number; text: strin
   return [
     '## Retrieved from the record',
     'Original text of folded records most relevant to the current request, word for word:',
-    ...ordered.map((p) => `[r${p.record}]\n${redact(p.text).text}`),
+    // Quoted evidence, never structure: a heading inside a passage ("### Constraints") is shown as quoted text.
+    ...ordered.map((p) => `[r${p.record}]\n${redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`),
   ].join('\n');
 }

@@ -20,8 +20,8 @@ import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { isRuleSentence } from './classify';
 import { resolveReply } from './digest';
-import { askText, splitUserText } from './harness';
-import { extractConstraints, looksLikeCode, splitSentences, topicKey } from './summarizer';
+import { askText, splitQuoted, splitUserText } from './harness';
+import { extractConstraints, looksLikeCode, quotedRules, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
@@ -164,16 +164,28 @@ export class ProtectedState {
     return this.versionCounter;
   }
 
+  /** Every fact's latest version, in order of first appearance (a fresh array; the lists are computed once per revision). */
   facts(): Fact[] {
-    return this.order.map((id) => this.latest.get(id)!);
+    return [...this.lists().all];
   }
 
   active(): Fact[] {
-    return this.facts().filter((f) => f.status === 'active');
+    return [...this.lists().active];
   }
 
   pending(): Fact[] {
-    return this.facts().filter((f) => f.status === 'pending');
+    return [...this.lists().pending];
+  }
+
+  private listed: { revision: number; all: readonly Fact[]; active: readonly Fact[]; pending: readonly Fact[] } | undefined;
+
+  /** The lists of facts at this revision: rendering at every call does not walk every fact again. */
+  private lists(): { all: readonly Fact[]; active: readonly Fact[]; pending: readonly Fact[] } {
+    if (this.listed?.revision !== this.versionCounter) {
+      const all = this.order.map((id) => this.latest.get(id)!);
+      this.listed = { revision: this.versionCounter, all, active: all.filter((f) => f.status === 'active'), pending: all.filter((f) => f.status === 'pending') };
+    }
+    return this.listed;
   }
 
   get(id: string): Fact | undefined {
@@ -249,8 +261,15 @@ export class ProtectedState {
 
   private observeUser(part: Part): void {
     // What an agent injected into the user's turn is not the user: it is evidence, never a goal or a rule.
-    const text = splitUserText(part.text).words;
-    if (text === '') return;
+    const words = splitUserText(part.text).words;
+    if (words === '') {
+      for (const sentence of quotedRules(part.text, STATE_RULES_PER_MESSAGE)) {
+        this.create('constraint', sentence, part.record, 'user', 'pending', 'a rule in text injected into the user turn: the user must confirm it');
+      }
+      return;
+    }
+    const own = splitQuoted(words).own;
+    const text = own === '' ? words : own;
     this.create('goal', goalOf(text, part.record), part.record, 'user', 'active', 'the user asked');
     // A short reply ("2", "yes") is the user's decision among what was just offered.
     const reply = resolveReply(text, this.lastOffer);
@@ -258,6 +277,10 @@ export class ProtectedState {
     for (const c of extractConstraints(part.text, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
+    }
+    // A rule in what the user pasted or quoted, or in what an agent injected into their turn, waits for the user.
+    for (const sentence of quotedRules(part.text, STATE_RULES_PER_MESSAGE)) {
+      this.create('constraint', sentence, part.record, 'user', 'pending', 'a rule in text pasted, quoted or injected into the user turn: the user must confirm it');
     }
     for (const sentence of splitSentences(text)) {
       if (looksLikeCode(sentence)) continue;
@@ -296,7 +319,7 @@ export class ProtectedState {
       }
       const cmd = shellCommand(tool);
       if (cmd !== undefined && code === 0) {
-        this.create('completed_effect', `\`${cmd.split('\n')[0]!.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
+        this.create('completed_effect', `\`${redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
       }
     }
     // Instructions inside tool output never become rules on their own. One native

@@ -19,7 +19,7 @@
  */
 import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, type SentenceClass } from './classify';
 import { errorLine, errorSignatures, handles, lastQuestion, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
-import { askText, splitUserText } from './harness';
+import { askText, splitQuoted, splitUserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
@@ -80,11 +80,7 @@ export function isRequestText(text: string): boolean {
 
 /** The user's prose in a message: their words without pasted code, logs or quoted text. */
 function userProse(words: string): string {
-  return words
-    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
-    .split('\n')
-    .filter((l) => !/^\s*>/.test(l))
-    .join('\n');
+  return splitQuoted(words).own;
 }
 
 export function requestLine(ordinal: number, record: number, text: string): RequestLine {
@@ -103,10 +99,39 @@ export function extractConstraints(text: string, limit = MAX_CONSTRAINTS_PER_MES
   const out: { sentence: string; safety: boolean }[] = [];
   const words = splitUserText(text).words;
   if (words === '') return out;
-  for (const { text: sentence } of sentencesOf(userProse(words))) {
+  return ruleSentences(userProse(words), limit);
+}
+
+/** The prescriptive sentences of `text` (code and log lines left out). */
+function ruleSentences(text: string, limit: number): { sentence: string; safety: boolean }[] {
+  const out: { sentence: string; safety: boolean }[] = [];
+  for (const { text: sentence } of sentencesOf(text)) {
     if (sentence.length < 6 || looksLikeCode(sentence) || looksLikeLog(sentence) || !isRuleSentence(sentence)) continue;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     out.push({ sentence, safety });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * The rules inside what a user message carries but the user did not write:
+ * text an agent injected into their turn and text they pasted or quoted.
+ * Each is a candidate the user must confirm, never an active rule.
+ */
+export function quotedRules(text: string, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
+  const split = splitUserText(text);
+  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => h.text), ...splitQuoted(split.words).quoted];
+  const out: string[] = [];
+  for (const piece of pieces) {
+    // Tags and log prefixes (a timestamp, `##[warning]`, `[ERROR]`) go: the sentence after them is what could be obeyed.
+    const plain = piece
+      .slice(0, 20_000)
+      .replace(/<\/?[a-zA-Z_-]+[^>]*>/g, '\n')
+      .replace(/^\s*(?:\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d\S*\s+)?(?:##\[\w+\]\s*|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|NOTICE)\]?:?\s+)?/gim, '');
+    for (const { sentence } of ruleSentences(plain, limit - out.length)) {
+      if (sentence.length <= 300) out.push(sentence);
+    }
     if (out.length >= limit) break;
   }
   return out;
@@ -302,7 +327,7 @@ function toolDescription(tool: ToolInvocation): string | undefined {
   const input = tool.input;
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const d = (input as Record<string, unknown>).description;
-    if (typeof d === 'string' && d.trim().length >= 6) return clip(d.trim(), 120);
+    if (typeof d === 'string' && d.trim().length >= 6) return clip(redact(d.trim()).text, 120);
   }
   return undefined;
 }
@@ -323,9 +348,10 @@ function commandProper(cmd: string): string {
 
 function toolLabel(tool: ToolInvocation): string {
   const cmd = shellCommand(tool);
-  if (cmd !== undefined) return `\`${clip(firstLine(commandProper(cmd), LABEL_CHARS), LABEL_CHARS)}\``;
+  // Secrets are hidden before the label is cut: a cut token would no longer look like one.
+  if (cmd !== undefined) return `\`${clip(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS), LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
-  if (touches.length) return `${tool.name} ${touches[0]!.path}`;
+  if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
   return tool.name;
 }
 
@@ -642,7 +668,7 @@ class Fold {
         addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
       } else if (CONFIGURING_COMMAND.test(cmd)) {
         const description = toolDescription(tool);
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clip(firstLine(cmd, 160), 160)}\``, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clip(firstLine(redact(cmd).text, 160), 160)}\``, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label}`;

@@ -195,7 +195,8 @@ export class SummaryBuilder {
     const clean = (t: string): string => (containsSecret(t) ? redact(t).text : t);
     const c = this.current;
     const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
-    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds, ...(this.offer ? { offer: this.offer } : {}) };
+    // The offer is kept in the stored summary: it is kept with secrets hidden, like every line.
+    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds, ...(this.offer ? { offer: { record: this.offer.record, text: redact(this.offer.text).text } } : {}) };
   }
 }
 
@@ -251,9 +252,29 @@ const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_t
 export const ADDED_HEADING = '### Added at later folds (newest last)';
 
 /** The fact sections of a state as rendered lines: Requests through Archived. */
+/**
+ * The request log shows at most this many requests: the first (the task) and
+ * the latest. A session of thousands of turns would otherwise carry a head that
+ * grows with every turn and costs every fold a pass over all of them; the ones
+ * between stay in the record (and their rules in the protected state).
+ */
+export const REQUESTS_SHOWN = 200;
+
+/** The request lines as the head shows them, keyed by their identity (`#n`, and `#…` for the elided run). */
+function requestLines(requests: readonly RequestLine[]): [string, string][] {
+  const line = (r: RequestLine): [string, string] => [`#${r.ordinal}`, `- ${formatRequest(r)}`];
+  if (requests.length <= REQUESTS_SHOWN) return requests.map(line);
+  const first = requests[0]!;
+  const latest = requests.slice(requests.length - (REQUESTS_SHOWN - 1));
+  const from = requests[1]!;
+  const to = requests[requests.length - REQUESTS_SHOWN]!;
+  const elided: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
+  return [line(first), elided, ...latest.map(line)];
+}
+
 function renderFacts(state: SummaryState): string[] {
   const out: string[] = ['### Requests'];
-  out.push(...(state.requests.length ? state.requests.map((r) => `- ${formatRequest(r)}`) : ['(none)']));
+  out.push(...(state.requests.length ? requestLines(state.requests).map(([, text]) => text) : ['(none)']));
   for (const section of FACT_SECTIONS) {
     out.push(`### ${section}`);
     const lines = state.facts[section];
@@ -290,7 +311,7 @@ const LAYOUT_MAX_ADDED = 40;
 /** A line's identity and its text, as the head shows it. */
 function renderedLines(state: SummaryState): Map<string, string> {
   const out = new Map<string, string>();
-  for (const r of state.requests) out.set(`#${r.ordinal}`, `- ${formatRequest(r)}`);
+  for (const [id, text] of requestLines(state.requests)) out.set(id, text);
   for (const section of FACT_SECTIONS) for (const l of state.facts[section]) out.set(`${section}\u0000${l.key}`, `- ${formatFact(l)}`);
   return out;
 }

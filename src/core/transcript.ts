@@ -15,6 +15,8 @@
  */
 
 import type { RawRecord, RecordRole } from './types';
+import { userWords } from './harness';
+import { redact } from './redact';
 
 export type TranscriptFormat = 'interchange' | 'claude-code';
 
@@ -23,6 +25,8 @@ export interface TranscriptWarning {
   readonly line: number;
   /** One line of text, starting with `line <n>: `. */
   readonly message: string;
+  /** The line was read all the same (the warning is about what it holds, not a skip). */
+  readonly kept?: boolean;
 }
 
 export interface ParsedTranscript {
@@ -75,12 +79,14 @@ export function parseTranscript(text: string): ParsedTranscript {
     }
   } else if (format === 'interchange') {
     for (const entry of lines) {
+      sink.line = entry.line;
       const obj = asObject(entry, sink);
       if (obj !== undefined) readInterchange(obj, entry.line, sink);
     }
   } else {
     const reader = new ClaudeCodeReader(sink);
     for (const entry of lines) {
+      sink.line = entry.line;
       const obj = asObject(entry, sink);
       if (obj !== undefined) reader.read(obj, entry.line);
     }
@@ -93,7 +99,7 @@ export function parseTranscript(text: string): ParsedTranscript {
     format: format ?? 'interchange',
     records: sink.records,
     warnings: sink.warnings,
-    title: titleOf(sink.records),
+    title: titleFromRecords(sink.records),
   };
 }
 
@@ -111,7 +117,11 @@ function splitLines(text: string): ParsedLine[] {
     let stop = end;
     if (stop > start && text.charCodeAt(stop - 1) === 0x0d) stop--;
     const raw = text.slice(start, stop);
-    if (raw.trim() !== '') {
+    if (raw.length > MAX_LINE_CHARS) {
+      out.push({ line, error: `the line is ${raw.length.toLocaleString('en-US')} characters long, over the limit of ${MAX_LINE_CHARS.toLocaleString('en-US')}` });
+    } else if (raw.length > 2 * MAX_NESTING && nestingDepth(raw) > MAX_NESTING) {
+      out.push({ line, error: `JSON nested deeper than ${MAX_NESTING} levels` });
+    } else if (raw.trim() !== '') {
       try {
         out.push({ line, value: JSON.parse(raw) as unknown });
       } catch (err) {
@@ -122,6 +132,32 @@ function splitLines(text: string): ParsedLine[] {
     line++;
   }
   return out;
+}
+
+/** A line longer than this is refused with its number (a transcript line is one message; 64 MiB is far past any real one). */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+/** Deeper JSON is refused: nothing in a transcript nests like this, and walking it would exhaust the stack. */
+export const MAX_NESTING = 256;
+
+/** The deepest bracket nesting of a JSON text, strings skipped (linear, stops early past the limit). */
+function nestingDepth(raw: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) {
+        max = depth;
+        if (max > MAX_NESTING) return max;
+      }
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -162,13 +198,22 @@ function detectFormat(lines: readonly ParsedLine[]): TranscriptFormat | undefine
 class Sink {
   readonly records: RawRecord[] = [];
   readonly warnings: TranscriptWarning[] = [];
+  /** The line being read (for warnings raised while a record is pushed). */
+  line = 0;
+  private readonly callIds = new Map<string, number>();
 
   push(record: DraftRecord): void {
+    if (record.role === 'assistant' && record.toolCallId !== undefined) {
+      const earlier = this.callIds.get(record.toolCallId);
+      if (earlier !== undefined) {
+        this.warn(this.line, `tool call id ${quote(record.toolCallId)} was already used by record ${earlier}; both calls are kept, this one as ${quote(`${record.toolCallId}#r${this.records.length}`)}`, true);
+      } else this.callIds.set(record.toolCallId, this.records.length);
+    }
     this.records.push({ index: this.records.length, ...record });
   }
 
-  warn(line: number, detail: string): void {
-    this.warnings.push({ line, message: `line ${line}: ${detail}` });
+  warn(line: number, detail: string, kept = false): void {
+    this.warnings.push({ line, message: `line ${line}: ${detail}`, ...(kept ? { kept: true } : {}) });
   }
 }
 
@@ -184,13 +229,14 @@ function noRecordMessage(lineCount: number, format: TranscriptFormat | undefined
   return `no usable record in transcript (${lines}, ${skipped} skipped: ${firstProblem})`;
 }
 
-function titleOf(records: readonly RawRecord[]): string | undefined {
+/** A session's title: the first line of its first user message, secrets hidden before it is cut. */
+export function titleFromRecords(records: readonly RawRecord[]): string | undefined {
   for (const record of records) {
-    if (record.role !== 'user' || record.compactSummary === true) continue;
-    const line = record.content.split('\n', 64).find((l) => l.trim() !== '');
+    if (record.role !== 'user' || record.compactSummary === true || record.harness !== undefined) continue;
+    const line = userWords(record.content.slice(0, 65_536)).split('\n', 64).find((l) => l.trim() !== '');
     if (line === undefined) continue;
     // eslint-disable-next-line no-control-regex
-    const flat = line.trimStart().slice(0, TITLE_MAX * 4).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    const flat = redact(line.slice(0, 4096)).text.trimStart().slice(0, TITLE_MAX * 4).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
     if (flat === '') continue;
     return clip(flat, TITLE_MAX);
   }
@@ -262,6 +308,7 @@ function readInterchange(obj: JsonObject, line: number, sink: Sink): void {
     if (typeof meta['ts'] === 'string') record.timestamp = meta['ts'];
     if (meta['compact_summary'] === true) record.compactSummary = true;
     if (meta['session_start'] === true) record.sessionStart = true;
+    if (meta['harness'] === 'sidechain' || meta['harness'] === 'meta') record.harness = meta['harness'];
   }
   sink.push(record);
 }
@@ -275,6 +322,7 @@ export function interchangeLine(record: RawRecord): string {
   if (record.timestamp !== undefined) meta['ts'] = record.timestamp;
   if (record.compactSummary) meta['compact_summary'] = true;
   if (record.sessionStart) meta['session_start'] = true;
+  if (record.harness) meta['harness'] = record.harness;
   return JSON.stringify({
     role: record.role,
     content: record.content,
@@ -452,6 +500,9 @@ class ClaudeCodeReader {
       if (typeof id === 'string') record.messageId = id;
     } else if (obj['isCompactSummary'] === true) {
       record.compactSummary = true;
+    } else if ((obj['isSidechain'] === true || obj['isMeta'] === true) && record.role === 'user' && record.toolCallId === undefined && record.content !== '') {
+      // A sub-agent's prompt or a harness-written turn is not the user.
+      record.harness = obj['isSidechain'] === true ? 'sidechain' : 'meta';
     }
     this.stamp(record, obj);
   }

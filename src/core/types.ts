@@ -33,6 +33,12 @@ export interface RawRecord {
   readonly compactSummary?: boolean;
   /** A new CLI run started here (aider appends several runs in one file). */
   readonly sessionStart?: boolean;
+  /**
+   * A user-role record the user did not write: a sub-agent's prompt (Claude
+   * Code `isSidechain`) or a harness-written turn (`isMeta`). Its text is
+   * evidence: read as injected, never as the user's request or rule.
+   */
+  readonly harness?: 'sidechain' | 'meta';
 }
 
 export type PartKind = 'text' | 'reasoning' | 'tool';

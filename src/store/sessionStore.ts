@@ -109,14 +109,26 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
   fsyncDirectory(path.dirname(file));
 }
 
-function recordExtra(r: RawRecord): string | null {
+/**
+ * SQLite text stops at a NUL character (sql.js binds text as C strings): a
+ * text with one (a binary tool output, a pasted file) is kept in `extra`,
+ * whose JSON escapes it, and read back from there exactly.
+ */
+function hasNul(text: string | undefined): text is string {
+  return text !== undefined && text.includes('\u0000');
+}
+
+function recordExtra(r: RawRecord, payload: boolean): string | null {
   const extra: Record<string, unknown> = {};
+  if (hasNul(r.content)) extra.content = r.content;
+  if (!payload && hasNul(r.toolOutput)) extra.toolOutput = r.toolOutput;
   if (r.isError) extra.isError = true;
   if (r.thinking) extra.thinking = true;
   if (r.messageId !== undefined) extra.messageId = r.messageId;
   if (r.timestamp !== undefined) extra.timestamp = r.timestamp;
   if (r.compactSummary) extra.compactSummary = true;
   if (r.sessionStart) extra.sessionStart = true;
+  if (r.harness) extra.harness = r.harness;
   return Object.keys(extra).length ? JSON.stringify(extra) : null;
 }
 
@@ -406,14 +418,14 @@ export class SessionStore {
           task,
           record.index,
           record.role,
-          record.content,
+          hasNul(record.content) ? '' : record.content,
           record.toolName ?? null,
           record.toolCallId ?? null,
           record.toolInput === undefined ? null : JSON.stringify(record.toolInput),
-          payload ? null : (record.toolOutput ?? null),
+          payload ? null : hasNul(record.toolOutput) ? '' : (record.toolOutput ?? null),
           payload?.hash ?? null,
           payload?.bytes ?? null,
-          recordExtra(record),
+          recordExtra(record, payload !== undefined),
         ];
         this.db.run(
           'INSERT OR IGNORE INTO task_message (task_id, idx, role, content, tool_name, tool_call_id, tool_input, tool_output, payload_hash, payload_bytes, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',

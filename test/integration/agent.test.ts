@@ -120,8 +120,10 @@ describe('@keeper in the chat view', function () {
     steps.push({ model: FAKE_SMALL, text: 'Read everything.' });
     const finding = { findings: [{ key: 'notes-shape', text: 'every notes file holds 60 numbered lines about a fox', sources: [1, 2, 3, 4, 5] }] };
     // The first summary answers with the required tool call, the later ones in JSON text (a model that ignores tools).
+    // Each carries the finding: a summary computed ahead for a span the view then outgrew is not used, so which
+    // answer lands in the context depends on the folds, not on the order of the script.
     steps.push({ model: FAKE_LARGE, toolCalls: [{ name: 'record_task_context', input: finding }] });
-    for (let i = 1; i < 12; i++) steps.push({ model: FAKE_LARGE, text: '{}' });
+    for (let i = 1; i < 16; i++) steps.push({ model: FAKE_LARGE, text: JSON.stringify(finding) });
     let end: TurnEndEvent;
     try {
       end = await ask('Read every notes file. Constraint: never write to any notes file.', steps, FAKE_SMALL);

@@ -1,0 +1,52 @@
+/**
+ * Ratio 4: a replay is linear in records. 10k, 50k and 200k tiny records (a
+ * user turn every 50 records, short replies, small tool calls) replayed as
+ * the CLI replays a transcript — a model call before every step — at the
+ * default window and at 16k. Linear means the 200k run takes at most 25×
+ * the 10k run (20× the records, within noise).
+ */
+import { performance } from 'node:perf_hooks';
+import { O200kTokenCounter } from '../src/adapters/o200kTokenCounter';
+import { DEFAULT_CONTEXT_WINDOW, defaultBudget, OUTPUT_RESERVED_TOKENS } from '../src/core/budget';
+import { replay } from '../src/core/replay';
+import type { RawRecord } from '../src/core/types';
+
+export const TINY_SIZES = [10_000, 50_000, 200_000];
+
+/** `n` tiny records: a user turn every 50 records, a small tool call every third, a short reply otherwise. */
+export function tinyRecords(n: number): RawRecord[] {
+  const out: RawRecord[] = [];
+  let call = 0;
+  while (out.length < n) {
+    const i = out.length;
+    if (i % 50 === 0) out.push({ index: i, role: 'user', content: `next ${i}` });
+    else if (i % 3 === 0 && i + 1 < n) {
+      const id = `c${++call}`;
+      out.push({ index: i, role: 'assistant', content: '', toolName: 'Read', toolCallId: id, toolInput: { file_path: `f${i}.ts` }, messageId: `m${i}` });
+      out.push({ index: i + 1, role: 'tool', content: '', toolName: 'Read', toolCallId: id, toolOutput: `x${i}` });
+    } else out.push({ index: i, role: 'assistant', content: `ok ${i}`, messageId: `m${i}` });
+  }
+  return out;
+}
+
+export async function runTinyBench(): Promise<void> {
+  console.log('');
+  console.log('Replay time by number of tiny records (a model call before every step, as `context-keeper replay`)');
+  console.log('| window | 10k records | 50k records | 200k records | 200k ÷ 10k |');
+  console.log('|---|---:|---:|---:|---:|');
+  const ratios: string[] = [];
+  for (const window of [DEFAULT_CONTEXT_WINDOW, 16_000]) {
+    const reserve = window === DEFAULT_CONTEXT_WINDOW ? OUTPUT_RESERVED_TOKENS : window / 8;
+    const seconds: number[] = [];
+    for (const n of TINY_SIZES) {
+      const records = tinyRecords(n);
+      const t = performance.now();
+      await replay(records, { budget: defaultBudget({ window, reserve }), counter: new O200kTokenCounter() });
+      seconds.push((performance.now() - t) / 1000);
+    }
+    const ratio = seconds[seconds.length - 1]! / seconds[0]!;
+    console.log(`| ${window.toLocaleString('en-US')} | ${seconds.map((s) => `${s.toFixed(1)} s`).join(' | ')} | ${ratio.toFixed(1)} |`);
+    ratios.push(`${window / 1000}k ${ratio.toFixed(1)}`);
+  }
+  console.log(`ratio 4 — replay of 200k tiny records ÷ 10k: ${ratios.join(', ')} — target ≤ 25 (linear): ${ratios.every((r) => Number(r.split(' ')[1]) <= 25) ? 'OK' : 'OVER'}`);
+}
