@@ -277,9 +277,9 @@ export interface QuotedText {
 }
 
 /** A lead-in line announcing pasted content: the lines after it, up to a blank line, are the paste. */
-const PASTE_LEAD = /^\s*(?:here(?:'s| is| are)|this is|below is|see below|pasting|pasted|i got(?: this)?|it says|(?:the |our |my )?(?:output|log|logs|error|errors|readme|file|email|e-mail|message|reply|response|ticket|issue|comment|docs?|page)(?: (?:is|says|reads|was|shows))?)\b[^\n]{0,160}:\s*$/i;
+const PASTE_LEAD = /^\s*(?:(?:here(?:'s| is| are)|this is|below is|pasting|pasted|attached(?: is)?|i got|i'm getting|i am getting)\b[^\n]{0,80}\b(?:output|log|logs|error|errors|trace|traceback|stack ?trace|file|readme|email|e-mail|mail|message|reply|response|page|docs?|documentation|diff|config|content|text|result|results|report|snippet|code|ticket|issue|comment|thread)\b[^\n]{0,80}|(?:the |our |my |this )?(?:output|log|logs|error|errors|traceback|stack ?trace|readme|email|e-mail|message|reply|response|ticket|comment)(?: (?:is|says|reads|was|shows))?)\s*:\s*$/i;
 /** "CI printed this:", "the test says:", "npm gave me:": what follows is what something else wrote. */
-const PASTE_VERB = /\b(?:printed|prints|says|said|shows|showed|returned|returns|gave|outputs?|logged|reads|wrote|got|get|see|seeing)\b[^\n]{0,60}:\s*$/i;
+const PASTE_VERB = /\b(?:printed|prints|says|said|shows|showed|returned|returns|gave|outputs?|logged|reads|wrote)\b[^\n]{0,60}:\s*$/i;
 
 /** The start of a quoted e-mail or message. */
 const QUOTED_MAIL = /^\s*(?:-{2,}\s*(?:original|forwarded) message\s*-{2,}|on .{4,120} wrote:|from: .{1,200}$|subject: .{1,200}$)/i;

@@ -91,7 +91,8 @@ function significantWords(text: string): Set<string> {
  * rest is.
  */
 function goalOf(words: string, record: number): string {
-  const text = askText(words);
+  // Hidden before it is cut: a token cut in half no longer looks like one.
+  const text = redact(askText(words)).text;
   if (text.length <= GOAL_MAX_CHARS) return text;
   const cut = text.slice(0, GOAL_MAX_CHARS);
   const space = cut.lastIndexOf(' ');

@@ -243,7 +243,7 @@ function commitOf(cmd: string, output: string): string | undefined {
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
   if (!head) return undefined;
   const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
-  const message = clip(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? ''), 100);
+  const message = clip(redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
 }
 
@@ -374,7 +374,7 @@ function changedLine(before: string, after: string): string | undefined {
   const old = a[i] ?? '';
   const now = b[i] ?? '';
   if (old === '' && now === '') return undefined;
-  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clip(t.replace(/`/g, "'"), 70)}\``);
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clip(redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
 }
 
@@ -645,12 +645,12 @@ class Fold {
     const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
     if (tests !== undefined) {
       // The latest run of a test command supersedes the earlier ones (one key per command).
-      const label60 = clip(firstLine(commandProper(cmd!), 60), 60);
+      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
       this.b.upsert('Findings', { key: `tests-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${tests} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     const observed = cmd !== undefined && tests === undefined ? observation(cmd, tool.output) : undefined;
     if (observed !== undefined) {
-      const label60 = clip(firstLine(commandProper(cmd!), 60), 60);
+      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
       this.b.upsert('Findings', { key: `seen-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${observed} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
@@ -737,7 +737,7 @@ class Fold {
     const earlier = this.edits.get(path) ?? [];
     const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
     if (undone) {
-      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clip(firstLine(undone.old, 60), 60)}\` → \`${clip(firstLine(undone.new, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clip(firstLine(redact(undone.old).text, 60), 60)}\` → \`${clip(firstLine(redact(undone.new).text, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
     }
     earlier.push({ ...edit, record: tool.callRecord });
     this.edits.set(path, earlier.slice(-20));

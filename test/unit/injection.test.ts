@@ -55,6 +55,13 @@ describe('injections in the user turn stay pending', () => {
     assert.deepEqual(split.quoted, ['ERROR x']);
   });
 
+  it("the user's own list after a lead-in is theirs: \"Here's what I want:\" announces no paste", () => {
+    const state = new ProtectedState();
+    state.observe('user', userPart("Here's what I want:\n- Never use the legacy client.\n- Always run the linter before a commit."));
+    assert.ok(statusOf(state, 'never use the legacy client').includes('active'));
+    assert.ok(statusOf(state, 'always run the linter').includes('active'));
+  });
+
   it('a short quoted term stays in the user\'s words', () => {
     assert.equal(splitQuoted('Rename "userId" to "accountId" everywhere.').own, 'Rename "userId" to "accountId" everywhere.');
   });

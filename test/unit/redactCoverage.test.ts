@@ -14,6 +14,8 @@ import { VENDOR_TOKEN_RULES } from '../../src/core/secretRules';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { titleFromRecords } from '../../src/core/transcript';
+import { ProtectedState } from '../../src/core/state';
+import type { Part } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 
 /** A deterministic string matching a (bounded, simple) regex body: classes, \w \d, literals, {n} {n,m}, optional groups skipped. */
@@ -243,6 +245,28 @@ describe('redaction: derived text never carries a secret', () => {
     for (const piece of [token, token.slice(0, 14), token.slice(4, 20), token.slice(-14)]) {
       assert.ok(!derived.includes(piece), `a piece of the token (${piece}) is in the derived text`);
     }
+  });
+});
+
+describe('redaction: text is hidden before it is cut', () => {
+  it('a goal cut at its limit keeps no piece of a token that straddled the cut', () => {
+    const token = `ghp_${sample('[A-Za-z0-9]{36}', 11)}`;
+    for (const lead of [190, 196, 201]) {
+      const state = new ProtectedState();
+      // A run with no space to cut at (a pasted URL): the cut falls inside the token.
+      state.observe('user', { kind: 'text', address: 'text:0', record: 0, text: `Fetch https://example.org/${'p'.repeat(lead)}?auth=${token}&next=1 and report.` } as Part);
+      const goal = state.facts().find((f) => f.type === 'goal')!;
+      assert.ok(!goal.value.includes(token.slice(0, 8)), `cut at ${lead}: ${goal.value.slice(-80)}`);
+    }
+  });
+
+  it('a failed command\'s label keeps no piece of a token cut with it', async () => {
+    const token = `ghp_${sample('[A-Za-z0-9]{36}', 12)}`;
+    const b = new RecordBuilder().user('Ship it.');
+    for (let i = 0; i < 40; i++) b.step(`Step ${i}.`, [{ name: 'Bash', input: { command: `curl -s -H "X-Custom-Header-Long: ${token}" https://example.org/${i} | tee out${i}.txt` }, output: `curl: (6) Could not resolve host: example.org\n${'retrying\n'.repeat(60)}exit code 6`, isError: true }]);
+    const { session } = await replay(b.records, { budget: defaultBudget({ window: 8_000, reserve: 1_000 }), counter: new CharRatioTokenCounter() });
+    const summary = JSON.stringify(session.engine.currentSummary ?? {});
+    assert.ok(!summary.includes(token.slice(0, 8)), summary.slice(0, 400));
   });
 });
 
