@@ -6,7 +6,7 @@
  */
 import type { ProjectedMessage } from './engine';
 import type { Fact, ProtectedState } from './state';
-import { FACT_SECTIONS, type SummaryState } from './summary';
+import { elidedRequestRecords, FACT_SECTIONS, type SummaryState } from './summary';
 
 export type Disposition = 'retained' | 'superseded' | 'omitted' | 'unsupported';
 
@@ -25,6 +25,8 @@ export interface LedgerCounts {
   readonly superseded: number;
   readonly omitted: number;
   readonly unsupported: number;
+  /** Goals of requests the head elides on purpose (a session of hundreds of turns): in the record, one line points to them. */
+  readonly elided?: number;
 }
 
 const CRITICAL: ReadonlySet<Fact['type']> = new Set(['goal', 'constraint', 'permission', 'open_issue', 'decision']);
@@ -53,8 +55,14 @@ export function checkBoundary(
   const entries: LedgerEntry[] = [];
   let retained = 0;
   let superseded = 0;
+  let elided = 0;
+  const elidedRequests = elidedRequestRecords(summary);
   for (const fact of state.facts()) {
     if (!CRITICAL.has(fact.type)) continue;
+    if (fact.type === 'goal' && elidedRequests.size > 0 && fact.sources.every((s) => elidedRequests.has(s))) {
+      elided++;
+      continue;
+    }
     if (fact.status === 'superseded' || fact.status === 'deleted') {
       superseded++;
       continue;
@@ -79,5 +87,5 @@ export function checkBoundary(
     }
   }
   const omitted = entries.filter((e) => e.disposition === 'omitted').length;
-  return { entries, counts: { atRecord, retained, superseded, omitted, unsupported } };
+  return { entries, counts: { atRecord, retained, superseded, omitted, unsupported, ...(elided ? { elided } : {}) } };
 }

@@ -272,6 +272,13 @@ function requestLines(requests: readonly RequestLine[]): [string, string][] {
   return [line(first), elided, ...latest.map(line)];
 }
 
+/** Records of the requests the head does not show (see REQUESTS_SHOWN): kept in the record, pointed to by one line. */
+export function elidedRequestRecords(state: SummaryState | undefined): ReadonlySet<number> {
+  const requests = state?.requests ?? [];
+  if (requests.length <= REQUESTS_SHOWN) return new Set();
+  return new Set(requests.slice(1, requests.length - (REQUESTS_SHOWN - 1)).map((r) => r.record));
+}
+
 function renderFacts(state: SummaryState): string[] {
   const out: string[] = ['### Requests'];
   out.push(...(state.requests.length ? requestLines(state.requests).map(([, text]) => text) : ['(none)']));
