@@ -1076,8 +1076,8 @@ const CONTEXT_RULES: readonly ContextRule[] = [
   { kind: 'password', keywords: ['sshpass'], pattern: /(?:\b|(?<=\\[ntr]))sshpass\s+(?:-[a-oq-zA-Z]\s*[^\s\\]*\s+){0,4}-p\s*(['"]?)([^\s'"\\]{2,200})\1/g, group: 2 },
   // .netrc: machine HOST login USER password PASS
   { kind: 'password', keywords: ['password'], pattern: /(?:\b|(?<=\\[ntr]))(?:machine|default)\s+[^\s\\]{1,255}(?:\s+login\s+[^\s\\]{1,255})?\s+password\s+([^\s'"\\]{2,200})/g, group: 1 },
-  // .pgpass: host:port:database:user:password
-  { kind: 'password', keywords: [], prefilter: /:(?:\d{1,5}|\*):[^\s:\\]/, pattern: /(?:^|(?<=\\n))[A-Za-z0-9_.*-]{1,255}:(?:\d{1,5}|\*):[^\s:\\]{1,255}:[^\s:\\]{1,255}:([^\s'"\\]{1,200})(?=$|\\[nr]|["'])/gm, group: 1 },
+  // .pgpass: host:port:database:user:password (also as a line of a numbered file read)
+  { kind: 'password', keywords: [], prefilter: /:(?:\d{1,5}|\*):[^\s:\\]/, pattern: /(?:^|(?<=\\n))(?:[ \t]{0,12}\d{1,9}(?:\t|→|\|) ?)?(?=[^:\s]{0,255}[A-Za-z*])[A-Za-z0-9_.*-]{1,255}:(?:\d{1,5}|\*):[^\s:\\]{1,255}:[^\s:\\]{1,255}:([^\s'"\\]{1,200})(?=$|\\[nr]|["'])/gm, group: 1 },
   // An AWS secret access key after its key id (a credentials CSV, a pasted table).
   { kind: 'aws-key', keywords: ['AKIA', 'ASIA'], pattern: /A(?:KIA|SIA)[A-Z0-9]{16}[\s,;:|="']{1,6}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/g, group: 1 },
 ];

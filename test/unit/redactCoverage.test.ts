@@ -145,6 +145,9 @@ describe('redaction coverage: secrets their context reveals', () => {
     it(name, () => {
       assertHidden(text, secret, name);
       assertHidden(JSON.stringify({ command: `cd app\n${text}\necho ok` }), secret, `${name} in a tool input`);
+      assertHidden(`result:\n${text}\ndone`, secret, `${name} in a tool output`);
+      assertHidden(`     1\tfirst\n     2\t${text}\n     3\tlast`, secret, `${name} in a file read`);
+      assertHidden(`     2→${text}`, secret, `${name} in a file read (arrow numbering)`);
     });
   }
 });
@@ -186,6 +189,7 @@ describe('redaction coverage: personal numbers with checksums', () => {
     'a port range and a commit count': 'ports 3000-3010, 1234 commits, 555-0100',
     'a timestamp in milliseconds': 'took 1733059537123 ms',
     'a UUID': 'id 123e4567-e89b-12d3-a456-426614174000',
+    'a log line of colon-separated times': '12:34:56:789:worker-started',
   };
   for (const [name, text] of Object.entries(kept)) {
     it(`leaves ${name}`, () => assert.equal(redact(text).text, text));
