@@ -785,9 +785,7 @@ export class CompactionEngine {
     const removed = this.spanTokens(toUnit);
     if (removed < MIN_FOLD_SAVING_RATIO * this.budget.effective) return undefined;
     if (!now && atFold - removed + this.summaryGrowth(removed) > this.budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
-    const units = this.record.units;
-    const to = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
-    this.snapshots.put(key, { type: 'plan', plan: { from: this.coverageEnd, to } });
+    this.snapshots.put(key, { type: 'plan', plan: { from: this.coverageEnd, to: this.coverageEndAt(toUnit) } });
     return { toUnit };
   }
 
@@ -831,15 +829,18 @@ export class CompactionEngine {
     return span;
   }
 
-  private foldInput(toUnit: number): FoldInput {
+  /** The first record after a fold up to unit `toUnit` (the record count when it folds every unit). */
+  private coverageEndAt(toUnit: number): number {
     const units = this.record.units;
-    const coverageEnd = toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
-    return { previous: this.summary, units: units.slice(this.coverageUnit, toUnit), coverageEnd, cap: this.cap() };
+    return toUnit < units.length ? units[toUnit]!.firstRecord : this.record.records.length;
+  }
+
+  private foldInput(toUnit: number): FoldInput {
+    return { previous: this.summary, units: this.record.units.slice(this.coverageUnit, toUnit), coverageEnd: this.coverageEndAt(toUnit), cap: this.cap() };
   }
 
   private prefloorKeyFor(toUnit: number): string {
-    const input = this.foldInput(toUnit);
-    return prefloorKey(this.coverageEnd, input.coverageEnd, `${this.record.coverageDigest(toUnit)}-${this.budgetKey()}`, input.cap ?? 0);
+    return prefloorKey(this.coverageEnd, this.coverageEndAt(toUnit), `${this.record.coverageDigest(toUnit)}-${this.budgetKey()}`, this.cap());
   }
 
   private background: BackgroundTask<SummaryState> | undefined;
@@ -969,12 +970,18 @@ export class CompactionEngine {
     const laid = layoutAfterFold(this.summary, state, this.options.summaryCounter, input.cap);
     state = laid.state;
     const before = this.predicted();
-    const undo = { summary: this.summary, summaryTokens: this.summaryTokens, coverageUnit: this.coverageUnit, estimate: this.estimate, unitTokens: this.unitTokens.slice(this.coverageUnit, toUnit), forms: [...this.forms] };
+    // What a fold that does not pay must put back: only the span's forms leave the map.
+    const undo = { summary: this.summary, summaryTokens: this.summaryTokens, coverageUnit: this.coverageUnit, estimate: this.estimate, unitTokens: this.unitTokens.slice(this.coverageUnit, toUnit), forms: [] as [string, ReducedForm][] };
     let removed = 0;
     for (let i = this.coverageUnit; i < toUnit; i++) {
       removed += this.unitTokens[i] ?? 0;
       this.unitTokens[i] = 0;
-      for (const part of units[i]!.parts) this.forms.delete(part.address);
+      for (const part of units[i]!.parts) {
+        const form = this.forms.get(part.address);
+        if (form === undefined) continue;
+        undo.forms.push([part.address, form]);
+        this.forms.delete(part.address);
+      }
     }
     const summaryTokens = this.summaryTokensOf(state);
     this.estimate += summaryTokens - this.summaryTokens - removed;
@@ -989,7 +996,6 @@ export class CompactionEngine {
       this.coverageUnit = undo.coverageUnit;
       this.estimate = undo.estimate;
       undo.unitTokens.forEach((t, k) => (this.unitTokens[undo.coverageUnit + k] = t));
-      this.forms.clear();
       for (const [address, form] of undo.forms) this.forms.set(address, form);
       this.refreshBlocks();
       this.skippedFolds++;
@@ -1103,27 +1109,27 @@ export class CompactionEngine {
     const units = this.record.units;
     let t = this.tail;
     if (t && t.coverage === this.coverageUnit && t.forms === this.forms.revision) {
-      const from = Math.max(this.coverageUnit, Math.min(this.dirtyFrom, t.end));
-      const k = from - t.coverage;
+      // Units [coverage, coverage + starts.length) are rendered; the ones an append touched since go again.
+      const k = Math.max(0, this.dirtyFrom - t.coverage);
       if (k < t.starts.length) {
         t.messages.length = t.starts[k]!;
         t.starts.length = k;
       }
     } else {
-      t = { coverage: this.coverageUnit, forms: this.forms.revision, end: this.coverageUnit, starts: [], messages: [] };
+      t = { coverage: this.coverageUnit, forms: this.forms.revision, starts: [], messages: [] };
       this.tail = t;
     }
     for (let i = t.coverage + t.starts.length; i < units.length; i++) {
       t.starts.push(t.messages.length);
       for (const m of this.unitView(i, units[i]!)) t.messages.push(m);
     }
-    t.end = units.length;
     this.dirtyFrom = Infinity;
     this.pruneUnitViews(units.length);
     return t.messages;
   }
 
-  private tail: { coverage: number; forms: number; end: number; starts: number[]; messages: ProjectedMessage[] } | undefined;
+  /** The rendered tail: the messages of units [coverage, coverage + starts.length), `starts[k]` where unit coverage + k begins. */
+  private tail: { coverage: number; forms: number; starts: number[]; messages: ProjectedMessage[] } | undefined;
   /** The first unit an append touched since the last projection. */
   private dirtyFrom = Infinity;
 
@@ -1188,7 +1194,7 @@ export class CompactionEngine {
   private headText(): string {
     // Rendered again only when the summary, the coverage or a block's revision changed: the head is
     // projected at every call and its blocks (the protected state above all) grow with the task.
-    const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
+    const key = this.blocksKey();
     const cached = this.headCache;
     if (cached && cached.summary === this.summary && cached.key === key) return cached.text;
     const text = [this.summary ? renderSummary(this.summary) : '', ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
@@ -1243,9 +1249,14 @@ export class CompactionEngine {
     return text;
   }
 
+  /** What the head's blocks are derived from: the coverage and each block's revision. */
+  private blocksKey(): string {
+    return `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
+  }
+
   /** Re-measures the head's blocks when they change, keeping the running estimate exact. */
   private refreshBlocks(): void {
-    const key = `${this.coverageUnit}:${(this.options.blocks ?? []).map((b) => b.revision).join(',')}`;
+    const key = this.blocksKey();
     if (this.blockKey === key) return;
     this.blockKey = key;
     const texts = this.blockTexts();

@@ -783,7 +783,10 @@ class Scanner {
       spaced = true; // `--password hunter2`
     }
     // `arn:aws:secretsmanager:…:secret:prod/db` names a secret, it does not hold one.
-    if (s > 0 && this.code(s - 1) === 58 && /arn:[a-z-]{2,20}:/.test(t.slice(Math.max(0, s - 120), s)) && !/\s/.test(t.slice(Math.max(0, s - 120), s).slice(t.slice(Math.max(0, s - 120), s).lastIndexOf('arn:')))) return -1;
+    if (s > 0 && this.code(s - 1) === 58) {
+      const before = t.slice(Math.max(0, s - 120), s);
+      if (/arn:[a-z-]{2,20}:/.test(before) && !/\s/.test(before.slice(before.lastIndexOf('arn:')))) return -1;
+    }
     const ident = t.slice(is, ie);
     // A URL's `sig=` (an Azure SAS, a signed URL) is the signature itself.
     const rule = (ident === 'sig' || ident === 'signature') && s > 0 && (this.code(s - 1) === 38 || this.code(s - 1) === 63) ? API_KEY_RULE : classifyLabel(ident, isFlag);

@@ -98,11 +98,11 @@ export class ProviderMeter {
   }
 
   /**
-   * One model call's prompt: its tokens, and the
-   * tokens of its longest prefix unchanged since `previous` — what a provider's
-   * automatic prefix cache would serve: every leading message sent as it was,
-   * then the common start of the first message that changed, in whole blocks of
-   * CACHE_BLOCK_TOKENS (providers cache prefixes in blocks, not to the token).
+   * One model call's prompt: its tokens, and the tokens of its longest prefix
+   * unchanged since `previous` — what a provider's automatic prefix cache would
+   * serve: every leading message sent as it was, then the common start of the
+   * first message that changed, in whole blocks of CACHE_BLOCK_TOKENS
+   * (providers cache prefixes in blocks, not to the token).
    */
   measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { tokens: number; reused: number } {
     // The leading messages shared (by identity) with the last call measured keep their running totals:

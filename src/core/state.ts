@@ -20,8 +20,8 @@ import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { isRuleSentence } from './classify';
 import { resolveReply } from './digest';
-import { askText, splitQuoted, splitUserText } from './harness';
-import { extractConstraints, looksLikeCode, quotedRules, splitSentences, topicKey } from './summarizer';
+import { askText } from './harness';
+import { extractConstraints, looksLikeCode, quotedRules, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
@@ -262,27 +262,27 @@ export class ProtectedState {
 
   private observeUser(part: Part): void {
     // What an agent injected into the user's turn is not the user: it is evidence, never a goal or a rule.
-    const words = splitUserText(part.text).words;
+    const message = readUserMessage(part.text);
+    const words = message.split.words;
+    // A rule in what the user pasted or quoted, or in what an agent injected into their turn, waits for the user.
+    const pending = (reason: string): void => {
+      for (const sentence of quotedRules(message, STATE_RULES_PER_MESSAGE)) this.create('constraint', sentence, part.record, 'user', 'pending', reason);
+    };
     if (words === '') {
-      for (const sentence of quotedRules(part.text, STATE_RULES_PER_MESSAGE)) {
-        this.create('constraint', sentence, part.record, 'user', 'pending', 'a rule in text injected into the user turn: the user must confirm it');
-      }
+      pending('a rule in text injected into the user turn: the user must confirm it');
       return;
     }
-    const own = splitQuoted(words).own;
+    const own = message.quoted.own;
     const text = own === '' ? words : own;
     this.create('goal', goalOf(text, part.record), part.record, 'user', 'active', 'the user asked');
     // A short reply ("2", "yes") is the user's decision among what was just offered.
     const reply = resolveReply(text, this.lastOffer);
     if (reply) this.decide(`"${text.trim()}" → ${reply.assent ? 'agreed to' : 'chose'} "${reply.chose}" (offered r${reply.offered})`, part.record, 'user');
-    for (const c of extractConstraints(part.text, STATE_RULES_PER_MESSAGE)) {
+    for (const c of extractConstraints(message, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
     }
-    // A rule in what the user pasted or quoted, or in what an agent injected into their turn, waits for the user.
-    for (const sentence of quotedRules(part.text, STATE_RULES_PER_MESSAGE)) {
-      this.create('constraint', sentence, part.record, 'user', 'pending', 'a rule in text pasted, quoted or injected into the user turn: the user must confirm it');
-    }
+    pending('a rule in text pasted, quoted or injected into the user turn: the user must confirm it');
     for (const sentence of splitSentences(text)) {
       if (looksLikeCode(sentence)) continue;
       if (PERMISSION.test(sentence)) this.create('permission', sentence, part.record, 'user', 'active', 'the user allowed it');

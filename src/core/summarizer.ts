@@ -19,7 +19,7 @@
  */
 import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, type SentenceClass } from './classify';
 import { errorLine, errorSignatures, handles, lastQuestion, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
-import { askText, splitQuoted, splitUserText } from './harness';
+import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
@@ -78,11 +78,6 @@ export function isRequestText(text: string): boolean {
   return splitUserText(text).words !== '';
 }
 
-/** The user's prose in a message: their words without pasted code, logs or quoted text. */
-function userProse(words: string): string {
-  return splitQuoted(words).own;
-}
-
 export function requestLine(ordinal: number, record: number, text: string): RequestLine {
   const t = redact(askText(splitUserText(text).words)).text;
   if (t.length <= REQUEST_MAX_CHARS) return { ordinal, text: t, record, elided: 0 };
@@ -95,11 +90,21 @@ export function requestLine(ordinal: number, record: number, text: string): Requ
  * stands ("Also, never…" and "From now on, always…" included). Pasted code,
  * logs, quoted text and agent-injected text are not rules the user stated.
  */
-export function extractConstraints(text: string, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; safety: boolean }[] {
-  const out: { sentence: string; safety: boolean }[] = [];
-  const words = splitUserText(text).words;
-  if (words === '') return out;
-  return ruleSentences(userProse(words), limit);
+export function extractConstraints(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; safety: boolean }[] {
+  const message = typeof text === 'string' ? readUserMessage(text) : text;
+  if (message.split.words === '') return [];
+  return ruleSentences(message.quoted.own, limit);
+}
+
+/** A user message read once: what an agent injected into it, and the user's own words apart from what they pasted. */
+export interface UserMessage {
+  readonly split: UserText;
+  readonly quoted: QuotedText;
+}
+
+export function readUserMessage(text: string): UserMessage {
+  const split = splitUserText(text);
+  return { split, quoted: splitQuoted(split.words) };
 }
 
 /** The prescriptive sentences of `text` (code and log lines left out). */
@@ -119,9 +124,9 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
  * text an agent injected into their turn and text they pasted or quoted.
  * Each is a candidate the user must confirm, never an active rule.
  */
-export function quotedRules(text: string, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
-  const split = splitUserText(text);
-  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => h.text), ...splitQuoted(split.words).quoted];
+export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
+  const { split, quoted } = typeof text === 'string' ? readUserMessage(text) : text;
+  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => h.text), ...quoted.quoted];
   const out: string[] = [];
   for (const piece of pieces) {
     // Tags and log prefixes (a timestamp, `##[warning]`, `[ERROR]`) go: the sentence after them is what could be obeyed.

@@ -260,23 +260,25 @@ export const ADDED_HEADING = '### Added at later folds (newest last)';
  */
 export const REQUESTS_SHOWN = 200;
 
+/** The requests the head leaves out: all but the first and the latest REQUESTS_SHOWN − 1 (none in a shorter log). */
+function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[] {
+  return requests.length <= REQUESTS_SHOWN ? [] : requests.slice(1, requests.length - (REQUESTS_SHOWN - 1));
+}
+
 /** The request lines as the head shows them, keyed by their identity (`#n`, and `#…` for the elided run). */
 function requestLines(requests: readonly RequestLine[]): [string, string][] {
   const line = (r: RequestLine): [string, string] => [`#${r.ordinal}`, `- ${formatRequest(r)}`];
-  if (requests.length <= REQUESTS_SHOWN) return requests.map(line);
-  const first = requests[0]!;
-  const latest = requests.slice(requests.length - (REQUESTS_SHOWN - 1));
-  const from = requests[1]!;
-  const to = requests[requests.length - REQUESTS_SHOWN]!;
-  const elided: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
-  return [line(first), elided, ...latest.map(line)];
+  const elided = elidedRequests(requests);
+  if (elided.length === 0) return requests.map(line);
+  const from = elided[0]!;
+  const to = elided[elided.length - 1]!;
+  const pointer: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
+  return [line(requests[0]!), pointer, ...requests.slice(1 + elided.length).map(line)];
 }
 
 /** Records of the requests the head does not show (see REQUESTS_SHOWN): kept in the record, pointed to by one line. */
 export function elidedRequestRecords(state: SummaryState | undefined): ReadonlySet<number> {
-  const requests = state?.requests ?? [];
-  if (requests.length <= REQUESTS_SHOWN) return new Set();
-  return new Set(requests.slice(1, requests.length - (REQUESTS_SHOWN - 1)).map((r) => r.record));
+  return new Set(elidedRequests(state?.requests ?? []).map((r) => r.record));
 }
 
 function renderFacts(state: SummaryState): string[] {
