@@ -289,6 +289,12 @@ function evidenceLabel(part: Part): string {
   return touch ? `${tool.name} ${redact(touch.path).text}` : tool.name;
 }
 
+/** A stored floor summary's key and what it covers. */
+interface FloorCandidate {
+  readonly key: string;
+  readonly parsed: { readonly coverageEnd: number; readonly digest: string };
+}
+
 export class CompactionEngine {
   private readonly record: SessionRecord;
   private readonly snapshots: SnapshotStore;
@@ -478,16 +484,38 @@ export class CompactionEngine {
    * swaps in every stored reduced form and seeds the calibration anchor.
    * It does not reduce.
    */
+  /**
+   * The stored floors, deepest coverage first. Floors are content-addressed and
+   * never removed while the engine lives, so the sorted list is rebuilt only when
+   * one was added: a preflight at every turn does not parse and sort them all again.
+   */
+  private floorCandidates(): readonly FloorCandidate[] {
+    const keys = this.snapshots.keys(FLOOR_PREFIX);
+    const known = this.floorList;
+    if (known.count !== keys.length) {
+      let added = false;
+      for (const key of keys) {
+        if (known.seen.has(key)) continue;
+        known.seen.add(key);
+        const parsed = parseFloorKey(key);
+        if (parsed) {
+          known.list.push({ key, parsed });
+          added = true;
+        }
+      }
+      if (added) known.list.sort((a, b) => b.parsed.coverageEnd - a.parsed.coverageEnd || (a.key < b.key ? -1 : 1));
+      known.count = keys.length;
+    }
+    return known.list;
+  }
+
+  private readonly floorList: { count: number; seen: Set<string>; list: FloorCandidate[] } = { count: 0, seen: new Set(), list: [] };
+
   preflight(): PreflightReport {
     const units = this.record.units;
     let coverageUnit = 0;
     let summary: SummaryState | undefined;
-    const candidates = this.snapshots
-      .keys(FLOOR_PREFIX)
-      .map((key) => ({ key, parsed: parseFloorKey(key) }))
-      .filter((c): c is { key: string; parsed: { coverageEnd: number; digest: string } } => c.parsed !== undefined)
-      .sort((a, b) => b.parsed.coverageEnd - a.parsed.coverageEnd || (a.key < b.key ? -1 : 1));
-    for (const c of candidates) {
+    for (const c of this.floorCandidates()) {
       const unitIndex = this.record.unitIndexAtRecord(c.parsed.coverageEnd);
       if (unitIndex >= units.length || units[unitIndex]!.firstRecord !== c.parsed.coverageEnd) continue;
       if (this.record.coverageDigest(unitIndex) !== c.parsed.digest) continue;
@@ -1089,14 +1117,33 @@ export class CompactionEngine {
 
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
-    const messages: ProjectedMessage[] = [];
     const head = this.headMessage(this.headText());
-    if (head) messages.push(head);
-    const tail = this.tailView();
-    if (messages.length === 0) return tail.slice();
-    for (const m of tail) messages.push(m);
-    return messages;
+    const { messages: tail, kept } = this.tailView();
+    const sameHead = head === this.projectedHead;
+    this.projectedHead = head;
+    this.unchangedCount = sameHead ? (head ? 1 : 0) + kept : 0;
+    this.projectionCount++;
+    // A fresh array each call (callers keep the previous one), copied in one block.
+    return head ? [head].concat(tail) : tail.slice();
   }
+
+  /**
+   * How many leading messages of the last projection are the very objects of
+   * the projection before it: a meter counts only what follows, so measuring
+   * a call costs what changed, not the whole view.
+   */
+  get unchangedSinceLastProjection(): number {
+    return this.unchangedCount;
+  }
+
+  /** Projections made so far: `unchangedSinceLastProjection` relates the last one to the one just before it. */
+  get projections(): number {
+    return this.projectionCount;
+  }
+
+  private unchangedCount = 0;
+  private projectionCount = 0;
+  private projectedHead: ProjectedMessage | undefined;
 
   /**
    * The messages of the units in view, kept between calls: while the
@@ -1105,9 +1152,10 @@ export class CompactionEngine {
    * whole view. Any fold, shrink or restore re-checks every unit in view
    * (a lookup each, a render only where something changed).
    */
-  private tailView(): ProjectedMessage[] {
+  private tailView(): { messages: ProjectedMessage[]; kept: number } {
     const units = this.record.units;
     let t = this.tail;
+    let kept = 0;
     if (t && t.coverage === this.coverageUnit && t.forms === this.forms.revision) {
       // Units [coverage, coverage + starts.length) are rendered; the ones an append touched since go again.
       const k = Math.max(0, this.dirtyFrom - t.coverage);
@@ -1115,6 +1163,7 @@ export class CompactionEngine {
         t.messages.length = t.starts[k]!;
         t.starts.length = k;
       }
+      kept = t.messages.length;
     } else {
       t = { coverage: this.coverageUnit, forms: this.forms.revision, starts: [], messages: [] };
       this.tail = t;
@@ -1125,7 +1174,7 @@ export class CompactionEngine {
     }
     this.dirtyFrom = Infinity;
     this.pruneUnitViews(units.length);
-    return t.messages;
+    return { messages: t.messages, kept };
   }
 
   /** The rendered tail: the messages of units [coverage, coverage + starts.length), `starts[k]` where unit coverage + k begins. */

@@ -40,6 +40,18 @@ function normalise(text: string): string {
  * established must still be in the context word for word (or be superseded by
  * a later version); every summary line must name its source.
  */
+/** A fact's value as the ledger searches for it, computed once per fact version (a boundary checks every fact). */
+const normalisedValues = new WeakMap<Fact, string>();
+function normalisedValue(fact: Fact): string {
+  let value = normalisedValues.get(fact);
+  if (value === undefined) {
+    // A long goal carries a pointer to the rest of its ask; its verbatim part is what must be there.
+    value = normalise(fact.value.replace(/ \[…\d+ more chars in r\d+\]$/, ''));
+    normalisedValues.set(fact, value);
+  }
+  return value;
+}
+
 export function checkBoundary(
   atRecord: number,
   state: ProtectedState,
@@ -69,12 +81,11 @@ export function checkBoundary(
     }
     if (fact.status === 'pending') continue;
     // Retained: word for word in the context, or its source record is still in view as it was written.
-    // A long goal carries a pointer to the rest of its ask; its verbatim part is what must be there.
     if (fact.sources.some((s) => s >= coverageEnd)) {
       retained++;
       continue;
     }
-    const value = normalise(fact.value.replace(/ \[…\d+ more chars in r\d+\]$/, ''));
+    const value = normalisedValue(fact);
     if (inContext(value)) retained++;
     else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
   }

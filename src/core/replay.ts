@@ -104,12 +104,13 @@ export class ProviderMeter {
    * first message that changed, in whole blocks of CACHE_BLOCK_TOKENS
    * (providers cache prefixes in blocks, not to the token).
    */
-  measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[]): { tokens: number; reused: number } {
+  measure(messages: readonly ProjectedMessage[], previous: readonly ProjectedMessage[], known = 0): { tokens: number; reused: number } {
     // The leading messages shared (by identity) with the last call measured keep their running totals:
-    // a call costs what changed since, not the whole view.
+    // a call costs what changed since, not the whole view. `known` of them are known to be shared
+    // (the engine says how many it kept), so only what follows is compared.
     const last = this.measured;
     const n = Math.min(messages.length, last.messages.length);
-    let same = 0;
+    let same = Math.min(known, n);
     while (same < n && messages[same] === last.messages[same]) same++;
     const cum = last.cum;
     cum.length = same + 1;
@@ -170,6 +171,7 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
   const end = Math.min(options.at ?? records.length, records.length);
   const lines: ReplayStepLine[] = [];
   let previous: ProjectedMessage[] = [];
+  let measuredProjection = -1;
   let tokensSent = 0;
   let cacheReused = 0;
   let maxTokens = 0;
@@ -191,7 +193,10 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
       boundaries.push(checked.counts);
       defects.push(...checked.entries);
     }
-    const { tokens, reused } = meter.measure(messages, previous);
+    // The engine's count of messages kept holds against the projection just before: the last one measured.
+    const known = session.engine.projections === measuredProjection + 1 ? session.engine.unchangedSinceLastProjection : 0;
+    measuredProjection = session.engine.projections;
+    const { tokens, reused } = meter.measure(messages, previous, known);
     session.engine.observeRealTokens(tokens + MESSAGE_OVERHEAD_TOKENS * messages.length);
     if (report.held) holds++;
     tokensSent += tokens;

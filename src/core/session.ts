@@ -131,20 +131,22 @@ export class CompactionSession {
    */
   private checkpoint(milestone: Milestone): void {
     const key = milestoneKey(milestone.record);
+    const audit = this.state.audit();
+    const since = this.milestoneAudit;
+    this.milestoneAudit = audit.length;
     // Written once: a session derived again (after a crash) keeps the snapshot taken live.
     if (this.snapshots.get(key)) return;
     const summary = this.engine.currentSummary;
+    const changed: string[] = [];
+    for (let i = since; i < audit.length; i++) changed.push(`${audit[i]!.id}@${audit[i]!.version} ${audit[i]!.status}`);
     this.snapshots.put(key, {
       type: 'milestone',
-      milestone: {
-        ...milestone,
-        coverageEnd: this.engine.coverageEnd,
-        folds: summary?.folds ?? 0,
-        facts: this.state.active().map((f) => `${f.id}@${f.version}`),
-        pending: this.state.pending().map((f) => f.id),
-      },
+      milestone: { ...milestone, coverageEnd: this.engine.coverageEnd, folds: summary?.folds ?? 0, audit: audit.length, changed },
     });
   }
+
+  /** The audit position of the last milestone (a milestone snapshot lists only the fact versions written since). */
+  private milestoneAudit = 0;
 
   /**
    * The state channel's checks at a compaction boundary: the summary against the

@@ -178,7 +178,7 @@ export class ProtectedState {
     return [...this.lists().pending];
   }
 
-  private listed: { revision: number; all: readonly Fact[]; active: readonly Fact[]; pending: readonly Fact[] } | undefined;
+  private listed: { revision: number; all: Fact[]; active: Fact[]; pending: Fact[] } | undefined;
 
   /** The lists of facts at this revision: rendering at every call does not walk every fact again. */
   private lists(): { all: readonly Fact[]; active: readonly Fact[]; pending: readonly Fact[] } {
@@ -206,12 +206,21 @@ export class ProtectedState {
     // Secrets and personal data never enter a fact (the raw record keeps them).
     // Typed internally; FactSchema validates at the boundaries (parseFacts).
     const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
-    if (!this.latest.has(written.id)) this.order.push(written.id);
+    const isNew = !this.latest.has(written.id);
+    if (isNew) this.order.push(written.id);
     // A repetition past the three sources the block shows changes nothing anyone sees.
     else if (!(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
     this.latest.set(written.id, written);
     this.history.push(written);
     this.versionCounter++;
+    // A new fact only extends the lists; a changed one has them computed again when next read.
+    const listed = this.listed;
+    if (isNew && listed?.revision === this.versionCounter - 1) {
+      listed.all.push(written);
+      if (written.status === 'active') listed.active.push(written);
+      else if (written.status === 'pending') listed.pending.push(written);
+      listed.revision = this.versionCounter;
+    }
     return written;
   }
 

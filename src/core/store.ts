@@ -79,9 +79,14 @@ export interface MilestoneSnapshot {
   readonly detail: string;
   readonly coverageEnd: number;
   readonly folds: number;
-  /** Active facts as `id@version`. */
-  readonly facts: readonly string[];
-  readonly pending: readonly string[];
+  /**
+   * Fact versions written by then: the state at this milestone is the audit
+   * history's first `audit` entries (the history is append-only), so a
+   * snapshot costs what changed, not every fact again.
+   */
+  readonly audit: number;
+  /** The fact versions written since the previous milestone, as `id@version status`. */
+  readonly changed: readonly string[];
 }
 
 export const MILESTONE_PREFIX = 'milestone:';
@@ -180,10 +185,17 @@ export function shouldReplace(existing: SnapshotEntry | undefined, next: Snapsho
   return true;
 }
 
-/** The namespace of a key: up to and including its first ':' ('floor:', 'log:', 'state:'…). */
+/** Namespaces that hold namespaces of their own: facts and user acts are listed apart ('state:fact:', 'state:event:'). */
+const GROUPS = new Set(['state:']);
+
+/** The namespace of a key: up to and including its first ':' ('floor:', 'log:'…), its second inside a group. */
 function namespaceOf(key: string): string {
   const colon = key.indexOf(':');
-  return colon < 0 ? key : key.slice(0, colon + 1);
+  if (colon < 0) return key;
+  const first = key.slice(0, colon + 1);
+  if (!GROUPS.has(first)) return first;
+  const second = key.indexOf(':', colon + 1);
+  return second < 0 ? first : key.slice(0, second + 1);
 }
 
 export class InMemorySnapshotStore implements SnapshotStore {
@@ -206,7 +218,7 @@ export class InMemorySnapshotStore implements SnapshotStore {
 
   keys(prefix: string): string[] {
     const ns = namespaceOf(prefix);
-    if (ns.endsWith(':')) {
+    if (ns.endsWith(':') && !GROUPS.has(ns)) {
       const set = this.byNamespace.get(ns);
       return set ? [...set].filter((k) => k.startsWith(prefix)) : [];
     }

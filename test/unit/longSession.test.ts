@@ -5,7 +5,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { defaultBudget } from '../../src/core/budget';
-import { replay } from '../../src/core/replay';
+import { ProviderMeter, replay } from '../../src/core/replay';
+import { CompactionSession } from '../../src/core/session';
 import { REQUESTS_SHOWN } from '../../src/core/summary';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { RecordBuilder } from './engineHarness';
@@ -26,5 +27,32 @@ describe('a session of hundreds of turns', function () {
     const last = ledger.boundaries[ledger.boundaries.length - 1]!;
     assert.ok((last.elided ?? 0) > 0, JSON.stringify(last));
     assert.ok(!ledger.defects.some((d) => d.type === 'goal'), `no goal is a defect: ${ledger.defects.filter((d) => d.type === 'goal').length}`);
+  });
+
+  it('measures a call from the messages the engine kept: the same tokens and reuse as comparing the whole view', async () => {
+    const b = new RecordBuilder();
+    for (let i = 0; i < 60; i++) {
+      b.user(`Task ${i}: check module ${i}.`).step(`Looked at module ${i}.`, [{ name: 'Read', input: { file_path: `src/m${i}.ts` }, output: `export const m${i} = ${i};\n`.repeat(40) }]);
+    }
+    const counter = new CharRatioTokenCounter();
+    const session = new CompactionSession({ budget: defaultBudget({ window: 6_000, reserve: 1_000 }), counter });
+    const hinted = new ProviderMeter(counter);
+    const plain = new ProviderMeter(counter);
+    let previous: ReturnType<typeof session.engine.project> = [];
+    let kept = 0;
+    let folded = false;
+    for (const record of b.records) {
+      if (session.opensStep(record)) {
+        await session.step(record.index);
+        const messages = session.engine.project();
+        const known = session.engine.unchangedSinceLastProjection;
+        kept += known;
+        folded ||= session.engine.compactions.length > 0;
+        assert.deepEqual(hinted.measure(messages, previous, known), plain.measure(messages, previous), `at r${record.index}`);
+        previous = messages;
+      }
+      session.append(record);
+    }
+    assert.ok(folded && kept > 0, 'the run folded and kept messages between calls');
   });
 });

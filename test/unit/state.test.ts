@@ -398,7 +398,12 @@ describe('milestones', () => {
     const keys = s.snapshots.keys(MILESTONE_PREFIX).sort();
     assert.equal(keys.length, 5);
     const first = s.snapshots.get(keys[0]!);
-    assert.ok(first?.type === 'milestone' && first.milestone.facts.length > 0);
+    assert.ok(first?.type === 'milestone' && first.milestone.changed.length > 0);
+    // Each snapshot lists only what was written since the one before; together they are the audit history.
+    const all = keys.flatMap((k) => { const x = s.snapshots.get(k); return x?.type === 'milestone' ? x.milestone.changed : []; });
+    const last = s.snapshots.get(keys[keys.length - 1]!);
+    assert.ok(last?.type === 'milestone');
+    assert.deepEqual(all, s.state.audit().slice(0, last.milestone.audit).map((f) => `${f.id}@${f.version} ${f.status}`));
   });
 });
 

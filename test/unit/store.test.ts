@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { contentHash } from '../../src/core/hash';
-import { ANCHOR_KEY, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, type ReducedForm } from '../../src/core/store';
+import { ANCHOR_KEY, FACT_PREFIX, factKey, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, STATE_EVENT_PREFIX, stateEventKey, type ReducedForm } from '../../src/core/store';
 import { emptySummary } from '../../src/core/summary';
 
 const shrunk: ReducedForm = { how: 'shrunk', input: '{}', output: 'head…tail', recover: 'view_tool_call("a")' };
@@ -30,6 +30,17 @@ describe('snapshot store (in memory)', () => {
     store.put(ANCHOR_KEY, { type: 'anchor', anchor: { real: 20, estimate: 19 } });
     assert.deepEqual(store.get(ANCHOR_KEY), { type: 'anchor', anchor: { real: 20, estimate: 19 } });
     assert.deepEqual(store.keys(FLOOR_PREFIX), [key]);
+  });
+
+  it('lists facts and user acts apart, and both under the state prefix', () => {
+    const store = new InMemorySnapshotStore();
+    const form = { type: 'form', form: shrunk } as const;
+    for (let i = 0; i < 3; i++) store.put(factKey(i), form);
+    store.put(stateEventKey(0), form);
+    assert.deepEqual(store.keys(STATE_EVENT_PREFIX), [stateEventKey(0)]);
+    assert.deepEqual(store.keys(FACT_PREFIX).sort(), [factKey(0), factKey(1), factKey(2)]);
+    assert.deepEqual(store.keys('state:').sort(), [factKey(0), factKey(1), factKey(2), stateEventKey(0)].sort());
+    assert.deepEqual(store.keys('state:f').length, 3);
   });
 });
 
