@@ -24,6 +24,7 @@ import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
 import { runStoreBench } from './storeBench';
 import { runTinyBench } from './tinyRecords';
+import { runWorkspaceBench, WORKSPACE_CHILD_FLAG, workspaceChild } from './workspaceBench';
 import { SyntheticSession } from './syntheticSession';
 
 const BANDS = [10_000, 100_000, 1_000_000];
@@ -172,7 +173,9 @@ async function main(): Promise<void> {
   if (!process.argv.includes('--engine-only')) {
     await runTinyBench();
     await runStoreBench();
+    await runWorkspaceBench();
   }
 }
 
-void main();
+const child = process.argv.indexOf(WORKSPACE_CHILD_FLAG);
+void (child >= 0 ? workspaceChild(process.argv[child + 1]!) : main());

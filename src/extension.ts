@@ -314,8 +314,9 @@ function exportSessionCommand(ctx: Ctx): CommandHandler {
   return async (arg?: unknown, target?: unknown) => {
     const id = await pickTask(ctx, arg, 'Export a task');
     if (!id) return undefined;
-    const store = await ctx.sessions.store();
-    const records = store.records(id, { loadPayloads: true });
+    const workspace = await ctx.sessions.store();
+    if (!workspace.has(id)) throw new Error(`there is no task ${id} in this workspace`);
+    const records = (await workspace.task(id)).records(id, { loadPayloads: true });
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const uri =
       target instanceof vscode.Uri
@@ -342,13 +343,12 @@ function importSessionCommand(ctx: Ctx): CommandHandler {
       return undefined;
     }
     const id = `import-${sessionIdFor(path.basename(source.fsPath), transcript)}`;
-    const store = await ctx.sessions.store();
-    if (store.mode === 'reader') throw new Error('the session store is read-only in this window (another window writes it)');
+    const store = await (await ctx.sessions.store()).task(id, transcript.title ?? fileNameOf(source));
+    if (store.mode === 'reader') throw new Error(`the store of task ${id} is read-only in this window (another window writes it)`);
     const held = store.recordCount(id);
     if (held > 0) {
       void vscode.window.showInformationMessage(`Context Keeper: ${fileNameOf(source)} was imported before as ${id} (${held} records).`);
     } else {
-      store.createSession(id, transcript.title ?? fileNameOf(source));
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Context Keeper: importing ${fileNameOf(source)}…` }, async () => {
         for (const record of transcript.records) await store.appendRecord(id, record);
       });

@@ -169,7 +169,8 @@ export class KeeperAgent implements vscode.Disposable {
     const options = sessionOptionsFor(settings, modelWindow);
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;
-    const task = open ? open.rederive(options, this.counter) : TaskSession.open(await this.sessions.store(), taskId, redact(prompt).text.slice(0, 80), options, this.counter, this.deterministic(settings));
+    const title = redact(prompt).text.slice(0, 80);
+    const task = open ? open.rederive(options, this.counter) : TaskSession.open(await (await this.sessions.store()).task(taskId, title), taskId, title, options, this.counter, this.deterministic(settings));
     this.tasks.set(taskId, task);
     return task;
   }
@@ -188,10 +189,10 @@ export class KeeperAgent implements vscode.Disposable {
   async inspect(taskId: string): Promise<TaskSession | undefined> {
     const open = this.tasks.get(taskId);
     if (open) return open;
-    const store = await this.sessions.store();
-    if (!store.sessions().some((s) => s.id === taskId)) return undefined;
+    const workspace = await this.sessions.store();
+    if (!workspace.has(taskId)) return undefined;
     const { settings } = readSettings();
-    const task = TaskSession.open(store, taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.deterministic(settings));
+    const task = TaskSession.open(await workspace.task(taskId), taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.deterministic(settings));
     this.tasks.set(taskId, task);
     return task;
   }

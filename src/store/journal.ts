@@ -549,6 +549,22 @@ export class Journal {
     }
   }
 
+  /**
+   * Drops the archived entries with seq ≤ `seq` (a checkpoint that holds them is
+   * durable), so the archive keeps only what the next recovery needs. The file is
+   * rewritten (temp file + fsync + rename), headed by the high-water mark so seq
+   * never goes backwards; nothing is done when no archived entry is that old.
+   */
+  dropArchivedThrough(seq: number): void {
+    this.writable();
+    if (seq <= 0 || this.archiveLength === 0) return;
+    const buf = this.readArchiveBuffer();
+    const parsed = parseJournal(buf);
+    if (!parsed.lines.some((l) => l.entry.seq <= seq)) return;
+    const kept = parsed.lines.filter((l) => l.entry.seq > seq).map((l) => buf.subarray(l.start, l.end));
+    this.archiveLength = this.replaceFile(this.archivePath, [Buffer.from(encodeHighWater(this.seq), 'utf8'), ...kept]);
+  }
+
   /** Rewrites both files without any entry of `task` (temp file + fsync + rename + directory fsync). */
   purgeTask(task: string): void {
     const fd = this.writable();

@@ -227,6 +227,10 @@ function withMutex<T>(base: string, waitMs: number, fn: () => T): { value: T } |
   }
 }
 
+/** The locks this process holds, released at exit. */
+const heldLocks = new Set<StoreLock>();
+let exitHooked = false;
+
 export class StoreLock {
   readonly base: string;
   readonly path: string;
@@ -236,13 +240,19 @@ export class StoreLock {
   private record: LockRecord;
   private released = false;
   private lost = false;
-  private readonly onExit = (): void => this.release();
 
   private constructor(base: string, record: LockRecord) {
     this.base = base;
     this.path = `${base}.lock`;
     this.record = record;
-    process.on('exit', this.onExit);
+    heldLocks.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      // One listener for every lock of the process (a workspace holds one per open task).
+      process.on('exit', () => {
+        for (const lock of [...heldLocks]) lock.release();
+      });
+    }
   }
 
   /** What this lock's file says about us. */
@@ -344,7 +354,7 @@ export class StoreLock {
   release(): void {
     if (this.released) return;
     this.released = true;
-    process.removeListener('exit', this.onExit);
+    heldLocks.delete(this);
     const removeIfOurs = (): void => {
       const state = readLockFile(this.path);
       if (state?.record?.token === this.record.token) fs.unlinkSync(this.path);

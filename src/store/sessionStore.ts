@@ -9,14 +9,20 @@
  * - every mutation is first appended to the journal (one line, fsync) — that is
  *   the acknowledgement: O(1) whatever the database size, and durable;
  * - the in-memory database applies it at once (reads never touch the disk);
- * - a checkpoint exports the database to FILE.tmp, fsyncs it and renames it
- *   over FILE, then rotates the journal: debounced in the background, and on
- *   close. Opening replays the journal entries newer than the checkpoint;
+ * - a checkpoint keeps the last one as FILE.prev, exports the database to
+ *   FILE.tmp, fsyncs it and renames it over FILE, then rotates the journal and
+ *   drops the archived lines FILE.prev already holds: the journal stays bounded
+ *   by two checkpoints' worth of writes. Debounced in the background, and on
+ *   close. Opening replays the journal entries newer than the checkpoint; a
+ *   database missing, empty, truncated or damaged is rebuilt from FILE.prev and
+ *   the journal, and the open says so once;
+ * - every record row carries a checksum, verified on read: a row changed on
+ *   disk is reported and served from the journal's copy while it holds one;
  * - tool outputs over 32 KB live content-addressed in FILE.payloads/, so
  *   exports stay small; the row keeps the hash.
  * Everything lives in FILE and FILE.* beside it.
  */
-import { existsSync, fsyncSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, fsyncSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ArtifactIndex, type ArtifactEntry } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
@@ -28,7 +34,7 @@ import {
   type ToolCompactionStore,
 } from '../core/store';
 import type { RawRecord } from '../core/types';
-import { fsyncDirectory, Journal, JournalWriteError, type JournalEntry } from './journal';
+import { crc32, fsyncDirectory, Journal, JournalWriteError, type JournalEntry } from './journal';
 import { PAYLOAD_THRESHOLD_BYTES, PayloadStore } from './payloads';
 import { StoreLock, type LockHolder } from './lock';
 import { loadSqlJs, queryAll, type SqlDatabase, type SqlValue } from './sqljs';
@@ -49,8 +55,22 @@ export const MIGRATIONS: readonly string[] = [
      creations INTEGER NOT NULL, steps TEXT NOT NULL, tool_calls TEXT NOT NULL, first_record INTEGER NOT NULL, PRIMARY KEY (task_id, path));`,
   // 2: view_tool_call looks tool calls up by id
   `CREATE INDEX task_message_tool ON task_message (task_id, tool_call_id);`,
+  // 3: a checksum per record row, verified on read (NULL for rows written before it)
+  `ALTER TABLE task_message ADD COLUMN sum TEXT;`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * The largest database a task may grow to. sql.js reads and exports a database
+ * as one buffer, and Node cannot read a file over 2 GiB in one call: past this
+ * size appends are refused with a message, long before that cliff.
+ */
+export const DATABASE_LIMIT_BYTES = 1024 * 1024 * 1024;
+
+/** The checksum of a record row: what it stores of the record, so a byte changed on disk is seen on read. */
+function rowSum(role: string, content: string, toolInput: string | null, toolOutput: string | null, payloadHash: string | null, extra: string | null): string {
+  return crc32(JSON.stringify([role, content, toolInput, toolOutput, payloadHash, extra])).toString(16).padStart(8, '0');
+}
 
 /** Debounce of the background checkpoint, and its ceiling under continuous writes. */
 const CHECKPOINT_DELAY_MS = 2_000;
@@ -75,6 +95,14 @@ export interface SessionSummary {
 }
 
 export class StoreReadOnlyError extends Error {}
+
+/** A session as `exportSession` gives it. */
+export interface SessionExport {
+  readonly title: string;
+  readonly records: RawRecord[];
+  readonly snapshots: readonly (readonly [string, SnapshotEntry])[];
+  readonly tools: readonly (readonly [string, ReducedForm])[];
+}
 
 function migrate(db: SqlDatabase, from: number): void {
   for (let v = from; v < MIGRATIONS.length; v++) {
@@ -138,6 +166,28 @@ interface RecordData {
   readonly payload?: { hash: string; bytes: number };
 }
 
+/** The `task_message` row of a journaled record, its checksum included. */
+function rowOf(task: string, { record, payload }: RecordData): Record<string, SqlValue> {
+  const content = hasNul(record.content) ? '' : record.content;
+  const toolInput = record.toolInput === undefined ? null : JSON.stringify(record.toolInput);
+  const toolOutput = payload ? null : hasNul(record.toolOutput) ? '' : (record.toolOutput ?? null);
+  const extra = recordExtra(record, payload !== undefined);
+  return {
+    task_id: task,
+    idx: record.index,
+    role: record.role,
+    content,
+    tool_name: record.toolName ?? null,
+    tool_call_id: record.toolCallId ?? null,
+    tool_input: toolInput,
+    tool_output: toolOutput,
+    payload_hash: payload?.hash ?? null,
+    payload_bytes: payload?.bytes ?? null,
+    extra,
+    sum: rowSum(record.role, content, toolInput, toolOutput, payload?.hash ?? null, extra),
+  };
+}
+
 export class SessionStore {
   /** What happened (repairs, a damaged file moved aside, read-only or in-memory mode), one message each. */
   readonly notices: string[] = [];
@@ -148,6 +198,13 @@ export class SessionStore {
   private dirty = false;
   private readonly artifactCache = new Map<string, ArtifactIndex>();
   private readonly sessionRecords = new Map<string, SessionRecord>();
+  /** The journal position FILE holds (its `lastSeq`), and the one FILE.prev holds. */
+  private durableSeq = 0;
+  private prevSeq = 0;
+  /** Records lost from the journal (a damaged line), filled with a marker so the records after them stay addressable. */
+  readonly gaps: string[] = [];
+  /** Rows whose checksum failed on read, reported once each. */
+  private readonly reportedRows = new Set<string>();
 
   private constructor(
     readonly file: string,
@@ -205,52 +262,89 @@ export class SessionStore {
 
     let db: SqlDatabase | undefined;
     let lastSeq = 0;
-    let rebuild = false;
     let migrated = false;
-    if (existsSync(file) && statSync(file).size > 0) {
+    /** Why FILE could not be used as it is (missing with a journal, empty, damaged), if it could not. */
+    let problem: string | undefined;
+    let loadedFrom: string | undefined;
+    const load = (candidate: string): SqlDatabase => {
+      const size = statSync(candidate).size;
+      if (size > DATABASE_LIMIT_BYTES * 1.5) throw new Error(`${size} bytes, over the ${DATABASE_LIMIT_BYTES} bytes a task database may hold`);
+      const opened = new sql.Database(readFileSync(candidate));
       try {
-        db = new sql.Database(readFileSync(file));
-        const check = db.exec('PRAGMA quick_check');
+        const check = opened.exec('PRAGMA quick_check');
         const verdict = String(check[0]?.values[0]?.[0] ?? '');
         if (verdict !== 'ok') throw new Error(`integrity check: ${verdict}`);
-        const version = userVersion(db);
+        const version = userVersion(opened);
         if (version > SCHEMA_VERSION) throw new Error(`schema version ${version} is newer than this extension's ${SCHEMA_VERSION}`);
-        migrate(db, version);
+        migrate(opened, version);
         migrated = version !== SCHEMA_VERSION;
-        lastSeq = Number(queryAll(db, `SELECT value FROM meta WHERE key = 'lastSeq'`)[0]?.value ?? 0);
+        return opened;
       } catch (error) {
-        db?.close();
-        db = undefined;
-        rebuild = true;
+        opened.close();
+        throw error;
+      }
+    };
+    const journalSize = journal?.size() ?? { current: 0, archive: 0 };
+    const prev = `${file}.prev`;
+    if (existsSync(file) && statSync(file).size > 0) {
+      try {
+        db = load(file);
+        loadedFrom = file;
+      } catch (error) {
+        problem = `is damaged (${(error as Error).message.split('\n')[0]})`;
         const aside = mode === 'writer' ? moveAside(file) : undefined;
-        notices.push(
-          `The session database ${file} is damaged (${(error as Error).message.split('\n')[0]}). ` +
-            (aside ? `It was moved to ${aside} (nothing was deleted); ` : 'It was left as it is (this window is read-only); ') +
-            'the sessions were rebuilt from the journal: REBUILT.',
-        );
+        if (aside) problem += `; it was moved to ${aside} (nothing was deleted)`;
+      }
+    } else if (existsSync(file)) problem = 'is empty';
+    // Missing is a fault only once a checkpoint was made (it leaves FILE.prev or an archived journal):
+    // before the first one, the journal alone is the store.
+    else if (existsSync(prev) || journalSize.archive > 0) problem = 'is missing';
+    if (!db && problem && existsSync(prev)) {
+      try {
+        db = load(prev);
+        loadedFrom = prev;
+      } catch (error) {
+        problem += `, and its previous checkpoint ${prev} is damaged too (${(error as Error).message.split('\n')[0]})`;
       }
     }
-    if (!db) {
+    if (db) lastSeq = Number(queryAll(db, `SELECT value FROM meta WHERE key = 'lastSeq'`)[0]?.value ?? 0);
+    else {
       db = new sql.Database();
       migrate(db, 0);
     }
     db.exec('PRAGMA secure_delete = ON');
     const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, options.checkpointDelayMs ?? CHECKPOINT_DELAY_MS);
-    // A reader may load the database just before the writer checkpoints and rotates:
-    // it reads the archive too. A writer continues the sequence past the checkpoint
-    // even if the journal files were lost.
-    const entries = journal ? (rebuild || mode === 'reader' ? journal.readAll().filter((e) => rebuild || e.seq > lastSeq) : journal.readCurrent(lastSeq)) : [];
+    store.durableSeq = loadedFrom === file ? lastSeq : 0;
+    store.prevSeq = loadedFrom === prev ? lastSeq : 0;
+    // The journal holds only what the last two checkpoints do not (a checkpoint drops what FILE.prev
+    // holds), so reading all of it is bounded; a reader may also load the database just before the
+    // writer checkpoints. A writer continues the sequence past the checkpoint even if the journal was lost.
+    const entries = journal ? journal.readAll().filter((e) => e.seq > lastSeq) : [];
     if (journal && mode === 'writer') journal.ensureSeqAtLeast(lastSeq);
-    for (const entry of entries) if (entry.seq > lastSeq) store.apply(entry);
-    if (rebuild) {
+    const skipped: string[] = [];
+    for (const entry of entries) {
+      try {
+        store.apply(entry);
+      } catch (error) {
+        skipped.push(`entry ${entry.seq} (${entry.op} of ${entry.task}: ${(error as Error).message})`);
+      }
+    }
+    for (const bad of journal?.skipped ?? []) notices.push(`The journal ${bad.file} has a damaged line ${bad.line} (${bad.reason}); it was skipped, and the lines after it whose checksums hold were applied.`);
+    if (skipped.length) notices.push(`${skipped.length} journal entr${skipped.length === 1 ? 'y' : 'ies'} could not be applied and were skipped: ${skipped.slice(0, 3).join('; ')}${skipped.length > 3 ? '; …' : ''}.`);
+    for (const gap of store.gaps) notices.push(gap);
+    if (problem) {
       const sessions = store.sessions();
-      const text = `${sessions.reduce((a, s) => a + s.records, 0)} records in ${sessions.length} session(s)`;
-      const at = notices.findIndex((n) => n.includes('REBUILT'));
-      if (at >= 0) notices[at] = notices[at]!.replace('REBUILT', text);
+      const restored = `${sessions.reduce((a, s) => a + s.records, 0)} records in ${sessions.length} session(s)`;
+      const first = entries[0]?.seq;
+      const lost = !loadedFrom && first !== undefined && first > 1 ? ` The journal starts at entry ${first}: what the lost checkpoints held before it could not be recovered.` : '';
+      notices.push(
+        `The session database ${file} ${problem}${mode === 'writer' ? '' : ' (left as it is: this window is read-only)'}; ` +
+          `the sessions were rebuilt from ${loadedFrom === prev ? 'its previous checkpoint and ' : ''}the journal: ${restored}.${lost}`,
+      );
     }
     store.notices.push(...notices);
     if (mode === 'writer') {
-      if (entries.length || rebuild || migrated) store.checkpoint();
+      if (entries.length || problem || migrated) store.checkpoint();
       store.finishPendingDeletion();
       store.heartbeatTimer = setInterval(() => store.lock?.heartbeat(), HEARTBEAT_MS);
       store.heartbeatTimer.unref();
@@ -273,7 +367,8 @@ export class SessionStore {
 
   /** The raw record of a session; large outputs are read from the payload folder only when `loadPayloads`. */
   records(taskId: string, options: { loadPayloads?: boolean } = {}): RawRecord[] {
-    return queryAll(this.db, 'SELECT * FROM task_message WHERE task_id = ? ORDER BY idx', [taskId]).map((row) => {
+    return queryAll(this.db, 'SELECT * FROM task_message WHERE task_id = ? ORDER BY idx', [taskId]).map((stored) => {
+      const row = this.verifiedRow(taskId, stored);
       const extra = row.extra ? (JSON.parse(String(row.extra)) as Record<string, unknown>) : {};
       let toolOutput = row.tool_output === null ? undefined : String(row.tool_output);
       if (row.payload_hash !== null) {
@@ -286,6 +381,30 @@ export class SessionStore {
       if (toolOutput !== undefined) r.toolOutput = toolOutput;
       return { ...r, ...extra } as unknown as RawRecord;
     });
+  }
+
+  /**
+   * A record row as written: its checksum is checked, and a row changed on
+   * disk is reported once and served from the journal's copy of the record
+   * when the journal still holds it.
+   */
+  private verifiedRow(taskId: string, row: Record<string, SqlValue>): Record<string, SqlValue> {
+    if (row.sum === null || row.sum === undefined) return row;
+    const text = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
+    if (rowSum(String(row.role), String(row.content), text(row.tool_input), text(row.tool_output), text(row.payload_hash), text(row.extra)) === row.sum) return row;
+    const where = `record ${String(row.idx)} of session ${taskId}`;
+    const copy = this.journalCopy(taskId, Number(row.idx));
+    if (!this.reportedRows.has(where)) {
+      this.reportedRows.add(where);
+      this.notice(`The stored ${where} does not match its checksum (changed on disk); ${copy ? "the journal's copy is used" : 'no intact copy is left, and it is shown as stored'}.`);
+    }
+    return copy ?? row;
+  }
+
+  /** The row a record had when it was journaled, if the journal still holds it. */
+  private journalCopy(taskId: string, index: number): Record<string, SqlValue> | undefined {
+    const entry = this.journal?.readAll().find((e) => e.task === taskId && e.op === 'record' && (e.data as RecordData).record.index === index);
+    return entry ? rowOf(taskId, entry.data as RecordData) : undefined;
   }
 
   artifacts(taskId: string): ArtifactEntry[] {
@@ -349,6 +468,10 @@ export class SessionStore {
    */
   async appendRecord(taskId: string, record: RawRecord): Promise<void> {
     this.requireWritable();
+    const grown = this.exportedBytes + (this.journal?.size().current ?? 0);
+    if (grown > DATABASE_LIMIT_BYTES) {
+      throw new Error(`the task database ${this.file} holds about ${Math.round(grown / 1048576)} MB, at its limit of ${DATABASE_LIMIT_BYTES / 1048576} MB: nothing more is recorded in this task; start a new task (everything recorded so far is kept)`);
+    }
     const expected = this.recordCount(taskId);
     if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
     let data: RecordData = { record };
@@ -386,6 +509,20 @@ export class SessionStore {
     };
   }
 
+  /** Everything stored of a session, in a stable order: to move it to another store and check it arrived whole. */
+  exportSession(taskId: string): SessionExport {
+    const title = String(queryAll(this.db, 'SELECT title FROM task WHERE task_id = ?', [taskId])[0]?.title ?? '');
+    const snapshots = queryAll(this.db, 'SELECT key, entry FROM task_compaction_snapshot WHERE task_id = ? ORDER BY key', [taskId]).map((r) => [String(r.key), JSON.parse(String(r.entry)) as SnapshotEntry] as const);
+    const tools = queryAll(this.db, 'SELECT tool_call_id AS id, form FROM task_tool_compaction WHERE task_id = ? ORDER BY tool_call_id', [taskId]).map((r) => [String(r.id), JSON.parse(String(r.form)) as ReducedForm] as const);
+    return { title, records: this.records(taskId, { loadPayloads: true }), snapshots, tools };
+  }
+
+  /** Writes an exported session's summaries, facts and tool forms (its records are appended one by one beforehand). */
+  importState(taskId: string, exported: SessionExport): void {
+    for (const [key, entry] of exported.snapshots) this.write(taskId, 'snapshot', { key, entry });
+    for (const [toolCallId, form] of exported.tools) this.write(taskId, 'tool', { toolCallId, form });
+  }
+
   /** The eager tool store of one session (task_tool_compaction). */
   toolStore(taskId: string): ToolCompactionStore {
     return {
@@ -412,26 +549,20 @@ export class SessionStore {
         this.db.run('INSERT OR IGNORE INTO task (task_id, title) VALUES (?, ?)', [task, String(data.title ?? '')]);
         break;
       case 'record': {
-        const { record, payload } = data as unknown as RecordData;
+        const recordData = data as unknown as RecordData;
+        const { record } = recordData;
+        if (!Number.isSafeInteger(record?.index) || record.index < 0) throw new Error('a record without a valid index');
         this.db.run('INSERT OR IGNORE INTO task (task_id, title) VALUES (?, ?)', [task, '']);
-        const params: SqlValue[] = [
-          task,
-          record.index,
-          record.role,
-          hasNul(record.content) ? '' : record.content,
-          record.toolName ?? null,
-          record.toolCallId ?? null,
-          record.toolInput === undefined ? null : JSON.stringify(record.toolInput),
-          payload ? null : hasNul(record.toolOutput) ? '' : (record.toolOutput ?? null),
-          payload?.hash ?? null,
-          payload?.bytes ?? null,
-          recordExtra(record, payload !== undefined),
-        ];
-        this.db.run(
-          'INSERT OR IGNORE INTO task_message (task_id, idx, role, content, tool_name, tool_call_id, tool_input, tool_output, payload_hash, payload_bytes, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          params,
-        );
-        this.updateArtifacts(task, record);
+        // A record whose journal line was lost leaves a gap: each missing one is filled with a marker
+        // (said once at open), so the records after it stay where they were acknowledged.
+        const held = this.recordCount(task);
+        for (let missing = held; missing < record.index; missing++) {
+          const marker: RawRecord = { index: missing, role: 'assistant', content: `[record ${missing} was lost: its journal line was damaged]` };
+          this.insertRecord(task, { record: marker });
+          this.updateArtifacts(task, marker);
+        }
+        if (record.index > held) this.gaps.push(`Record${record.index - held === 1 ? ` ${held}` : `s ${held}–${record.index - 1}`} of session ${task} could not be recovered (the journal line was damaged); a marker stands in ${record.index - held === 1 ? 'its' : 'their'} place.`);
+        if (this.insertRecord(task, recordData)) this.updateArtifacts(task, record);
         break;
       }
       case 'snapshot': {
@@ -454,6 +585,14 @@ export class SessionStore {
         break;
     }
     if (entry.seq > 0) this.db.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('lastSeq', ?)`, [String(entry.seq)]);
+  }
+
+  /** Inserts a record row with its checksum; false if the row was already there. */
+  private insertRecord(task: string, data: RecordData): boolean {
+    const row = rowOf(task, data);
+    const columns = Object.keys(row);
+    this.db.run(`INSERT OR IGNORE INTO task_message (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => row[c]!));
+    return this.db.getRowsModified() > 0;
   }
 
   /** The artifact rows follow the record: a session's index is rebuilt from its records in memory and written through. */
@@ -512,10 +651,29 @@ export class SessionStore {
     if (this.modeValue !== 'writer') return;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = undefined;
-    writeFileAtomic(this.file, this.db.export());
+    const data = this.db.export();
+    this.exportedBytes = data.length;
+    // The checkpoint on disk becomes FILE.prev: a crash between the rename and the write leaves
+    // FILE missing and FILE.prev whole, and the next open recovers from it and the journal.
+    if (existsSync(this.file)) {
+      renameSync(this.file, `${this.file}.prev`);
+      this.prevSeq = this.durableSeq;
+    }
+    writeFileAtomic(this.file, data);
+    this.durableSeq = this.appliedSeq;
     this.journal?.rotate();
+    // What FILE.prev holds is no longer needed by any recovery.
+    this.journal?.dropArchivedThrough(this.prevSeq);
     this.dirty = false;
   }
+
+  /** The journal position applied to the database so far. */
+  private get appliedSeq(): number {
+    return Number(queryAll(this.db, `SELECT value FROM meta WHERE key = 'lastSeq'`)[0]?.value ?? 0);
+  }
+
+  /** The size of the last export: appends stop with a message before the database reaches DATABASE_LIMIT_BYTES. */
+  private exportedBytes = 0;
 
   /** Bytes of the database file, the journal and the payloads (for reports and benchmarks). */
   sizes(): { database: number; journal: number; payloads: number } {
@@ -565,8 +723,18 @@ export class SessionStore {
     this.deleteRows(taskId);
     this.db.exec('VACUUM');
     if (this.modeValue === 'writer') {
-      writeFileAtomic(this.file, this.db.export());
+      // Both checkpoints are written without the session, then the journal: no copy of it is left to recover.
+      const data = this.db.export();
+      writeFileAtomic(`${this.file}.prev`, data);
+      writeFileAtomic(this.file, data);
+      this.durableSeq = this.prevSeq = this.appliedSeq;
       this.journal?.purgeTask(taskId);
+      this.journal?.rotate();
+      this.journal?.dropArchivedThrough(this.prevSeq);
+      // Copies moved aside as damaged hold the session's bytes too (they were rebuilt from the journal
+      // when moved), and so may the temp file of a payload write killed mid-way.
+      for (const aside of damagedCopies(this.file)) rmSync(aside, { force: true });
+      this.payloads.removeTempFiles();
     }
     for (const h of hashes) this.payloads.delete(h);
     rmSync(`${this.file}.deleting`, { force: true });
@@ -615,6 +783,17 @@ export class SessionStore {
 
 function describeHolder(holder: LockHolder | undefined): string {
   return holder ? `Another window (process ${holder.pid} on ${holder.host})` : 'Another window';
+}
+
+/** The copies of `file` moved aside as damaged (`FILE.damaged-N`). */
+function damagedCopies(file: string): string[] {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.damaged-`;
+  try {
+    return readdirSync(dir).filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length))).map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
 }
 
 /** Moves a damaged file aside under a name that does not exist yet; never deletes it. */

@@ -21,6 +21,8 @@ export interface SqlDatabase {
   exec(sql: string, params?: SqlValue[]): { columns: string[]; values: SqlValue[][] }[];
   prepare(sql: string): SqlStatement;
   export(): Uint8Array;
+  /** Rows changed by the last statement. */
+  getRowsModified(): number;
   close(): void;
 }
 

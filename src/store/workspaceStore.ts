@@ -1,63 +1,348 @@
 /**
- * The extension's session store in its storage folder: opened in the
- * background at activation, every notice (a damaged file moved aside and
- * rebuilt, a torn journal repaired, another window writing, a full disk and the
- * switch to memory) shown to the user once, closed (checkpointed) on dispose.
+ * The extension's session store in its storage folder: one database per task
+ * (with its own journal and payloads) beside a small index.
+ *
+ *   <storage>/index.json               the tasks: id, title, records, bytes, last use, schema version
+ *   <storage>/tasks/<task>/task.db     one SessionStore per task (task.db.journal, task.db.payloads/, …)
+ *   <storage>/tasks/<task>/task.json   the task's id and title, so a lost index is rebuilt from the folders
+ *
+ * Opening the workspace reads the index only; a task's database is opened
+ * when the task is used, so memory is bounded by the tasks in use, a
+ * checkpoint costs that task's size, and deleting a task removes its folder.
+ * A single-file store of an earlier version (`sessions.db`) is migrated on
+ * first open, task by task, and removed only once every task reads back the
+ * same. Every notice (a damaged file rebuilt, another window writing, a full
+ * disk) is shown to the user once.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { SessionStore } from './sessionStore';
+import { contentHash } from '../core/hash';
+import { SCHEMA_VERSION, SessionStore, writeFileAtomic, type SessionSummary, type StoreOptions } from './sessionStore';
 
 export type Notify = (severity: 'warning' | 'error', message: string) => void;
 
-export const STORE_FILE_NAME = 'sessions.db';
+/** The single-file store of versions before the per-task layout. */
+export const LEGACY_STORE_FILE_NAME = 'sessions.db';
+export const INDEX_FILE_NAME = 'index.json';
+const TASKS_DIR = 'tasks';
+const TASK_DB = 'task.db';
+const TASK_META = 'task.json';
 
-export class WorkspaceStoreHost {
-  private opening: Promise<SessionStore> | undefined;
-  private subscription: { dispose(): void } | undefined;
-  private disposed = false;
+export interface TaskIndexEntry {
+  readonly id: string;
+  readonly title: string;
+  readonly records: number;
+  /** Bytes of the task's folder when it was last closed. */
+  readonly bytes: number;
+  /** When the task was last opened (ms since the epoch). */
+  readonly lastUsed: number;
+}
 
-  constructor(private readonly dir: string, private readonly notify: Notify) {}
+interface IndexFile {
+  readonly version: 1;
+  readonly schema: number;
+  readonly tasks: TaskIndexEntry[];
+}
 
-  get file(): string {
-    return path.join(this.dir, STORE_FILE_NAME);
+/** A folder name for a task id: readable, safe on every file system, and distinct for distinct ids. */
+export function taskFolderName(id: string): string {
+  const readable = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60);
+  return `${readable}-${contentHash(id).slice(0, 8)}`;
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
   }
-
-  /** The store, opened on first use; never rejects (a store that cannot persist runs in memory and says so). */
-  store(): Promise<SessionStore> {
-    this.opening ??= this.open();
-    return this.opening;
-  }
-
-  private async open(): Promise<SessionStore> {
+  for (const name of names) {
+    const file = path.join(dir, name);
     try {
-      mkdirSync(this.dir, { recursive: true });
+      const stat = statSync(file);
+      total += stat.isDirectory() ? folderBytes(file) : stat.size;
     } catch {
-      /* SessionStore.open reports an unwritable folder itself */
+      /* removed meanwhile */
     }
-    const store = await SessionStore.open(this.file);
-    for (const message of store.notices) this.notify(severityOf(store, message), message);
-    this.subscription = store.onNotice((message) => this.notify(severityOf(store, message), message));
-    if (this.disposed) this.close(store);
+  }
+  return total;
+}
+
+/** Lets the event loop run between slices of long work (a migration), so the host never stalls on it. */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class WorkspaceStore {
+  private readonly entries = new Map<string, TaskIndexEntry>();
+  private readonly open = new Map<string, Promise<SessionStore>>();
+  private readonly stores = new Map<string, SessionStore>();
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly notify: Notify,
+    private readonly options: StoreOptions,
+  ) {}
+
+  get indexFile(): string {
+    return path.join(this.dir, INDEX_FILE_NAME);
+  }
+
+  /** The folder that holds everything of a task. */
+  folderOf(id: string): string {
+    return path.join(this.dir, TASKS_DIR, taskFolderName(id));
+  }
+
+  /** Opens the workspace: reads the index (rebuilt from the task folders if it is missing or unreadable), migrates a legacy store. */
+  static async open(dir: string, notify: Notify, options: StoreOptions = {}): Promise<WorkspaceStore> {
+    try {
+      mkdirSync(path.join(dir, TASKS_DIR), { recursive: true });
+    } catch {
+      /* each task's store reports an unwritable folder itself, and runs in memory */
+    }
+    const ws = new WorkspaceStore(dir, notify, options);
+    ws.readIndex();
+    try {
+      await ws.migrateLegacy();
+    } catch (error) {
+      notify('error', `Context Keeper could not move its earlier session store to one database per task (${(error as Error).message}); the old file is kept as it was.`);
+    }
+    return ws;
+  }
+
+  private readIndex(): void {
+    let parsed: IndexFile | undefined;
+    if (existsSync(this.indexFile)) {
+      try {
+        const value = JSON.parse(readFileSync(this.indexFile, 'utf8')) as Partial<IndexFile>;
+        if (value.version !== 1 || !Array.isArray(value.tasks)) throw new Error('not an index of this extension');
+        parsed = value as IndexFile;
+      } catch (error) {
+        this.notify('warning', `Context Keeper's task index ${this.indexFile} could not be read (${(error as Error).message}); it was rebuilt from the task folders.`);
+      }
+    }
+    if (parsed) {
+      for (const t of parsed.tasks) if (typeof t?.id === 'string') this.entries.set(t.id, t);
+      return;
+    }
+    for (const name of this.taskFolders()) {
+      try {
+        const meta = JSON.parse(readFileSync(path.join(this.dir, TASKS_DIR, name, TASK_META), 'utf8')) as { id?: unknown; title?: unknown };
+        if (typeof meta.id !== 'string') continue;
+        this.entries.set(meta.id, { id: meta.id, title: typeof meta.title === 'string' ? meta.title : '', records: 0, bytes: folderBytes(path.join(this.dir, TASKS_DIR, name)), lastUsed: 0 });
+      } catch {
+        /* a folder without its task.json is not a task */
+      }
+    }
+    if (this.entries.size > 0 || existsSync(this.indexFile)) this.writeIndex();
+  }
+
+  private taskFolders(): string[] {
+    try {
+      return readdirSync(path.join(this.dir, TASKS_DIR));
+    } catch {
+      return [];
+    }
+  }
+
+  private writeIndex(): void {
+    if (this.options.readOnly) return;
+    const index: IndexFile = { version: 1, schema: SCHEMA_VERSION, tasks: [...this.entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+    try {
+      writeFileAtomic(this.indexFile, JSON.stringify(index));
+    } catch (error) {
+      this.notify('warning', `Context Keeper could not write its task index ${this.indexFile} (${(error as Error).message}); the tasks are safe in their folders.`);
+    }
+  }
+
+  /** The stored tasks, from the index (and, for a task open in this window, its live counts); no database is opened. */
+  sessions(): SessionSummary[] {
+    let changed = false;
+    for (const [id, store] of this.stores) {
+      const live = store.sessions().find((s) => s.id === id);
+      const known = this.entries.get(id);
+      if (live && known && (live.records !== known.records || live.title !== known.title)) {
+        this.entries.set(id, { ...known, records: live.records, title: live.title });
+        changed = true;
+      }
+    }
+    if (changed) this.writeIndex();
+    return [...this.entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((t) => ({ id: t.id, title: t.title, records: t.records }));
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** The task's own store, opened on first use (and created with `title` if it does not exist yet). */
+  task(id: string, title = ''): Promise<SessionStore> {
+    if (this.closed) return Promise.reject(new Error(`the session store of ${this.dir} is closed`));
+    let opening = this.open.get(id);
+    if (!opening) {
+      opening = this.openTask(id, title);
+      this.open.set(id, opening);
+      opening.catch(() => this.open.delete(id));
+    }
+    return opening;
+  }
+
+  private async openTask(id: string, title: string): Promise<SessionStore> {
+    const folder = this.folderOf(id);
+    const fresh = !this.entries.has(id);
+    mkdirSync(folder, { recursive: true });
+    const meta = path.join(folder, TASK_META);
+    if (!existsSync(meta) && !this.options.readOnly) writeFileAtomic(meta, JSON.stringify({ id, title }));
+    const store = await SessionStore.open(path.join(folder, TASK_DB), this.options);
+    const label = `task ${id}`;
+    for (const message of store.notices) this.notify(severityOf(store, message), `${message} (${label})`);
+    store.onNotice((message) => this.notify(severityOf(store, message), `${message} (${label})`));
+    if (store.mode !== 'reader') store.createSession(id, title);
+    this.stores.set(id, store);
+    const live = store.sessions().find((s) => s.id === id);
+    this.entries.set(id, { id, title: live?.title || title, records: live?.records ?? 0, bytes: folderBytes(folder), lastUsed: Date.now() });
+    if (fresh || !this.options.readOnly) this.writeIndex();
+    if (this.closed) store.close();
     return store;
   }
 
-  private close(store: SessionStore): void {
-    this.subscription?.dispose();
-    try {
-      store.close();
-    } catch (error) {
-      this.notify('error', `Context Keeper could not close its session store ${this.file}: ${(error as Error).message}`);
+  /** Deletes a task everywhere: its database, journal, payloads, previous checkpoint, damaged copies and temp files go with its folder. */
+  async deleteSession(id: string): Promise<boolean> {
+    if (this.options.readOnly) throw new Error(`cannot delete task ${id}: the store of ${this.dir} is open read-only`);
+    const folder = this.folderOf(id);
+    const known = this.entries.has(id) || existsSync(folder);
+    if (!known) return false;
+    const opening = this.open.get(id);
+    this.open.delete(id);
+    if (opening) {
+      const store = await opening.catch(() => undefined);
+      if (store?.mode === 'reader') throw new Error(`cannot delete task ${id}: another window is writing it; nothing was deleted`);
+      // Closed without a checkpoint: everything is about to be removed.
+      store?.abandon();
     }
+    this.stores.delete(id);
+    rmSync(folder, { recursive: true, force: true });
+    this.entries.delete(id);
+    this.writeIndex();
+    return true;
+  }
+
+  /** Bytes of every task folder (for reports and benchmarks). */
+  bytes(): number {
+    return folderBytes(path.join(this.dir, TASKS_DIR));
+  }
+
+  /** Closes (checkpoints) every open task and writes the index. */
+  close(): void {
+    if (this.closed) return;
+    this.sessions();
+    this.closed = true;
+    for (const [id, store] of this.stores) {
+      try {
+        store.close();
+      } catch (error) {
+        this.notify('error', `Context Keeper could not close the store of task ${id}: ${(error as Error).message}`);
+      }
+      const known = this.entries.get(id);
+      if (known) this.entries.set(id, { ...known, bytes: folderBytes(this.folderOf(id)) });
+    }
+    this.stores.clear();
+    this.open.clear();
+    this.writeIndex();
+  }
+
+  // --------------------------------------------------------------- migration
+
+  /**
+   * Moves every session of a legacy single-file store into its own task
+   * store, yielding to the event loop between records; the legacy files are
+   * removed only when every migrated task reads back the same records,
+   * summaries and tool forms, and kept (with a message) otherwise.
+   */
+  private async migrateLegacy(): Promise<void> {
+    const legacy = path.join(this.dir, LEGACY_STORE_FILE_NAME);
+    if (this.options.readOnly || !legacyFiles(legacy).length) return;
+    const old = await SessionStore.open(legacy, { ...this.options, checkpointDelayMs: 0 });
+    try {
+      for (const message of old.notices) this.notify(severityOf(old, message), message);
+      if (old.mode !== 'writer') return;
+      const sessions = old.sessions();
+      const failed: string[] = [];
+      for (const session of sessions) {
+        const exported = old.exportSession(session.id);
+        const store = await this.task(session.id, session.title);
+        if (store.recordCount(session.id) === 0) {
+          for (const record of exported.records) {
+            await store.appendRecord(session.id, record);
+            if (record.index % 200 === 199) await yieldToLoop();
+          }
+          store.importState(session.id, exported);
+          store.checkpoint();
+        }
+        if (JSON.stringify(store.exportSession(session.id)) !== JSON.stringify(exported)) failed.push(session.id);
+        await yieldToLoop();
+      }
+      this.sessions();
+      if (failed.length) {
+        this.notify('error', `Context Keeper kept its earlier session store ${legacy}: ${failed.length} task(s) did not read back the same after moving them to one database per task (${failed.slice(0, 3).join(', ')}).`);
+        return;
+      }
+      old.close();
+      for (const file of legacyFiles(legacy)) rmSync(file, { recursive: true, force: true });
+      this.notify('warning', `Context Keeper moved ${sessions.length} task(s) from ${legacy} to one database per task in ${path.join(this.dir, TASKS_DIR)}; the old file was removed after every task read back the same.`);
+    } finally {
+      try {
+        old.close();
+      } catch {
+        /* closed above */
+      }
+    }
+  }
+}
+
+/** The files of a legacy single-file store that exist. */
+function legacyFiles(file: string): string[] {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n === base || n.startsWith(`${base}.`)).map((n) => path.join(dir, n));
+}
+
+/**
+ * The store as the extension holds it: opened in the background at
+ * activation (the index only), closed (every open task checkpointed) on dispose.
+ */
+export class WorkspaceStoreHost {
+  private opening: Promise<WorkspaceStore> | undefined;
+  private disposed = false;
+
+  constructor(private readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions = {}) {}
+
+  get folder(): string {
+    return this.dir;
+  }
+
+  /** The store, opened on first use; a task that cannot persist runs in memory and says so. */
+  store(): Promise<WorkspaceStore> {
+    this.opening ??= WorkspaceStore.open(this.dir, this.notify, this.options).then((ws) => {
+      if (this.disposed) ws.close();
+      return ws;
+    });
+    return this.opening;
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    void this.opening?.then((store) => this.close(store));
+    void this.opening?.then((ws) => ws.close()).catch(() => undefined);
   }
 }
 
 function severityOf(store: SessionStore, message: string): 'warning' | 'error' {
-  return store.mode === 'memory' || /damaged/.test(message) ? 'error' : 'warning';
+  return store.mode === 'memory' || /damaged|could not be recovered|lost/.test(message) ? 'error' : 'warning';
 }

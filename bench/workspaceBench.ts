@@ -1,0 +1,88 @@
+/**
+ * The workspace store by size (issue 14): workspaces of about 10, 100 and
+ * 500 MB of other tasks (10 MB each) plus a small task in use. In a fresh
+ * process for each (so peak RSS is that workspace's): opening the workspace,
+ * opening the task in use, one append, one checkpoint of it, deleting a small
+ * task. Ratios 500 MB ÷ 10 MB: open ≤ 2, checkpoint ≤ 1.5, delete ≤ 1.5.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { RawRecord } from '../src/core/types';
+import { WorkspaceStore } from '../src/store/workspaceStore';
+
+const WORKSPACE_MB = [10, 100, 500];
+const TASK_MB = 10;
+export const WORKSPACE_CHILD_FLAG = '--workspace-child';
+
+const quiet = (): void => undefined;
+
+function record(index: number, chars: number): RawRecord {
+  const line = `${index.toString(36)} result line with some ordinary log text in it\n`;
+  return { index, role: 'tool', content: '', toolName: 'Bash', toolCallId: `t${index}`, toolOutput: line.repeat(Math.ceil(chars / line.length)).slice(0, chars) };
+}
+
+async function build(dir: string, mb: number): Promise<void> {
+  const ws = await WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0 });
+  const template = await ws.task('other-0', 'other task 0');
+  for (let i = 0; template.sizes().database < TASK_MB * 1024 * 1024; ) {
+    for (let k = 0; k < 40; k++, i++) await template.appendRecord('other-0', record(i, 24 * 1024));
+    template.checkpoint();
+  }
+  const source = path.join(ws.folderOf('other-0'), 'task.db');
+  for (let n = 1; n < mb / TASK_MB; n++) {
+    await ws.task(`other-${n}`, `other task ${n}`);
+  }
+  for (const [id, count] of [['work', 50], ['tiny', 5]] as const) {
+    const store = await ws.task(id, id);
+    for (let i = 0; i < count; i++) await store.appendRecord(id, record(i, 2_000));
+  }
+  ws.close();
+  // The other tasks get the template's database: the same bytes a task of that size holds.
+  for (let n = 1; n < mb / TASK_MB; n++) copyFileSync(source, path.join(ws.folderOf(`other-${n}`), 'task.db'));
+}
+
+/** The child: times each operation on an existing workspace and prints them as JSON. */
+export async function workspaceChild(dir: string): Promise<void> {
+  const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
+    const t = performance.now();
+    const value = await f();
+    return [value, performance.now() - t];
+  };
+  const [ws, open] = await time(() => WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0 }));
+  const tasks = ws.sessions().length;
+  const [work, task] = await time(() => ws.task('work'));
+  const [, append] = await time(() => work.appendRecord('work', record(work.recordCount('work'), 2_000)));
+  const [, checkpoint] = await time(() => work.checkpoint());
+  const [, remove] = await time(() => ws.deleteSession('tiny'));
+  ws.close();
+  process.stdout.write(JSON.stringify({ tasks, open, task, append, checkpoint, remove, rss: process.resourceUsage().maxRSS * 1024 }));
+}
+
+export async function runWorkspaceBench(): Promise<void> {
+  console.log('');
+  console.log('Workspace store: one database per task; each size measured in a fresh process');
+  console.log('| workspace | tasks | open ms | open the task in use ms | one append ms | checkpoint of the task ms | delete a small task ms | peak RSS MB |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const rows: { mb: number; open: number; checkpoint: number; remove: number; rss: number }[] = [];
+  for (const mb of WORKSPACE_MB) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-bench-'));
+    try {
+      await build(dir, mb);
+      const child = spawnSync(process.execPath, [process.argv[1]!, WORKSPACE_CHILD_FLAG, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      if (child.status !== 0) throw new Error(`the workspace bench child failed: ${child.stderr}`);
+      const r = JSON.parse(child.stdout) as { tasks: number; open: number; task: number; append: number; checkpoint: number; remove: number; rss: number };
+      rows.push({ mb, open: r.open, checkpoint: r.checkpoint, remove: r.remove, rss: r.rss });
+      console.log(`| ${mb} MB | ${r.tasks} | ${r.open.toFixed(1)} | ${r.task.toFixed(1)} | ${r.append.toFixed(2)} | ${r.checkpoint.toFixed(1)} | ${r.remove.toFixed(1)} | ${(r.rss / 1048576).toFixed(0)} |`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const first = rows[0]!;
+  const last = rows[rows.length - 1]!;
+  const ratio = (k: 'open' | 'checkpoint' | 'remove' | 'rss'): number => last[k] / first[k];
+  const line = (name: string, k: 'open' | 'checkpoint' | 'remove', target: number): string => `${name} ${ratio(k).toFixed(2)} (≤ ${target}: ${ratio(k) <= target ? 'OK' : 'OVER'})`;
+  console.log(`ratio 5 — 500 MB ÷ 10 MB: ${line('open', 'open', 2)}, ${line('checkpoint', 'checkpoint', 1.5)}, ${line('delete', 'remove', 1.5)}; peak RSS ${ratio('rss').toFixed(2)}×`);
+}
