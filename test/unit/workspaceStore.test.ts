@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { defaultBudget } from '../../src/core/budget';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
-import { SessionStore } from '../../src/store/sessionStore';
+import { MIGRATIONS, SCHEMA_VERSION, SessionStore } from '../../src/store/sessionStore';
+import { loadSqlJs } from '../../src/store/sqljs';
 import { LEGACY_STORE_FILE_NAME, WorkspaceStore, WorkspaceStoreHost } from '../../src/store/workspaceStore';
 import { RecordBuilder } from './engineHarness';
 
@@ -107,6 +108,29 @@ describe("the extension's workspace session store", function () {
     }
     assert.deepEqual(ws.sessions().map((s) => s.title), ['title of chat-1', 'title of import-2']);
     ws.close();
+  });
+
+  it('migrates a single-file store written at every earlier schema version', async () => {
+    const SQL = await loadSqlJs();
+    for (let version = 1; version < SCHEMA_VERSION; version++) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+      const db = new SQL.Database();
+      for (let v = 0; v < version; v++) db.exec(MIGRATIONS[v]!);
+      db.exec(`PRAGMA user_version = ${version}`);
+      db.run(`INSERT INTO task (task_id, title) VALUES ('old', 'from v${version}')`);
+      db.run(`INSERT INTO task_message (task_id, idx, role, content) VALUES ('old', 0, 'user', 'kept across the migration')`);
+      db.run(`INSERT INTO task_message (task_id, idx, role, content, tool_name, tool_call_id, tool_output) VALUES ('old', 1, 'tool', '', 'Read', 'r1', 'file text')`);
+      writeFileSync(path.join(dir, LEGACY_STORE_FILE_NAME), db.export());
+      db.close();
+      const seen = collect();
+      const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+      assert.match(seen.messages.map(([, m]) => m).join('\n'), /moved 1 task\(s\)/, `from v${version}`);
+      const records = (await ws.task('old')).records('old');
+      assert.deepEqual(records.map((r) => r.content), ['kept across the migration', ''], `from v${version}`);
+      assert.equal(records[1]!.toolOutput, 'file text');
+      assert.deepEqual(ws.sessions(), [{ id: 'old', title: `from v${version}`, records: 2 }]);
+      ws.close();
+    }
   });
 
   it('keeps the legacy store when a migrated task does not read back the same', async () => {
