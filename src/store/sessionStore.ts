@@ -361,8 +361,9 @@ export class SessionStore {
     ).map((r) => ({ id: String(r.id), title: String(r.title ?? ''), records: Number(r.records) }));
   }
 
+  /** Records of a session: they are contiguous from 0 (appends are in order, a lost one is a marker), so the last index + 1, found on the primary key rather than by counting rows. */
   recordCount(taskId: string): number {
-    return Number(queryAll(this.db, 'SELECT COUNT(*) AS n FROM task_message WHERE task_id = ?', [taskId])[0]?.n ?? 0);
+    return Number(queryAll(this.db, 'SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM task_message WHERE task_id = ?', [taskId])[0]?.n ?? 0);
   }
 
   /** The raw record of a session; large outputs are read from the payload folder only when `loadPayloads`. */
