@@ -46,6 +46,25 @@ export const immediateRunner: BackgroundRunner = {
 };
 
 /**
+ * Work that starts when `start` is first called (once, however often it is
+ * called); `done` settles with its result. What a runner that defers work hands out.
+ */
+export function startLater<T>(work: () => Promise<T>): { done: Promise<T>; start: () => Promise<unknown> } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  let started: Promise<unknown> | undefined;
+  const start = (): Promise<unknown> => {
+    started ??= work().then(resolve, reject);
+    return started;
+  };
+  return { done, start };
+}
+
+/**
  * A replay's runner: a job's work runs after `delay` more model calls
  * (`tick()` is called once per call), standing in for a summarizer request
  * that takes about as long as `delay` steps of the agent.
@@ -59,17 +78,7 @@ export class DelayedRunner implements BackgroundRunner {
   }
 
   run<T>(work: () => Promise<T>): BackgroundJob<T> {
-    let resolve!: (value: T) => void;
-    let reject!: (error: unknown) => void;
-    const done = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    let started: Promise<unknown> | undefined;
-    const start = (): Promise<unknown> => {
-      started ??= work().then(resolve, reject);
-      return started;
-    };
+    const { done, start } = startLater(work);
     if (this.delay === 0) void start();
     else this.queue.push({ due: this.calls + this.delay, start });
     return {

@@ -478,13 +478,6 @@ export class CompactionEngine {
   // ---------------------------------------------------------------- preflight
 
   /**
-   * Turn start: restore a bounded checkpoint on the pristine raw. Folds the
-   * longest stored coverage that still matches the raw into its summary,
-   * re-derives the protected lines of that summary from the raw (drift reset),
-   * swaps in every stored reduced form and seeds the calibration anchor.
-   * It does not reduce.
-   */
-  /**
    * The stored floors, deepest coverage first. Floors are content-addressed and
    * never removed while the engine lives, so the sorted list is rebuilt only when
    * one was added: a preflight at every turn does not parse and sort them all again.
@@ -511,6 +504,13 @@ export class CompactionEngine {
 
   private readonly floorList: { count: number; seen: Set<string>; list: FloorCandidate[] } = { count: 0, seen: new Set(), list: [] };
 
+  /**
+   * Turn start: restore a bounded checkpoint on the pristine raw. Folds the
+   * longest stored coverage that still matches the raw into its summary,
+   * re-derives the protected lines of that summary from the raw (drift reset),
+   * swaps in every stored reduced form and seeds the calibration anchor.
+   * It does not reduce.
+   */
   preflight(): PreflightReport {
     const units = this.record.units;
     let coverageUnit = 0;

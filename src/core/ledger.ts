@@ -35,11 +35,6 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/**
- * Checks one compaction boundary: every critical fact the user or the session
- * established must still be in the context word for word (or be superseded by
- * a later version); every summary line must name its source.
- */
 /** A fact's value as the ledger searches for it, computed once per fact version (a boundary checks every fact). */
 const normalisedValues = new WeakMap<Fact, string>();
 function normalisedValue(fact: Fact): string {
@@ -52,6 +47,11 @@ function normalisedValue(fact: Fact): string {
   return value;
 }
 
+/**
+ * Checks one compaction boundary: every critical fact the user or the session
+ * established must still be in the context word for word (or be superseded by
+ * a later version); every summary line must name its source.
+ */
 export function checkBoundary(
   atRecord: number,
   state: ProtectedState,

@@ -202,7 +202,7 @@ export class SessionStore {
   private durableSeq = 0;
   private prevSeq = 0;
   /** Records lost from the journal (a damaged line), filled with a marker so the records after them stay addressable. */
-  readonly gaps: string[] = [];
+  private readonly gaps: string[] = [];
   /** Rows whose checksum failed on read, reported once each. */
   private readonly reportedRows = new Set<string>();
 

@@ -148,7 +148,7 @@ export class WorkspaceStore {
 
   private writeIndex(): void {
     if (this.options.readOnly) return;
-    const index: IndexFile = { version: 1, schema: SCHEMA_VERSION, tasks: [...this.entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+    const index: IndexFile = { version: 1, schema: SCHEMA_VERSION, tasks: this.byId() };
     try {
       writeFileAtomic(this.indexFile, JSON.stringify(index));
     } catch (error) {
@@ -156,8 +156,13 @@ export class WorkspaceStore {
     }
   }
 
-  /** The stored tasks, from the index (and, for a task open in this window, its live counts); no database is opened. */
-  sessions(): SessionSummary[] {
+  /** The index entries, in id order. */
+  private byId(): TaskIndexEntry[] {
+    return [...this.entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Takes the live counts and titles of the tasks open in this window into the index; whether any changed. */
+  private refreshOpen(): boolean {
     let changed = false;
     for (const [id, store] of this.stores) {
       const live = store.sessions().find((s) => s.id === id);
@@ -167,8 +172,13 @@ export class WorkspaceStore {
         changed = true;
       }
     }
-    if (changed) this.writeIndex();
-    return [...this.entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((t) => ({ id: t.id, title: t.title, records: t.records }));
+    return changed;
+  }
+
+  /** The stored tasks, from the index (and, for a task open in this window, its live counts); no database is opened. */
+  sessions(): SessionSummary[] {
+    if (this.refreshOpen()) this.writeIndex();
+    return this.byId().map((t) => ({ id: t.id, title: t.title, records: t.records }));
   }
 
   has(id: string): boolean {
@@ -189,7 +199,6 @@ export class WorkspaceStore {
 
   private async openTask(id: string, title: string): Promise<SessionStore> {
     const folder = this.folderOf(id);
-    const fresh = !this.entries.has(id);
     mkdirSync(folder, { recursive: true });
     const meta = path.join(folder, TASK_META);
     if (!existsSync(meta) && !this.options.readOnly) writeFileAtomic(meta, JSON.stringify({ id, title }));
@@ -201,7 +210,7 @@ export class WorkspaceStore {
     this.stores.set(id, store);
     const live = store.sessions().find((s) => s.id === id);
     this.entries.set(id, { id, title: live?.title || title, records: live?.records ?? 0, bytes: folderBytes(folder), lastUsed: Date.now() });
-    if (fresh || !this.options.readOnly) this.writeIndex();
+    this.writeIndex();
     if (this.closed) store.close();
     return store;
   }
@@ -227,15 +236,10 @@ export class WorkspaceStore {
     return true;
   }
 
-  /** Bytes of every task folder (for reports and benchmarks). */
-  bytes(): number {
-    return folderBytes(path.join(this.dir, TASKS_DIR));
-  }
-
   /** Closes (checkpoints) every open task and writes the index. */
   close(): void {
     if (this.closed) return;
-    this.sessions();
+    this.refreshOpen();
     this.closed = true;
     for (const [id, store] of this.stores) {
       try {
@@ -263,6 +267,7 @@ export class WorkspaceStore {
     const legacy = path.join(this.dir, LEGACY_STORE_FILE_NAME);
     if (this.options.readOnly || !legacyFiles(legacy).length) return;
     const old = await SessionStore.open(legacy, { ...this.options, checkpointDelayMs: 0 });
+    let moved: number;
     try {
       for (const message of old.notices) this.notify(severityOf(old, message), message);
       if (old.mode !== 'writer') return;
@@ -282,21 +287,17 @@ export class WorkspaceStore {
         if (JSON.stringify(store.exportSession(session.id)) !== JSON.stringify(exported)) failed.push(session.id);
         await yieldToLoop();
       }
-      this.sessions();
+      if (this.refreshOpen()) this.writeIndex();
       if (failed.length) {
         this.notify('error', `Context Keeper kept its earlier session store ${legacy}: ${failed.length} task(s) did not read back the same after moving them to one database per task (${failed.slice(0, 3).join(', ')}).`);
         return;
       }
-      old.close();
-      for (const file of legacyFiles(legacy)) rmSync(file, { recursive: true, force: true });
-      this.notify('warning', `Context Keeper moved ${sessions.length} task(s) from ${legacy} to one database per task in ${path.join(this.dir, TASKS_DIR)}; the old file was removed after every task read back the same.`);
+      moved = sessions.length;
     } finally {
-      try {
-        old.close();
-      } catch {
-        /* closed above */
-      }
+      old.close();
     }
+    for (const file of legacyFiles(legacy)) rmSync(file, { recursive: true, force: true });
+    this.notify('warning', `Context Keeper moved ${moved} task(s) from ${legacy} to one database per task in ${path.join(this.dir, TASKS_DIR)}; the old file was removed after every task read back the same.`);
   }
 }
 
@@ -322,10 +323,6 @@ export class WorkspaceStoreHost {
   private disposed = false;
 
   constructor(private readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions = {}) {}
-
-  get folder(): string {
-    return this.dir;
-  }
 
   /** The store, opened on first use; a task that cannot persist runs in memory and says so. */
   store(): Promise<WorkspaceStore> {

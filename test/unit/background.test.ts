@@ -4,7 +4,7 @@
  * runway and never grow the context, and a head whose sent prefix survives a fold.
  */
 import { strict as assert } from 'node:assert';
-import { BackgroundTask, DelayedRunner, type BackgroundJob, type BackgroundRunner } from '../../src/core/background';
+import { BackgroundTask, DelayedRunner, startLater, type BackgroundJob, type BackgroundRunner } from '../../src/core/background';
 import { defaultBudget } from '../../src/core/budget';
 import { replay } from '../../src/core/replay';
 import { InMemorySnapshotStore } from '../../src/core/store';
@@ -16,18 +16,8 @@ import { RecordBuilder } from './engineHarness';
 class ManualRunner implements BackgroundRunner {
   readonly pending: (() => void)[] = [];
   run<T>(work: () => Promise<T>): BackgroundJob<T> {
-    let resolve!: (v: T) => void;
-    let reject!: (e: unknown) => void;
-    const done = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    let started = false;
-    const go = (): void => {
-      if (started) return;
-      started = true;
-      work().then(resolve, reject);
-    };
+    const { done, start } = startLater(work);
+    const go = (): void => void start();
     this.pending.push(go);
     return { done, expedite: go };
   }

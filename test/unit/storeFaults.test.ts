@@ -28,7 +28,8 @@ async function written(file: string, n: number, checkpointEvery = 0): Promise<Ra
     await store.appendRecord('s', r);
     if (checkpointEvery && r.index % checkpointEvery === checkpointEvery - 1) store.checkpoint();
   }
-  return (store.close(), all);
+  store.close();
+  return all;
 }
 
 /** Every file under `dir`, recursively. */
