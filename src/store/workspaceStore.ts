@@ -259,7 +259,8 @@ export class WorkspaceStore {
 
   /**
    * Moves every session of a legacy single-file store into its own task
-   * store, yielding to the event loop between records; the legacy files are
+   * store, yielding to the event loop between records, and going on from where
+   * an interrupted earlier attempt stopped; the legacy files are
    * removed only when every migrated task reads back the same records,
    * summaries and tool forms, and kept (with a message) otherwise.
    */
@@ -276,8 +277,11 @@ export class WorkspaceStore {
       for (const session of sessions) {
         const exported = old.exportSession(session.id);
         const store = await this.task(session.id, session.title);
-        if (store.recordCount(session.id) === 0) {
-          for (const record of exported.records) {
+        // An earlier open may have stopped part-way through this task: what it copied is kept when it
+        // is the start of the legacy record, and the copy goes on from there.
+        const held = store.recordCount(session.id);
+        if (JSON.stringify(store.records(session.id, { loadPayloads: true })) === JSON.stringify(exported.records.slice(0, held))) {
+          for (const record of exported.records.slice(held)) {
             await store.appendRecord(session.id, record);
             if (record.index % 200 === 199) await yieldToLoop();
           }

@@ -133,6 +133,32 @@ describe("the extension's workspace session store", function () {
     }
   });
 
+  it('finishes a migration that was interrupted part-way through a task', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    legacy.createSession('t', 'half moved');
+    for (let i = 0; i < 6; i++) await legacy.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `record ${i}` });
+    legacy.snapshotStore('t').put('meta:anchor', { type: 'anchor', anchor: { real: 10, estimate: 9 } });
+    legacy.close();
+    // The first open was killed after copying three records of the task.
+    const first = await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { checkpointDelayMs: 0 });
+    const folder = path.join(dir, 'tasks', path.basename(first.folderOf('t')));
+    first.close();
+    mkdirSync(folder, { recursive: true });
+    const partial = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0 });
+    partial.createSession('t', 'half moved');
+    for (let i = 0; i < 3; i++) await partial.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `record ${i}` });
+    partial.abandon();
+    const seen = collect();
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    assert.match(seen.messages.map(([, m]) => m).join('\n'), /moved 1 task\(s\)/);
+    const store = await ws.task('t');
+    assert.deepEqual(store.records('t').map((r) => r.content), [0, 1, 2, 3, 4, 5].map((i) => `record ${i}`));
+    assert.deepEqual(store.snapshotStore('t').get('meta:anchor'), { type: 'anchor', anchor: { real: 10, estimate: 9 } });
+    assert.ok(!existsSync(path.join(dir, LEGACY_STORE_FILE_NAME)));
+    ws.close();
+  });
+
   it('keeps the legacy store when a migrated task does not read back the same', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
