@@ -13,6 +13,7 @@
  *
  * 3. (bench/storeBench.ts) append latency by database size.
  * 4. (bench/tinyRecords.ts) replay time of 10k, 50k and 200k tiny records: linear.
+ * 5. (bench/panelBench.ts) the panel's snapshot of a 10k- and a 50k-record task.
  *
  * Prints ratios, never passes or fails on absolute times: machines are shared.
  */
@@ -22,6 +23,7 @@ import { computeBudget, DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '.
 import { CompactionSession } from '../src/core/session';
 import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
+import { runPanelBench } from './panelBench';
 import { runStoreBench } from './storeBench';
 import { runTinyBench } from './tinyRecords';
 import { runWorkspaceBench, WORKSPACE_CHILD_FLAG, workspaceChild } from './workspaceBench';
@@ -172,6 +174,7 @@ async function main(): Promise<void> {
   console.log(`ratio 2 — engine time ÷ gpt-tokenizer time for the same new content, 1M band: ${overhead.toFixed(2)} (median of steps; sums: ${median(overheadSums).toFixed(2)}) — goal < 1.5: ${overhead < 1.5 ? 'OK' : 'OVER'}`);
   if (!process.argv.includes('--engine-only')) {
     await runTinyBench();
+    await runPanelBench();
     await runStoreBench();
     await runWorkspaceBench();
   }

@@ -24,7 +24,8 @@ function record(index: number, chars: number): RawRecord {
   return { index, role: 'tool', content: '', toolName: 'Bash', toolCallId: `t${index}`, toolOutput: line.repeat(Math.ceil(chars / line.length)).slice(0, chars) };
 }
 
-async function build(dir: string, mb: number): Promise<void> {
+/** A workspace store of about `mb` MB: tasks of TASK_MB MB of tool output each, a small `work` task and a `tiny` one. */
+export async function buildWorkspace(dir: string, mb: number): Promise<void> {
   const ws = await WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0 });
   const template = await ws.task('other-0', 'other task 0');
   for (let i = 0; template.sizes().database < TASK_MB * 1024 * 1024; ) {
@@ -70,7 +71,7 @@ export async function runWorkspaceBench(): Promise<void> {
   for (const mb of WORKSPACE_MB) {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-bench-'));
     try {
-      await build(dir, mb);
+      await buildWorkspace(dir, mb);
       const child = spawnSync(process.execPath, [process.argv[1]!, WORKSPACE_CHILD_FLAG, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
       if (child.status !== 0) throw new Error(`the workspace bench child failed: ${child.stderr}`);
       const r = JSON.parse(child.stdout) as { tasks: number; open: number; task: number; append: number; checkpoint: number; remove: number; rss: number };

@@ -72,6 +72,11 @@ export interface ContextKeeperApi {
   readonly onDidEndTurn: vscode.Event<TurnEndEvent>;
 }
 
+/** A task not used for this long is let go (its store checkpointed and closed) … */
+const TASK_IDLE_MS = 10 * 60_000;
+/** … checked this often. */
+const IDLE_SWEEP_MS = 60_000;
+
 export function activate(context: vscode.ExtensionContext): ContextKeeperApi | undefined {
   const root = new DisposableStore();
   context.subscriptions.push(root);
@@ -93,6 +98,12 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     const workspaceRoot = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
     const dialog = confirmInEditor(documents, workspaceRoot);
     agent = root.add(new KeeperAgent(sessions, dialog));
+
+    // A task nobody used for a while is let go and its store closed: memory stays bounded by the tasks in use.
+    const sweep = setInterval(() => {
+      agent!.releaseIdle(TASK_IDLE_MS).catch((error: unknown) => console.error('Context Keeper: closing idle tasks failed', error));
+    }, IDLE_SWEEP_MS);
+    root.add({ dispose: () => clearInterval(sweep) });
 
     const participant = root.add(vscode.chat.createChatParticipant(PARTICIPANT_ID, agent.handler));
     participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');

@@ -9,6 +9,7 @@
  * refills that fact's node and leaves every other node untouched.
  */
 import type { ArtifactView, CompactionView, FactView, HostMessage, NotLoadedView, PanelState, SectionView, SummaryLineView, WebviewMessage } from '../src/protocol/messages';
+import { emptyPages, normalizeFilter, PAGE_SIZE, type PagedList } from '../src/protocol/view';
 import { focusByKey, h, icon, KeyedList, setHidden, setText, type ItemRenderer } from './dom';
 import { FACT_GROUPS, plural, percent, SECTIONS } from './format';
 import type { Host } from './host';
@@ -19,7 +20,7 @@ import { artifactRenderer, compactionKeys, compactionRenderer, notLoadedRenderer
 import { Collapsible, countText } from './render/region';
 
 type PanelKey = keyof PanelState;
-const ALL_KEYS: readonly PanelKey[] = ['task', 'notices', 'drift', 'budget', 'facts', 'sections', 'notLoaded', 'artifacts', 'compactions'];
+const ALL_KEYS: readonly PanelKey[] = ['task', 'notices', 'drift', 'budget', 'facts', 'sections', 'notLoaded', 'artifacts', 'compactions', 'pages'];
 
 /** Actions whose result the host reports with `action/result`. */
 type RequestMessage = Extract<WebviewMessage, { requestId: string }>;
@@ -33,11 +34,19 @@ interface PendingRequest {
 /** Collapsibles closed until the user opens them. */
 const CLOSED_BY_DEFAULT: ReadonlySet<string> = new Set(['facts-history']);
 
+/**
+ * Items of a Task Context section, and of a fact group (a fact is a card with
+ * its actions: about 23 nodes), drawn at first and added on each "show more".
+ * All of them are in the view: the filter and the counts cover every one.
+ */
+const LINES_PAGE = 50;
+const FACTS_PAGE = 25;
+
 /** How long the last action's result stays on screen (it is announced at once). */
 const STATUS_VISIBLE_MS = 8000;
 
 function emptyState(): PanelState {
-  return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], notices: [], drift: null };
+  return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], pages: emptyPages(), notices: [], drift: null };
 }
 
 function slug(text: string): string {
@@ -49,6 +58,8 @@ interface ListRegion<T> {
   readonly region: Collapsible;
   readonly list: KeyedList<T>;
   readonly empty: HTMLElement;
+  /** A long list the host sends a page of: which, and the button that asks for the next page. */
+  readonly paged?: { readonly name: PagedList; readonly more: HTMLButtonElement };
 }
 
 export class App implements FactUiState {
@@ -85,6 +96,8 @@ export class App implements FactUiState {
   private readonly notLoadedTotal: HTMLElement;
   private readonly artifacts: ListRegion<ArtifactView>;
   private readonly timeline: ListRegion<{ key: string; compaction: CompactionView }>;
+  /** The lists drawn a page of items at a time, by id, with the button that draws more. */
+  private readonly limited = new Map<string, { readonly list: KeyedList<unknown>; readonly more: HTMLButtonElement; readonly page: number }>();
 
   constructor(
     private readonly host: Host,
@@ -118,12 +131,12 @@ export class App implements FactUiState {
       const group = this.collapsible(`facts-${type}`, { title, icon: iconName, level: 3 });
       const ul = h('ul', { class: 'list facts-list', 'aria-label': title });
       group.body.append(ul);
-      return { type, group, list: new KeyedList<FactView>(ul, active) };
+      return { type, group, list: this.limit(`facts-${type}`, new KeyedList<FactView>(ul, active), FACTS_PAGE) };
     });
     const historyGroup = this.collapsible('facts-history', { title: 'History', icon: 'history', level: 3, countLabel: 'superseded or deleted' });
     const historyUl = h('ul', { class: 'list facts-list history-list', 'aria-label': 'Superseded and deleted facts' });
     historyGroup.body.append(historyUl);
-    this.history = { group: historyGroup, list: new KeyedList<FactView>(historyUl, pastFactRenderer(this)) };
+    this.history = { group: historyGroup, list: this.limit('facts-history', new KeyedList<FactView>(historyUl, pastFactRenderer(this)), FACTS_PAGE) };
     this.facts.body.append(this.factsEmpty, ...this.factGroups.map((g) => g.group.el), historyGroup.el);
 
     this.context = this.collapsible('context', { title: 'Task Context', icon: 'book', level: 2, countLabel: 'lines' });
@@ -132,15 +145,15 @@ export class App implements FactUiState {
       const group = this.collapsible(`context-${slug(name)}`, { title: name, icon: 'list-flat', level: 3 });
       const ul = h('ul', { class: 'list lines-list', 'aria-label': name });
       group.body.append(ul);
-      return { name, group, list: new KeyedList<SummaryLineView>(ul, summaryLineRenderer(name)) };
+      return { name, group, list: this.limit(`context-${slug(name)}`, new KeyedList<SummaryLineView>(ul, summaryLineRenderer(name)), LINES_PAGE) };
     });
     this.context.body.append(this.contextEmpty, ...this.contextGroups.map((g) => g.group.el));
 
-    this.notLoaded = this.listRegion('not-loaded', { title: 'Evidence not loaded', icon: 'eye-closed', level: 2, countLabel: 'parts' }, notLoadedRenderer, 'Nothing left out: the model sees every part in full.');
+    this.notLoaded = this.listRegion('not-loaded', { title: 'Evidence not loaded', icon: 'eye-closed', level: 2, countLabel: 'parts' }, notLoadedRenderer, 'Nothing left out: the model sees every part in full.', 'notLoaded');
     this.notLoadedTotal = h('p', { class: 'region-intro muted' });
     this.notLoaded.region.body.prepend(this.notLoadedTotal);
-    this.artifacts = this.listRegion('artifacts', { title: 'Files', icon: 'files', level: 2, countLabel: 'files' }, artifactRenderer, 'No file read or written yet.');
-    this.timeline = this.listRegion('timeline', { title: 'Compactions', icon: 'history', level: 2, countLabel: 'compactions' }, compactionRenderer, 'No compaction yet.');
+    this.artifacts = this.listRegion('artifacts', { title: 'Files', icon: 'files', level: 2, countLabel: 'files' }, artifactRenderer, 'No file read or written yet.', 'artifacts');
+    this.timeline = this.listRegion('timeline', { title: 'Compactions', icon: 'history', level: 2, countLabel: 'compactions' }, compactionRenderer, 'No compaction yet.', 'compactions');
 
     this.main = h(
       'main',
@@ -158,6 +171,8 @@ export class App implements FactUiState {
     this.root.replaceChildren(this.header.el, this.status, this.loading, this.emptyView, this.main);
     this.root.removeAttribute('aria-busy');
     this.applyFilter(this.filterText);
+    // The host pages the long lists by the filter: a view restored with one tells it before `ready`.
+    if (this.filterText !== '') this.host.post({ type: 'view/filter', text: this.filterText });
     this.showTask();
     this.listen();
   }
@@ -229,9 +244,9 @@ export class App implements FactUiState {
       if (changed.has('budget')) this.renderBudget();
       if (changed.has('facts')) this.renderFacts();
       if (changed.has('sections')) this.renderSections();
-      if (changed.has('notLoaded')) this.renderNotLoaded();
-      if (changed.has('artifacts')) this.renderList(this.artifacts, state.artifacts);
-      if (changed.has('compactions')) this.renderList(this.timeline, compactionKeys(state.compactions), false);
+      if (changed.has('notLoaded') || changed.has('pages')) this.renderNotLoaded();
+      if (changed.has('artifacts') || changed.has('pages')) this.renderList(this.artifacts, state.artifacts);
+      if (changed.has('compactions') || changed.has('pages')) this.renderList(this.timeline, compactionKeys(state.compactions), false);
     });
     if (first && state.task && this.host.ui.scrollY > 0) window.scrollTo(0, this.host.ui.scrollY);
   }
@@ -310,6 +325,7 @@ export class App implements FactUiState {
     this.history.group.setVisible(history.visible > 0);
     this.facts.setCount(countText(shown, total));
     setHidden(this.factsEmpty, total + history.size > 0);
+    this.updateLimited();
     const pending = this.pending.list;
     this.pending.region.setCount(countText(pending.visible, pending.size));
     this.pending.region.setVisible(pending.size > 0);
@@ -335,13 +351,31 @@ export class App implements FactUiState {
     }
     this.context.setCount(countText(shown, total));
     setHidden(this.contextEmpty, total > 0);
+    this.updateLimited();
+  }
+
+  /** Draws a list `page` items at a time, with a button under it for the next ones. */
+  private limit<T>(id: string, list: KeyedList<T>, page: number): KeyedList<T> {
+    list.setLimit(page);
+    const more = h('button', { type: 'button', class: 'btn btn-secondary show-more', 'data-action': 'more-local', 'data-list': id, 'data-focus': `more:${id}`, hidden: true }, 'Show more') as HTMLButtonElement;
+    list.container.after(more);
+    this.limited.set(id, { list: list as KeyedList<unknown>, more, page });
+    return list;
+  }
+
+  private updateLimited(): void {
+    for (const { list, more, page } of this.limited.values()) {
+      const left = list.overLimit;
+      setHidden(more, left === 0);
+      if (left > 0) setText(more, `Show ${Math.min(page, left).toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`);
+    }
   }
 
   private renderNotLoaded(): void {
     this.renderList(this.notLoaded, this.state.notLoaded);
-    const tokens = this.state.notLoaded.reduce((sum, part) => sum + part.tokens, 0);
-    setText(this.notLoadedTotal, this.state.notLoaded.length > 0 ? `${plural(tokens, 'token')} the model does not see in full. View opens a tool call's full input and output.` : '');
-    setHidden(this.notLoadedTotal, this.state.notLoaded.length === 0);
+    const page = this.state.pages.notLoaded;
+    setText(this.notLoadedTotal, page.total > 0 ? `${plural(page.tokens, 'token')} the model does not see in full. View opens a tool call's full input and output.` : '');
+    setHidden(this.notLoadedTotal, page.total === 0);
   }
 
   private renderList<T>(region: ListRegion<T>, items: readonly T[], filtered = true): void {
@@ -349,10 +383,29 @@ export class App implements FactUiState {
     this.updateListCount(region, filtered);
   }
 
+  /**
+   * A list's count, and for a paged list the button for its next page. A paged
+   * list counts what the host matched of the whole list (it sent only a page);
+   * until the host answers a new filter, what this view filters of the page.
+   */
   private updateListCount<T>(region: ListRegion<T>, filtered: boolean): void {
     const visible = filtered ? region.list.visible : region.list.size;
-    region.region.setCount(countText(visible, region.list.size));
-    setHidden(region.empty, region.list.size > 0);
+    if (!region.paged) {
+      region.region.setCount(countText(visible, region.list.size));
+      setHidden(region.empty, region.list.size > 0);
+      return;
+    }
+    const page = this.state.pages[region.paged.name];
+    const loaded = region.list.size;
+    const matching = visible < loaded ? visible : Math.max(page.matching, loaded);
+    region.region.setCount(countText(matching, Math.max(page.total, loaded)));
+    setHidden(region.empty, Math.max(page.total, loaded) > 0);
+    const left = page.matching - loaded;
+    setHidden(region.paged.more, left <= 0);
+    if (left > 0) {
+      const next = Math.min(PAGE_SIZE, left);
+      setText(region.paged.more, region.paged.name === 'compactions' ? `Show ${next.toLocaleString('en-US')} earlier (${left.toLocaleString('en-US')} not shown)` : `Show ${next.toLocaleString('en-US')} more (${left.toLocaleString('en-US')} not shown)`);
+    }
   }
 
   /** False when a region drawn as a whole (the gauge, the drift report) would be drawn the same again. */
@@ -372,12 +425,18 @@ export class App implements FactUiState {
     return c;
   }
 
-  private listRegion<T>(id: string, options: { title: string; icon: string; level: 2; countLabel: string }, renderer: ItemRenderer<T>, emptyText: string): ListRegion<T> {
+  private listRegion<T>(id: string, options: { title: string; icon: string; level: 2; countLabel: string }, renderer: ItemRenderer<T>, emptyText: string, paged?: PagedList): ListRegion<T> {
     const region = this.collapsible(id, options);
     const ul = h('ul', { class: `list ${id}-list`, 'aria-label': options.title });
     const empty = h('p', { class: 'empty-note' }, emptyText);
     region.body.append(empty, ul);
-    return { region, list: new KeyedList<T>(ul, renderer), empty };
+    const list = new KeyedList<T>(ul, renderer);
+    if (!paged) return { region, list, empty };
+    const more = h('button', { type: 'button', class: 'btn btn-secondary show-more', 'data-action': 'more', 'data-list': paged, 'data-focus': `more:${paged}`, hidden: true }, 'Show more') as HTMLButtonElement;
+    // The timeline's page is its newest compactions: the earlier ones come above it.
+    if (paged === 'compactions') ul.before(more);
+    else ul.after(more);
+    return { region, list, empty, paged: { name: paged, more } };
   }
 
   /**
@@ -508,6 +567,19 @@ export class App implements FactUiState {
         if (path) this.host.post({ type: 'open/file', path });
         return;
       }
+      case 'more-local': {
+        const limited = this.limited.get(target.dataset['list'] ?? '');
+        if (!limited) return;
+        limited.list.setLimit(limited.list.limit + limited.page);
+        this.updateLimited();
+        return;
+      }
+      case 'more': {
+        const taskId = this.taskId();
+        const list = target.dataset['list'];
+        if (taskId !== undefined && (list === 'notLoaded' || list === 'artifacts' || list === 'compactions')) this.host.post({ type: 'list/more', taskId, list });
+        return;
+      }
       case 'rebuild': {
         const taskId = this.taskId();
         if (this.rebuilding || taskId === undefined) return;
@@ -629,6 +701,7 @@ export class App implements FactUiState {
     if (filter === this.filterText) return;
     this.filterText = filter;
     this.applyFilter(filter);
+    this.host.post({ type: 'view/filter', text: filter });
   }
 
   private applyFilter(filter: string): void {
@@ -663,10 +736,6 @@ export class App implements FactUiState {
 
 function isShown(el: HTMLElement): boolean {
   return el.isConnected && el.getClientRects().length > 0;
-}
-
-function normalizeFilter(value: string): string {
-  return value.trim().toLowerCase();
 }
 
 function pick(patch: Partial<PanelState>, keys: readonly PanelKey[]): Partial<PanelState> {

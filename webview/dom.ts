@@ -110,7 +110,9 @@ export interface ItemRenderer<T> {
 }
 
 interface Entry<T> {
-  readonly el: HTMLElement;
+  readonly key: string;
+  /** Its node; none while the item is past the list's limit (it is created when it comes within it). */
+  el: HTMLElement | undefined;
   item: T;
   signature: string;
   search: string;
@@ -128,10 +130,17 @@ export interface ReconcileStats {
  * changed one is refilled in place (its node survives, focus is kept), new ones
  * are created, gone ones removed, and nodes are moved only when the order
  * changed.
+ *
+ * A list may be limited: only the first `limit` items that match the filter
+ * get a node (a task of 50k records has hundreds of facts and summary lines;
+ * drawing all of them at once is what made the panel slow). The others are
+ * kept as items, counted and searched, and drawn when the limit grows or the
+ * filter brings them forward.
  */
 export class KeyedList<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private filter = '';
+  private max = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly container: HTMLElement,
@@ -143,12 +152,28 @@ export class KeyedList<T> {
     return this.entries.size;
   }
 
-  /** Items shown under the current filter. */
+  /** Items that match the current filter (drawn or past the limit). */
   get visible(): number {
     if (!this.filter) return this.entries.size;
     let n = 0;
     for (const entry of this.entries.values()) if (entry.search.includes(this.filter)) n++;
     return n;
+  }
+
+  /** Matching items past the limit, not drawn. */
+  get overLimit(): number {
+    return Math.max(0, this.visible - this.max);
+  }
+
+  get limit(): number {
+    return this.max;
+  }
+
+  /** Draws at most `limit` matching items. */
+  setLimit(limit: number): void {
+    if (limit === this.max) return;
+    this.max = limit;
+    this.place(undefined);
   }
 
   element(key: string): HTMLElement | undefined {
@@ -175,37 +200,68 @@ export class KeyedList<T> {
     }
     for (const [key, entry] of this.entries) {
       if (!next.has(key)) {
-        entry.el.remove();
+        entry.el?.remove();
         this.entries.delete(key);
         stats.removed++;
       }
     }
-    let cursor: ChildNode | null = this.container.firstChild;
+    // In the new order: the map is rebuilt so that its iteration is the list's order.
+    const previous = new Map(this.entries);
+    this.entries.clear();
     for (const [key, item] of next) {
       const signature = this.renderer.signature(item);
-      let entry = this.entries.get(key);
+      const entry = previous.get(key);
       if (!entry) {
-        const el = document.createElement(this.tag);
-        el.dataset['key'] = key;
-        this.renderer.fill(el, item);
-        entry = { el, item, signature, search: this.searchOf(item) };
-        this.entries.set(key, entry);
-        this.applyFilter(entry);
-        stats.created++;
-      } else if (entry.signature !== signature) {
-        entry.item = item;
-        entry.signature = signature;
-        entry.search = this.searchOf(item);
-        this.refill(entry);
-        this.applyFilter(entry);
-        stats.refilled++;
+        this.entries.set(key, { key, el: undefined, item, signature, search: this.searchOf(item) });
       } else {
-        entry.item = item;
+        if (entry.signature !== signature) {
+          entry.signature = signature;
+          entry.search = this.searchOf(item);
+          entry.item = item;
+          if (entry.el) {
+            this.refill(entry);
+            stats.refilled++;
+          }
+        } else entry.item = item;
+        this.entries.set(key, entry);
       }
+    }
+    this.place(stats);
+    return stats;
+  }
+
+  /**
+   * Puts the nodes of the items within the limit in order (creating those that
+   * have none), hides the ones the filter does not match, and removes the
+   * nodes of the items past the limit.
+   */
+  private place(stats: ReconcileStats | undefined): void {
+    let cursor: ChildNode | null = this.container.firstChild;
+    let drawn = 0;
+    for (const entry of this.entries.values()) {
+      const match = this.filter === '' || entry.search.includes(this.filter);
+      if (match && drawn >= this.max) {
+        if (entry.el) {
+          if (entry.el === cursor) cursor = cursor.nextSibling;
+          entry.el.remove();
+          entry.el = undefined;
+        }
+        continue;
+      }
+      if (match) drawn++;
+      if (!entry.el) {
+        // An item the filter hides is not drawn until it matches.
+        if (!match) continue;
+        const el = document.createElement(this.tag);
+        el.dataset['key'] = entry.key;
+        this.renderer.fill(el, entry.item);
+        entry.el = el;
+        if (stats) stats.created++;
+      }
+      setHidden(entry.el, !match);
       if (entry.el === cursor) cursor = cursor.nextSibling;
       else this.container.insertBefore(entry.el, cursor);
     }
-    return stats;
   }
 
   /** Refills one item's node (its look depends on UI state that changed, e.g. an editor opened). */
@@ -213,22 +269,15 @@ export class KeyedList<T> {
     const entry = this.entries.get(key);
     if (!entry) return;
     entry.signature = this.renderer.signature(entry.item);
-    this.refill(entry);
+    if (entry.el) this.refill(entry);
   }
 
-  /** Shows only the items whose text contains `filter` (lower-case); returns how many are shown. */
+  /** Shows only the items whose text contains `filter` (lower-case); returns how many match. */
   setFilter(filter: string): number {
     if (filter === this.filter) return this.visible;
     this.filter = filter;
-    let shown = 0;
-    for (const entry of this.entries.values()) if (this.applyFilter(entry)) shown++;
-    return shown;
-  }
-
-  private applyFilter(entry: Entry<T>): boolean {
-    const match = this.filter === '' || entry.search.includes(this.filter);
-    setHidden(entry.el, !match);
-    return match;
+    this.place(undefined);
+    return this.visible;
   }
 
   private searchOf(item: T): string {
@@ -236,8 +285,10 @@ export class KeyedList<T> {
   }
 
   private refill(entry: Entry<T>): void {
-    const focus = rememberFocus(entry.el);
-    this.renderer.fill(entry.el, entry.item);
-    if (focus) focusByKey(entry.el, focus.focusKey, focus.selection);
+    const el = entry.el;
+    if (!el) return;
+    const focus = rememberFocus(el);
+    this.renderer.fill(el, entry.item);
+    if (focus) focusByKey(el, focus.focusKey, focus.selection);
   }
 }

@@ -64,6 +64,8 @@ export function newTaskId(now = new Date()): string {
 
 export class KeeperAgent implements vscode.Disposable {
   private readonly tasks = new Map<string, TaskSession>();
+  /** When each live task was last used (a turn, the panel, a command), for releasing the idle ones. */
+  private readonly used = new Map<string, number>();
   private readonly busy = new Set<string>();
   /** The model window each task last ran with (its options are derived from it). */
   private readonly windows = new Map<string, number>();
@@ -166,6 +168,7 @@ export class KeeperAgent implements vscode.Disposable {
   /** The task's session for this window and these settings (derived again when they changed). */
   private async task(taskId: string, prompt: string, modelWindow: number, settings: KeeperSettings): Promise<TaskSession> {
     this.windows.set(taskId, modelWindow);
+    this.used.set(taskId, Date.now());
     const options = sessionOptionsFor(settings, modelWindow);
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;
@@ -187,6 +190,7 @@ export class KeeperAgent implements vscode.Disposable {
 
   /** A task opened for inspection (commands, panel): the current session, or one derived from the store with the task's options. */
   async inspect(taskId: string): Promise<TaskSession | undefined> {
+    this.used.set(taskId, Date.now());
     const open = this.tasks.get(taskId);
     if (open) return open;
     const workspace = await this.sessions.store();
@@ -230,6 +234,24 @@ export class KeeperAgent implements vscode.Disposable {
     this.tasks.delete(taskId);
     if (this.lastTaskId === taskId) this.lastTaskId = undefined;
     this._onDidChangeTask.fire(taskId);
+  }
+
+  /**
+   * Lets go of the tasks not used for `idleMs` and not running a turn (their
+   * background summary is stopped), then closes the stores no live task holds
+   * (a checkpoint each), so memory stays bounded by the tasks in use. A task
+   * used again is derived from its store, as after a reload. Returns the ids
+   * whose stores were closed.
+   */
+  async releaseIdle(idleMs: number, now = Date.now()): Promise<string[]> {
+    for (const [id, task] of [...this.tasks]) {
+      if (this.busy.has(id) || now - (this.used.get(id) ?? 0) < idleMs) continue;
+      task.session.engine.cancelBackground();
+      this.tasks.delete(id);
+      this.used.delete(id);
+    }
+    const workspace = await this.sessions.store();
+    return workspace.closeIdle(idleMs, new Set(this.tasks.keys()), now);
   }
 
   /**

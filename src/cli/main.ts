@@ -12,7 +12,7 @@ import { SessionStore } from '../store/sessionStore';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, summaryDiff } from '../core/drift';
 import { formatReport, projectJson, runProjection } from './report';
-import { persistenceFor, sessionIdFor, StoreMismatchError } from './storeRun';
+import { persistenceFor, restoreLost, sessionIdFor, StoreMismatchError } from './storeRun';
 
 export { summaryDiff };
 
@@ -134,7 +134,12 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         }
         const store = options.db ? await openStore(options.db, io) : undefined;
         try {
-          let persistence = store ? persistenceFor(store, sessionIdFor(file!, transcript), transcript) : undefined;
+          const id = sessionIdFor(file!, transcript);
+          if (store) {
+            const restored = await restoreLost(store, id, transcript);
+            if (restored.length) io.err(`context-keeper: put back ${restored.length} record(s) the store had lost (${restored.map((i) => `r${i}`).join(', ')}) from the transcript`);
+          }
+          let persistence = store ? persistenceFor(store, id, transcript) : undefined;
           if (persistence && options.at !== undefined && options.at < (persistence.resumeFrom ?? 0)) {
             // The store has moved past --at: its forms, floors and anchor belong to a later state.
             io.err(`context-keeper: the store already holds records past --at ${options.at}; projecting from the transcript alone, the store is left as it is`);

@@ -56,6 +56,29 @@ function sameRecord(a: RawRecord, b: RawRecord): boolean {
 }
 
 /**
+ * Puts back, from the transcript, the records of the session that the store
+ * lost to a damaged journal line (a marker stands in their place), when every
+ * other stored record is the transcript's: a resumed `replay --db` then goes on
+ * as if nothing had been lost. Returns the indices put back.
+ */
+export async function restoreLost(store: SessionStore, id: string, transcript: ParsedTranscript): Promise<number[]> {
+  if (store.mode !== 'writer') return [];
+  const lost = store.lostRecords(id);
+  if (lost.length === 0) return [];
+  const gone = new Set(lost);
+  const stored = store.records(id, { loadPayloads: true });
+  if (stored.length > transcript.records.length || stored.some((r, i) => !gone.has(i) && !sameRecord(r, transcript.records[i]!))) return [];
+  const restored: number[] = [];
+  for (const index of lost) {
+    const record = transcript.records[index];
+    if (!record || index >= stored.length) continue;
+    await store.restoreRecord(id, record);
+    restored.push(index);
+  }
+  return restored;
+}
+
+/**
  * The replay options that keep a transcript's session in `store`: its stores,
  * where to resume, and the durable append. Refuses a store whose session under
  * this id holds different records.
@@ -65,7 +88,9 @@ export function persistenceFor(store: SessionStore, id: string, transcript: Pars
   if (stored.length > transcript.records.length) {
     throw new StoreMismatchError(`the store holds ${stored.length} records of session ${id}, more than the transcript's ${transcript.records.length}`);
   }
-  const differs = stored.findIndex((r, i) => !sameRecord(r, transcript.records[i]!));
+  // A lost record's marker is not a difference (a reader cannot put the record back; a writer already did).
+  const lost = new Set(store.lostRecords(id));
+  const differs = stored.findIndex((r, i) => !lost.has(i) && !sameRecord(r, transcript.records[i]!));
   if (differs >= 0) throw new StoreMismatchError(`session ${id} in the store differs from the transcript at record ${differs}`);
   const readOnly = store.mode === 'reader';
   if (!readOnly) store.createSession(id, transcript.title ?? id);

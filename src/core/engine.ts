@@ -305,6 +305,8 @@ export class CompactionEngine {
 
   /** Units [0, coverageUnit) are folded into `summary`. */
   private coverageUnit = 0;
+  /** The folded prefix's entries for `notLoaded` (see foldedEntries). */
+  private foldedCache: { upTo: number; spanTokens: number; entries: NotLoadedEntry[] } | undefined;
   private summary: SummaryState | undefined;
   private summaryTokens = 0;
   private readonly forms = new RevisedMap<string, ReducedForm>();
@@ -1390,32 +1392,15 @@ export class CompactionEngine {
     const out: NotLoadedEntry[] = [];
     const units = this.record.units;
     if (this.coverageUnit > 0) {
-      let spanTokens = 0;
-      const folded: NotLoadedEntry[] = [];
-      for (let i = 0; i < this.coverageUnit; i++) {
-        for (const part of units[i]!.parts) {
-          const tokens = this.rawTokens(part);
-          spanTokens += tokens;
-          if (part.kind === 'tool' && part.tool) {
-            folded.push({
-              address: part.address,
-              kind: 'tool',
-              toolCallId: part.tool.callId,
-              tokens,
-              how: 'folded',
-              recover: `view_tool_call("${part.tool.callId}")`,
-            });
-          }
-        }
-      }
+      const folded = this.foldedEntries();
       out.push({
         address: `span:r0-r${this.coverageEnd - 1}`,
         kind: 'span',
-        tokens: spanTokens,
+        tokens: folded.spanTokens,
         how: 'folded',
         recover: `records r0–r${this.coverageEnd - 1} (summarized in ## Task Context)`,
       });
-      out.push(...folded);
+      for (const entry of folded.entries) out.push(entry);
     }
     for (let i = this.coverageUnit; i < units.length; i++) {
       for (const part of units[i]!.parts) {
@@ -1432,6 +1417,29 @@ export class CompactionEngine {
       }
     }
     return out;
+  }
+
+  /**
+   * The folded prefix's tool calls and its raw tokens, extended as the
+   * coverage grows (a folded unit never changes), so a panel snapshot of a
+   * long task costs the raw tail, not the whole history.
+   */
+  private foldedEntries(): { upTo: number; spanTokens: number; entries: NotLoadedEntry[] } {
+    let cache = this.foldedCache;
+    if (!cache || cache.upTo > this.coverageUnit) cache = { upTo: 0, spanTokens: 0, entries: [] };
+    const units = this.record.units;
+    for (let i = cache.upTo; i < this.coverageUnit; i++) {
+      for (const part of units[i]!.parts) {
+        const tokens = this.rawTokens(part);
+        cache.spanTokens += tokens;
+        if (part.kind === 'tool' && part.tool) {
+          cache.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
+        }
+      }
+    }
+    cache.upTo = this.coverageUnit;
+    this.foldedCache = cache;
+    return cache;
   }
 
   private rawTokens(part: Part): number {

@@ -18,11 +18,11 @@ import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { callUri, recordUri } from '../agent/documents';
 import type { KeeperAgent, SentEvent } from '../agent/participant';
 import type { TokenCounter } from '../core/tokens';
-import { parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
+import { PAGE_SIZE, parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
 import { makeNonce, panelHtml } from './html';
 import { handleWebviewMessage, type PanelPorts } from './router';
 import { MemoTokenCounter } from '../core/tokens';
-import { buildPanelState } from './snapshot';
+import { buildPanelState, defaultPanelView, type PanelView } from './snapshot';
 
 export const PANEL_VIEW_ID = 'contextKeeper.taskContext';
 /** The command VS Code generates for every view: reveals and focuses it. */
@@ -64,6 +64,9 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   private readonly notices: string[] = [];
   private rejectedOnce = false;
   private disposed = false;
+  /** How much of each long list the webview asked for, and its filter; the pages start again for another task. */
+  private panelView: PanelView = defaultPanelView();
+  private panelViewTask: string | undefined;
   private readonly tokenCounter: TokenCounter = new O200kTokenCounter();
   /** Remembers the counts of the context's messages: a step adds a few, the rest are counted once. */
   /** The messages of a few contexts: a snapshot re-counts only what changed since the last one. */
@@ -160,6 +163,16 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     },
     openFile: (file) => this.openWorkspaceFile(file),
     rebuild: (taskId) => this.rebuild(taskId),
+    showMore: (_taskId, list) => {
+      this.panelView = { ...this.panelView, limits: { ...this.panelView.limits, [list]: this.panelView.limits[list] + PAGE_SIZE } };
+      this.schedule();
+    },
+    setFilter: (text) => {
+      if (text === this.panelView.filter) return;
+      // What matches another filter starts from its first page.
+      this.panelView = { ...defaultPanelView(), filter: text };
+      this.schedule();
+    },
     reject: (error) => this.rejected(error),
   };
 
@@ -276,6 +289,10 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     const agent = this.deps.agent;
     const task = id !== undefined ? await agent.inspect(id) : undefined;
     const sent = id !== undefined ? this.deps.lastSent(id) : undefined;
+    if (id !== this.panelViewTask) {
+      this.panelViewTask = id;
+      this.panelView = { ...defaultPanelView(), filter: this.panelView.filter };
+    }
     return buildPanelState({
       task,
       running: id !== undefined && agent.isRunning(id),
@@ -283,6 +300,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
       notices: this.notices,
       drift: (id !== undefined ? this.drift.get(id) : undefined) ?? null,
       counter: this.counter,
+      view: this.panelView,
     });
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
-import { parseWebviewMessage, type HostMessage, type WebviewMessage } from '../protocol/messages';
+import { parseWebviewMessage, type HostMessage, type PagedList, type WebviewMessage } from '../protocol/messages';
 
 /** What the router may do; the provider implements each with the agent and VS Code. */
 export interface PanelPorts {
@@ -26,6 +26,10 @@ export interface PanelPorts {
   openFile(path: string): Promise<void>;
   /** Derives the task again from its raw record; resolves to a one-line outcome for the user. */
   rebuild(taskId: string): Promise<string>;
+  /** Sends the next page of a long list of the task (the view shows more of it from now on). */
+  showMore(taskId: string, list: PagedList): void;
+  /** The panel's filter: the long lists are paged by what matches it. */
+  setFilter(text: string): void;
   /** A message that did not parse: logged by the provider, never answered. */
   reject(error: string): void;
 }
@@ -101,6 +105,12 @@ export async function handleWebviewMessage(raw: unknown, ports: PanelPorts): Pro
       return undefined;
     case 'open/file':
       await ports.openFile(message.path);
+      return undefined;
+    case 'list/more':
+      if (message.taskId === ports.taskId()) ports.showMore(message.taskId, message.list);
+      return undefined;
+    case 'view/filter':
+      ports.setFilter(message.text);
       return undefined;
   }
 }

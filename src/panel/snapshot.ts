@@ -10,19 +10,26 @@
  */
 import { redact } from '../core/redact';
 import type { TaskSession } from '../agent/taskSession';
-import type { NotLoadedEntry, ProjectedMessage } from '../core/engine';
+import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
 import { FACT_SECTIONS, TASK_CONTEXT_HEADING, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
-import type {
-  ArtifactView,
-  BudgetView,
-  CompactionView,
-  FactView,
-  NotLoadedView,
-  PanelState,
-  SectionView,
-  SummaryLineView,
+import {
+  artifactSearchText,
+  emptyPages,
+  normalizeFilter,
+  notLoadedSearchText,
+  PAGE_SIZE,
+  type ArtifactView,
+  type BudgetView,
+  type CompactionView,
+  type FactView,
+  type NotLoadedView,
+  type PanelState,
+  type SectionView,
+  type PagedList,
+  type PageView,
+  type SummaryLineView,
 } from '../protocol/messages';
 
 /** What the model was sent at the task's last model call (the agent's `SentEvent`, minus its ids). */
@@ -42,6 +49,18 @@ export interface PanelStateInput {
   /** The drift report of the last forced rebuild of this task, line by line. */
   readonly drift: readonly string[] | null;
   readonly counter: TokenCounter;
+  /** What the panel asked to see of the long lists (the first page of each, unfiltered, when absent). */
+  readonly view?: PanelView | undefined;
+}
+
+/** How much of each long list the panel shows, and its filter. */
+export interface PanelView {
+  readonly limits: Readonly<Record<PagedList, number>>;
+  readonly filter: string;
+}
+
+export function defaultPanelView(): PanelView {
+  return { limits: { notLoaded: PAGE_SIZE, artifacts: PAGE_SIZE, compactions: PAGE_SIZE }, filter: '' };
 }
 
 /** Longest task title shown (the first line of the first request). */
@@ -66,21 +85,50 @@ const CURRENT_FIELDS: readonly (keyof CurrentState)[] = ['goal', 'deliverable', 
 export function buildPanelState(input: PanelStateInput): PanelState {
   const task = input.task;
   if (!task) {
-    return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], notices: [...input.notices], drift: input.drift ? [...input.drift] : null };
+    return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], pages: emptyPages(), notices: [...input.notices], drift: input.drift ? [...input.drift] : null };
   }
   const session = task.session;
   const engine = session.engine;
+  const view = input.view ?? defaultPanelView();
+  const filter = normalizeFilter(view.filter);
+  const notLoaded = page(engine.notLoaded(), view.limits.notLoaded, filter, (e) => notLoadedSearchText(e), 'start');
+  const artifacts = page(session.artifacts.entries(), view.limits.artifacts, filter, (a) => artifactSearchText(a), 'start');
+  // The timeline is not filtered; its newest compactions are the ones sent.
+  const compactions = page(task.session.engine.compactions, view.limits.compactions, '', () => '', 'end');
   return {
     task: { id: task.id, title: titleOf(task), records: task.records.length, running: input.running },
     sections: sectionsOf(engine.currentSummary),
     facts: factsOf(session.state.facts(), session.state.audit()),
     budget: budgetOf(task, input.lastSent, input.counter),
-    notLoaded: engine.notLoaded().map(notLoadedView),
-    artifacts: session.artifacts.entries().map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
-    compactions: compactionsOf(task),
+    notLoaded: notLoaded.items.map(notLoadedView),
+    artifacts: artifacts.items.map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
+    compactions: compactionsOf(task, compactions.items),
+    pages: {
+      notLoaded: { ...notLoaded.page, tokens: tokens(sumTokens(notLoaded.all)) },
+      artifacts: artifacts.page,
+      compactions: compactions.page,
+    },
     notices: [...new Set([...session.notices, ...input.notices])],
     drift: input.drift ? [...input.drift] : null,
   };
+}
+
+/**
+ * The part of a long list the panel shows: the first (or, for `end`, the
+ * last) `limit` entries that match the filter, with the counts the panel
+ * states ("100 of 16,329").
+ */
+function page<T>(all: readonly T[], limit: number, filter: string, text: (item: T) => string, from: 'start' | 'end'): { all: readonly T[]; items: readonly T[]; page: PageView } {
+  const matching = filter === '' ? all : all.filter((item) => text(item).includes(filter));
+  const n = Math.max(0, limit);
+  const items = from === 'start' ? matching.slice(0, n) : matching.slice(Math.max(0, matching.length - n));
+  return { all, items, page: { total: all.length, matching: matching.length, tokens: 0 } };
+}
+
+function sumTokens(entries: readonly NotLoadedEntry[]): number {
+  let sum = 0;
+  for (const entry of entries) sum += entry.tokens;
+  return sum;
 }
 
 /** The first line of the first user record, clipped; the task id when there is none. */
@@ -248,9 +296,10 @@ function notLoadedView(entry: NotLoadedEntry): NotLoadedView {
 }
 
 /** The engine's compactions, each with the loss ledger taken at its boundary (when there is one). */
-function compactionsOf(task: TaskSession): CompactionView[] {
-  const ledger = new Map(task.ledger.map((l) => [l.atRecord, l]));
-  return task.session.engine.compactions.map((c): CompactionView => {
+function compactionsOf(task: TaskSession, compactions: readonly Compaction[]): CompactionView[] {
+  const shown = new Set(compactions.map((c) => c.atRecord));
+  const ledger = new Map(task.ledger.filter((l) => shown.has(l.atRecord)).map((l) => [l.atRecord, l]));
+  return compactions.map((c): CompactionView => {
     const view: CompactionView = { atRecord: c.atRecord, tier: c.tier, before: tokens(c.before), after: tokens(c.after), reactive: c.reactive === true };
     const counts = ledger.get(c.atRecord);
     return counts ? { ...view, ledger: { retained: counts.retained, superseded: counts.superseded, omitted: counts.omitted, unsupported: counts.unsupported } } : view;

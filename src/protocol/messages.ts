@@ -8,6 +8,9 @@
  * whole snapshot, then `state/patch` with only the sections that changed.
  */
 import { z } from 'zod';
+import { emptyPages, FILTER_MAX_CHARS, PAGED_LISTS } from './view';
+
+export { artifactSearchText, emptyPages, FILTER_MAX_CHARS, normalizeFilter, notLoadedSearchText, PAGE_SIZE, PAGED_LISTS, type PagedList } from './view';
 
 // ---------------------------------------------------------------- the snapshot
 
@@ -102,6 +105,16 @@ export const TaskSchema = z.object({
   running: z.boolean(),
 });
 
+export const PageSchema = z.object({
+  /** Entries in the whole list. */
+  total: z.number().int().min(0),
+  /** Entries that match the panel's filter (the total when there is none); the list sent is the first of them. */
+  matching: z.number().int().min(0),
+  /** Tokens of the whole list (evidence not loaded; 0 for the others). */
+  tokens: z.number().int().min(0),
+});
+export type PageView = z.infer<typeof PageSchema>;
+
 /** Everything the panel shows for one task; sections are patched independently. */
 export const PanelStateSchema = z.object({
   task: TaskSchema.nullable(),
@@ -111,6 +124,8 @@ export const PanelStateSchema = z.object({
   notLoaded: z.array(NotLoadedSchema),
   artifacts: z.array(ArtifactSchema),
   compactions: z.array(CompactionSchema),
+  /** How much of each paged list was sent (`notLoaded` and `artifacts` from the start, `compactions` the newest). */
+  pages: z.object({ notLoaded: PageSchema, artifacts: PageSchema, compactions: PageSchema }),
   /** Notices for the user (a protected block over its budget, a failed action…). */
   notices: z.array(z.string()),
   /** The drift report of the last forced rebuild, line by line. */
@@ -120,7 +135,7 @@ export type PanelState = z.infer<typeof PanelStateSchema>;
 export type PanelSectionKey = keyof PanelState;
 
 export function emptyPanelState(): PanelState {
-  return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], notices: [], drift: null };
+  return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], pages: emptyPages(), notices: [], drift: null };
 }
 
 // ---------------------------------------------------------------- host → webview
@@ -156,6 +171,10 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open/toolCall'), taskId: TaskId, toolCallId: z.string().min(1).max(500) }).strict(),
   z.object({ type: z.literal('open/file'), path: z.string().min(1).max(4000) }).strict(),
   z.object({ type: z.literal('rebuild'), requestId: RequestId, taskId: TaskId }).strict(),
+  /** Send the next page of a long list. */
+  z.object({ type: z.literal('list/more'), taskId: TaskId, list: z.enum(PAGED_LISTS) }).strict(),
+  /** The panel's filter changed: the long lists are paged by what matches it. */
+  z.object({ type: z.literal('view/filter'), text: z.string().max(FILTER_MAX_CHARS) }).strict(),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -17,7 +17,10 @@
  * Crash windows and how readers handle them:
  *   - append: one write() of one line, then fsync. A crash before the fsync returns leaves either
  *     nothing, the whole line, or a torn prefix of it; the entry was never acknowledged in any case.
- *     A torn (or otherwise invalid) tail is truncated on the next writable open (`repairs`).
+ *     A torn tail (bytes after the last newline) is truncated on the next writable open (`repairs`).
+ *     A complete line whose checksum fails was written whole, so it may have been acknowledged: it
+ *     is damage, not a torn write, wherever it is. It is kept, skipped and named on every open (the
+ *     next checkpoint compacts it away), never silently truncated.
  *   - rotate: lines are appended to the archive and fsync'd, then the current segment is truncated
  *     and fsync'd. A crash in between leaves the same entries in both files; readers dedupe by seq.
  *     A crash while appending to the archive leaves a torn archive tail, repaired on open (the lines
@@ -165,20 +168,18 @@ interface ParsedLine {
 interface ParsedFile {
   readonly lines: ParsedLine[];
   readonly highWater: number;
-  /** Offset just past the last valid line (0 if none). */
+  /** Offset just past the last complete line (0 if none): what follows it is a torn write. */
   readonly validEnd: number;
   readonly size: number;
-  /** Invalid complete lines before validEnd. */
-  readonly middle: { line: number; reason: string }[];
-  /** Invalid complete lines after validEnd. */
-  readonly trailing: { line: number; reason: string }[];
+  /** Complete lines whose checksum or shape fails (damaged on disk). */
+  readonly damaged: { line: number; reason: string }[];
   /** Bytes after the last newline (a torn write), 0 if the file ends with a newline. */
   readonly tornBytes: number;
 }
 
 function parseJournal(buf: Buffer): ParsedFile {
   const lines: ParsedLine[] = [];
-  const invalid: { line: number; reason: string; start: number }[] = [];
+  const invalid: { line: number; reason: string }[] = [];
   let highWater = 0;
   let validEnd = 0;
   let pos = 0;
@@ -192,25 +193,13 @@ function parseJournal(buf: Buffer): ParsedFile {
       break;
     }
     const d = decodeLine(buf.toString('utf8', pos, nl));
-    if (d.kind === 'bad') {
-      invalid.push({ line: lineNo, reason: d.reason, start: pos });
-    } else {
-      if (d.kind === 'entry') lines.push({ entry: d.entry, start: pos, end: nl + 1 });
-      else highWater = Math.max(highWater, d.seq);
-      validEnd = nl + 1;
-    }
+    if (d.kind === 'bad') invalid.push({ line: lineNo, reason: d.reason });
+    else if (d.kind === 'entry') lines.push({ entry: d.entry, start: pos, end: nl + 1 });
+    else highWater = Math.max(highWater, d.seq);
+    validEnd = nl + 1;
     pos = nl + 1;
   }
-  const strip = ({ line, reason }: { line: number; reason: string }) => ({ line, reason });
-  return {
-    lines,
-    highWater,
-    validEnd,
-    size: buf.length,
-    middle: invalid.filter((x) => x.start < validEnd).map(strip),
-    trailing: invalid.filter((x) => x.start >= validEnd).map(strip),
-    tornBytes,
-  };
+  return { lines, highWater, validEnd, size: buf.length, damaged: invalid, tornBytes };
 }
 
 function maxSeq(p: ParsedFile): number {
@@ -335,7 +324,7 @@ export class Journal {
         const buf = readIfExists(file);
         if (!buf) continue;
         const p = parseJournal(buf);
-        for (const m of [...p.middle, ...p.trailing]) skipped.push({ file, ...m });
+        for (const m of p.damaged) skipped.push({ file, ...m });
         this.seq = Math.max(this.seq, maxSeq(p));
       }
       return;
@@ -382,7 +371,7 @@ export class Journal {
     return new Journal(base, options);
   }
 
-  /** Truncates an invalid tail away (reporting it) and returns the file's good length. */
+  /** Truncates a torn tail away (reporting it), names the damaged lines, and returns the file's good length. */
   private repairFile(
     file: string,
     fd: number,
@@ -390,17 +379,9 @@ export class Journal {
     repairs: JournalRepair[],
     skipped: { file: string; line: number; reason: string }[],
   ): number {
-    for (const m of p.middle) skipped.push({ file, ...m });
+    for (const m of p.damaged) skipped.push({ file, ...m });
     if (p.validEnd === p.size) return p.size;
-    const reasons: string[] = [];
-    if (p.trailing.length > 0) {
-      reasons.push(
-        p.trailing.length === 1
-          ? `invalid last line ${p.trailing[0]!.line} (${p.trailing[0]!.reason})`
-          : `${p.trailing.length} invalid lines at the end (${p.trailing.map((t) => `${t.line}: ${t.reason}`).join(', ')})`,
-      );
-    }
-    if (p.tornBytes > 0) reasons.push(`torn last line (${p.tornBytes} bytes without a newline)`);
+    const reasons = [`torn last line (${p.tornBytes} bytes without a newline)`];
     try {
       this.io.ftruncateSync(fd, p.validEnd);
       this.io.fsyncSync(fd);

@@ -188,6 +188,11 @@ function rowOf(task: string, { record, payload }: RecordData): Record<string, Sq
   };
 }
 
+/** The meta key of a session's lost records (see `lostRecords`). */
+function lostKey(task: string): string {
+  return `lost:${task}`;
+}
+
 export class SessionStore {
   /** What happened (repairs, a damaged file moved aside, read-only or in-memory mode), one message each. */
   readonly notices: string[] = [];
@@ -202,7 +207,8 @@ export class SessionStore {
   private durableSeq = 0;
   private prevSeq = 0;
   /** Records lost from the journal (a damaged line), filled with a marker so the records after them stay addressable. */
-  private readonly gaps: string[] = [];
+  /** Records found missing while the journal was applied (said at open if they are still lost then). */
+  private readonly gaps: { readonly task: string; readonly indices: readonly number[] }[] = [];
   /** Rows whose checksum failed on read, reported once each. */
   private readonly reportedRows = new Set<string>();
 
@@ -331,7 +337,13 @@ export class SessionStore {
     }
     for (const bad of journal?.skipped ?? []) notices.push(`The journal ${bad.file} has a damaged line ${bad.line} (${bad.reason}); it was skipped, and the lines after it whose checksums hold were applied.`);
     if (skipped.length) notices.push(`${skipped.length} journal entr${skipped.length === 1 ? 'y' : 'ies'} could not be applied and were skipped: ${skipped.slice(0, 3).join('; ')}${skipped.length > 3 ? '; …' : ''}.`);
-    for (const gap of store.gaps) notices.push(gap);
+    for (const gap of store.gaps) {
+      const lost = new Set(store.lostRecords(gap.task));
+      const still = gap.indices.filter((i) => lost.has(i));
+      if (still.length === 0) continue;
+      const one = still.length === 1;
+      notices.push(`Record${one ? ` ${still[0]}` : `s ${still[0]}–${still[still.length - 1]}`} of session ${gap.task} could not be recovered (the journal line was damaged); a marker stands in ${one ? 'its' : 'their'} place.`);
+    }
     if (problem) {
       const sessions = store.sessions();
       const restored = `${sessions.reduce((a, s) => a + s.records, 0)} records in ${sessions.length} session(s)`;
@@ -404,7 +416,11 @@ export class SessionStore {
 
   /** The row a record had when it was journaled, if the journal still holds it. */
   private journalCopy(taskId: string, index: number): Record<string, SqlValue> | undefined {
-    const entry = this.journal?.readAll().find((e) => e.task === taskId && e.op === 'record' && (e.data as RecordData).record.index === index);
+    // The last line that wrote it: a lost record restored later is a `restore` line.
+    const entry = this.journal
+      ?.readAll()
+      .filter((e) => e.task === taskId && (e.op === 'record' || e.op === 'restore') && (e.data as RecordData).record.index === index)
+      .pop();
     return entry ? rowOf(taskId, entry.data as RecordData) : undefined;
   }
 
@@ -469,13 +485,38 @@ export class SessionStore {
    */
   async appendRecord(taskId: string, record: RawRecord): Promise<void> {
     this.requireWritable();
+    const expected = this.recordCount(taskId);
+    if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
+    this.write(taskId, 'record', await this.dataOf(record));
+  }
+
+  /**
+   * The records of a session lost from a damaged journal line: a marker
+   * stands in each one's place until `restoreRecord` puts the record back
+   * from its source (a resumed `replay --db` does, from the transcript).
+   */
+  lostRecords(taskId: string): number[] {
+    const row = queryAll(this.db, 'SELECT value FROM meta WHERE key = ?', [lostKey(taskId)])[0];
+    return row ? (JSON.parse(String(row.value)) as number[]) : [];
+  }
+
+  /**
+   * Puts a lost record back in its place (journaled like an append). Only a
+   * lost record's marker is ever replaced: an acknowledged record is never
+   * rewritten.
+   */
+  async restoreRecord(taskId: string, record: RawRecord): Promise<void> {
+    this.requireWritable();
+    if (!this.lostRecords(taskId).includes(record.index)) throw new Error(`record ${record.index} of ${taskId} was not lost: a stored record is never rewritten`);
+    this.write(taskId, 'restore', await this.dataOf(record));
+  }
+
+  /** A record as it is journaled: a large tool output goes to the payload store, under the size limit. */
+  private async dataOf(record: RawRecord): Promise<RecordData> {
     const grown = this.exportedBytes + (this.journal?.size().current ?? 0);
     if (grown > DATABASE_LIMIT_BYTES) {
       throw new Error(`the task database ${this.file} holds about ${Math.round(grown / 1048576)} MB, at its limit of ${DATABASE_LIMIT_BYTES / 1048576} MB: nothing more is recorded in this task; start a new task (everything recorded so far is kept)`);
     }
-    const expected = this.recordCount(taskId);
-    if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
-    let data: RecordData = { record };
     const output = record.toolOutput;
     // Over the threshold in characters means over it in bytes: measure bytes only for short strings.
     const large = output !== undefined && (output.length > PAYLOAD_THRESHOLD_BYTES || (output.length * 3 > PAYLOAD_THRESHOLD_BYTES && Buffer.byteLength(output, 'utf8') > PAYLOAD_THRESHOLD_BYTES));
@@ -483,13 +524,13 @@ export class SessionStore {
       try {
         const payload = await this.payloads.put(output);
         const { toolOutput: _dropped, ...rest } = record;
-        data = { record: rest as RawRecord, payload };
+        return { record: rest as RawRecord, payload };
       } catch (error) {
         this.modeValue = 'memory';
         this.notice(`Context Keeper could not store a large tool output beside ${this.file} (${(error as Error).message}): the session continues in memory.`);
       }
     }
-    this.write(taskId, 'record', data);
+    return { record };
   }
 
   /** The snapshot store of one session (task_compaction_snapshot), monotonic upsert. */
@@ -562,8 +603,26 @@ export class SessionStore {
           this.insertRecord(task, { record: marker });
           this.updateArtifacts(task, marker);
         }
-        if (record.index > held) this.gaps.push(`Record${record.index - held === 1 ? ` ${held}` : `s ${held}–${record.index - 1}`} of session ${task} could not be recovered (the journal line was damaged); a marker stands in ${record.index - held === 1 ? 'its' : 'their'} place.`);
+        if (record.index > held) this.setLost(task, [...this.lostRecords(task), ...Array.from({ length: record.index - held }, (_, k) => held + k)]);
+        if (record.index > held) this.gaps.push({ task, indices: Array.from({ length: record.index - held }, (_, k) => held + k) });
         if (this.insertRecord(task, recordData)) this.updateArtifacts(task, record);
+        break;
+      }
+      case 'restore': {
+        const recordData = data as unknown as RecordData;
+        const lost = this.lostRecords(task);
+        const index = recordData.record?.index;
+        if (!lost.includes(index)) break;
+        const row = rowOf(task, recordData);
+        const columns = Object.keys(row);
+        this.db.run(`INSERT OR REPLACE INTO task_message (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => row[c]!));
+        this.setLost(task, lost.filter((i) => i !== index));
+        // The files it touched: the task's artifact rows are derived again from its records.
+        this.sessionRecords.delete(task);
+        this.artifactCache.delete(task);
+        this.db.run('DELETE FROM artifact WHERE task_id = ?', [task]);
+        const records = this.records(task);
+        for (const r of records) this.updateArtifacts(task, r);
         break;
       }
       case 'snapshot': {
@@ -586,6 +645,11 @@ export class SessionStore {
         break;
     }
     if (entry.seq > 0) this.db.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('lastSeq', ?)`, [String(entry.seq)]);
+  }
+
+  private setLost(task: string, indices: readonly number[]): void {
+    if (indices.length === 0) this.db.run('DELETE FROM meta WHERE key = ?', [lostKey(task)]);
+    else this.db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [lostKey(task), JSON.stringify([...new Set(indices)].sort((a, b) => a - b))]);
   }
 
   /** Inserts a record row with its checksum; false if the row was already there. */
@@ -691,6 +755,7 @@ export class SessionStore {
     for (const table of ['task_message', 'task_compaction_snapshot', 'task_tool_compaction', 'artifact', 'task']) {
       this.db.run(`DELETE FROM ${table} WHERE task_id = ?`, [task]);
     }
+    this.db.run('DELETE FROM meta WHERE key = ?', [lostKey(task)]);
     this.sessionRecords.delete(task);
     this.artifactCache.delete(task);
   }

@@ -77,6 +77,8 @@ export class WorkspaceStore {
   private readonly entries = new Map<string, TaskIndexEntry>();
   private readonly open = new Map<string, Promise<SessionStore>>();
   private readonly stores = new Map<string, SessionStore>();
+  /** When each open task was last asked for (`task`), for closing the idle ones. */
+  private readonly touched = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -188,6 +190,7 @@ export class WorkspaceStore {
   /** The task's own store, opened on first use (and created with `title` if it does not exist yet). */
   task(id: string, title = ''): Promise<SessionStore> {
     if (this.closed) return Promise.reject(new Error(`the session store of ${this.dir} is closed`));
+    this.touched.set(id, Date.now());
     let opening = this.open.get(id);
     if (!opening) {
       opening = this.openTask(id, title);
@@ -230,10 +233,44 @@ export class WorkspaceStore {
       store?.abandon();
     }
     this.stores.delete(id);
+    this.touched.delete(id);
     rmSync(folder, { recursive: true, force: true });
     this.entries.delete(id);
     this.writeIndex();
     return true;
+  }
+
+  /**
+   * Closes (checkpoints) the open tasks not asked for in the last `idleMs` and
+   * not in `keep` (the ones a live session still holds), so memory stays
+   * bounded by the tasks in use; the next `task` opens one again. Returns the
+   * ids closed.
+   */
+  closeIdle(idleMs: number, keep: ReadonlySet<string>, now = Date.now()): string[] {
+    if (this.closed) return [];
+    this.refreshOpen();
+    const closed: string[] = [];
+    for (const [id, store] of [...this.stores]) {
+      if (keep.has(id) || now - (this.touched.get(id) ?? 0) < idleMs) continue;
+      this.closeTask(id, store);
+      closed.push(id);
+    }
+    if (closed.length) this.writeIndex();
+    return closed;
+  }
+
+  /** Closes one open task's store (a checkpoint) and takes its size into the index. */
+  private closeTask(id: string, store: SessionStore): void {
+    try {
+      store.close();
+    } catch (error) {
+      this.notify('error', `Context Keeper could not close the store of task ${id}: ${(error as Error).message}`);
+    }
+    this.stores.delete(id);
+    this.open.delete(id);
+    this.touched.delete(id);
+    const known = this.entries.get(id);
+    if (known) this.entries.set(id, { ...known, bytes: folderBytes(this.folderOf(id)) });
   }
 
   /** Closes (checkpoints) every open task and writes the index. */
@@ -241,16 +278,7 @@ export class WorkspaceStore {
     if (this.closed) return;
     this.refreshOpen();
     this.closed = true;
-    for (const [id, store] of this.stores) {
-      try {
-        store.close();
-      } catch (error) {
-        this.notify('error', `Context Keeper could not close the store of task ${id}: ${(error as Error).message}`);
-      }
-      const known = this.entries.get(id);
-      if (known) this.entries.set(id, { ...known, bytes: folderBytes(this.folderOf(id)) });
-    }
-    this.stores.clear();
+    for (const [id, store] of [...this.stores]) this.closeTask(id, store);
     this.open.clear();
     this.writeIndex();
   }
@@ -326,7 +354,7 @@ export class WorkspaceStoreHost {
   private opening: Promise<WorkspaceStore> | undefined;
   private disposed = false;
 
-  constructor(private readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions = {}) {}
+  constructor(readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions = {}) {}
 
   /** The store, opened on first use; a task that cannot persist runs in memory and says so. */
   store(): Promise<WorkspaceStore> {

@@ -67,6 +67,8 @@ export interface FakeModelApi {
   requests(): FakeRequest[];
   /** Empties the script and the record. */
   reset(): void;
+  /** The fake's own workspace storage folder (the sibling of every other extension's), if a folder is open. */
+  readonly storagePath: string | undefined;
 }
 
 /** Activates the fake model extension and returns its API. */

@@ -9,6 +9,7 @@
  *   PASS <full title> (<ms> ms)
  *   FAIL <full title>           followed by the error, indented
  *   SKIP <full title>
+ *   MEASURE <text>              a number a test measured, printed by the runner as it is
  *   host tests: N passed, N failed, N skipped
  */
 import * as fs from 'node:fs';

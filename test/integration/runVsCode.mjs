@@ -504,6 +504,9 @@ async function runHostTests(browser, server, folders, results) {
       results.fail(`host: ${line.slice(5)}`, rest.map((text) => text.replace(/^ {4}/, '')).join('\n'));
     } else if (line.startsWith('SKIP ')) {
       console.log(`SKIP host: ${line.slice(5)}`);
+    } else if (line.startsWith('MEASURE ')) {
+      // A number a test measured (timings, stalls): printed as it is, never judged here.
+      console.log(`  measured: ${line.slice(8)}`);
     } else if (line.startsWith(HOST_TOTALS_PREFIX)) {
       totals = line;
     } else if (type === 'error' && line) {

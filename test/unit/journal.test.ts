@@ -201,7 +201,7 @@ describe('store journal', function () {
     m.close();
   });
 
-  it('repairs a complete but corrupt last line of the archive', () => {
+  it('keeps a complete but corrupt last line of the archive, and names it: written whole, it may have been acknowledged', () => {
     const base = fresh();
     const j = Journal.open(base);
     j.append('t', 'op', 1);
@@ -210,13 +210,16 @@ describe('store journal', function () {
     j.close();
     const arch = `${base}.journal.archive`;
     const before = fs.statSync(arch).size;
-    fs.appendFileSync(arch, encodeJournalLine(3, 't', 'op', 3).replace('"d":3', '"d":4'));
+    const damaged = encodeJournalLine(3, 't', 'op', 3).replace('"d":3', '"d":4');
+    fs.appendFileSync(arch, damaged);
     const k = Journal.open(base);
-    assert.equal(k.repairs.length, 1);
-    assert.equal(k.repairs[0]!.file, arch);
-    assert.match(k.repairs[0]!.reason, /CRC mismatch/);
-    assert.equal(fs.statSync(arch).size, before);
+    assert.deepEqual(k.repairs, [], 'nothing is truncated');
+    assert.equal(k.skipped.length, 1);
+    assert.equal(k.skipped[0]!.file, arch);
+    assert.match(k.skipped[0]!.reason, /CRC mismatch/);
+    assert.equal(fs.statSync(arch).size, before + Buffer.byteLength(damaged));
     assert.equal(k.lastSeq, 2);
+    assert.deepEqual(k.readAll().map((e) => e.data), [1, 2]);
     k.close();
   });
 

@@ -14,7 +14,7 @@ import type { RawRecord } from '../../src/core/types';
 import { handleWebviewMessage, NO_TASK, staleTaskMessage, type PanelPorts } from '../../src/panel/router';
 import { MemoTokenCounter } from '../../src/core/tokens';
 import { buildPanelState, splitHead, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
-import { PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
+import { emptyPages, notLoadedSearchText, PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
 import { RecordBuilder } from './engineHarness';
 
 /** Tokens the system prompt and tool schemas add to every request (not in the messages). */
@@ -198,6 +198,7 @@ describe('panel snapshot', function () {
     const state = snapshot(driven);
     const engine = driven.task.session.engine;
     assert.equal(state.notLoaded.length, engine.notLoaded().length);
+    assert.deepEqual(state.pages.notLoaded, { total: engine.notLoaded().length, matching: engine.notLoaded().length, tokens: engine.notLoaded().reduce((n, e) => n + e.tokens, 0) });
     assert.equal(state.notLoaded[0]!.kind, 'span');
     assert.match(state.notLoaded[0]!.recover, /summarized in ## Task Context/);
     const folded = state.notLoaded.find((n) => n.toolCallId === 'call_1')!;
@@ -241,7 +242,30 @@ describe('panel snapshot', function () {
 
   it('without a task: an empty state that still carries the notices', () => {
     const state = PanelStateSchema.parse(buildPanelState({ task: undefined, running: false, notices: ['n'], drift: null, counter: new CharRatioTokenCounter() }));
-    assert.deepEqual(state, { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], notices: ['n'], drift: null });
+    assert.deepEqual(state, { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], pages: emptyPages(), notices: ['n'], drift: null });
+  });
+
+  it('sends a page of each long list: the first entries that match the filter, the newest compactions, with the counts', async () => {
+    const driven = await foldedTask();
+    const engine = driven.task.session.engine;
+    const all = engine.notLoaded();
+    const limits = { notLoaded: 3, artifacts: 2, compactions: 1 };
+    const state = PanelStateSchema.parse(snapshot(driven, { view: { limits, filter: '' } }));
+    assert.deepEqual(state.notLoaded.map((n) => n.address), all.slice(0, 3).map((n) => n.address));
+    assert.deepEqual(state.pages.notLoaded, { total: all.length, matching: all.length, tokens: all.reduce((n, e) => n + e.tokens, 0) });
+    assert.deepEqual(state.artifacts.map((a) => a.path), driven.task.session.artifacts.entries().slice(0, 2).map((a) => a.path));
+    assert.equal(state.pages.artifacts.total, 32);
+    assert.deepEqual(state.compactions.map((c) => c.atRecord), [engine.compactions[engine.compactions.length - 1]!.atRecord], 'the newest');
+    assert.equal(state.pages.compactions.total, engine.compactions.length);
+
+    // The filter pages what matches it, counted against the whole list; the tokens stay the whole list's.
+    const filtered = snapshot(driven, { view: { limits, filter: '  PART1' } });
+    const matching = driven.task.session.artifacts.entries().filter((a) => a.path.includes('part1'));
+    assert.ok(matching.length > 2);
+    assert.deepEqual(filtered.artifacts.map((a) => a.path), matching.slice(0, 2).map((a) => a.path));
+    assert.deepEqual(filtered.pages.artifacts, { total: 32, matching: matching.length, tokens: 0 });
+    assert.ok(filtered.notLoaded.every((n) => notLoadedSearchText(n).includes('part1')));
+    assert.equal(filtered.pages.notLoaded.tokens, state.pages.notLoaded.tokens);
   });
 
   it('is deterministic: the same task gives the same snapshot', async () => {
@@ -335,6 +359,12 @@ class FakePorts implements PanelPorts {
     if (this.fail) throw this.fail;
     return 'rebuilt';
   }
+  showMore(taskId: string, list: string): void {
+    this.calls.push(['showMore', taskId, list]);
+  }
+  setFilter(text: string): void {
+    this.calls.push(['setFilter', text]);
+  }
   reject(error: string): void {
     this.rejected.push(error);
   }
@@ -389,6 +419,17 @@ describe('panel router', () => {
     assert.equal(await handleWebviewMessage({ type: 'open/record', taskId: 'task-1', record: 3 }, ports), undefined);
     assert.equal(await handleWebviewMessage({ type: 'open/toolCall', taskId: 'task-1', toolCallId: 'c1' }, ports), undefined);
     assert.deepEqual(ports.calls, []);
+  });
+
+  it('list/more asks for the next page of the shown task only; view/filter always reaches the host', async () => {
+    const ports = new FakePorts();
+    assert.equal(await handleWebviewMessage({ type: 'list/more', taskId: 'task-1', list: 'notLoaded' }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'list/more', taskId: 'task-2', list: 'artifacts' }, ports), undefined);
+    assert.equal(await handleWebviewMessage({ type: 'view/filter', text: 'read' }, ports), undefined);
+    assert.deepEqual(ports.calls, [['showMore', 'task-1', 'notLoaded'], ['setFilter', 'read']]);
+    await handleWebviewMessage({ type: 'list/more', taskId: 'task-1', list: 'facts' }, ports);
+    await handleWebviewMessage({ type: 'view/filter', text: 'x'.repeat(201) }, ports);
+    assert.equal(ports.rejected.length, 2);
   });
 
   it('rebuild derives the shown task again and answers with the outcome, or the error', async () => {
@@ -488,6 +529,8 @@ describe('panel router', () => {
       openToolCall: unused,
       openFile: unused,
       rebuild: unused,
+      showMore: () => assert.fail('not called'),
+      setFilter: () => assert.fail('not called'),
       reject: () => assert.fail('nothing is rejected'),
     };
     const pending = session.state.pending()[0]!;

@@ -97,6 +97,33 @@ describe('store faults', function () {
     reopened.close();
   });
 
+  it('puts a lost record back in its marker\'s place, durably, and never rewrites a record that was not lost', async () => {
+    const file = tempBase();
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    store.createSession('s', 'faults');
+    const all = records(6);
+    for (const r of all) await store.appendRecord('s', r);
+    store.abandon();
+    const journal = `${file}.journal`;
+    writeFileSync(journal, readFileSync(journal, 'utf8').replace('line 2', 'line Z'));
+    const damaged = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(damaged.lostRecords('s'), [2]);
+    await assert.rejects(damaged.restoreRecord('s', all[3]!), /record 3 of s was not lost: a stored record is never rewritten/);
+    await damaged.restoreRecord('s', all[2]!);
+    assert.deepEqual(damaged.lostRecords('s'), []);
+    assert.deepEqual(damaged.records('s'), all);
+    await assert.rejects(damaged.restoreRecord('s', all[2]!), /was not lost/);
+    damaged.abandon(); // a kill again: the restore is in the journal
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(again.records('s'), all);
+    assert.deepEqual(again.lostRecords('s'), []);
+    again.checkpoint();
+    again.close();
+    const checkpointed = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual([checkpointed.records('s'), checkpointed.lostRecords('s')], [all, []]);
+    checkpointed.close();
+  });
+
   it('serves a record changed on disk from the journal, and says so', async () => {
     const file = tempBase();
     const store = await SessionStore.open(file, { checkpointDelayMs: 0 });

@@ -50,6 +50,31 @@ describe("the extension's workspace session store", function () {
     reopened.close();
   });
 
+  it('closes the tasks not used for a while (a checkpoint each), keeps the ones in use, and opens a closed one again', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const seen = collect();
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 60_000 });
+    const a = await ws.task('idle-a', 'first');
+    await a.appendRecord('idle-a', { index: 0, role: 'user', content: 'first task' });
+    const b = await ws.task('idle-b', 'second');
+    await b.appendRecord('idle-b', { index: 0, role: 'user', content: 'second task' });
+    const open = (ws as unknown as { stores: Map<string, unknown> }).stores;
+    const now = Date.now();
+    assert.deepEqual(ws.closeIdle(60_000, new Set(), now), [], 'nothing is idle yet');
+    assert.deepEqual(ws.closeIdle(60_000, new Set(['idle-b']), now + 120_000), ['idle-a']);
+    assert.deepEqual([...open.keys()], ['idle-b'], 'the task in use stays open');
+    // Closed with a checkpoint: its database holds the record without the journal.
+    assert.ok(existsSync(path.join(ws.folderOf('idle-a'), 'task.db')));
+    assert.deepEqual(ws.sessions().find((t) => t.id === 'idle-a'), { id: 'idle-a', title: 'first', records: 1 });
+    const again = await ws.task('idle-a');
+    assert.notEqual(again, a);
+    assert.equal(again.records('idle-a')[0]!.content, 'first task');
+    await again.appendRecord('idle-a', { index: 1, role: 'assistant', content: 'on it' });
+    assert.equal(again.recordCount('idle-a'), 2);
+    ws.close();
+    assert.deepEqual(seen.messages, []);
+  });
+
   it('rebuilds a lost or unreadable index from the task folders, and says so', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });

@@ -3,7 +3,8 @@
  * session (test/fixtures/sample-session.jsonl) part way through, with every
  * section of the panel filled in.
  */
-import type { ArtifactView, CompactionView, FactView, NotLoadedView, PanelState, SectionView } from '../../src/protocol/messages';
+import type { ArtifactView, CompactionView, FactView, NotLoadedView, PageView, PanelState, SectionView } from '../../src/protocol/messages';
+import { PAGE_SIZE } from '../../src/protocol/view';
 
 type FactInit = Pick<FactView, 'id' | 'type' | 'value'> & Partial<Omit<FactView, 'id' | 'type' | 'value'>>;
 
@@ -154,7 +155,7 @@ function compactions(): CompactionView[] {
 
 /** The panel state of the rate-limiting task at record 269. */
 export function buildPanelState(overrides: Partial<PanelState> = {}): PanelState {
-  return {
+  const state: Omit<PanelState, 'pages'> = {
     task: { id: TEXT.taskId, title: TEXT.title, records: 269, running: true },
     sections: sections(),
     facts: facts(),
@@ -172,6 +173,16 @@ export function buildPanelState(overrides: Partial<PanelState> = {}): PanelState
     notices: [TEXT.notice],
     drift: [TEXT.driftLine, '+ Findings/clock-skew only in the rebuild', '- Archived/lint-setup only in the folds'],
     ...overrides,
+  };
+  // Everything is sent (the fixture is one page), unless the test sets the pages itself.
+  const whole = (n: number, tokens = 0): PageView => ({ total: n, matching: n, tokens });
+  return {
+    ...state,
+    pages: overrides.pages ?? {
+      notLoaded: whole(state.notLoaded.length, state.notLoaded.reduce((sum, part) => sum + part.tokens, 0)),
+      artifacts: whole(state.artifacts.length),
+      compactions: whole(state.compactions.length),
+    },
   };
 }
 
@@ -202,4 +213,31 @@ export function buildBigPanelState(factCount: number, partCount: number): PanelS
     parts.push(i % 5 === 4 ? { address: `text:${i.toString(16).padStart(12, '0')}`, kind: 'text', tokens: 200 + i, how: 'shrunk', recover: `record r${i}` } : { address: id, kind: 'tool', toolCallId: id, tokens: 1000 + i * 7, how: i % 3 === 0 ? 'dropped' : 'shrunk', recover: `view_tool_call("${id}")` });
   }
   return buildPanelState({ facts: bigFacts, notLoaded: parts });
+}
+
+/**
+ * The state the host sends for a task of 50,000 records (the shape measured
+ * on a generated 50k-record task at a 16k window: about 670 facts and 670
+ * summary lines, 16,329 parts not loaded, 686 files and 3,840 compactions),
+ * with the first page of each long list.
+ */
+export function build50kPanelState(): PanelState {
+  const big = buildBigPanelState(670, PAGE_SIZE);
+  const requests: SectionView = {
+    name: 'Requests',
+    lines: Array.from({ length: 670 }, (_, i) => ({ key: `#${i + 1}`, text: `Now handle part ${i * 50} of the importer; keep the API stable.`, sources: [i * 50], priority: 0, confidence: 'verbatim' as const })),
+  };
+  const files: ArtifactView[] = Array.from({ length: PAGE_SIZE }, (_, i) => ({ path: `src/importer/part${i}.ts`, reads: 3 + (i % 4), modifications: i % 3, creations: 0, steps: [i * 70, i * 70 + 9] }));
+  const timeline: CompactionView[] = Array.from({ length: PAGE_SIZE }, (_, i) => ({ atRecord: 49_000 + i * 10, tier: 2, before: 12_400, after: 7_900, reactive: false }));
+  return {
+    ...big,
+    sections: [requests, ...big.sections.filter((s) => s.name !== 'Requests')],
+    artifacts: files,
+    compactions: timeline,
+    pages: {
+      notLoaded: { total: 16_329, matching: 16_329, tokens: 9_876_543 },
+      artifacts: { total: 686, matching: 686, tokens: 0 },
+      compactions: { total: 3_840, matching: 3_840, tokens: 0 },
+    },
+  };
 }

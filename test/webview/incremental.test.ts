@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { FactView, PanelState } from '../../src/protocol/messages';
-import { buildBigPanelState, buildPanelState, TEXT } from './fixture';
+import { build50kPanelState, buildBigPanelState, buildPanelState, TEXT } from './fixture';
 import { panelSuite, type PanelPage } from './harness';
 
 /**
@@ -124,7 +124,7 @@ describe('webview: incremental rendering', function () {
     assert.deepEqual(await fact.locator('button.source').allTextContents(), ['r0', 'r150']);
   });
 
-  it('1,000 facts and 500 parts not loaded: render, then a one-fact patch', async function () {
+  it('1,000 facts and 500 parts not loaded: the first 25 of each group drawn, then a one-fact patch', async function () {
     this.timeout(60000);
     panel = await suite.open();
     const big = buildBigPanelState(1000, 500);
@@ -157,13 +157,19 @@ describe('webview: incremental rendering', function () {
           partNodes: w.document.querySelectorAll('.not-loaded-list > li').length,
         };
       },
-      [big, 'decision-big00500'] as const,
+      [big, 'decision-big00010'] as const,
     )) as { full: number; fullWithLayout: number; patch: number; patchWithLayout: number; survived: boolean; text: string; factNodes: number; partNodes: number };
     console.log(
       `      big state: full render ${timings.full.toFixed(1)} ms (${timings.fullWithLayout.toFixed(1)} ms with layout); ` +
         `one-fact patch ${timings.patch.toFixed(1)} ms (${timings.patchWithLayout.toFixed(1)} ms with layout)`,
     );
-    assert.equal(timings.factNodes, 1000);
+    // Each fact group draws its first 25 (the rest are counted, searched and drawn on "show more").
+    const groups = new Map<string, number>();
+    for (const f of big.facts) if (f.status === 'active' || f.status === 'pending') groups.set(`${f.status}:${f.type}`, (groups.get(`${f.status}:${f.type}`) ?? 0) + 1);
+    const pendingCount = big.facts.filter((f) => f.status === 'pending').length;
+    const pastCount = big.facts.filter((f) => f.status !== 'active' && f.status !== 'pending').length;
+    const drawn = [...groups].filter(([k]) => k.startsWith('active:')).reduce((n, [, c]) => n + Math.min(25, c), 0) + pendingCount + Math.min(25, pastCount);
+    assert.equal(timings.factNodes, drawn);
     assert.equal(timings.partNodes, 500);
     assert.match(timings.text, /\(corrected\)$/);
     assert.equal(timings.survived, true);
@@ -176,5 +182,64 @@ describe('webview: incremental rendering', function () {
     assert.equal(await panel.page.locator('.facts-list > li:visible').count(), 1);
     assert.equal(await panel.text('.region-facts > .heading-row .count'), '1/' + String(big.facts.filter((f) => f.status === 'active').length));
     console.log(`      filter over 1,500 items: ${Date.now() - started} ms (including the round trips)`);
+
+    // "Show more" draws the next 25 of a group; the filter cleared, the group shows its first 50.
+    await panel.page.locator('input.filter-input').fill('');
+    const more = panel.page.locator('button[data-list="facts-decision"]');
+    assert.match((await more.textContent()) ?? '', /^Show 25 more \(\d+ not shown\)$/);
+    await more.click();
+    assert.equal(await panel.page.locator('.facts-list[aria-label="Decisions"] > li').count(), 50);
+  });
+
+  it('a task of 50,000 records: the first page of each long list, timed; more comes on request', async function () {
+    this.timeout(60000);
+    panel = await suite.open();
+    const state = build50kPanelState();
+    const id = state.facts.find((f) => f.status === 'active')!.id;
+    const timings = (await panel.page.evaluate(
+      ([full, factId]) => {
+        const w = globalThis as any;
+        const send = (data: unknown) => w.dispatchEvent(new w.MessageEvent('message', { data }));
+        const t0 = w.performance.now();
+        send({ type: 'state/full', state: full });
+        w.document.body.offsetHeight;
+        const t1 = w.performance.now();
+        const facts = (full as any).facts.map((f: any) => (f.id === factId ? { ...f, value: `${f.value} (corrected)`, version: f.version + 1 } : f));
+        send({ type: 'state/patch', patch: { facts } });
+        w.document.body.offsetHeight;
+        const t2 = w.performance.now();
+        return { first: t1 - t0, patch: t2 - t1, nodes: w.document.querySelectorAll('*').length };
+      },
+      [state, id] as const,
+    )) as { first: number; patch: number; nodes: number };
+    console.log(`      50k-record task (a page of each long list, ${timings.nodes} DOM nodes): first render ${timings.first.toFixed(1)} ms, one-fact patch ${timings.patch.toFixed(1)} ms`);
+    // Reported, not judged on time (the target, 300 ms, is read from this line); a gross regression still fails.
+    assert.ok(timings.first < 3000, `first render took ${timings.first.toFixed(1)} ms`);
+    assert.equal(await panel.page.locator('.not-loaded-list > li').count(), 100);
+    assert.equal(await panel.text('.region-not-loaded > .heading-row .count'), '16329');
+    const more = panel.page.locator('.region-not-loaded button.show-more');
+    assert.equal(await more.textContent(), 'Show 100 more (16,229 not shown)');
+    assert.equal(await panel.text('.region-timeline button.show-more'), 'Show 100 earlier (3,740 not shown)');
+
+    // "Show more" asks the host for the next page; the host's patch extends the list in place.
+    await panel.clearPosted();
+    await more.click();
+    assert.deepEqual(await panel.lastPosted(), { type: 'list/more', taskId: state.task!.id, list: 'notLoaded' });
+    const first = state.notLoaded[0]!;
+    await panel.page.evaluate((address) => ((globalThis as any).document.querySelector(`li[data-key="${address}"]`).__mark = 1), first.address);
+    const next = buildBigPanelState(0, 200).notLoaded;
+    await panel.send({ type: 'state/patch', patch: { notLoaded: next, pages: { ...state.pages, notLoaded: { ...state.pages.notLoaded } } } });
+    assert.equal(await panel.page.locator('.not-loaded-list > li').count(), 200);
+    assert.equal(await panel.page.evaluate((address) => (globalThis as any).document.querySelector(`li[data-key="${address}"]`).__mark, first.address), 1, 'the first page was kept, not drawn again');
+    assert.equal(await more.textContent(), 'Show 100 more (16,129 not shown)');
+
+    // The filter goes to the host, which pages by what matches.
+    await panel.clearPosted();
+    await panel.page.locator('input.filter-input').fill('Part7 ');
+    assert.deepEqual((await panel.posted()).filter((m) => m.type === 'view/filter').pop(), { type: 'view/filter', text: 'part7' });
+    const matched = state.artifacts.filter((a) => a.path.includes('part7'));
+    await panel.send({ type: 'state/patch', patch: { artifacts: matched, pages: { ...state.pages, artifacts: { total: 686, matching: 61, tokens: 0 } } } });
+    assert.equal(await panel.text('.region-artifacts > .heading-row .count'), '61/686');
+    assert.equal(await panel.text('.region-artifacts button.show-more'), `Show 50 more (${61 - matched.length} not shown)`);
   });
 });

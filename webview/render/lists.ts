@@ -1,5 +1,6 @@
 /** The item renderers of the Task Context lines, the evidence not loaded, the artifact index and the compaction timeline. */
 import type { ArtifactView, CompactionView, NotLoadedView, SectionView, SummaryLineView } from '../../src/protocol/messages';
+import { artifactSearchText, notLoadedSearchText } from '../../src/protocol/view';
 import { h, icon, nodes, s, type ItemRenderer } from '../dom';
 import { CONFIDENCE_LABEL, formatRanges, formatTokens, HOW_LABEL, KIND_LABEL, PRIORITY_LABEL, signedChange, TIER_LABEL } from '../format';
 import { actionButton, sourceButtons, tag } from './common';
@@ -33,7 +34,7 @@ export function summaryLineRenderer(section: SectionView['name']): ItemRenderer<
 export const notLoadedRenderer: ItemRenderer<NotLoadedView> = {
   key: (part) => part.address,
   signature: (part) => JSON.stringify(part),
-  searchText: (part) => `${part.address} ${part.kind} ${part.how} ${part.toolCallId ?? ''} ${part.recover}`.toLowerCase(),
+  searchText: notLoadedSearchText,
   fill(el, part) {
     const how = HOW_LABEL[part.how];
     el.className = `part how-${part.how}`;
@@ -68,7 +69,7 @@ function splitPath(path: string): { name: string; dir: string } {
 export const artifactRenderer: ItemRenderer<ArtifactView> = {
   key: (file) => file.path,
   signature: (file) => JSON.stringify(file),
-  searchText: (file) => file.path.toLowerCase(),
+  searchText: artifactSearchText,
   fill(el, file) {
     const { name, dir } = splitPath(file.path);
     el.className = 'artifact';

@@ -279,6 +279,8 @@ function activate(context) {
     script: (steps) => fake.script(steps),
     requests: () => fake.requests(),
     reset: () => fake.reset(),
+    // Where VS Code keeps this extension's workspace storage: every extension's is a sibling folder.
+    storagePath: context.storageUri ? context.storageUri.fsPath : undefined,
   };
 }
 
