@@ -4,9 +4,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { confirmInEditor } from './agent/confirm';
 import { callUri, DOC_SCHEME, EvidenceDocuments, KeptDocuments, parseDocUri, recordUri } from './agent/documents';
-import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
+import { KeeperAgent, PARTICIPANT_ID, UNDO_TURN_COMMAND, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { runProbesCommand } from './agent/probeCommand';
 import type { TaskSession } from './agent/taskSession';
 import { projectTranscriptReport } from './cli/report';
@@ -15,6 +14,7 @@ import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from './core/budget';
 import { formatInterchange, parseTranscript } from './core/transcript';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
 import { WorkspaceStoreHost } from './store/workspaceStore';
+import { registerKeeperTools } from './agent/lmTools';
 
 export const CommandIds = {
   openPanel: 'contextKeeper.openPanel',
@@ -27,6 +27,7 @@ export const CommandIds = {
   showContext: 'contextKeeper.showContext',
   runProbes: 'contextKeeper.runProbes',
   revealSecrets: 'contextKeeper.revealSecrets',
+  undoTurnEdits: UNDO_TURN_COMMAND,
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -60,6 +61,9 @@ const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.showContext]: showContextCommand,
   [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents),
   [CommandIds.revealSecrets]: revealSecretsCommand,
+  [CommandIds.undoTurnEdits]: (ctx) => async (key?: unknown) => {
+    void vscode.window.showInformationMessage(await ctx.agent.undoTurn(typeof key === 'string' ? key : undefined));
+  },
 };
 
 /** What `activate` returns: the services integration tests drive (no other caller relies on it). */
@@ -96,8 +100,8 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
     const workspaceRoot = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
-    const dialog = confirmInEditor(documents, workspaceRoot);
-    agent = root.add(new KeeperAgent(sessions, dialog));
+    const log = root.add(vscode.window.createOutputChannel('Context Keeper', { log: true }));
+    agent = root.add(new KeeperAgent(sessions, log));
 
     // A task nobody used for a while is let go and its store closed: memory stays bounded by the tasks in use.
     const sweep = setInterval(() => {
@@ -106,6 +110,8 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     root.add({ dispose: () => clearInterval(sweep) });
 
     const participant = root.add(vscode.chat.createChatParticipant(PARTICIPANT_ID, agent.handler));
+    // The task's context, record and tool calls, for every agent in VS Code (#taskContext, Copilot's agent mode).
+    root.add(registerKeeperTools(agent, sessions));
     participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
 
     const lastSent = new Map<string, SentEvent>();
@@ -132,7 +138,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
       sessions,
       setConfirm: (confirm) => {
         agent!.confirm = confirm;
-        return () => (agent!.confirm = dialog);
+        return () => (agent!.confirm = undefined);
       },
       onDidSend: agent.onDidSend,
       onDidEndTurn: agent.onDidEndTurn,

@@ -18,6 +18,7 @@ import {
   type ModelRequest,
   type ToolSpec,
 } from './model';
+import { isTransientModelError, MODEL_RETRIES, retryDelayMs } from './retry';
 import type { TaskSession } from './taskSession';
 
 export interface ToolRunner {
@@ -51,6 +52,26 @@ export interface TurnOptions {
   readonly system: string;
   /** Model calls allowed in one turn before the agent stops and says so. */
   readonly maxSteps: number;
+  /** Waits before a retry (tests pass one that does not wait); default a real timer. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of each retry of a model call that failed transiently (logged by the participant). */
+  readonly onRetry?: (attempt: number, delayMs: number, error: unknown) => void;
+  /** What the user attached to the request (`#file`, a selection): recorded after it, as reads the user made. */
+  readonly attachments?: readonly Attachment[];
+}
+
+/**
+ * A file or a selection the user attached to a request. It is recorded as a
+ * `read_file` call marked `attachedBy: "user"` with the text as its result, so
+ * it is evidence like any read (shrunk and folded by the same rules, redacted,
+ * counted in the artifact index), never part of the request's own words.
+ */
+export interface Attachment {
+  /** Workspace-relative path (or the reference's name when it is no file). */
+  readonly path: string;
+  /** 1-based lines of a selection. */
+  readonly lines?: { readonly from: number; readonly to: number };
+  readonly text: string;
 }
 
 export interface TurnResult {
@@ -80,6 +101,7 @@ export async function runTurn(
   const session = task.session;
   await task.append({ role: 'user', content: prompt });
   session.preflight();
+  await recordAttachments(task, options.attachments ?? []);
 
   let compactions = 0;
   for (let step = 0; step < options.maxSteps; step++) {
@@ -95,7 +117,7 @@ export async function runTurn(
     const request: ModelRequest = { system: options.system, messages, tools: tools.specs };
     const messageId = `keeper-${task.id}-${atRecord}`;
 
-    const answer = await callModel(task, model, request, io, messageId, signal);
+    const answer = await callModelRetrying(task, model, request, io, messageId, signal, options);
     const tokens = await countSent(model, request, signal);
     if (tokens !== undefined) session.engine.observeRealTokens(tokens);
     io.sent({ step, messages, tokens, predicted: report.after, window: model.maxInputTokens });
@@ -130,6 +152,37 @@ export async function runTurn(
   return { steps: options.maxSteps, stoppedAt: 'max-steps', compactions };
 }
 
+/**
+ * callModel, tried again after a transient failure (rate limit, overload, the
+ * network) when nothing of the answer was streamed yet, up to MODEL_RETRIES
+ * times with growing delays (src/agent/retry.ts), saying so in the chat.
+ */
+async function callModelRetrying(task: TaskSession, model: ChatModelPort, request: ModelRequest, io: TurnIO, messageId: string, signal: AbortSignal, options: TurnOptions): Promise<Answer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The last attempt fails as any model call does (recorded, reported).
+      return await callModel(task, model, request, io, messageId, signal, attempt <= MODEL_RETRIES);
+    } catch (error) {
+      if (!(error instanceof RetryableModelError)) throw error;
+      const delay = retryDelayMs(attempt);
+      options.onRetry?.(attempt, delay, error.cause);
+      io.progress(`The model did not answer (${messageOf(error.cause)}); trying again in ${Math.ceil(delay / 1000)} s (retry ${attempt} of ${MODEL_RETRIES})…`);
+      await (options.sleep ?? sleep)(delay, signal);
+    }
+  }
+}
+
+/** A transient failure before anything was streamed or recorded: callModelRetrying sends the request again. */
+class RetryableModelError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(messageOf(cause));
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return abortable(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal);
+}
+
 interface Answer {
   readonly text: string;
   readonly calls: { callId: string; name: string; input: unknown }[];
@@ -140,7 +193,7 @@ interface Answer {
  * the call ends (whole, or as far as it got when it failed); tool calls are
  * recorded as they are complete.
  */
-async function callModel(task: TaskSession, model: ChatModelPort, request: ModelRequest, io: TurnIO, messageId: string, signal: AbortSignal): Promise<Answer> {
+async function callModel(task: TaskSession, model: ChatModelPort, request: ModelRequest, io: TurnIO, messageId: string, signal: AbortSignal, mayRetry = false): Promise<Answer> {
   let text = '';
   const calls: Answer['calls'] = [];
   const seen = new Set<string>();
@@ -160,6 +213,10 @@ async function callModel(task: TaskSession, model: ChatModelPort, request: Model
     }
   } catch (error) {
     const cancelled = isAbort(error) || signal.aborted;
+    // Nothing streamed and nothing recorded: the same request can go again.
+    if (!cancelled && mayRetry && text === '' && calls.length === 0 && isTransientModelError(error)) {
+      throw new RetryableModelError(error);
+    }
     if (text !== '') await task.append({ role: 'assistant', content: text, messageId });
     await recordCalls(task, calls, messageId);
     await recordUnrun(task, calls, cancelled ? 'not run: the user cancelled the turn' : 'not run: the model call failed');
@@ -175,6 +232,18 @@ async function recordCalls(task: TaskSession, calls: Answer['calls'], messageId:
   for (const call of calls) {
     await task.append({ role: 'assistant', content: '', toolName: call.name, toolCallId: call.callId, toolInput: call.input, messageId });
   }
+}
+
+async function recordAttachments(task: TaskSession, attachments: readonly Attachment[]): Promise<void> {
+  if (attachments.length === 0) return;
+  const messageId = `keeper-${task.id}-${task.nextIndex}-attached`;
+  const calls = attachments.map((a, i) => ({
+    callId: `attached-${task.nextIndex}-${i}`,
+    input: { path: a.path, ...(a.lines ? { offset: a.lines.from, limit: a.lines.to - a.lines.from + 1 } : {}), attachedBy: 'user' },
+    output: a.text,
+  }));
+  for (const call of calls) await task.append({ role: 'assistant', content: '', toolName: 'read_file', toolCallId: call.callId, toolInput: call.input, messageId });
+  for (const call of calls) await task.append({ role: 'tool', content: '', toolName: 'read_file', toolCallId: call.callId, toolOutput: call.output, isError: false });
 }
 
 /** Closes calls that will never run, so every call in the record has its result. */

@@ -17,14 +17,15 @@ import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { WorkspaceStoreHost } from '../store/workspaceStore';
-import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from './loop';
-import { isAbort, messageOf } from './model';
+import { ModelCallError, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { AbortError, isAbort, messageOf } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
-import { parseSettings, sessionOptionsFor, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
+import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
 import { TaskSession, type TaskSessionOptions } from './taskSession';
 import { AGENT_TOOLS, runTool, type ConfirmRequest, type ToolContext } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
+import { editorFiles, undoEdits, WORKSPACE_TOOLS, WorkspaceTools, type TurnEdit } from './workspaceTools';
 
 export const PARTICIPANT_ID = 'context-keeper.keeper';
 
@@ -58,6 +59,11 @@ export function taskIdFromHistory(history: readonly (vscode.ChatRequestTurn | vs
   return undefined;
 }
 
+/** The command a turn's Undo button runs (contributed in package.json). */
+export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
+/** Turns whose edits can still be undone from their button. */
+const MAX_UNDOABLE_TURNS = 20;
+
 export function newTaskId(now = new Date()): string {
   return `task-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -81,11 +87,37 @@ export class KeeperAgent implements vscode.Disposable {
   readonly onDidChangeTask = this._onDidChangeTask.event;
   private lastTaskId: string | undefined;
 
-  /** How edits, writes and commands are confirmed (tests replace it). */
-  confirm: Confirm;
+  /**
+   * How edits, writes and commands are approved: undefined (the default) asks
+   * the user inline in the chat, through VS Code's tool confirmation; tests
+   * install a function that decides instead.
+   */
+  confirm: Confirm | undefined;
+  /** @keeper's workspace tools, run as language model tools (their confirmations are inline). */
+  private readonly workspaceTools: WorkspaceTools;
+  /** The edits of the last turns that changed files, by the key their Undo button carries. */
+  private readonly turnEdits = new Map<string, readonly TurnEdit[]>();
+  private editedTurns = 0;
 
-  constructor(private readonly sessions: WorkspaceStoreHost, confirm: Confirm) {
-    this.confirm = confirm;
+  constructor(
+    private readonly sessions: WorkspaceStoreHost,
+    /** Where model errors, retries and tool failures are logged (the "Context Keeper" output channel). */
+    private readonly log?: vscode.LogOutputChannel,
+  ) {
+    this.workspaceTools = new WorkspaceTools((signal) => {
+      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+      if (!folder) return undefined;
+      const { settings } = readSettings();
+      return {
+        root: folder.uri.fsPath,
+        signal,
+        confirm: async () => true, // another agent's call: VS Code asked the user before it ran
+        viewToolCall: () => undefined,
+        files: editorFiles([]),
+        commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
+        maxOutputChars: settings.toolOutputMaxChars,
+      };
+    });
   }
 
   /** The task of the most recent turn in this window. */
@@ -129,23 +161,35 @@ export class KeeperAgent implements vscode.Disposable {
     this.running.add(controller);
     this.busy.add(taskId);
     this.lastTaskId = taskId;
+    /** The files this turn changed, for its Undo button. */
+    const edits: TurnEdit[] = [];
     try {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
       if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
       task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal);
-      const tools = this.toolRunner(task, root.fsPath, settings, stream);
+      const tools = this.toolRunner(task, root.fsPath, settings, stream, request.toolInvocationToken, edits, otherToolsFor(request, settings));
       const io: TurnIO = {
         markdown: (text) => stream.markdown(text),
         progress: (message) => stream.progress(message),
-        toolCall: (name, input) => stream.progress(describeCall(name, input)),
+        toolCall: (name, input) => {
+          stream.progress(describeCall(name, input));
+          // The files a turn reads or changes are listed with the response, as Copilot lists its references.
+          const file = (input as { path?: unknown } | null)?.path;
+          if (typeof file === 'string' && FILE_TOOLS.has(name)) stream.reference(vscode.Uri.joinPath(root, file));
+        },
         compacted: (report) => stream.progress(describeCompaction(report)),
         sent: (info) => {
           this._onDidSend.fire({ ...info, taskId });
           this._onDidChangeTask.fire(taskId);
         },
       };
-      const result = await runTurn(task, prompt, chatModel, tools, io, { system: systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) }), maxSteps: settings.maxStepsPerTurn }, controller.signal);
+      const result = await runTurn(task, prompt, chatModel, tools, io, {
+          system: systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) }),
+          maxSteps: settings.maxStepsPerTurn,
+          attachments: await attachmentsOf(request.references, root, settings.toolOutputMaxChars),
+          onRetry: (attempt, delayMs, error) => this.log?.warn(`task ${taskId}: model ${model.id} failed (${describeModelError(error)}); retry ${attempt} in ${delayMs} ms`),
+        }, controller.signal);
       this._onDidEndTurn.fire({ taskId, outcome: result.stoppedAt });
       return { metadata };
     } catch (error) {
@@ -154,9 +198,15 @@ export class KeeperAgent implements vscode.Disposable {
         return { metadata: { ...metadata, cancelled: true } };
       }
       const message = error instanceof ModelCallError ? error.message : `@keeper stopped: ${describeModelError(error)}`;
+      this.log?.error(`task ${taskId}: ${message}`, error instanceof ModelCallError ? error.cause : error);
       this._onDidEndTurn.fire({ taskId, outcome: 'error', error: message });
       return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
     } finally {
+      if (edits.length > 0) {
+        const key = this.keepEdits(edits);
+        const files = new Set(edits.map((e) => e.rel)).size;
+        stream.button({ command: UNDO_TURN_COMMAND, arguments: [key], title: `Undo @keeper's edits (${files} ${files === 1 ? 'file' : 'files'})` });
+      }
       open = false;
       cancellation.dispose();
       this.running.delete(controller);
@@ -299,14 +349,48 @@ export class KeeperAgent implements vscode.Disposable {
     });
   }
 
-  private toolRunner(task: TaskSession, root: string, settings: KeeperSettings, stream: vscode.ChatResponseStream): ToolRunner {
+  /** Keeps a turn's edits for its Undo (the last MAX_UNDOABLE_TURNS turns); returns their key. */
+  private keepEdits(edits: readonly TurnEdit[]): string {
+    const key = `turn-${++this.editedTurns}`;
+    this.turnEdits.set(key, edits);
+    for (const old of this.turnEdits.keys()) {
+      if (this.turnEdits.size <= MAX_UNDOABLE_TURNS) break;
+      this.turnEdits.delete(old);
+    }
+    return key;
+  }
+
+  /**
+   * Undoes the edits of a turn (`key`, from its Undo button; default the last
+   * turn that edited), newest first, through the editor; a file changed since
+   * is left alone and named. Returns a sentence for the user.
+   */
+  async undoTurn(key?: string): Promise<string> {
+    const chosen = key ?? [...this.turnEdits.keys()].pop();
+    const edits = chosen !== undefined ? this.turnEdits.get(chosen) : undefined;
+    if (!edits) return 'There are no @keeper edits to undo in this window.';
+    const { undone, changedSince } = await undoEdits(edits);
+    this.turnEdits.delete(chosen!);
+    const parts = [];
+    if (undone.length) parts.push(`Undid @keeper's edits to ${undone.join(', ')}.`);
+    if (changedSince.length) parts.push(`Left ${changedSince.join(', ')} as ${changedSince.length === 1 ? 'it is' : 'they are'}: changed since @keeper edited ${changedSince.length === 1 ? 'it' : 'them'}.`);
+    return parts.join(' ');
+  }
+
+  private toolRunner(task: TaskSession, root: string, settings: KeeperSettings, stream: vscode.ChatResponseStream, token: vscode.ChatParticipantToolToken, edits: TurnEdit[], others: readonly vscode.LanguageModelToolInformation[]): ToolRunner {
+    const other = new Map(others.map((t) => [t.name, t]));
     return {
-      specs: AGENT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      specs: [
+        ...AGENT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+        ...others.map((t) => ({ name: t.name, description: t.description, inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} } })),
+      ],
       run: (name, input, signal) => {
+        if (other.has(name)) return invokeOtherTool(name, input, token, signal, settings.toolOutputMaxChars);
         const ctx: ToolContext = {
           root,
           signal,
-          confirm: (request) => this.confirm(request),
+          // Only the workspace tools change anything, and they are approved by VS Code (or the tests' replacement).
+          confirm: (request) => (this.confirm ? this.confirm(request) : Promise.resolve(false)),
           viewToolCall: (id) => {
             const view = task.session.viewToolCall(id);
             return view ? { name: view.name, input: view.input, output: view.output, isError: view.isError } : undefined;
@@ -314,13 +398,17 @@ export class KeeperAgent implements vscode.Disposable {
           progress: (message) => stream.progress(message),
           commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
           maxOutputChars: settings.toolOutputMaxChars,
+          files: editorFiles(edits),
         };
+        // The workspace tools run as VS Code's language model tools: shown in the chat, approved inline.
+        if (WORKSPACE_TOOLS[name] !== undefined) return this.workspaceTools.run(name, input, ctx, token, this.confirm);
         return runTool(name, input, ctx);
       },
     };
   }
 
   dispose(): void {
+    this.workspaceTools.dispose();
     for (const controller of this.running) controller.abort();
     this.running.clear();
     this._onDidSend.dispose();
@@ -336,6 +424,68 @@ const INSPECT_DEFAULT_WINDOW = 128_000;
 export function readSettings(): { settings: KeeperSettings; problems: string[] } {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return parseSettings((key) => config.get(key));
+}
+
+/**
+ * The tools of other extensions and MCP servers offered to @keeper's model: the
+ * ones the prompt references (`#tool`) and the ones `contextKeeper.otherTools`
+ * names; never Context Keeper's own, nor one whose name an own tool has.
+ */
+function otherToolsFor(request: vscode.ChatRequest, settings: KeeperSettings): vscode.LanguageModelToolInformation[] {
+  const referenced = new Set(request.toolReferences.map((r) => r.name));
+  const own = new Set(AGENT_TOOLS.map((t) => t.name));
+  return vscode.lm.tools.filter((t) => !t.name.startsWith('contextKeeper_') && !own.has(t.name) && (referenced.has(t.name) || matchesToolPattern(t.name, settings.otherTools)));
+}
+
+/**
+ * Runs another extension's tool in the chat of the request (its own
+ * confirmation, if it asks one, shows inline). Its text parts are the output;
+ * a failure is an error result the model reads.
+ */
+async function invokeOtherTool(name: string, input: unknown, token: vscode.ChatParticipantToolToken, signal: AbortSignal, maxChars: number): Promise<{ output: string; isError: boolean }> {
+  const cancellation = new vscode.CancellationTokenSource();
+  const onAbort = (): void => cancellation.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const object = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
+    const result = await vscode.lm.invokeTool(name, { input: object, toolInvocationToken: token }, cancellation.token);
+    const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '[a part that is not text]')).join('\n');
+    return { isError: false, output: text.length <= maxChars ? text : `${text.slice(0, maxChars)}\n[clipped: the output has ${text.length} characters]` };
+  } catch (error) {
+    if (signal.aborted) throw new AbortError();
+    return { isError: true, output: `the tool ${name} failed: ${messageOf(error)}` };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    cancellation.dispose();
+  }
+}
+
+/** The tools whose `path` is a workspace file the response lists as a reference. */
+const FILE_TOOLS: ReadonlySet<string> = new Set(['read_file', 'edit_file', 'write_file']);
+
+/**
+ * The files and selections the user attached to a request (`#file`, a
+ * selection, a dragged file), as the loop records them: the text of the open
+ * buffer when there is one (unsaved changes included), clipped like a read.
+ */
+async function attachmentsOf(references: readonly vscode.ChatPromptReference[], root: vscode.Uri, maxChars: number): Promise<Attachment[]> {
+  const out: Attachment[] = [];
+  const clip = (text: string): string => (text.length <= maxChars ? text : `${text.slice(0, maxChars)}\n[clipped: the attachment has ${text.length} characters]`);
+  const relative = (uri: vscode.Uri): string => (uri.scheme === 'file' && uri.fsPath.startsWith(root.fsPath) ? vscode.workspace.asRelativePath(uri, false) : uri.toString());
+  for (const reference of references) {
+    const value = reference.value;
+    const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
+    try {
+      if (uri) {
+        const document = await vscode.workspace.openTextDocument(uri);
+        const range = value instanceof vscode.Location ? value.range : undefined;
+        out.push({ path: relative(uri), ...(range ? { lines: { from: range.start.line + 1, to: range.end.line + 1 } } : {}), text: clip(document.getText(range)) });
+      } else if (typeof value === 'string') out.push({ path: reference.id, text: clip(value) });
+    } catch (error) {
+      out.push({ path: uri ? relative(uri) : reference.id, text: `(the attachment could not be read: ${messageOf(error)})` });
+    }
+  }
+  return out;
 }
 
 function describeCall(name: string, input: unknown): string {

@@ -31,7 +31,14 @@ const Fields = {
   toolOutputMaxChars: z.number().int().min(1_000).max(5_000_000).default(100_000),
   /** Old tool calls shorter than this (input + output, characters) are never shrunk. */
   toolOutputShrinkChars: z.number().int().min(200).max(1_000_000).default(PRECOMPACT_MIN_CHARS),
+  /** Other extensions' and MCP servers' tools @keeper offers its model, by name (`*` matches any run of characters). */
+  otherTools: z.array(z.string().min(1).max(200)).max(200).default([]),
 } as const;
+
+/** Whether a tool's name matches one of the `otherTools` patterns (`*` is any run of characters, `mcp_*`, `*`). */
+export function matchesToolPattern(name: string, patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name));
+}
 
 export type KeeperSettings = { readonly [K in keyof typeof Fields]: z.infer<(typeof Fields)[K]> };
 export const SETTING_KEYS = Object.keys(Fields) as (keyof typeof Fields)[];

@@ -37,6 +37,31 @@ export interface ConfirmRequest {
   readonly after?: string;
   /** run. */
   readonly command?: string;
+  /** run: the folder, workspace-relative ('.' for the root). */
+  readonly cwd?: string;
+}
+
+/** What the model is told when the user declines a change or a command (nothing was written or run). */
+export function declinedMessage(request: Pick<ConfirmRequest, 'kind' | 'path' | 'command'>): string {
+  if (request.kind === 'run') return `The user declined to run \`${clipOneLine(request.command ?? '', 120)}\`.`;
+  return `The user declined the ${request.kind} to ${request.path ?? 'the file'}.`;
+}
+
+/**
+ * The change or command as the user is asked to approve it, in markdown: the
+ * changed lines of an edit or an overwrite as a diff, the start of a new
+ * file, a command in a shell block with its folder.
+ */
+export function confirmationMarkdown(request: ConfirmRequest): string {
+  if (request.kind === 'run') return `\`\`\`sh\n${request.command ?? ''}\n\`\`\`\nin \`${request.cwd ?? '.'}\` of the workspace folder`;
+  const fence = (body: string, lang: string): string => `\`\`\`${lang}\n${body.replace(/\`\`\`/g, '`\u200b``')}\n\`\`\``;
+  if (request.before === undefined) {
+    const lines = (request.after ?? '').split('\n');
+    const shown = lines.slice(0, DIFF_MAX_LINES).join('\n');
+    return `New file \`${request.path}\` (${plural(lines.length, 'line')}):\n${fence(lines.length > DIFF_MAX_LINES ? `${shown}\n… ${lines.length - DIFF_MAX_LINES} more lines` : shown, '')}`;
+  }
+  const diff = diffSummary(request.before, request.after ?? '');
+  return `\`${request.path}\`: -${plural(diff.removed, 'line')} +${plural(diff.added, 'line')}\n${fence(`${diff.header}\n${diff.body}`, 'diff')}`;
 }
 
 export interface ToolContext {
@@ -54,6 +79,23 @@ export interface ToolContext {
   readonly commandTimeoutMs?: number;
   /** Default 100_000 (per tool result). */
   readonly maxOutputChars?: number;
+  /**
+   * The editor's files (VS Code): an open buffer is what is read and edited,
+   * and a change goes through the editor (its undo stack). Without it, the disk.
+   */
+  readonly files?: FilePort;
+}
+
+/** How edit_file and write_file reach a file the editor may have open. */
+export interface FilePort {
+  /** The text of the file's open buffer (unsaved changes included), or undefined when it is not open. */
+  openText(file: string): Promise<string | undefined>;
+  /**
+   * Replaces the text `before` (what the tool read) of an existing file with
+   * `after`; resolves to undefined when the text is no longer `before` (nothing
+   * changed), else to a note for the model (e.g. the buffer was left unsaved).
+   */
+  replace(file: string, rel: string, before: string, after: string): Promise<{ note?: string } | undefined>;
 }
 
 export interface ToolOutcome {
@@ -1164,6 +1206,14 @@ const editFileTool = defineTool({
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     const { text: before, stats } = await readTextForChange(target);
+    // An open buffer is what the user sees: its text (unsaved changes included) is what is edited.
+    const open = await ctx.files?.openText(target.real);
+    return editText(input, ctx, target, open ?? before, stats.mode & 0o7777);
+  },
+});
+
+async function editText(input: { path: string; oldText: string; newText: string; replaceAll: boolean }, ctx: ToolContext, target: Target, before: string, mode: number): Promise<ToolOutcome> {
+  {
     const endings = lineEndings(before);
     const normalize = (text: string): string => (endings === 'mixed' ? text : text.replace(/\r\n/g, '\n'));
     const work = normalize(before);
@@ -1184,20 +1234,35 @@ const editFileTool = defineTool({
     const changed = replaceAt(work, positions, oldText.length, newText);
     const after = endings === 'crlf' ? changed.replace(/\n/g, '\r\n') : changed;
     const approved = await askUser(ctx, { kind: 'edit', title: `Edit ${target.rel}`, path: target.rel, before, after });
-    if (!approved) return { isError: true, output: `The user declined the edit to ${target.rel}.` };
-    const current = await fs.readFile(target.real, 'utf8').catch(() => undefined);
-    if (current !== before) {
-      throw new ToolError(`${target.rel} changed while the edit waited for approval; nothing was written. Read it again and retry.`);
-    }
-    await writeAtomic(target.real, after, stats.mode & 0o7777);
+    if (!approved) return { isError: true, output: declinedMessage({ kind: 'edit', path: target.rel }) };
+    const note = await replaceText(ctx, target, before, after, mode);
     const diff = diffSummary(work, changed);
     const count = positions.length === 1 ? '1 replacement' : `${positions.length} replacements`;
     return {
       isError: false,
-      output: `Edited ${target.rel}: ${count}, -${plural(diff.removed, 'line')} +${plural(diff.added, 'line')}\n${diff.header}\n${diff.body}`,
+      output: `Edited ${target.rel}: ${count}, -${plural(diff.removed, 'line')} +${plural(diff.added, 'line')}${note ? ` (${note})` : ''}\n${diff.header}\n${diff.body}`,
     };
-  },
-});
+  }
+}
+
+/**
+ * Replaces an existing file's text `before` with `after`: through the editor
+ * when there is one (its undo stack, an open buffer), else atomically on disk.
+ * A file whose text changed while the change waited is left alone (an error the
+ * model reads). Returns the editor's note, if any.
+ */
+async function replaceText(ctx: ToolContext, target: Target, before: string, after: string, mode: number | undefined): Promise<string | undefined> {
+  const changedMeanwhile = new ToolError(`${target.rel} changed while the change waited for approval; nothing was written. Read it again and retry.`);
+  if (ctx.files) {
+    const done = await ctx.files.replace(target.real, target.rel, before, after);
+    if (!done) throw changedMeanwhile;
+    return done.note;
+  }
+  const current = await fs.readFile(target.real, 'utf8').catch(() => undefined);
+  if (current !== before) throw changedMeanwhile;
+  await writeAtomic(target.real, after, mode);
+  return undefined;
+}
 
 // ---------------------------------------------------------------------------
 // write_file
@@ -1221,7 +1286,8 @@ const writeFileTool = defineTool({
       if (stats.isDirectory()) throw new ToolError(`${target.rel} is a folder; give a file path`);
       if (!stats.isFile()) throw new ToolError(`${target.rel} is not a regular file`);
       const buffer = await fs.readFile(target.real);
-      existing = { text: hasNul(buffer) ? undefined : buffer.toString('utf8'), bytes: buffer.length, mode: stats.mode & 0o7777 };
+      const open = hasNul(buffer) ? undefined : await ctx.files?.openText(target.real);
+      existing = { text: open ?? (hasNul(buffer) ? undefined : buffer.toString('utf8')), bytes: buffer.length, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (error instanceof ToolError) throw error;
       const code = errnoCode(error);
@@ -1236,14 +1302,19 @@ const writeFileTool = defineTool({
       after: input.content,
     };
     const approved = await askUser(ctx, request);
-    if (!approved) return { isError: true, output: `The user declined the write to ${target.rel}.` };
-    await fs.mkdir(path.dirname(target.real), { recursive: true });
-    await writeAtomic(target.real, input.content, existing?.mode);
+    if (!approved) return { isError: true, output: declinedMessage(request) };
+    let note: string | undefined;
+    if (existing?.text !== undefined) note = await replaceText(ctx, target, existing.text, input.content, existing.mode);
+    else {
+      await fs.mkdir(path.dirname(target.real), { recursive: true });
+      await writeAtomic(target.real, input.content, existing?.mode);
+    }
     const bytes = Buffer.byteLength(input.content, 'utf8');
     const size = `${bytes} bytes, ${plural(countLines(input.content), 'line')}`;
+    const noted = note ? ` (${note})` : '';
     return {
       isError: false,
-      output: existing === undefined ? `Created ${target.rel} (${size}).` : `Overwrote ${target.rel} (${size}; was ${existing.bytes} bytes).`,
+      output: existing === undefined ? `Created ${target.rel} (${size}).` : `Overwrote ${target.rel} (${size}; was ${existing.bytes} bytes)${noted}.`,
     };
   },
 });
@@ -1381,8 +1452,9 @@ const runCommandTool = defineTool({
     const requested = input.timeoutSeconds !== undefined ? input.timeoutSeconds * 1000 : ctx.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const timeoutMs = clamp(Number.isFinite(requested) ? Math.round(requested) : DEFAULT_COMMAND_TIMEOUT_MS, MIN_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS);
     const shown = clipOneLine(input.command, 120);
-    const approved = await askUser(ctx, { kind: 'run', title: `Run \`${shown}\``, command: input.command });
-    if (!approved) return { isError: true, output: `The user declined to run \`${shown}\`.` };
+    const request: ConfirmRequest = { kind: 'run', title: `Run \`${shown}\``, command: input.command, cwd: path.relative(path.resolve(ctx.root), cwd) || '.' };
+    const approved = await askUser(ctx, request);
+    if (!approved) return { isError: true, output: declinedMessage(request) };
 
     const output = headTailBuffer(maxOutputChars(ctx));
     const ending = await execute({
@@ -1424,15 +1496,16 @@ const viewToolCallTool = defineTool({
   run: async (input, ctx) => {
     const call = ctx.viewToolCall(input.toolCallId);
     if (call === undefined) throw new ToolError(`No tool call with id ${JSON.stringify(input.toolCallId)} in this session`);
-    const text =
-      `Tool call ${input.toolCallId}: ${call.name}${call.isError ? ' (failed)' : ''}\n` +
-      `Input:\n${call.input}\n` +
-      `Output:\n${call.output ?? '(no output recorded)'}`;
-    const max = maxOutputChars(ctx);
-    if (text.length <= max) return { isError: false, output: text };
-    return { isError: false, output: `${clipMiddle(text, max - 100, 'tool call')}\n[clipped: the full text has ${text.length} characters]` };
+    return { isError: false, output: formatToolCallView(input.toolCallId, call, maxOutputChars(ctx)) };
   },
 });
+
+/** A recorded tool call in full (clipped to `max` characters, keeping its beginning and end): what view_tool_call returns. */
+export function formatToolCallView(id: string, call: { name: string; input: string; output: string | undefined; isError: boolean }, max = DEFAULT_MAX_OUTPUT_CHARS): string {
+  const text = `Tool call ${id}: ${call.name}${call.isError ? ' (failed)' : ''}\n` + `Input:\n${call.input}\n` + `Output:\n${call.output ?? '(no output recorded)'}`;
+  if (text.length <= max) return text;
+  return `${clipMiddle(text, max - 100, 'tool call')}\n[clipped: the full text has ${text.length} characters]`;
+}
 
 // ---------------------------------------------------------------------------
 // todo
@@ -1491,3 +1564,20 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
 ];
 
 const TOOLS_BY_NAME: ReadonlyMap<string, AgentTool> = new Map(AGENT_TOOLS.map((tool) => [tool.name, tool]));
+
+/**
+ * @keeper's workspace tools by their name in its model requests, and the
+ * VS Code language model tool each runs as (package.json contributes them with
+ * these names, descriptions and schemas; a unit test keeps the two the same).
+ */
+export const WORKSPACE_TOOLS: Readonly<Record<string, string>> = {
+  read_file: 'contextKeeper_readFile',
+  list_dir: 'contextKeeper_listDir',
+  glob: 'contextKeeper_glob',
+  grep: 'contextKeeper_grep',
+  edit_file: 'contextKeeper_editFile',
+  write_file: 'contextKeeper_writeFile',
+  run_command: 'contextKeeper_runCommand',
+};
+
+

@@ -87,14 +87,19 @@ export class RetrievalIndex {
     this.indexedUnits = Math.max(this.indexedUnits, upTo);
   }
 
-  /** The passages most relevant to `query`, within `budgetChars`, best first; none from `excludeRecord`. */
-  search(query: string, budgetChars: number, excludeRecord?: number): { record: number; text: string; score: number }[] {
+  /**
+   * The passages most relevant to `query`, within `budgetChars`, best first;
+   * none from `excludeRecord`. A term in more than half the passages tells them
+   * apart too little and is left out, unless `keepCommon` (a search the user or
+   * a model asked for: every word they gave counts, the rarer ones more).
+   */
+  search(query: string, budgetChars: number, excludeRecord?: number, keepCommon = false): { record: number; text: string; score: number }[] {
     const n = this.passages.length;
     if (n === 0 || budgetChars <= 0) return [];
     const scores = new Map<number, number>();
     for (const term of terms(query)) {
       const list = this.postings.get(term);
-      if (!list || list.length > n / 2) continue; // too common to tell passages apart
+      if (!list || (!keepCommon && list.length > n / 2)) continue; // too common to tell passages apart
       const idf = Math.log(1 + n / list.length);
       for (const id of list) scores.set(id, (scores.get(id) ?? 0) + idf);
     }

@@ -187,6 +187,13 @@ export class WorkspaceStore {
     return this.entries.has(id);
   }
 
+  /** The task opened last in this workspace (by any window), if any. */
+  lastUsedTask(): string | undefined {
+    let last: TaskIndexEntry | undefined;
+    for (const entry of this.entries.values()) if (!last || entry.lastUsed > last.lastUsed) last = entry;
+    return last?.id;
+  }
+
   /** The task's own store, opened on first use (and created with `title` if it does not exist yet). */
   task(id: string, title = ''): Promise<SessionStore> {
     if (this.closed) return Promise.reject(new Error(`the session store of ${this.dir} is closed`));

@@ -36,6 +36,8 @@ describe('@keeper in the chat view', function () {
   let fake: FakeModelApi;
   let restore: () => void;
   const confirmed: string[] = [];
+  /** Runs while an edit, a write or a command waits for approval (a test may change the workspace there). */
+  let whileAsked: ((title: string) => Promise<void>) | undefined;
 
   before(async () => {
     fake = await fakeModel();
@@ -46,6 +48,7 @@ describe('@keeper in the chat view', function () {
     api = exported;
     restore = api.setConfirm(async (request) => {
       confirmed.push(request.title);
+      await whileAsked?.(request.title);
       return true;
     });
   });
@@ -105,6 +108,29 @@ describe('@keeper in the chat view', function () {
     assert.match(context, /\[call edit_file e1/);
     log = await records(first.taskId);
     assert.equal(log.filter((r) => r.role === 'user').length, 2);
+  });
+
+  it('offers the task to every agent: its language model tools are listed and another participant reads the context, the record and a call', async () => {
+    const turn = await ask('Find why multiply fails. Never touch package.json.', [
+      { toolCalls: [{ callId: 'lm-r1', name: 'read_file', input: { path: 'src/math.js' } }] },
+      { text: 'multiply multiplies its inputs as they are.' },
+    ]);
+    assert.equal(turn.outcome, 'answer', turn.error);
+    const names = vscode.lm.tools.map((t) => t.name);
+    for (const name of ['contextKeeper_taskContext', 'contextKeeper_recordSearch', 'contextKeeper_viewToolCall']) assert.ok(names.includes(name), `${name} in vscode.lm.tools`);
+    const viaFake = async (tool: string, input: object): Promise<string> => {
+      const before = fake.toolResults().length;
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@fake invoke ${tool} ${JSON.stringify(input)}`, modelSelector: { vendor: FAKE_VENDOR, id: FAKE_LARGE }, mode: 'ask' });
+      return waitFor(`${tool} to answer @fake`, () => fake.toolResults()[before]?.text);
+    };
+    const context = await viaFake('contextKeeper_taskContext', { taskId: turn.taskId });
+    assert.match(context, new RegExp(`^# Task ${turn.taskId}`));
+    assert.match(context, /- \[constraint\] Never touch package\.json\. — user, from r0/);
+    assert.match(await viaFake('contextKeeper_taskContext', {}), new RegExp(`^# Task ${turn.taskId}`), 'the task of the last @keeper turn by default');
+    assert.match(await viaFake('contextKeeper_recordSearch', { query: 'multiply' }), /\[r\d+\]\n[\s\S]*multiply/);
+    assert.match(await viaFake('contextKeeper_viewToolCall', { toolCallId: 'lm-r1' }), /^Tool call lm-r1: read_file\nInput:\n[\s\S]*src\/math\.js[\s\S]*Output:\n[\s\S]*function multiply/);
+    assert.match(await viaFake('contextKeeper_viewToolCall', { toolCallId: 'nope' }), /has no tool call with id "nope"/);
   });
 
   it('a long session crosses the trigger several times: every request fits the window, keeps the first constraint, and view_tool_call recovers a shrunk output', async () => {
@@ -189,6 +215,95 @@ describe('@keeper in the chat view', function () {
     assert.equal(end.outcome, 'cancelled');
     const log = await records(end.taskId);
     assert.match(log.at(-1)?.content ?? '', /This project/);
+  });
+
+  it("edits go through the editor: an open unsaved buffer is edited in place, the editor's undo takes it back, and the turn's Undo reverts a saved edit", async () => {
+    const file = vscode.Uri.file(path.join(root(), 'src', 'undo-me.js'));
+    writeFileSync(file.fsPath, 'const value = 1;\n');
+    const document = await vscode.workspace.openTextDocument(file);
+    const editor = await vscode.window.showTextDocument(document);
+    // VS Code saves open files when a chat request is sent: the user's unsaved line is typed during the turn,
+    // while an earlier change of the turn waits for approval.
+    writeFileSync(path.join(root(), 'src', 'other.js'), 'let other = 0;\n');
+    whileAsked = async (title) => {
+      if (title === 'Edit src/other.js') await editor.edit((builder) => builder.insert(new vscode.Position(1, 0), '// an unsaved note\n'));
+    };
+    const first = await ask('Set value to 2.', [
+      { toolCalls: [{ callId: 'undo-0', name: 'edit_file', input: { path: 'src/other.js', oldText: 'let other = 0;', newText: 'let other = 1;' } }] },
+      { toolCalls: [{ callId: 'undo-1', name: 'edit_file', input: { path: 'src/undo-me.js', oldText: 'const value = 1;', newText: 'const value = 2;' } }] },
+      { text: 'Done.' },
+    ]).finally(() => (whileAsked = undefined));
+    assert.equal(first.outcome, 'answer', first.error);
+    assert.ok(document.isDirty);
+    assert.equal(document.getText(), 'const value = 2;\n// an unsaved note\n', "the open buffer, with the user's unsaved line, is what was edited");
+    assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 1;\n', "nothing is saved over the user's unsaved changes");
+    const result = (await records(first.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'undo-1');
+    assert.match(result?.toolOutput ?? '', /unsaved changes of yours: not saved/);
+    await vscode.window.showTextDocument(document);
+    await vscode.commands.executeCommand('undo');
+    assert.equal(document.getText(), 'const value = 1;\n// an unsaved note\n', "the editor's undo takes @keeper's edit back");
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    assert.equal(document.isDirty, false);
+
+    const second = await ask('Set value to 3.', [
+      { toolCalls: [{ callId: 'undo-2', name: 'edit_file', input: { path: 'src/undo-me.js', oldText: 'const value = 1;', newText: 'const value = 3;' } }] },
+      { text: 'Done.' },
+    ]);
+    assert.equal(second.outcome, 'answer', second.error);
+    assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 3;\n', 'a clean buffer is saved after the edit');
+    await vscode.commands.executeCommand('contextKeeper.undoTurnEdits');
+    assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 1;\n', "the turn's Undo reverts its edits, saved");
+    assert.equal(readFileSync(path.join(root(), 'src', 'other.js'), 'utf8'), 'let other = 1;\n', 'an earlier turn keeps its edit');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it("offers another extension's tool that contextKeeper.otherTools names, runs it in the chat and records its call", async () => {
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('otherTools', ['ckFake_*'], vscode.ConfigurationTarget.Workspace);
+    try {
+      const end = await ask('What does zyzzyva mean?', [
+        { toolCalls: [{ callId: 'other-1', name: 'ckFake_lookup', input: { word: 'zyzzyva' } }] },
+        { text: 'A word of the tests.' },
+      ]);
+      assert.equal(end.outcome, 'answer', end.error);
+      assert.ok(fake.requests()[0]!.tools.includes('ckFake_lookup'), 'offered to the model');
+      const result = (await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'other-1');
+      assert.equal(result?.toolName, 'ckFake_lookup');
+      assert.equal(result?.toolOutput, 'fake dictionary: zyzzyva means a word of the tests');
+    } finally {
+      await config.update('otherTools', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    const later = await ask('Anything else?', [{ text: 'No.' }]);
+    assert.equal(later.outcome, 'answer');
+    assert.ok(!fake.requests().at(-1)!.tools.includes('ckFake_lookup'), 'not offered once the setting is cleared');
+  });
+
+  it('a file attached to the request (#file) reaches the record as a read the user made', async () => {
+    fake.script([{ text: 'It multiplies.' }]);
+    const ended = new Promise<TurnEndEvent>((resolve) => {
+      const sub = api.onDidEndTurn((event) => {
+        sub.dispose();
+        resolve(event);
+      });
+    });
+    const file = vscode.Uri.file(path.join(root(), 'src', 'math.js'));
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@keeper What does the attached file do?', attachFiles: [file], modelSelector: { vendor: FAKE_VENDOR, id: FAKE_LARGE }, mode: 'ask' });
+    const end = await Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('@keeper did not finish')), 90_000))]);
+    assert.equal(end.outcome, 'answer', end.error);
+    const log = await records(end.taskId);
+    const attached = log.find((r) => r.role === 'assistant' && r.toolName === 'read_file' && (r.toolInput as { attachedBy?: string }).attachedBy === 'user');
+    assert.ok(attached, `an attached read in ${JSON.stringify(log.map((r) => [r.role, r.toolName]))}`);
+    assert.equal((attached.toolInput as { path: string }).path, 'src/math.js');
+    const result = log.find((r) => r.role === 'tool' && r.toolCallId === attached.toolCallId);
+    assert.match(result?.toolOutput ?? '', /function multiply/);
+    assert.match(fake.requests()[0]!.messages.map((m) => m.content).join('\n'), /function multiply/, 'the model saw it');
+  });
+
+  it('a rate limit (429) from the model is retried after a short wait, and the turn answers', async () => {
+    const end = await ask('Say hi.', [{ error: '429 Too Many Requests: rate limit reached' }, { text: 'Hi.' }]);
+    assert.equal(end.outcome, 'answer', end.error);
+    assert.equal(fake.requests().length, 2, 'the same request went again');
+    assert.deepEqual((await records(end.taskId)).map((r) => [r.role, r.content]), [['user', 'Say hi.'], ['assistant', 'Hi.']]);
   });
 
   it('a model error is reported and the partial turn is kept', async () => {

@@ -67,6 +67,8 @@ export interface FakeModelApi {
   requests(): FakeRequest[];
   /** Empties the script and the record. */
   reset(): void;
+  /** What `@fake invoke <tool> <json>` (a stand-in for another agent calling a tool) got back, oldest first. */
+  toolResults(): { tool: string; text: string }[];
   /** The fake's own workspace storage folder (the sibling of every other extension's), if a folder is open. */
   readonly storagePath: string | undefined;
 }

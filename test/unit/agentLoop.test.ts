@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
 import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import { isTransientModelError, retryDelayMs } from '../../src/agent/retry';
+import { matchesToolPattern } from '../../src/agent/settings';
 import { mergeModelFold, ModelSummarizer, parseModelFold, type CompletionRequest } from '../../src/agent/modelSummarizer';
 import { parseSettings, sessionOptionsFor, windowFor } from '../../src/agent/settings';
 import { budgetFor, TaskSession } from '../../src/agent/taskSession';
@@ -192,6 +194,69 @@ describe('@keeper agent loop (scripted model)', function () {
     await assert.rejects(runTurn(task, 'Read math.js', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal), (e: unknown) => e instanceof ModelCallError && /network reset by peer/.test(e.message));
     assert.deepEqual(task.records.map((r) => r.role), ['user', 'assistant']);
     assert.equal(task.records[1]!.content, 'I will start by re');
+  });
+
+  it('retries a transient model failure before anything streamed, with growing delays, and says so; a refusal is not retried', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't3r', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ error: '429 Too Many Requests' }, { error: 'Service overloaded (529)' }, { text: 'Read it.' }]);
+    const waited: number[] = [];
+    const retried: number[] = [];
+    const io = new Io();
+    const options = { system: SYSTEM, maxSteps: 5, sleep: async (ms: number) => void waited.push(ms), onRetry: (attempt: number) => void retried.push(attempt) };
+    const result = await runTurn(task, 'Read math.js', model, tools(root, () => task), io, options, new AbortController().signal);
+    assert.equal(result.stoppedAt, 'answer');
+    assert.equal(model.requests.length, 3, 'the same request, sent three times');
+    assert.deepEqual(retried, [1, 2]);
+    assert.ok(waited[0]! >= 500 && waited[0]! < 1000 && waited[1]! >= 1000 && waited[1]! < 2000, `delays ${waited.join(', ')}`);
+    assert.equal(io.progressLines.filter((l) => /trying again in \d+ s \(retry \d of 3\)/.test(l)).length, 2);
+    assert.deepEqual(task.records.map((r) => r.role), ['user', 'assistant'], 'a failed attempt leaves nothing in the record');
+
+    // Always failing: three retries, then the error as usual.
+    const failing = new ScriptedModel([{ error: '503 unavailable' }, { error: '503 unavailable' }, { error: '503 unavailable' }, { error: '503 unavailable' }]);
+    const t2 = TaskSession.open(undefined, 't3s', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    await assert.rejects(runTurn(t2, 'Read math.js', failing, tools(root, () => t2), new Io(), { ...options, onRetry: undefined }, new AbortController().signal), (e: unknown) => e instanceof ModelCallError && /503/.test(e.message));
+    assert.equal(failing.requests.length, 4);
+
+    // A refusal fails at once.
+    const refused = new ScriptedModel([{ error: 'Context Keeper is not allowed to use this model (the permission was declined)' }]);
+    const t3 = TaskSession.open(undefined, 't3t', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    await assert.rejects(runTurn(t3, 'Read math.js', refused, tools(root, () => t3), new Io(), options, new AbortController().signal), ModelCallError);
+    assert.equal(refused.requests.length, 1);
+  });
+
+  it('records what the user attached as reads the user made, before the first model call sees them', async () => {
+    const root = workspace();
+    const task = TaskSession.open(undefined, 't3a', 'attach', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const model = new ScriptedModel([{ text: 'It subtracts.' }]);
+    const attachments = [{ path: 'src/math.js', text: 'function add(a, b) {\n  return a - b;\n}' }, { path: 'src/other.js', lines: { from: 3, to: 4 }, text: 'const x = 1;\nconst y = 2;' }];
+    await runTurn(task, 'What does this do?', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3, attachments }, new AbortController().signal);
+    assert.deepEqual(task.records.map((r) => [r.role, r.toolName ?? '']), [['user', ''], ['assistant', 'read_file'], ['assistant', 'read_file'], ['tool', 'read_file'], ['tool', 'read_file'], ['assistant', '']]);
+    assert.deepEqual(task.records[2]!.toolInput, { path: 'src/other.js', offset: 3, limit: 2, attachedBy: 'user' });
+    assert.equal(task.records[3]!.toolOutput, attachments[0]!.text);
+    const sent = model.requests[0]!.messages.map((m) => m.content).join('\n');
+    assert.ok(sent.includes('return a - b;') && sent.includes('const y = 2;'), 'the first model call sees the attachments');
+    assert.equal(task.records[0]!.content, 'What does this do?', "the request keeps the user's own words only");
+  });
+
+  it("other extensions' tools: offered by name patterns", () => {
+    assert.equal(matchesToolPattern('mcp_github_search', ['mcp_github_*']), true);
+    assert.equal(matchesToolPattern('mcp_gitlab_search', ['mcp_github_*']), false);
+    assert.equal(matchesToolPattern('anything', ['*']), true);
+    assert.equal(matchesToolPattern('a.b', ['a.b']), true);
+    assert.equal(matchesToolPattern('axb', ['a.b']), false, 'a dot is a dot');
+    assert.equal(matchesToolPattern('tool', []), false, 'none by default');
+  });
+
+  it('the retry policy: transient failures only, delays doubling to a cap with jitter', () => {
+    for (const transient of ['429 Too Many Requests', 'rate limit exceeded', 'Request failed with status 503', 'fetch failed', 'read ECONNRESET', 'socket hang up', 'The model is overloaded, try again later']) {
+      assert.equal(isTransientModelError(new Error(transient)), true, transient);
+    }
+    for (const permanent of ['Context Keeper is not allowed to use this model (the permission was declined)', 'the request was blocked (quota or policy)', 'the model is no longer available', '400 invalid request: prompt is too long', 'syntax error']) {
+      assert.equal(isTransientModelError(new Error(permanent)), false, permanent);
+    }
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map((a) => retryDelayMs(a, () => 0.999999)), [1000, 2000, 4000, 8000, 15000, 15000]);
+    assert.deepEqual([1, 2, 3].map((a) => retryDelayMs(a, () => 0)), [500, 1000, 2000]);
   });
 
   it('cancellation mid-stream stops the turn with an AbortError and keeps what was said', async () => {

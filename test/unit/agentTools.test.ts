@@ -414,6 +414,31 @@ describe('agent tools', function () {
   });
 
   describe('edit_file', () => {
+    it('through the editor: the open buffer (unsaved changes included) is what is edited; a buffer changed meanwhile is a conflict', async () => {
+      populate(root, { 'b.js': 'let a = 1;\n' });
+      const buffers = new Map<string, string>([[fs.realpathSync(path.join(root, 'b.js')), 'let a = 1;\nlet unsaved = true;\n']]);
+      const replaced: [string, string, string][] = [];
+      const files = {
+        openText: async (file: string) => buffers.get(file),
+        replace: async (file: string, rel: string, before: string, after: string) => {
+          if (buffers.get(file) !== before) return undefined;
+          buffers.set(file, after);
+          replaced.push([rel, before, after]);
+          return { note: 'applied to the open, unsaved buffer' };
+        },
+      };
+      const h = harness(root);
+      const out = ok(await runTool('edit_file', { path: 'b.js', oldText: 'let unsaved = true;', newText: 'let unsaved = false;' }, { ...h.ctx, files }));
+      assert.match(out, /^Edited b\.js: 1 replacement, -1 line \+1 line \(applied to the open, unsaved buffer\)/);
+      assert.deepEqual(replaced, [['b.js', 'let a = 1;\nlet unsaved = true;\n', 'let a = 1;\nlet unsaved = false;\n']]);
+      assert.equal(fs.readFileSync(path.join(root, 'b.js'), 'utf8'), 'let a = 1;\n', 'the disk is the editor\'s business');
+      // The buffer changes between the approval and the write: nothing is written, the model is told.
+      const racing = { ...files, replace: async () => undefined };
+      assert.match(failed(await runTool('edit_file', { path: 'b.js', oldText: 'let a = 1;', newText: 'let a = 2;' }, { ...h.ctx, files: racing })), /b\.js changed while the change waited for approval; nothing was written/);
+      // write_file over an open file goes through the editor too.
+      assert.match(ok(await runTool('write_file', { path: 'b.js', content: 'new\n' }, { ...h.ctx, files })), /^Overwrote b\.js \(4 bytes, 1 line; was 11 bytes\) \(applied to the open, unsaved buffer\)\.$/);
+    });
+
     it('not found, ambiguous, declined: the file is untouched', async () => {
       populate(root, { 'm.js': 'let a = 1;\nlet b = 1;\n' });
       const h = harness(root, { answer: false });
@@ -493,7 +518,7 @@ describe('agent tools', function () {
       const h = harness(root);
       const good = await runTool('run_command', { command: 'echo one; echo two >&2; echo three' }, h.ctx);
       assert.deepEqual(good, { isError: false, output: 'one\ntwo\nthree\nexit code: 0' });
-      assert.deepEqual(h.requests[0], { kind: 'run', title: 'Run `echo one; echo two >&2; echo three`', command: 'echo one; echo two >&2; echo three' });
+      assert.deepEqual(h.requests[0], { kind: 'run', title: 'Run `echo one; echo two >&2; echo three`', command: 'echo one; echo two >&2; echo three', cwd: '.' });
       const bad = await runTool('run_command', { command: 'echo failing >&2; exit 3' }, h.ctx);
       assert.deepEqual(bad, { isError: true, output: 'failing\nexit code: 3' });
       populate(root, { 'sub/marker.txt': '' });

@@ -246,12 +246,30 @@ class FakeModel {
   }
 }
 
+/** What `@fake invoke` got back, oldest first. */
+const toolResults = [];
+
 /**
  * `@fake`: sends the prompt to the model picked in the chat view (request.model)
  * and renders its answer, so UI tests can see a scripted answer in the chat list
  * without any other participant (the default one needs a Copilot sign-in).
  */
 async function answerInChat(request, _context, stream, token) {
+  // `@fake invoke <tool> <json input>`: calls a language model tool as an agent would (with the
+  // request's invocation token, so a confirmation shows in this chat) and shows what it returned.
+  const invoke = /^invoke\s+(\S+)\s*([\s\S]*)$/.exec(request.prompt.trim());
+  if (invoke) {
+    let text;
+    try {
+      const result = await vscode.lm.invokeTool(invoke[1], { input: invoke[2] ? JSON.parse(invoke[2]) : {}, toolInvocationToken: request.toolInvocationToken }, token);
+      text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+    } catch (error) {
+      text = `error: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    toolResults.push({ tool: invoke[1], text });
+    stream.markdown(text);
+    return { metadata: { invoked: invoke[1] } };
+  }
   const response = await request.model.sendRequest([vscode.LanguageModelChatMessage.User(request.prompt)], {}, token);
   for await (const part of response.stream) {
     if (part instanceof vscode.LanguageModelTextPart) stream.markdown(part.value);
@@ -271,6 +289,10 @@ function activate(context) {
     }),
     vscode.commands.registerCommand('ckFake.reset', () => fake.reset()),
     vscode.chat.createChatParticipant('context-keeper-test.fake', answerInChat),
+    // A tool of "another extension" (an MCP server's, say) that @keeper may be allowed to offer its model.
+    vscode.lm.registerTool('ckFake_lookup', {
+      invoke: async (options) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`fake dictionary: ${options.input.word} means a word of the tests`)]),
+    }),
   );
   // The chat view lists only the models of vendors resolved so far, and nothing
   // resolves this vendor until someone asks for models: ask once at start-up.
@@ -279,6 +301,7 @@ function activate(context) {
     script: (steps) => fake.script(steps),
     requests: () => fake.requests(),
     reset: () => fake.reset(),
+    toolResults: () => toolResults.slice(),
     // Where VS Code keeps this extension's workspace storage: every extension's is a sibling folder.
     storagePath: context.storageUri ? context.storageUri.fsPath : undefined,
   };

@@ -1,10 +1,11 @@
 // @keeper driven through the chat UI: the request is typed into the chat input,
-// the agent reads a file and proposes an edit, the real confirmation dialog is
-// answered with a click, the answer is rendered. Then the window is reloaded and
+// the agent reads a file and proposes an edit and a command; VS Code asks for
+// each inline in the chat (no modal dialog, no diff tab): the edit is allowed
+// with a click, the command declined with another, and the answer is rendered. Then the window is reloaded and
 // a second request in the same chat continues the same task: the model is sent
 // the first turn's tool result, which only the session store holds (the chat
 // history carries no tool calls).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, waitUntil } from '../workbench.mjs';
 
@@ -15,20 +16,38 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   fakeModel.script([
     { text: 'Reading src/math.js.', toolCalls: [{ callId: 'ui-read', name: 'read_file', input: { path: 'src/math.js' } }] },
     { toolCalls: [{ callId: 'ui-edit', name: 'edit_file', input: { path: 'src/math.js', oldText: 'return a * b;', newText: 'return Number(a) * Number(b);' } }] },
+    { toolCalls: [{ callId: 'ui-run', name: 'run_command', input: { command: 'touch declined-marker.txt' } }] },
     { text: FIRST },
   ]);
   await openChat(page);
   check(await pickModel(page, 'Fake Small').catch(() => false), 'Fake Small is picked for @keeper');
   await sendChatMessage(page, '@keeper Make multiply accept strings of digits. Always keep add unchanged.');
 
-  // The edit is confirmed in VS Code's own modal dialog.
-  const apply = page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Apply$/ });
-  const asked = await apply.first().waitFor({ state: 'visible', timeout: 30000 }).then(() => true).catch(() => false);
-  check(asked, 'the edit waits for the user in a confirmation dialog');
-  if (asked) await apply.first().click();
+  // VS Code asks inline in the chat, with the change as a diff.
+  // The confirmation sits in the chat view (VS Code docks it above the input): its buttons are "Allow…" and "Skip".
+  const chat = page.locator('.interactive-session');
+  const allow = chat.locator('.monaco-button', { hasText: /^(Allow|Continue)/ }).last();
+  const skip = chat.locator('.monaco-button', { hasText: /^(Skip|Cancel|Deny)$/ }).last();
+  const askedEdit = await waitUntil(async () => (await chat.innerText()).includes('Edit src/math.js') && (await allow.isVisible()), { timeout: 30000, what: 'the edit confirmation' }).catch(() => false);
+  await page.screenshot({ path: '.vscode-test/shots/keeper-confirm-edit.png' }).catch(() => undefined);
+  check(askedEdit, 'the edit waits for the user in an inline confirmation in the chat');
+  const shown = askedEdit ? (await chat.innerText()).replace(/\s+/g, ' ') : '';
+  const diffShown = shown.includes('- return a * b;') && shown.includes('+ return Number(a) * Number(b);');
+  if (!diffShown) log(`the confirmation read: ${shown.slice(-600)}`);
+  check(diffShown, 'the confirmation shows the change as a diff');
+  check((await page.locator('.monaco-dialog-box').count()) === 0, 'no modal dialog is open');
+  if (askedEdit) await allow.click();
+  const askedRun = await waitUntil(async () => (await chat.innerText()).includes('touch declined-marker.txt') && (await skip.isVisible()), { timeout: 30000, what: 'the command confirmation' }).catch(() => false);
+  await page.screenshot({ path: '.vscode-test/shots/keeper-confirm-run.png' }).catch(() => undefined);
+  check(askedRun, 'the command waits for the user in an inline confirmation');
+  if (askedRun) await skip.click();
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
-  check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the confirmed edit is applied to the file');
+  check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the allowed edit is applied to the file');
+  check(!existsSync(join(workspace, 'declined-marker.txt')), 'the declined command did not run');
+  const told = fakeModel.requests().at(-1)?.messages.map((m) => m.content).join('\n') ?? '';
+  check(told.includes('declined to run'), 'the model is told the command was declined');
+  check((await page.locator('.tabs-container .tab', { hasText: /proposed by @keeper/ }).count()) === 0, 'no diff tab is left open');
   // The status-bar gauge shows the last context against the 8k window of Fake Small.
   const gauge = await waitUntil(async () => {
     const texts = await page.locator('.statusbar-item').allInnerTexts();
@@ -36,7 +55,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   }, { timeout: 10000, what: 'the budget gauge in the status bar' }).catch(() => undefined);
   check(gauge !== undefined, `the status bar shows the budget gauge (${gauge ?? 'none'})`);
   const firstRequests = fakeModel.requests();
-  check(firstRequests.length === 3 && firstRequests.every((r) => r.tools.includes('edit_file')), `@keeper called the model 3 times with its tools (${firstRequests.length})`);
+  check(firstRequests.length === 4 && firstRequests.every((r) => r.tools.includes('edit_file')), `@keeper called the model 4 times with its tools (${firstRequests.length})`);
 
   // Reload the window: the chat is restored, and the next request continues the task.
   // The browser workbench persists chat sessions on a timer: give it a moment first.
