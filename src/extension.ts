@@ -62,7 +62,8 @@ const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents),
   [CommandIds.revealSecrets]: revealSecretsCommand,
   [CommandIds.undoTurnEdits]: (ctx) => async (key?: unknown) => {
-    void vscode.window.showInformationMessage(await ctx.agent.undoTurn(typeof key === 'string' ? key : undefined));
+    const keys = typeof key === 'string' ? key : Array.isArray(key) && key.every((k) => typeof k === 'string') ? (key as string[]) : undefined;
+    void vscode.window.showInformationMessage(await ctx.agent.undoTurn(keys));
   },
 };
 

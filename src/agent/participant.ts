@@ -5,7 +5,9 @@
  * user picked, streams the answer, and reports what was sent (the status-bar
  * gauge and the Task Context panel listen).
  */
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
@@ -23,7 +25,7 @@ import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
 import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
 import { TaskSession, type TaskSessionOptions } from './taskSession';
-import { AGENT_TOOLS, runTool, type ConfirmRequest, type ToolContext } from './tools';
+import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
 import { editorFiles, undoEdits, WORKSPACE_TOOLS, WorkspaceTools, type TurnEdit } from './workspaceTools';
 
@@ -33,6 +35,8 @@ export const PARTICIPANT_ID = 'context-keeper.keeper';
 export interface KeeperMetadata {
   readonly taskId: string;
   readonly cancelled?: boolean;
+  /** How many requests of the task were recorded once this one was: a history that shows fewer lost turns (Restore Checkpoint, Start Over). */
+  readonly turn?: number;
 }
 
 export type Confirm = (request: ConfirmRequest) => Promise<boolean>;
@@ -59,6 +63,17 @@ export function taskIdFromHistory(history: readonly (vscode.ChatRequestTurn | vs
   return undefined;
 }
 
+/** The highest `turn` a response of the chat history carries (undefined: none does). */
+export function turnsInHistory(history: readonly (vscode.ChatRequestTurn | vscode.ChatResponseTurn)[]): number | undefined {
+  let most: number | undefined;
+  for (const turn of history) {
+    if (!(turn instanceof vscode.ChatResponseTurn)) continue;
+    const n = (turn.result.metadata as Partial<KeeperMetadata> | undefined)?.turn;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 0) most = Math.max(most ?? 0, n);
+  }
+  return most;
+}
+
 /** The command a turn's Undo button runs (contributed in package.json). */
 export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
 /** Turns whose edits can still be undone from their button. */
@@ -82,6 +97,9 @@ export class KeeperAgent implements vscode.Disposable {
   readonly onDidSend = this._onDidSend.event;
   private readonly _onDidEndTurn = new vscode.EventEmitter<TurnEndEvent>();
   readonly onDidEndTurn = this._onDidEndTurn.event;
+  private readonly _onDidRewind = new vscode.EventEmitter<{ readonly taskId: string; readonly removed: number; readonly files: readonly string[] }>();
+  /** The chat showed fewer of a task's turns than were recorded (Restore Checkpoint, Start Over). */
+  readonly onDidRewind = this._onDidRewind.event;
   private readonly _onDidChangeTask = new vscode.EventEmitter<string>();
   /** A task's record or state changed (a turn step, a user act on a fact). */
   readonly onDidChangeTask = this._onDidChangeTask.event;
@@ -96,7 +114,7 @@ export class KeeperAgent implements vscode.Disposable {
   /** @keeper's workspace tools, run as language model tools (their confirmations are inline). */
   private readonly workspaceTools: WorkspaceTools;
   /** The edits of the last turns that changed files, by the key their Undo button carries. */
-  private readonly turnEdits = new Map<string, readonly TurnEdit[]>();
+  private readonly turnEdits = new Map<string, { readonly taskId: string; readonly turn: number; readonly edits: readonly TurnEdit[] }>();
   private editedTurns = 0;
 
   constructor(
@@ -114,6 +132,7 @@ export class KeeperAgent implements vscode.Disposable {
         confirm: async () => true, // another agent's call: VS Code asked the user before it ran
         viewToolCall: () => undefined,
         files: editorFiles([]),
+        ...ripgrepFor(),
         commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
         maxOutputChars: settings.toolOutputMaxChars,
       };
@@ -127,7 +146,7 @@ export class KeeperAgent implements vscode.Disposable {
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<vscode.ChatResult> => {
     const taskId = taskIdFromHistory(context.history) ?? newTaskId();
-    const metadata: KeeperMetadata = { taskId };
+    let metadata: KeeperMetadata = { taskId };
     const model = request.model as vscode.LanguageModelChat | undefined;
     if (!model) {
       return { errorDetails: { message: 'No language model is selected. Pick one in the chat view\'s model picker and ask again.' }, metadata };
@@ -166,6 +185,9 @@ export class KeeperAgent implements vscode.Disposable {
     try {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
+      const recorded = task.records.reduce((n, r) => n + (r.role === 'user' ? 1 : 0), 0);
+      this.reportRewind(taskId, recorded, turnsInHistory(context.history), stream);
+      metadata = { ...metadata, turn: recorded + 1 };
       if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
       task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal);
       const tools = this.toolRunner(task, root.fsPath, settings, stream, request.toolInvocationToken, edits, otherToolsFor(request, settings));
@@ -203,7 +225,7 @@ export class KeeperAgent implements vscode.Disposable {
       return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
     } finally {
       if (edits.length > 0) {
-        const key = this.keepEdits(edits);
+        const key = this.keepEdits(taskId, metadata.turn ?? 0, edits);
         const files = new Set(edits.map((e) => e.rel)).size;
         stream.button({ command: UNDO_TURN_COMMAND, arguments: [key], title: `Undo @keeper's edits (${files} ${files === 1 ? 'file' : 'files'})` });
       }
@@ -349,10 +371,31 @@ export class KeeperAgent implements vscode.Disposable {
     });
   }
 
+  /**
+   * VS Code's Restore Checkpoint and Start Over take turns out of the chat, not
+   * out of the files or the task: when the history shows fewer of the task's
+   * turns than were recorded, the chat says so, names the files those turns
+   * changed that are still as they left them, and offers to undo them.
+   */
+  private reportRewind(taskId: string, recorded: number, shown: number | undefined, stream: vscode.ChatResponseStream): void {
+    if (shown === undefined || recorded <= shown) return;
+    const removed = recorded - shown;
+    const keys = [...this.turnEdits].filter(([, t]) => t.taskId === taskId && t.turn > shown).map(([key]) => key);
+    const files = [...new Set(keys.flatMap((key) => this.turnEdits.get(key)!.edits.map((e) => e.rel)))];
+    const turns = `${removed} earlier ${removed === 1 ? 'turn' : 'turns'}`;
+    stream.markdown(
+      `> ⚠ ${turns} of this task ${removed === 1 ? 'was' : 'were'} taken out of the chat (Retry, Restore Checkpoint or Start Over). ` +
+        `@keeper's record of the task still holds ${removed === 1 ? 'it' : 'them'}, ` +
+        (files.length ? `and ${removed === 1 ? 'its' : 'their'} changes are still in ${files.map((f) => `\`${f}\``).join(', ')}.\n\n` : `and any file ${removed === 1 ? 'it' : 'they'} changed is as ${removed === 1 ? 'it' : 'they'} left it.\n\n`),
+    );
+    if (files.length) stream.button({ command: UNDO_TURN_COMMAND, arguments: [keys], title: `Undo the edits of the removed ${removed === 1 ? 'turn' : 'turns'}` });
+    this._onDidRewind.fire({ taskId, removed, files });
+  }
+
   /** Keeps a turn's edits for its Undo (the last MAX_UNDOABLE_TURNS turns); returns their key. */
-  private keepEdits(edits: readonly TurnEdit[]): string {
+  private keepEdits(taskId: string, turn: number, edits: readonly TurnEdit[]): string {
     const key = `turn-${++this.editedTurns}`;
-    this.turnEdits.set(key, edits);
+    this.turnEdits.set(key, { taskId, turn, edits });
     for (const old of this.turnEdits.keys()) {
       if (this.turnEdits.size <= MAX_UNDOABLE_TURNS) break;
       this.turnEdits.delete(old);
@@ -365,12 +408,13 @@ export class KeeperAgent implements vscode.Disposable {
    * turn that edited), newest first, through the editor; a file changed since
    * is left alone and named. Returns a sentence for the user.
    */
-  async undoTurn(key?: string): Promise<string> {
-    const chosen = key ?? [...this.turnEdits.keys()].pop();
-    const edits = chosen !== undefined ? this.turnEdits.get(chosen) : undefined;
-    if (!edits) return 'There are no @keeper edits to undo in this window.';
+  async undoTurn(key?: string | readonly string[]): Promise<string> {
+    const last = [...this.turnEdits.keys()].pop();
+    const chosen = key === undefined ? (last !== undefined ? [last] : []) : typeof key === 'string' ? [key] : key;
+    const edits = chosen.flatMap((k) => this.turnEdits.get(k)?.edits ?? []);
+    if (edits.length === 0) return 'There are no @keeper edits to undo in this window.';
     const { undone, changedSince } = await undoEdits(edits);
-    this.turnEdits.delete(chosen!);
+    for (const k of chosen) this.turnEdits.delete(k);
     const parts = [];
     if (undone.length) parts.push(`Undid @keeper's edits to ${undone.join(', ')}.`);
     if (changedSince.length) parts.push(`Left ${changedSince.join(', ')} as ${changedSince.length === 1 ? 'it is' : 'they are'}: changed since @keeper edited ${changedSince.length === 1 ? 'it' : 'them'}.`);
@@ -399,9 +443,13 @@ export class KeeperAgent implements vscode.Disposable {
           commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
           maxOutputChars: settings.toolOutputMaxChars,
           files: editorFiles(edits),
+          ...ripgrepFor(),
         };
         // The workspace tools run as VS Code's language model tools: shown in the chat, approved inline.
-        if (WORKSPACE_TOOLS[name] !== undefined) return this.workspaceTools.run(name, input, ctx, token, this.confirm);
+        if (WORKSPACE_TOOLS[name] !== undefined) {
+          const preapproved = (request: ConfirmRequest): boolean => request.kind === 'run' && allowListed(request.command ?? '', settings.allowedCommands);
+          return this.workspaceTools.run(name, input, ctx, token, this.confirm, preapproved);
+        }
         return runTool(name, input, ctx);
       },
     };
@@ -458,6 +506,29 @@ async function invokeOtherTool(name: string, input: unknown, token: vscode.ChatP
     signal.removeEventListener('abort', onAbort);
     cancellation.dispose();
   }
+}
+
+/** VS Code's own ripgrep (its place changed between versions), if it can be found. */
+let bundledRipgrep: string | null | undefined;
+function ripgrepPath(): string | undefined {
+  if (bundledRipgrep === undefined) {
+    const exe = process.platform === 'win32' ? 'rg.exe' : 'rg';
+    const roots = [path.join(vscode.env.appRoot, 'node_modules'), path.join(vscode.env.appRoot, 'node_modules.asar.unpacked')];
+    const candidates = roots.flatMap((root) => [path.join(root, '@vscode', 'ripgrep', 'bin', exe), path.join(root, '@vscode', 'ripgrep-universal', 'bin', `${process.platform}-${process.arch}`, exe)]);
+    bundledRipgrep = candidates.find((file) => existsSync(file)) ?? null;
+  }
+  return bundledRipgrep ?? undefined;
+}
+
+/** grep's ripgrep and the user's exclusions (`files.exclude`, `search.exclude`), when VS Code bundles ripgrep. */
+function ripgrepFor(): { ripgrep?: { path: string; excludes: string[] } } {
+  const rg = ripgrepPath();
+  if (!rg) return {};
+  const excludes = ['files', 'search'].flatMap((section) => {
+    const value = vscode.workspace.getConfiguration(section).get<Record<string, unknown>>('exclude') ?? {};
+    return Object.entries(value).filter(([, on]) => on === true).map(([glob]) => glob);
+  });
+  return { ripgrep: { path: rg, excludes: [...new Set(excludes)] } };
 }
 
 /** The tools whose `path` is a workspace file the response lists as a reference. */

@@ -41,6 +41,21 @@ export interface ConfirmRequest {
   readonly cwd?: string;
 }
 
+/**
+ * Whether a command line may run without asking: it starts with one of the
+ * user's allowed prefixes (`npm test`, `git status`) as whole words, and is one
+ * simple command — no `;`, `&`, `|`, redirection, substitution or newline that
+ * could chain something else after the allowed part.
+ */
+export function allowListed(command: string, prefixes: readonly string[]): boolean {
+  const line = command.trim();
+  if (line === '' || /[;&|<>`\n\r]|\$\(/.test(line)) return false;
+  return prefixes.some((prefix) => {
+    const p = prefix.trim();
+    return p !== '' && (line === p || line.startsWith(`${p} `));
+  });
+}
+
 /** What the model is told when the user declines a change or a command (nothing was written or run). */
 export function declinedMessage(request: Pick<ConfirmRequest, 'kind' | 'path' | 'command'>): string {
   if (request.kind === 'run') return `The user declined to run \`${clipOneLine(request.command ?? '', 120)}\`.`;
@@ -84,6 +99,12 @@ export interface ToolContext {
    * and a change goes through the editor (its undo stack). Without it, the disk.
    */
   readonly files?: FilePort;
+  /**
+   * VS Code's bundled ripgrep and the user's exclusions (`files.exclude`,
+   * `search.exclude`): grep runs it, honouring `.gitignore` too. Without it, the
+   * built-in search (no ignore files).
+   */
+  readonly ripgrep?: { readonly path: string; readonly excludes: readonly string[] };
 }
 
 /** How edit_file and write_file reach a file the editor may have open. */
@@ -1004,19 +1025,23 @@ class RegexScanner {
 const grepTool = defineTool({
   name: 'grep',
   description:
-    'Search file contents line by line. By default the pattern is literal text and case-insensitive; set regex: true for a JavaScript regular expression, caseSensitive: true to match case. ' +
+    'Search file contents line by line. By default the pattern is literal text and case-insensitive; set regex: true for a regular expression (ripgrep syntax: no look-around or backreferences), caseSensitive: true to match case. ' +
     'Output lines are "path:line: text" (workspace-relative path, 1-based line, text clipped to 300 characters), in path order. ' +
     `At most maxResults matches (default ${GREP_DEFAULT_RESULTS}, up to ${GREP_MAX_RESULTS}). ` +
-    'Skips binary files, files over 2 MB, .git and node_modules. "include" limits the search to files matching a glob ("*.ts" matches at any depth; "src/**/*.ts" relative to path).',
+    'Skips binary files, files over 2 MB, .git, node_modules and what .gitignore and the user\'s exclude settings leave out. "include" limits the search to files matching a glob ("*.ts" matches at any depth; "src/**/*.ts" relative to path).',
   schema: z.strictObject({
     pattern: z.string().min(1).describe('Text to find (or a regular expression with regex: true). Matches within one line.'),
     path: z.string().min(1).optional().describe('File or folder to search, workspace-relative (default: the workspace root).'),
     include: z.string().min(1).optional().describe('Glob of files to search, e.g. "*.ts" or "src/**/*.{js,ts}".'),
-    regex: z.boolean().default(false).describe('Treat pattern as a JavaScript regular expression (default false: literal text).'),
+    regex: z.boolean().default(false).describe('Treat pattern as a regular expression (default false: literal text).'),
     caseSensitive: z.boolean().default(false).describe('Match case (default false).'),
     maxResults: z.int().min(1).max(GREP_MAX_RESULTS).default(GREP_DEFAULT_RESULTS).describe(`Most matches to return (default ${GREP_DEFAULT_RESULTS}, max ${GREP_MAX_RESULTS}).`),
   }),
   run: async (input, ctx) => {
+    if (ctx.ripgrep) {
+      const base = await resolveInside(ctx, input.path ?? '.');
+      return grepWithRipgrep(ctx.ripgrep, input, base, ctx);
+    }
     let matcher: RegExp;
     try {
       matcher = new RegExp(input.regex ? input.pattern : escapeRegExp(input.pattern), input.caseSensitive ? '' : 'i');
@@ -1126,6 +1151,111 @@ const grepTool = defineTool({
     return { isError: false, output: `${lines.join('\n')}\n${summary}` };
   },
 });
+
+interface RipgrepMatch {
+  readonly type: string;
+  readonly data: {
+    readonly path?: { readonly text?: string };
+    readonly lines?: { readonly text?: string };
+    readonly line_number?: number;
+    readonly submatches?: readonly { readonly start: number }[];
+    readonly stats?: { readonly searches?: number };
+  };
+}
+
+/**
+ * grep through ripgrep (VS Code's bundled binary): the same output as the
+ * built-in search, in path order, but `.gitignore`, `.ignore` and the user's
+ * `files.exclude` / `search.exclude` are honoured. Hidden files are searched
+ * (`.git` and `node_modules` are not, unless `include` names them).
+ */
+async function grepWithRipgrep(
+  rg: { readonly path: string; readonly excludes: readonly string[] },
+  input: { pattern: string; include?: string | undefined; regex: boolean; caseSensitive: boolean; maxResults: number },
+  base: Target,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const rootReal = await fs.realpath(ctx.root);
+  const budget = Math.max(200, maxOutputChars(ctx) - CLIP_RESERVE);
+  const args = ['--json', '--no-config', '--no-require-git', '--sort', 'path', '--hidden', '--max-filesize', '2M', input.caseSensitive ? '--case-sensitive' : '--ignore-case'];
+  if (!input.regex) args.push('--fixed-strings');
+  if (input.include !== undefined) args.push('--glob', input.include);
+  const named = (dir: string): boolean => input.include?.includes(dir) === true;
+  for (const dir of SKIPPED_DIRS) if (!named(dir)) args.push('--glob', `!${dir}`);
+  for (const exclude of rg.excludes) args.push('--glob', `!${exclude}`);
+  args.push('--', input.pattern, base.real === rootReal ? '.' : path.relative(rootReal, base.real));
+  const lines: string[] = [];
+  const files = new Set<string>();
+  let used = 0;
+  let searched = 0;
+  let stop: string | undefined;
+  let errors = '';
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(rg.path, args, { cwd: rootReal, stdio: ['ignore', 'pipe', 'pipe'] });
+    const onAbort = (): void => void child.kill();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    let pending = '';
+    const decoder = new StringDecoder('utf8');
+    const handle = (json: string): void => {
+      let event: RipgrepMatch;
+      try {
+        event = JSON.parse(json) as RipgrepMatch;
+      } catch {
+        return;
+      }
+      if (event.type === 'summary') searched = event.data.stats?.searches ?? searched;
+      if (event.type !== 'match' || stop !== undefined) return;
+      const rel = (event.data.path?.text ?? '').replace(/^\.\//, '').split(path.sep).join('/');
+      const raw = (event.data.lines?.text ?? '').replace(/\r?\n$/, '');
+      const byteAt = event.data.submatches?.[0]?.start ?? 0;
+      const at = Buffer.from(raw, 'utf8').subarray(0, byteAt).toString('utf8').length;
+      if (lines.length >= input.maxResults) {
+        stop = `stopped after ${input.maxResults} matches; there are more: narrow the search (path, include) or raise maxResults (max ${GREP_MAX_RESULTS})`;
+        child.kill();
+        return;
+      }
+      const entry = `${rel}:${event.data.line_number ?? 0}: ${clipMatchLine(raw, at)}`;
+      if (used + entry.length + 1 > budget) {
+        stop = `stopped after ${lines.length} matches at the ${budget}-character limit; narrow the search (path, include)`;
+        child.kill();
+        return;
+      }
+      lines.push(entry);
+      used += entry.length + 1;
+      files.add(rel);
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += decoder.write(chunk);
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        handle(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (errors.length < 2_000) errors += chunk.toString('utf8');
+    });
+    child.on('error', (error) => {
+      ctx.signal.removeEventListener('abort', onAbort);
+      reject(new ToolError(`ripgrep could not run (${error.message})`));
+    });
+    child.on('close', (code) => {
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (pending) handle(pending);
+      if (ctx.signal.aborted) reject(abortError());
+      else if (code === 2 && stop === undefined && lines.length === 0) {
+        const reason = errors.trim().split('\n').filter((l) => l.trim() !== '').slice(-3).join(' ');
+        reject(new ToolError(input.regex ? `Invalid regular expression ${JSON.stringify(input.pattern)}: ${reason}. Fix it, or set regex to false to search for the text literally.` : `The search failed: ${reason}`));
+      } else resolve();
+    });
+  });
+  const where = base.rel === '.' ? 'the workspace' : base.rel;
+  if (lines.length === 0) return { isError: false, output: `No matches for ${JSON.stringify(input.pattern)} in ${where} (${plural(searched, 'file')} searched; ignored files skipped)` };
+  // A search stopped early never reports how many files it searched.
+  const counted = searched > 0 ? `; ${plural(searched, 'file')} searched` : '';
+  const summary = `[${plural(lines.length, 'match', 'matches')} in ${plural(files.size, 'file')}${counted}; ignored files skipped${stop !== undefined ? `; ${stop}` : ''}]`;
+  return { isError: false, output: `${lines.join('\n')}\n${summary}` };
+}
 
 // ---------------------------------------------------------------------------
 // edit_file

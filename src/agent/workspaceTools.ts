@@ -17,6 +17,8 @@ export type Approve = (request: ConfirmRequest) => Promise<boolean>;
 
 interface KeeperCall {
   readonly ctx: ToolContext;
+  /** Runs without asking (a command on the user's allow-list). */
+  readonly preapproved?: (request: ConfirmRequest) => boolean;
   /** What the user was asked to approve (computed without side effects before the call). */
   previewed?: ConfirmRequest;
   /** Decided without VS Code's confirmation (a replacement approver). */
@@ -57,10 +59,10 @@ export class WorkspaceTools implements vscode.Disposable {
    * `approve`, when given, decides instead of VS Code's confirmation (tests).
    * A call the user declines (or skips) is declined for the model, never run.
    */
-  async run(name: string, input: unknown, ctx: ToolContext, token: vscode.ChatParticipantToolToken | undefined, approve?: Approve): Promise<ToolOutcome> {
+  async run(name: string, input: unknown, ctx: ToolContext, token: vscode.ChatParticipantToolToken | undefined, approve?: Approve, preapproved?: (request: ConfirmRequest) => boolean): Promise<ToolOutcome> {
     const object = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { input };
     const key = callKey(name, object);
-    const call: KeeperCall = { ctx };
+    const call: KeeperCall = preapproved ? { ctx, preapproved } : { ctx };
     const queue = this.calls.get(key) ?? [];
     queue.push(call);
     this.calls.set(key, queue);
@@ -89,7 +91,7 @@ export class WorkspaceTools implements vscode.Disposable {
     const previewed = await this.preview(name, input, call.ctx);
     if (!previewed) return true;
     call.previewed = previewed;
-    return approve(previewed);
+    return call.preapproved?.(previewed) === true || approve(previewed);
   }
 
   /** What the call would ask the user, found by running it with a confirmation that declines (no side effect). */
@@ -120,6 +122,10 @@ export class WorkspaceTools implements vscode.Disposable {
         const previewed = await this.preview(name, input, contextFor(call, token));
         if (!previewed) return { invocationMessage };
         if (call) call.previewed = previewed;
+        if (call?.preapproved?.(previewed)) {
+          call.decided = true;
+          return { invocationMessage: `${invocationMessage} (allowed by contextKeeper.allowedCommands)` };
+        }
         return { invocationMessage, confirmationMessages: { title: previewed.title, message: new vscode.MarkdownString(confirmationMarkdown(previewed)) } };
       },
       invoke: async (options, token) => {

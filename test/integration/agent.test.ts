@@ -5,7 +5,7 @@
  * what the fake was sent and what the task recorded.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ContextKeeperApi } from '../../src/extension';
@@ -276,6 +276,42 @@ describe('@keeper in the chat view', function () {
     const later = await ask('Anything else?', [{ text: 'No.' }]);
     assert.equal(later.outcome, 'answer');
     assert.ok(!fake.requests().at(-1)!.tools.includes('ckFake_lookup'), 'not offered once the setting is cleared');
+  });
+
+  it('grep runs VS Code\'s ripgrep: a .gitignore\'d file and files.exclude are skipped, everything else found', async () => {
+    mkdirSync(path.join(root(), 'build-output'), { recursive: true });
+    writeFileSync(path.join(root(), '.gitignore'), 'build-output/\n');
+    writeFileSync(path.join(root(), 'build-output', 'bundle.js'), 'const quuxword = 1;\n');
+    writeFileSync(path.join(root(), 'src', 'found.js'), 'const quuxword = 2;\n');
+    mkdirSync(path.join(root(), 'generated'), { recursive: true });
+    writeFileSync(path.join(root(), 'generated', 'api.js'), 'const quuxword = 3;\n');
+    const files = vscode.workspace.getConfiguration('files');
+    await files.update('exclude', { '**/generated': true }, vscode.ConfigurationTarget.Workspace);
+    const end = await ask('Where is quuxword?', [{ toolCalls: [{ callId: 'rg-1', name: 'grep', input: { pattern: 'quuxword' } }] }, { text: 'In src/found.js.' }]).finally(() =>
+      files.update('exclude', undefined, vscode.ConfigurationTarget.Workspace),
+    );
+    assert.equal(end.outcome, 'answer', end.error);
+    const output = (await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'rg-1')?.toolOutput ?? '';
+    assert.match(output, /^src\/found\.js:1: const quuxword = 2;\n\[1 match in 1 file; \d+ files? searched; ignored files skipped\]$/);
+    assert.ok(!output.includes('build-output') && !output.includes('generated/'), 'the ignored and the excluded folders are not searched');
+  });
+
+  it('a command on contextKeeper.allowedCommands runs without asking; a chained one still asks', async () => {
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('allowedCommands', ['node -e'], vscode.ConfigurationTarget.Workspace);
+    try {
+      const end = await ask('Print two numbers.', [
+        { toolCalls: [{ callId: 'al-1', name: 'run_command', input: { command: 'node -e "console.log(1)"' } }] },
+        { toolCalls: [{ callId: 'al-2', name: 'run_command', input: { command: 'node -e "console.log(2)" && echo chained' } }] },
+        { text: 'Printed.' },
+      ]);
+      assert.equal(end.outcome, 'answer', end.error);
+      assert.deepEqual(confirmed, ['Run `node -e "console.log(2)" && echo chained`'], 'only the chained command was asked');
+      const outputs = (await records(end.taskId)).filter((r) => r.role === 'tool').map((r) => r.toolOutput ?? '');
+      assert.match(outputs[0]!, /^1\n[\s\S]*exit code: 0/);
+    } finally {
+      await config.update('allowedCommands', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('a file attached to the request (#file) reaches the record as a read the user made', async () => {

@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_TOOLS, confirmationMarkdown, declinedMessage, WORKSPACE_TOOLS } from '../../src/agent/tools';
+import { AGENT_TOOLS, allowListed, confirmationMarkdown, declinedMessage, WORKSPACE_TOOLS } from '../../src/agent/tools';
 
 interface Contributed {
   name: string;
@@ -55,5 +55,14 @@ describe('language model tools: package.json and the code agree', () => {
     assert.equal(fenced.filter((line) => line.startsWith('```')).length, 2, fenced.join('\n'));
     assert.equal(declinedMessage({ kind: 'run', command: 'npm test' }), 'The user declined to run `npm test`.');
     assert.equal(declinedMessage({ kind: 'edit', path: 'src/a.js' }), 'The user declined the edit to src/a.js.');
+  });
+
+  it('the command allow-list: a listed prefix as whole words, one simple command, nothing chained', () => {
+    const allowed = ['npm test', 'git status'];
+    for (const ok of ['npm test', 'npm test -- --grep parser', '  git status  ', 'git status --short']) assert.equal(allowListed(ok, allowed), true, ok);
+    for (const no of ['npm testing', 'npm test; rm -rf /', 'npm test && curl x', 'npm test | tee log', 'npm test > out', 'npm test $(whoami)', 'npm test `id`', 'npm test\nrm x', 'git', 'rm -rf /', '']) {
+      assert.equal(allowListed(no, allowed), false, no);
+    }
+    assert.equal(allowListed('npm test', []), false, 'nothing runs unasked by default');
   });
 });

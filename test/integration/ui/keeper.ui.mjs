@@ -73,4 +73,19 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   const seen = last?.messages.map((m) => m.content).join('\n') ?? '';
   if (!seen.includes('[result ui-read')) log(`request after the reload: ${JSON.stringify(last?.messages.map((m) => m.content.slice(0, 200)))}`);
   check(seen.includes('[result ui-read') && seen.includes('Always keep add unchanged.'), 'the request after the reload carries the first turn from the session store (its tool result and the stated rule)');
+
+  // Retry takes the last turn out of the chat, not out of the task: the new answer says so.
+  const THIRD = 'KEEPER-ANSWER-THREE: retried.';
+  fakeModel.script([{ text: THIRD }]);
+  const response = page.locator('.interactive-list .interactive-response', { hasText: SECOND }).last();
+  await response.hover().catch(() => undefined);
+  const retry = response.locator('.codicon-refresh').first();
+  const retried = await retry.click({ timeout: 10000 }).then(() => true).catch(() => false);
+  check(retried, 'the last answer has a Retry button');
+  if (retried) {
+    check(await responseRendered(page, THIRD, 60000), '@keeper answers the retried request');
+    const said = (await page.locator('.interactive-list').innerText()).replace(/\s+/g, ' ');
+    check(said.includes('1 earlier turn of this task was taken out of the chat'), 'the retried answer says a recorded turn left the chat');
+    await page.screenshot({ path: '.vscode-test/shots/keeper-retry.png' }).catch(() => undefined);
+  }
 }
