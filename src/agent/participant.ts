@@ -27,6 +27,7 @@ import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION,
 import { TaskSession, type TaskSessionOptions } from './taskSession';
 import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
+import { KeeperTerminals } from './terminal';
 import { editorFiles, undoEdits, WORKSPACE_TOOLS, WorkspaceTools, type TurnEdit } from './workspaceTools';
 
 export const PARTICIPANT_ID = 'context-keeper.keeper';
@@ -113,6 +114,8 @@ export class KeeperAgent implements vscode.Disposable {
   confirm: Confirm | undefined;
   /** @keeper's workspace tools, run as language model tools (their confirmations are inline). */
   private readonly workspaceTools: WorkspaceTools;
+  /** Where run_command runs: a terminal with shell integration, the user's shell. */
+  private readonly terminals = new KeeperTerminals();
   /** The edits of the last turns that changed files, by the key their Undo button carries. */
   private readonly turnEdits = new Map<string, { readonly taskId: string; readonly turn: number; readonly edits: readonly TurnEdit[] }>();
   private editedTurns = 0;
@@ -132,6 +135,7 @@ export class KeeperAgent implements vscode.Disposable {
         confirm: async () => true, // another agent's call: VS Code asked the user before it ran
         viewToolCall: () => undefined,
         files: editorFiles([]),
+        ...(settings.runCommandsInTerminal ? { terminal: this.terminals } : {}),
         ...ripgrepFor(),
         commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
         maxOutputChars: settings.toolOutputMaxChars,
@@ -443,6 +447,7 @@ export class KeeperAgent implements vscode.Disposable {
           commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
           maxOutputChars: settings.toolOutputMaxChars,
           files: editorFiles(edits),
+          ...(settings.runCommandsInTerminal ? { terminal: this.terminals } : {}),
           ...ripgrepFor(),
         };
         // The workspace tools run as VS Code's language model tools: shown in the chat, approved inline.
@@ -457,6 +462,7 @@ export class KeeperAgent implements vscode.Disposable {
 
   dispose(): void {
     this.workspaceTools.dispose();
+    this.terminals.dispose();
     for (const controller of this.running) controller.abort();
     this.running.clear();
     this._onDidSend.dispose();

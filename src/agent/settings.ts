@@ -31,6 +31,8 @@ const Fields = {
   toolOutputMaxChars: z.number().int().min(1_000).max(5_000_000).default(100_000),
   /** Old tool calls shorter than this (input + output, characters) are never shrunk. */
   toolOutputShrinkChars: z.number().int().min(200).max(1_000_000).default(PRECOMPACT_MIN_CHARS),
+  /** run_command runs in a terminal with shell integration (false: always in the background with /bin/sh). */
+  runCommandsInTerminal: z.boolean().default(true),
   /** Command prefixes run_command runs without asking (one simple command each; see tools.ts allowListed). */
   allowedCommands: z.array(z.string().min(1).max(500)).max(200).default([]),
   /** Other extensions' and MCP servers' tools @keeper offers its model, by name (`*` matches any run of characters). */

@@ -105,6 +105,8 @@ export interface ToolContext {
    * built-in search (no ignore files).
    */
   readonly ripgrep?: { readonly path: string; readonly excludes: readonly string[] };
+  /** Runs commands where the user sees them (a terminal); without it, or when it cannot, /bin/sh in the background. */
+  readonly terminal?: CommandRunner;
 }
 
 /** How edit_file and write_file reach a file the editor may have open. */
@@ -1453,7 +1455,26 @@ const writeFileTool = defineTool({
 // run_command
 // ---------------------------------------------------------------------------
 
-type Ending = { readonly kind: 'exit'; readonly code: number; readonly signal?: string } | { readonly kind: 'timeout' } | { readonly kind: 'cancelled' };
+/** How a command ended; `code` is undefined when the terminal could not tell. */
+export type Ending = { readonly kind: 'exit'; readonly code: number | undefined; readonly signal?: string } | { readonly kind: 'timeout' } | { readonly kind: 'cancelled' };
+
+/** CSI, OSC (shell integration's own marks included) and other escape sequences. */
+const TERMINAL_ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+
+/** A terminal's output as plain text: escape sequences removed, CRLF as LF. */
+export function plainTerminalText(data: string): string {
+  return data.replace(TERMINAL_ESCAPES, '').replace(/\r+\n/g, '\n');
+}
+
+/**
+ * Where run_command runs a command so the user sees it (VS Code: a terminal
+ * with shell integration, the user's shell and environment). It resolves to
+ * undefined when it cannot run it there (no shell integration): the tool then
+ * runs it itself.
+ */
+export interface CommandRunner {
+  run(options: { readonly command: string; readonly cwd: string; readonly timeoutMs: number; readonly signal: AbortSignal; readonly output: { push(text: string): void } }): Promise<Ending | undefined>;
+}
 
 interface RunOptions {
   readonly command: string;
@@ -1570,8 +1591,8 @@ const runCommandTool = defineTool({
     timeoutSeconds: z.number().positive().optional().describe('Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
   }),
   run: async (input, ctx) => {
-    // The process-group handling (cancellation and timeout kill every child) is POSIX.
-    if (process.platform === 'win32') throw new ToolError('run_command needs a POSIX shell (/bin/sh) and is not available on Windows yet: ask the user to run the command and paste its output.');
+    // The background runner's process-group handling is POSIX; on Windows only a terminal runs commands.
+    if (process.platform === 'win32' && ctx.terminal === undefined) throw new ToolError('run_command needs a terminal with shell integration or a POSIX shell (/bin/sh) here: ask the user to run the command and paste its output.');
     let cwd = path.resolve(ctx.root);
     if (input.cwd !== undefined) {
       const target = await resolveInside(ctx, input.cwd);
@@ -1587,14 +1608,18 @@ const runCommandTool = defineTool({
     if (!approved) return { isError: true, output: declinedMessage(request) };
 
     const output = headTailBuffer(maxOutputChars(ctx));
-    const ending = await execute({
-      command: input.command,
-      cwd,
-      timeoutMs,
-      signal: ctx.signal,
-      output,
-      ...(ctx.progress !== undefined ? { progress: (message: string) => ctx.progress?.(message) } : {}),
-    });
+    const inTerminal = await ctx.terminal?.run({ command: input.command, cwd, timeoutMs, signal: ctx.signal, output });
+    if (inTerminal === undefined && process.platform === 'win32') throw new ToolError('run_command needs a terminal with shell integration on Windows, and the terminal did not provide it: ask the user to run the command and paste its output.');
+    const ending =
+      inTerminal ??
+      (await execute({
+        command: input.command,
+        cwd,
+        timeoutMs,
+        signal: ctx.signal,
+        output,
+        ...(ctx.progress !== undefined ? { progress: (message: string) => ctx.progress?.(message) } : {}),
+      }));
     let text = output.render('output');
     if (text === '') text = '(no output)';
     if (!text.endsWith('\n')) text += '\n';
@@ -1605,6 +1630,7 @@ const runCommandTool = defineTool({
         return { isError: true, output: `${text}killed: cancelled` };
       case 'exit': {
         const signalNote = ending.signal !== undefined ? `[terminated by ${ending.signal}]\n` : '';
+        if (ending.code === undefined) return { isError: false, output: `${text}exit code: unknown (the terminal did not report it)` };
         return { isError: ending.code !== 0, output: `${text}${signalNote}exit code: ${ending.code}` };
       }
     }

@@ -314,6 +314,21 @@ describe('@keeper in the chat view', function () {
     }
   });
 
+  it('run_command runs in a terminal with shell integration: the user sees it, its output and exit code come back', async () => {
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('runCommandsInTerminal', true, vscode.ConfigurationTarget.Workspace);
+    const end = await ask('Compute it in the shell.', [
+      { toolCalls: [{ callId: 'term-1', name: 'run_command', input: { command: 'echo "from the terminal: $((6*7))"; sh -c "exit 3"' } }] },
+      { text: 'Done.' },
+    ]).finally(() => config.update('runCommandsInTerminal', undefined, vscode.ConfigurationTarget.Workspace));
+    assert.equal(end.outcome, 'answer', end.error);
+    const output = (await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'term-1')?.toolOutput ?? '';
+    assert.match(output, /from the terminal: 42/);
+    assert.match(output, /exit code: 3$/);
+    assert.ok(!/\x1b/.test(output), 'no escape sequences reach the record');
+    assert.ok(vscode.window.terminals.some((t) => t.name === '@keeper'), 'the command ran in the @keeper terminal');
+  });
+
   it('a file attached to the request (#file) reaches the record as a read the user made', async () => {
     fake.script([{ text: 'It multiplies.' }]);
     const ended = new Promise<TurnEndEvent>((resolve) => {

@@ -76,6 +76,9 @@ const USER_SETTINGS = {
   'terminal.integrated.enablePersistentSessions': false,
   'editor.accessibilitySupport': 'off',
   'files.autoSave': 'off',
+  // Commands run in the background runner, whose timing does not depend on a shell starting up;
+  // the terminal test turns the terminal on for itself.
+  'contextKeeper.runCommandsInTerminal': false,
   // The chat view stays on: the fake model and @fake need it (it works without Copilot).
   'chat.disableAIFeatures': false,
 };

@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_TOOLS, allowListed, confirmationMarkdown, declinedMessage, WORKSPACE_TOOLS } from '../../src/agent/tools';
+import { AGENT_TOOLS, allowListed, plainTerminalText, confirmationMarkdown, declinedMessage, WORKSPACE_TOOLS } from '../../src/agent/tools';
 
 interface Contributed {
   name: string;
@@ -64,5 +64,11 @@ describe('language model tools: package.json and the code agree', () => {
       assert.equal(allowListed(no, allowed), false, no);
     }
     assert.equal(allowListed('npm test', []), false, 'nothing runs unasked by default');
+  });
+
+  it("a terminal's output as plain text: colours, shell-integration marks and CRLF removed", () => {
+    const raw = '\x1b]633;C\x07\x1b[32m2 passed\x1b[0m, 0 failed\r\n\x1b]633;D;0\x07\x1b[?2004h';
+    assert.equal(plainTerminalText(raw), '2 passed, 0 failed\n');
+    assert.equal(plainTerminalText('plain\ttext\n'), 'plain\ttext\n');
   });
 });

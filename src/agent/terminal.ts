@@ -1,0 +1,113 @@
+/**
+ * run_command in a VS Code terminal with shell integration: the user sees the
+ * command and its output as it runs, in their own shell and environment (on
+ * Windows too). One "@keeper" terminal per folder, reused while it is idle; a
+ * busy or closed one is replaced. The output comes from the shell integration's
+ * stream (escape sequences removed) into the tool's head + tail buffer; the exit
+ * code from the end of the execution. A timeout or a cancellation interrupts
+ * the command (Ctrl+C) and, if it does not stop, closes its terminal.
+ *
+ * When the terminal offers no shell integration within a few seconds (a shell
+ * VS Code cannot integrate), `run` resolves to undefined and the tool runs the
+ * command in the background as before.
+ */
+import * as vscode from 'vscode';
+import { plainTerminalText, type CommandRunner, type Ending } from './tools';
+
+/** How long a new terminal may take to report its shell integration. */
+const INTEGRATION_WAIT_MS = 5_000;
+/** After Ctrl+C, how long the command has to stop before its terminal is closed. */
+const INTERRUPT_GRACE_MS = 2_000;
+/** After the execution ends, how long the last output may take to arrive. */
+const OUTPUT_DRAIN_MS = 500;
+
+export class KeeperTerminals implements CommandRunner, vscode.Disposable {
+  private readonly idle = new Map<string, vscode.Terminal>();
+  private readonly busy = new Set<vscode.Terminal>();
+
+  async run(options: Parameters<CommandRunner['run']>[0]): Promise<Ending | undefined> {
+    const terminal = await this.terminalFor(options.cwd);
+    const integration = terminal?.shellIntegration;
+    if (!terminal || !integration) return undefined;
+    this.busy.add(terminal);
+    this.idle.delete(options.cwd);
+    terminal.show(true);
+    // Listen before the command is sent: a quick one may end before the next line runs.
+    let execution: vscode.TerminalShellExecution | undefined;
+    const ended = new Promise<number | undefined>((resolve) => {
+      const sub = vscode.window.onDidEndTerminalShellExecution((event) => {
+        if (event.terminal !== terminal || (execution !== undefined && event.execution !== execution)) return;
+        sub.dispose();
+        resolve(event.exitCode);
+      });
+    });
+    execution = integration.executeCommand(options.command);
+    const stream = execution.read();
+    const reading = (async () => {
+      for await (const data of stream) options.output.push(plainTerminalText(data));
+    })().catch(() => undefined);
+    let stopped: 'timeout' | 'cancelled' | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const interrupted = new Promise<void>((resolve) => {
+      const stop = (why: 'timeout' | 'cancelled'): void => {
+        stopped ??= why;
+        resolve();
+      };
+      timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+      if (options.signal.aborted) stop('cancelled');
+      else options.signal.addEventListener('abort', () => stop('cancelled'), { once: true });
+    });
+    // The output stream ends with the command too: if the end event is late (or lost), its exit code is waited for briefly.
+    const streamEnded = reading.then(() => Promise.race([ended, delay(OUTPUT_DRAIN_MS * 2).then(() => undefined)]));
+    const code = await Promise.race([ended, streamEnded, interrupted.then(() => 'stopped' as const)]);
+    clearTimeout(timer);
+    if (code === 'stopped') {
+      terminal.sendText('\x03', false);
+      const done = await Promise.race([ended.then(() => true), delay(INTERRUPT_GRACE_MS).then(() => false)]);
+      this.busy.delete(terminal);
+      // A command that ignores Ctrl+C goes with its terminal; one that stopped leaves the terminal for the next.
+      if (!done) terminal.dispose();
+      else this.idle.set(options.cwd, terminal);
+      return { kind: stopped ?? 'cancelled' };
+    }
+    await Promise.race([reading, delay(OUTPUT_DRAIN_MS)]);
+    this.busy.delete(terminal);
+    this.idle.set(options.cwd, terminal);
+    return { kind: 'exit', code };
+  }
+
+  /** An idle "@keeper" terminal in `cwd` with shell integration, or undefined when none can be had. */
+  private async terminalFor(cwd: string): Promise<vscode.Terminal | undefined> {
+    const known = this.idle.get(cwd);
+    if (known && known.exitStatus === undefined && !this.busy.has(known) && known.shellIntegration) return known;
+    const terminal = vscode.window.createTerminal({ name: '@keeper', cwd, iconPath: new vscode.ThemeIcon('terminal') });
+    if (terminal.shellIntegration) return terminal;
+    const integrated = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        resolve(false);
+      }, INTEGRATION_WAIT_MS);
+      const sub = vscode.window.onDidChangeTerminalShellIntegration((event) => {
+        if (event.terminal !== terminal) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(true);
+      });
+    });
+    if (!integrated) {
+      terminal.dispose();
+      return undefined;
+    }
+    return terminal;
+  }
+
+  dispose(): void {
+    for (const terminal of [...this.idle.values(), ...this.busy]) terminal.dispose();
+    this.idle.clear();
+    this.busy.clear();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
