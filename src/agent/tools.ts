@@ -894,7 +894,7 @@ const globTool = defineTool({
     'Find files by name pattern. Syntax: "**" (any number of folders), "*" (any characters within one name), "?" (one character), "{a,b}" (alternatives), "[abc]" / "[a-z]" / "[!abc]" (character classes). ' +
     'The pattern is matched against paths relative to "path" (default: the workspace root): "*.js" matches only at that level, "**/*.js" at any depth. ' +
     `Returns files only, as workspace-relative paths with forward slashes, sorted, at most ${GLOB_MAX_PATHS}. ` +
-    '.git and node_modules are skipped unless the pattern names them; symlinked folders are not followed.',
+    '.git and node_modules are skipped unless the pattern names them, and so is what .gitignore and the user\'s exclude settings leave out; symlinked folders are not followed.',
   schema: z.strictObject({
     pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.test.ts" or "src/{core,store}/*.ts".'),
     path: z.string().min(1).optional().describe('Folder to search from, workspace-relative (default: the workspace root).'),
@@ -914,7 +914,18 @@ const globTool = defineTool({
     const found: string[] = [];
     let truncated = false;
     let visited = 0;
-    await walk(base.real, {
+    // In VS Code: the files ripgrep lists (.gitignore and the user's excludes honoured), matched by the same pattern.
+    const listed = ctx.ripgrep ? await ripgrepFiles(ctx.ripgrep, base.real, (dir) => pattern.includes(dir), ctx.signal) : undefined;
+    if (listed) {
+      for (const rel of listed) {
+        if (!matcher.matches(rel)) continue;
+        found.push(joinRel(base.rel, rel));
+        if (found.length >= GLOB_MAX_COLLECTED) {
+          truncated = true;
+          break;
+        }
+      }
+    } else await walk(base.real, {
       signal: ctx.signal,
       rootReal,
       enter: (relDir, name) => !skipsDir(name, matcher) && matcher.mayContain(relDir),
@@ -1153,6 +1164,46 @@ const grepTool = defineTool({
     return { isError: false, output: `${lines.join('\n')}\n${summary}` };
   },
 });
+
+/**
+ * The files under `dir` (paths relative to it, forward slashes) as ripgrep
+ * lists them: hidden ones included, `.git`, `node_modules` (unless `named`) and
+ * what `.gitignore` and the user's excludes leave out skipped. Undefined when
+ * ripgrep fails (the caller walks the folder itself).
+ */
+function ripgrepFiles(rg: { readonly path: string; readonly excludes: readonly string[] }, dir: string, named: (dir: string) => boolean, signal: AbortSignal): Promise<string[] | undefined> {
+  const args = ['--files', '--no-config', '--no-require-git', '--hidden'];
+  for (const skipped of SKIPPED_DIRS) if (!named(skipped)) args.push('--glob', `!${skipped}`);
+  for (const exclude of rg.excludes) args.push('--glob', `!${exclude}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(rg.path, args, { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] });
+    const onAbort = (): void => void child.kill();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const decoder = new StringDecoder('utf8');
+    let text = '';
+    let lines: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += decoder.write(chunk);
+      const cut = text.lastIndexOf('\n');
+      if (cut < 0) return;
+      lines = lines.concat(text.slice(0, cut).split('\n'));
+      text = text.slice(cut + 1);
+      if (lines.length > GLOB_MAX_COLLECTED * 20) child.kill();
+    });
+    child.on('error', () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(undefined);
+    });
+    child.on('close', (code) => {
+      signal.removeEventListener('abort', onAbort);
+      if (signal.aborted) return reject(abortError());
+      if (text) lines.push(text);
+      // 1: nothing listed; 2 with output: some folders unreadable (what was listed stands).
+      if (code !== 0 && code !== 1 && lines.length === 0) return resolve(undefined);
+      resolve(lines.filter((l) => l !== '').map((l) => l.replace(/^\.\//, '').split(path.sep).join('/')));
+    });
+  });
+}
 
 interface RipgrepMatch {
   readonly type: string;

@@ -278,7 +278,7 @@ describe('@keeper in the chat view', function () {
     assert.ok(!fake.requests().at(-1)!.tools.includes('ckFake_lookup'), 'not offered once the setting is cleared');
   });
 
-  it('grep runs VS Code\'s ripgrep: a .gitignore\'d file and files.exclude are skipped, everything else found', async () => {
+  it('grep and glob run VS Code\'s ripgrep: a .gitignore\'d file and files.exclude are skipped, everything else found', async () => {
     mkdirSync(path.join(root(), 'build-output'), { recursive: true });
     writeFileSync(path.join(root(), '.gitignore'), 'build-output/\n');
     writeFileSync(path.join(root(), 'build-output', 'bundle.js'), 'const quuxword = 1;\n');
@@ -287,13 +287,20 @@ describe('@keeper in the chat view', function () {
     writeFileSync(path.join(root(), 'generated', 'api.js'), 'const quuxword = 3;\n');
     const files = vscode.workspace.getConfiguration('files');
     await files.update('exclude', { '**/generated': true }, vscode.ConfigurationTarget.Workspace);
-    const end = await ask('Where is quuxword?', [{ toolCalls: [{ callId: 'rg-1', name: 'grep', input: { pattern: 'quuxword' } }] }, { text: 'In src/found.js.' }]).finally(() =>
+    const end = await ask('Where is quuxword?', [
+      { toolCalls: [{ callId: 'rg-1', name: 'grep', input: { pattern: 'quuxword' } }] },
+      { toolCalls: [{ callId: 'rg-2', name: 'glob', input: { pattern: '**/*.js' } }] },
+      { text: 'In src/found.js.' },
+    ]).finally(() =>
       files.update('exclude', undefined, vscode.ConfigurationTarget.Workspace),
     );
     assert.equal(end.outcome, 'answer', end.error);
     const output = (await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'rg-1')?.toolOutput ?? '';
     assert.match(output, /^src\/found\.js:1: const quuxword = 2;\n\[1 match in 1 file; \d+ files? searched; ignored files skipped\]$/);
     assert.ok(!output.includes('build-output') && !output.includes('generated/'), 'the ignored and the excluded folders are not searched');
+    const listed = ((await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'rg-2')?.toolOutput ?? '').split('\n');
+    assert.ok(listed.includes('src/found.js') && listed.includes('src/math.js'), listed.join(' '));
+    assert.ok(!listed.some((p) => p.startsWith('build-output/') || p.startsWith('generated/')), `glob skips them too: ${listed.join(' ')}`);
   });
 
   it('a command on contextKeeper.allowedCommands runs without asking; a chained one still asks', async () => {
