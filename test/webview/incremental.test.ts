@@ -187,7 +187,8 @@ describe('webview: incremental rendering', function () {
     await panel.page.locator('input.filter-input').fill('');
     const more = panel.page.locator('button[data-list="facts-decision"]');
     assert.match((await more.textContent()) ?? '', /^Show 25 more \(\d+ not shown\)$/);
-    await more.click();
+    await more.focus();
+    await panel.page.keyboard.press('Enter');
     assert.equal(await panel.page.locator('.facts-list[aria-label="Decisions"] > li').count(), 50);
   });
 
@@ -222,8 +223,10 @@ describe('webview: incremental rendering', function () {
     assert.equal(await panel.text('.region-timeline button.show-more'), 'Show 100 earlier (3,740 not shown)');
 
     // "Show more" asks the host for the next page; the host's patch extends the list in place.
+    // Keyboard activation: rows off screen are laid out as they scroll near, so a pointer aim can shift under it.
     await panel.clearPosted();
-    await more.click();
+    await more.focus();
+    await panel.page.keyboard.press('Enter');
     assert.deepEqual(await panel.lastPosted(), { type: 'list/more', taskId: state.task!.id, list: 'notLoaded' });
     const first = state.notLoaded[0]!;
     await panel.page.evaluate((address) => ((globalThis as any).document.querySelector(`li[data-key="${address}"]`).__mark = 1), first.address);
