@@ -58,7 +58,7 @@ describe('activation with months of other tasks in the store', function () {
     delay.disable();
     assert.equal(end.outcome, 'answer');
     const turnStall = delay.max / 1e6;
-    const report = `activation ${activated.toFixed(0)} ms, its longest event-loop stall ${activationStall.toFixed(1)} ms; the first turn's longest stall ${turnStall.toFixed(1)} ms (with ${OTHER_TASKS_MB} MB of other tasks)`;
+    const report = `activation ${activated.toFixed(0)} ms, its longest event-loop stall ${activationStall.toFixed(1)} ms; the first turn's longest stall ${turnStall.toFixed(1)} ms (with ${OTHER_TASKS_MB} MB of other tasks; the issue's bound: ${STALL_BOUND_MS} ms)`;
     console.log(`MEASURE ${report}`);
     assert.ok(existsSync(path.join(storage, 'index.json')));
     // What the store controls: no other task's database was opened (the turn opened its own, new task only).
@@ -68,6 +68,5 @@ describe('activation with months of other tasks in the store', function () {
     // longest stalls are module evaluation (the o200k rank tables, about 150 ms; the bundle's compile) and other
     // extensions activating in the same host. Reported above, not judged on time (a shared machine's load moves
     // it); a regression of the store (opening the other tasks) fails on the open databases just above.
-    void STALL_BOUND_MS;
   });
 });
