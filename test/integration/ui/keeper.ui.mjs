@@ -65,6 +65,10 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   const restored = await waitUntil(() => page.locator('.interactive-list .interactive-response', { hasText: FIRST }).count().then((n) => n > 0), { timeout: 60000, what: 'the chat to be restored after the reload' }).catch(() => false);
   check(restored, 'the chat is restored after the window reload');
   log('window reloaded; the earlier chat is open');
+  // The participant is registered when the extension activates; after a reload a message typed before
+  // that goes to the default participant. Opening the panel activates the extension first.
+  await runCommand(page, 'Context Keeper: Open the Task Context Panel');
+  await openChat(page);
   fakeModel.script([{ text: SECOND }]);
   await sendChatMessage(page, '@keeper Which file did you change?');
   check(await responseRendered(page, SECOND, 60000), 'after the reload, @keeper answers in the same chat');
