@@ -43,7 +43,7 @@ export interface Classified {
 
 /** Agent narration of its own next step: decides "process" before anything else is read. */
 const PROCESS_OPENING =
-  /^(?:(?:ok(?:ay)?|alright|all right|so|now|first|next|then|great|perfect|good|excellent)[,!.]?\s+)*(?:let me|let's (?:check|look|see|read|search|examine|start|run|verify|try|first|explore|review|inspect|find|open|take|get|begin|now|also|update|create|add|fix|make|write|implement|modify|test|move|continue|proceed|go|do|focus|address|examine|confirm|double[- ]check)|now,? let's|i'll (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|take|get|begin|now|also|go ahead|proceed|continue|do|try|test|see|help|create|update|add|fix|make|write|implement|modify|apply|edit|change|remove|delete|install|set up|setup|commit|push|move|rename|clean|use the|use a tool|summarize|provide|analy[sz]e)|i will (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|now|also|proceed|continue|create|update|add|fix|make|write|implement|modify|help|try|use the)|i need to (?:check|look|read|see|find|examine|verify|understand|investigate|explore|review|first|update|create|add|fix|make|write|implement|modify|run|get)|i should (?:check|look|read|see|find|examine|verify|first)|i'm going to|i am going to|i'm now|i am now (?:going|checking|looking|reading)|i can see|i see (?:that |the |a |it |there |now)|i notice|i'll now|looking at|checking|reading|searching|running|examining|exploring|investigating|reviewing|inspecting|now i (?:need|have|can|see|will|'ll|'m|am)|the user (?:wants|is asking|asked|has asked|wants me|would like|is requesting|requested|needs|is)|user wants|we need to (?:check|look|see|find|first|examine|verify|understand)|to (?:do|start|begin) (?:this|that)|time to|moving on|we see (?:that|the|a)|i(?:'m| am) (?:now |also |currently |still )?(?:\w+ing)\b|currently,? i(?:'m| am)|my (?:goal|next move|aim|plan) is to (?:understand|check|look|see|run|find|examine)|now that (?:i|we|the|everything)[^,]*,\s*(?:let's|let me|i'll|we can|we'll|i will|we should)|(?:first|next|then),? (?:we|i) (?:should|need to|will|'ll|can) (?:find|look|check|see|open|search|navigate|locate|list|read|run|examine|create)|we (?:should|can|will|'ll) (?:navigate|find|look|check|open|search|locate|list|read|run|examine|create a new file|create a script|start by)|let's use (?:the )?(?:`[^`]+`|\w+_\w+|find_file|search_\w+|curl|grep|ls|cat|find)|calling `|marking (?:the )?(?:remaining )?todos?|sprawdźmy|sprawdzę|zobaczmy|teraz sprawdź|widzę|давай(?:те)?|посмотрим|проверим|сейчас (?:я )?(?:посмотрю|проверю))/i;
+  /^(?:(?:ok(?:ay)?|alright|all right|so|now|first|next|then|great|perfect|good|excellent)[,!.]?\s+)*(?:let me|let's (?!go with\b|use\b|call\b|name\b|keep\b|stick\b|switch\b|stay\b|not\b)[\w-]+|now,? let's|i'll (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|take|get|begin|now|also|go ahead|proceed|continue|do|try|test|see|help|create|update|add|fix|make|write|implement|modify|apply|edit|change|remove|delete|install|set up|setup|commit|push|move|rename|clean|use the|use a tool|summarize|provide|analy[sz]e)|i will (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|now|also|proceed|continue|create|update|add|fix|make|write|implement|modify|help|try|use the)|i need to (?:check|look|read|see|find|examine|verify|understand|investigate|explore|review|first|update|create|add|fix|make|write|implement|modify|run|get|re-?examine|re-?check|re-?run|re-?read|double[- ]check|dig|figure out|carefully)|we can use (?:the )?`[^`]+` (?:command|tool|utility) to|i should (?:check|look|read|see|find|examine|verify|first)|i'm going to|i am going to|i'm now|i am now (?:going|checking|looking|reading)|i can see|i see (?:that |the |a |it |there |now)|i notice|i'll now|looking at|checking|reading|searching|running|examining|exploring|investigating|reviewing|inspecting|now i (?:need|have|can|see|will|'ll|'m|am)|the user (?:wants|is asking|asked|has asked|wants me|would like|is requesting|requested|needs|is)|user wants|we need to (?:check|look|see|find|first|examine|verify|understand)|to (?:do|start|begin) (?:this|that)|time to|moving on|we see (?:that|the|a)|i(?:'m| am) (?:now |also |currently |still )?(?:\w+ing)\b|currently,? i(?:'m| am)|my (?:goal|next move|aim|plan) is to (?:understand|check|look|see|run|find|examine)|now that (?:i|we|the|everything)[^,]*,\s*(?:let's|let me|i'll|we can|we'll|i will|we should)|(?:first|next|then),? (?:we|i) (?:should|need to|will|'ll|can) (?:find|look|check|see|open|search|navigate|locate|list|read|run|examine|create)|we (?:should|can|will|'ll) (?:navigate|find|look|check|open|search|locate|list|read|run|examine|create a new file|create a script|start by)|let's use (?:the )?(?:`[^`]+`|\w+_\w+|find_file|search_\w+|curl|grep|ls|cat|find)|calling `|marking (?:the )?(?:remaining )?todos?|sprawdźmy|sprawdzę|zobaczmy|teraz sprawdź|widzę|давай(?:те)?|посмотрим|проверим|сейчас (?:я )?(?:посмотрю|проверю))/i;
 
 /** A greeting, thanks, praise or apology at the start; the rest of the sentence may still carry content. */
 const PLEASANTRY_OPENING =
@@ -57,6 +57,18 @@ const PLEASANTRY_OPENING =
 const NARRATED_ACTION =
   /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
 
+/**
+ * An opening that only says the agent looked ("I see", "I notice that",
+ * "Looking at the code,", "After checking the logs,"): the rest of the
+ * sentence is what it found.
+ */
+const OBSERVED =
+  /^(?:(?:ok(?:ay)?|now|so|and)[,]?\s+)?(?:i (?:can |now )?see(?: now)?(?: that)?|i (?:notice|noticed)(?: that)?|i (?:have )?(?:found|discovered|realized|realised)(?: that)?|(?:looking|having looked) (?:at|through|into) [^,]{1,80},|(?:after |upon )?(?:checking|reviewing|examining|reading|inspecting|investigating) [^,]{1,80},)\s+/i;
+
+/** The agent committing to an action of its own (not a look at something): with a reason it is a choice. */
+const CHOSEN_ACTION =
+  /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
+
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
@@ -64,7 +76,22 @@ const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:chang
 const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
 /** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
-const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will)|let me|let's|we(?:'ll| will))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
+const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will|'m| am)|let me|let's|we(?:'ll| will| can| should))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
+
+/**
+ * Narration of the agent's own work in progress or of its next move, wherever
+ * it stands: "…, so we can just run `reproduce.py` directly", "my current
+ * focus is…", "a fresh `cargo test` run is in progress", "the agents are still
+ * working", "this will help us see if…", "Maybe there's a connectivity issue".
+ */
+const NARRATION =
+  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
+
+/** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
+const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
+
+/** What the agent expects a change to do, before it is seen to: "This should fix the error", "After these changes, the error should be resolved". */
+const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
 
 /** A choice stated inside narration ("Let's try a different approach using a delayed redirect instead"). */
 const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|another approach|an alternative approach|switch(?:ing)? to|in favou?r of|instead\b)/i;
@@ -73,7 +100,7 @@ const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|anothe
 const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
 
 /** Offers and questions to the user: not a fact. */
-const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)/i;
+const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
 
 // ------------------------------------------------------------------- rules
 
@@ -214,12 +241,27 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
   const body = sentence.replace(PLEASANTRY_OPENING, '').trim();
   if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };
+  // "I see the agents are getting permission denials", "Looking at the code, X is handled in `initConfig`":
+  // the opening reports that the agent looked; what it saw decides.
+  const seen = OBSERVED.exec(body);
+  if (seen && body.length - seen[0].length >= 12) {
+    const what = classifyAssistant(body.slice(seen[0].length).replace(/^\w/, (c) => c.toUpperCase()), lead);
+    if (what.cls === 'finding' || what.cls === 'failure' || what.cls === 'decision') return what;
+  }
   if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || NARRATED_AFTER.test(body) || /^\((?:self-correction|refinement|note to self|thinking)\b/i.test(body)) {
     // A choice inside the narration is a decision when it names what it chose ("…using `curl` instead").
     const named = /\b(?:instead of|rather than|in favou?r of|switch(?:ing)? to)\b/i.test(body) || /`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[a-z][A-Z]\w+/.test(body) || proseWords(body) >= 12;
-    return STRONG_DECISION.test(body) && named ? { cls: 'decision', score: 3 } : { cls: 'process', score: 0 };
+    if (STRONG_DECISION.test(body) && named) return { cls: 'decision', score: 3 };
+    // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
+    if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
+    return { cls: 'process', score: 0 };
   }
-  if (PLEASANTRY_SENTENCE.test(body) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
+  if (NARRATION.test(body) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was))\b/i.test(body)) return { cls: 'process', score: 0 };
+  if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
+  if (EXPECTATION.test(body)) return { cls: 'other', score: 0 };
+  if (/^(?:this|here) is (?:a |an |the )?(?:comprehensive |detailed |complete |full |high-level |brief |quick )?(?:plan|overview|summary|breakdown|outline|list|rundown)\b/i.test(body)) return { cls: 'other', score: 0 };
+  // A gerund fragment with no verb of its own ("Building an interactive review canvas with ranked findings."): a progress note.
+  if (PROGRESS_GERUND.test(body) && !/\b(?:is|are|was|were|has|have|had|does|did|do|can|will|would|should|could|must|caused?|causes|fails?|failed|works?|worked|returns?|returned|means)\b/i.test(body)) return { cls: 'process', score: 0 };
   if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
@@ -238,6 +280,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
       top = s;
     }
   }
+  // A line that introduces what follows ("…, the files most likely to need changes are:", "Best practice:") states nothing itself
+  // unless its own words say something ("Found 219 errors in 31 files:").
+  if (/[:：]\s*$/.test(body) && top < 2.5 && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
   if (body !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
@@ -260,6 +305,37 @@ export function classifySentence(sentence: string, role: SpeakerRole, lead?: str
   const text = cleanMarkdown(sentence).trim();
   if (text === '') return { cls: 'other', score: 0 };
   return role === 'user' ? classifyUser(text) : classifyAssistant(text, lead);
+}
+
+// ------------------------------------------------------------- thoughts
+
+/**
+ * A thought summary some agents print among their answer (Copilot and Gemini
+ * in SpecStory exports): a bold gerund title on its own line, then one
+ * paragraph of first-person narration ("**Analyzing the Dependencies**\n\n
+ * I've just realized that…"). It is the agent thinking aloud, read as
+ * reasoning, not as what it told the user.
+ */
+const THOUGHT_TITLE = /^\*\*[A-Z][a-z]+ing\b[^*\n:]{0,80}\*\*[ \t]*$/;
+const THOUGHT_OPENING = /^(?:i(?:'m|'ve|'ll|'d| am| have| will| need| should| think|\b)|my |okay|ok,|now,? |currently|it (?:seems|looks|appears)|having |after |with |so,? )/i;
+
+/** Splits text into the thought summaries it holds and the rest (the answer). */
+export function splitThoughts(text: string): { thoughts: string; answer: string } {
+  if (!text.includes('**')) return { thoughts: '', answer: text };
+  const paragraphs = text.split(/\n[ \t]*\n/);
+  const thoughts: string[] = [];
+  const answer: string[] = [];
+  for (let i = 0; i < paragraphs.length; i++) {
+    const p = paragraphs[i]!.trim();
+    const next = paragraphs[i + 1]?.trim() ?? '';
+    if (THOUGHT_TITLE.test(p) && THOUGHT_OPENING.test(next)) {
+      thoughts.push(next);
+      i++;
+      continue;
+    }
+    answer.push(paragraphs[i]!);
+  }
+  return thoughts.length ? { thoughts: thoughts.join('\n\n'), answer: answer.join('\n\n') } : { thoughts: '', answer: text };
 }
 
 // ------------------------------------------------------------- sentences
@@ -286,12 +362,38 @@ export interface Sentence {
   readonly lead?: string;
   /** The sentence is a heading itself. */
   readonly heading?: boolean;
+  /** The sentence is a list item (it may lean on its lead for meaning). */
+  readonly item?: boolean;
 }
 
 /** Longest sentence considered; longer pieces are prose dumps or pasted text. */
 const SENTENCE_MAX_CHARS = 600;
 const SENTENCE_MIN_CHARS = 2;
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])/;
+
+/** A line that opens a patch: `diff --git`, a hunk header, the file headers. */
+const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ [ab/]|--- (?:a\/|\/dev\/null)|index [0-9a-f]{7,}\.\.)/;
+/** A line inside a patch: added, removed or context, or its bookkeeping. */
+const DIFF_LINE = /^(?:[+\- ]|\\ No newline|new file mode|deleted file mode|similarity index|rename (?:from|to) |index [0-9a-f]{7,}|@@ |diff --git )|^$/;
+
+/**
+ * Text without the patches pasted into it unfenced (an exported terminal
+ * showing `git diff`, an agent quoting a change): from a patch header, or from
+ * two `+` lines in a row, every line of the patch is code, not prose.
+ */
+function withoutDiffs(text: string): string {
+  if (!/^(?:diff --git |@@ -\d|\+)/m.test(text)) return text;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let inDiff = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!inDiff && (DIFF_HEADER.test(line) || (line.startsWith('+') && lines[i + 1]?.startsWith('+')))) inDiff = true;
+    else if (inDiff && !DIFF_LINE.test(line)) inDiff = false;
+    out.push(inDiff ? '' : line);
+  }
+  return out.join('\n');
+}
 
 /** A line that introduces what follows: a markdown heading, or a short line ending with a colon. */
 function leadIn(line: string): string | undefined {
@@ -310,9 +412,11 @@ function leadIn(line: string): string | undefined {
  * reports changes); a blank line before plain prose ends a lead-in's reach.
  */
 export function sentencesOf(text: string): Sentence[] {
-  const body = text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
-    // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
-    code.length <= 160 && code.split('\n').filter((l) => l.trim()).length <= 2 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
+  const body = withoutDiffs(
+    text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
+      // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
+      code.length <= 160 && code.split('\n').filter((l) => l.trim()).length <= 2 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
+    ),
   );
   const out: Sentence[] = [];
   let lead: string | undefined;
@@ -331,7 +435,7 @@ export function sentencesOf(text: string): Sentence[] {
     for (const piece of line.split(SENTENCE_BREAK)) {
       const sentence = cleanMarkdown(piece);
       if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
-      out.push({ text: sentence, index: out.length, ...(lead !== undefined ? { lead } : {}), ...(heading ? { heading: true } : {}) });
+      out.push({ text: sentence, index: out.length, ...(lead !== undefined ? { lead } : {}), ...(heading ? { heading: true } : {}), ...(isList ? { item: true } : {}) });
     }
     if (introduces !== undefined) lead = introduces;
   }

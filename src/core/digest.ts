@@ -35,6 +35,13 @@ function words(text: string): string[] {
 /** An identifier, a path, a version, a number with a unit, an error code: what a later reader searches for. */
 const HANDLE = /`[^`\n]{2,80}`|(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|--?[a-z][\w-]+/g;
 
+/**
+ * A placeholder that stands for hidden text (`[REDACTED:api-key:3f9a1c]`, a
+ * corpus's `[REDACTED_IP]`, `[USER]`): the same placeholder stands for many
+ * different values, so it names nothing a later record could refer back to.
+ */
+export const PLACEHOLDER = /^\[?(?:redacted\b|redacted_|user\]?$)/i;
+
 /** The handles of a statement, lower-cased, in order of appearance. */
 export function handles(text: string): readonly string[] {
   const known = HANDLES_MEMO.get(text);
@@ -43,7 +50,7 @@ export function handles(text: string): readonly string[] {
   const out: string[] = [];
   for (const m of text.matchAll(HANDLE)) {
     const h = m[0].replace(/^`|`$/g, '').replace(/[.,;:]+$/, '').toLowerCase();
-    if (h.length >= 2 && !out.includes(h)) out.push(h);
+    if (h.length >= 2 && !out.includes(h) && !PLACEHOLDER.test(h)) out.push(h);
   }
   HANDLES_MEMO.set(text, out);
   return out;
@@ -279,10 +286,29 @@ export function terminalText(output: string): string {
   return decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, '');
 }
 
+/**
+ * A shell prompt a terminal capture shows before a command or after it ends:
+ * `user@host dir % cmd`, `user@host:~/dir$ cmd`, `(venv) user@host dir %`,
+ * `PS C:\\dir> cmd`. Exported transcripts (SpecStory, Cursor) keep them in a
+ * command's output; they are the terminal, not what the command said.
+ */
+const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)/;
+
+/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts and the echoed command. */
+export function outputLines(output: string): string[] {
+  return terminalText(output)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !PROMPT_LINE.test(l));
+}
+
 /** How telling an output line is about why a tool failed. */
 export function errorWeight(line: string): number {
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s)/.test(line)) return -5;
+  // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\|)/.test(line)) return -5;
   let w = 0;
+  // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
+  if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
   if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
   if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
   if (ERROR_WORDS.test(line)) w += 1;
@@ -329,6 +355,8 @@ export function errorSignature(line: string): string {
 
 /** The signatures of every error a line quotes (its pieces are joined by " … "): two failures with one cause share one. */
 export function errorSignatures(text: string): Set<string> {
-  return new Set(text.split(/ … |; /).map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
+  // A test run's counts ("3 passed, 4 failed") are no cause: every failing run of a suite has them.
+  const pieces = text.split(/ … |; /).filter((piece) => !/^\d+ (?:passed|failed)(?:, \d+ failed)?$/.test(piece.trim()));
+  return new Set(pieces.map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
 }
 

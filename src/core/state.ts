@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
-import { isRuleSentence } from './classify';
+import { classifySentence, isRuleSentence, splitThoughts } from './classify';
 import { resolveReply } from './digest';
 import { askText } from './harness';
 import { extractConstraints, looksLikeCode, quotedRules, readUserMessage, splitSentences, topicKey } from './summarizer';
@@ -306,10 +306,12 @@ export class ProtectedState {
   private observeModel(part: Part): void {
     if (part.text.trim() !== '') this.lastOffer = { record: part.record, text: part.text.slice(-6000) };
     if (!MODEL_SIGNAL.test(part.text)) return;
-    for (const sentence of splitSentences(part.text)) {
+    // What the agent told the user, not its thought summaries; a decision is what the sentence classifier calls one
+    // ("I'll use the `replace_string_in_file` function for this" is narration of a tool step).
+    for (const sentence of splitSentences(splitThoughts(part.text).answer)) {
       if (looksLikeCode(sentence)) continue;
       if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
-      else if (DECISION.test(sentence)) this.decide(sentence, part.record, 'model');
+      else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
       else if (RULE_IN_TEXT.test(sentence) && /\b(from now on|you must|we must|always)\b/i.test(sentence)) {
         this.create('constraint', sentence, part.record, 'model', 'pending', 'a rule in model text: the user must confirm it');
       }

@@ -17,10 +17,10 @@
  * checkpoint always produces something; the engine falls back to it when a
  * summarizer fails.
  */
-import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, type SentenceClass } from './classify';
-import { errorLine, errorSignatures, handles, lastQuestion, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
+import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
+import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
-import { enforceCap, GIST_SEPARATOR, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
+import { enforceCap, GIST_SEPARATOR, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
@@ -54,6 +54,8 @@ const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decis
 const CURRENT_MAX_WORDS = 40;
 /** A statement of the agent's private reasoning must carry this much to be kept. */
 const REASONING_MIN_SALIENCE = 3;
+/** A classifier vote this strong keeps a statement that names no identifier (a cause, a contrast, a failure). */
+const STRONG_CUE = 2;
 
 const SAFETY_PATTERN =
   /\b(never|must not|mustn't|do not|don't|not allowed|forbidden|prohibited|under no circumstances)\b.*|\b(production|prod db|secret|password|credential|api key|private key|delete|drop table|force[- ]push|rm -rf|security|privacy|personal data|pii|destructive|backup|sign(?:ed|ing)?)\b/i;
@@ -235,6 +237,9 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
+const RESOLVED = /; later it worked \(r\d+\)$/;
+
 /** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
 const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
 
@@ -259,12 +264,23 @@ function commitOf(cmd: string, output: string): string | undefined {
  */
 const OUTPUT_ERROR =
   /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b/m;
-const OUTPUT_TAIL_LINES = 15;
+/** An error that ended a command is among its last lines: a traceback's verdict can sit some 40 lines up (a list of validation errors). */
+const OUTPUT_TAIL_LINES = 40;
 
 /** Whether an output with no exit code reports a failure in its last lines. */
 function outputReportsError(output: string): boolean {
-  const lines = terminalText(output).split('\n').filter((l) => l.trim() !== '');
+  const lines = outputLines(output);
   return OUTPUT_ERROR.test(lines.slice(-OUTPUT_TAIL_LINES).join('\n'));
+}
+
+/**
+ * Whether a command with no exit code failed, by what it printed. A query
+ * (`cat`, `grep`, `ls`, `git log`…) prints what it found, errors included: its
+ * output is no verdict on itself.
+ */
+function commandReportsError(cmd: string | undefined, output: string): boolean {
+  if (cmd !== undefined && QUERY_COMMAND.test(commandProper(cmd).trim())) return /^(?:\S+: )?(?:\S+: )?(?:No such file or directory|Permission denied|command not found)\b/m.test(outputLines(output).slice(-3).join('\n'));
+  return outputReportsError(output);
 }
 
 /**
@@ -306,10 +322,7 @@ const QUERY_COMMAND =
  */
 function observation(cmd: string, output: string): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
-  const lines = output
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l));
+  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l));
   const query = QUERY_COMMAND.test(commandProper(cmd).trim());
   if (lines.length === 0 || lines.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
   const text = lines.join('; ');
@@ -400,6 +413,18 @@ function planOf(input: unknown): { open: string[]; active: string | undefined } 
 
 // --------------------------------------------------------------- the fold
 
+/**
+ * A list item that says nothing without its lead: a few words and no verb of
+ * its own ("Local `main` branch (if it exists)", "Test files (*.test.ts)").
+ */
+function isFragment(text: string): boolean {
+  const words = text.replace(/`[^`]*`|\([^)]*\)/g, ' x ').split(/\s+/).filter((w) => /[a-z]/i.test(w));
+  return words.length <= 10 && !FINITE_VERB.test(text.replace(/`[^`]*`|\([^)]*\)/g, ' '));
+}
+
+/** A verb that makes a statement of a fragment (inflected forms only: "show" and "test" are nouns in a list). */
+const FINITE_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|\w+(?:ed|es))\b|\b(?:fails|works|runs|returns|uses|needs|requires|supports|contains|exists|passes|breaks|calls|reads|writes|shows|lists|creates|points|causes|means|keeps|sets|gets|gives|takes|makes|matches|blocks|ignores|handles|expects|accepts|includes|lacks|stores|loads|checks|starts|stops|listens|resolves|overrides|depends|defaults|belongs)\b/i;
+
 /** Abstract base of the summarizers that need no model: synchronous folds, capped by demotion. */
 abstract class LocalSummarizer implements Summarizer {
   abstract readonly name: string;
@@ -419,6 +444,8 @@ abstract class LocalSummarizer implements Summarizer {
 /** A statement found in a step, before the step's best are kept. */
 interface Candidate {
   readonly cls: SentenceClass;
+  /** How strongly the classifier's cues voted for the class. */
+  readonly score: number;
   readonly text: string;
   readonly record: number;
   readonly salience: number;
@@ -529,12 +556,15 @@ class Fold {
     const candidates: Candidate[] = [];
     let order = 0;
     for (const part of unit.parts) {
+      // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
+      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(part.text) : { thoughts: '', answer: part.text };
+      if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
-        const sentences = sentencesOf(part.text);
+        const sentences = sentencesOf(answer);
         for (let i = 0; i < sentences.length; i++) {
           const s = sentences[i]!;
-          if (s.heading) continue;
-          const { cls } = classifySentence(s.text, 'assistant', s.lead);
+          if (s.heading || (s.item && isFragment(s.text))) continue;
+          const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
           if (cls === 'plan') {
             this.lastPlanSentence = statementOf(s.text, 24);
@@ -546,20 +576,13 @@ class Fold {
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
-          candidates.push({ cls, text, record: part.record, salience: salience(text), order: order++ });
+          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++ });
         }
         this.question = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
         continue;
       }
       if (part.kind === 'reasoning') {
-        // Private reasoning often holds the diagnosis; only its most telling statements are kept.
-        for (const s of sentencesOf(part.text)) {
-          const { cls } = classifySentence(s.text, 'assistant', s.lead);
-          if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
-          const text = statementOf(s.text);
-          const score = salience(text);
-          if (score >= REASONING_MIN_SALIENCE) candidates.push({ cls, text, record: part.record, salience: score - 1, order: order++ });
-        }
+        this.reasoning(part.text, part.record, candidates, () => order++);
         continue;
       }
       if (part.kind === 'tool' && part.tool) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
@@ -570,11 +593,23 @@ class Fold {
     this.keep(candidates, closing ? PER_CLOSING_STEP : PER_STEP);
   }
 
+  /** Private reasoning often holds the diagnosis; only its most telling statements are candidates. */
+  private reasoning(text: string, record: number, candidates: Candidate[], next: () => number): void {
+    for (const s of sentencesOf(text)) {
+      const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
+      if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
+      const statement = statementOf(s.text);
+      const carried = salience(statement);
+      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next() });
+    }
+  }
+
   /** Keeps the step's best statements of each class: the most salient, in their order. */
   private keep(candidates: readonly Candidate[], limits: Partial<Record<SentenceClass, number>>): void {
     const chosen: Candidate[] = [];
     for (const cls of ['finding', 'decision', 'failure', 'change'] as const) {
-      const pool = candidates.filter((c) => c.cls === cls && c.salience >= (MIN_SALIENCE[cls] ?? 0));
+      // A plain statement the cues vote for strongly ("This lists all commits, not just those since the merge base") is kept without identifiers.
+      const pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
       pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
@@ -610,7 +645,7 @@ class Fold {
     const failed =
       tool.isError ||
       (code !== undefined && code !== 0) ||
-      (code === undefined && tool.output !== undefined && (outputReportsError(tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
+      (code === undefined && tool.output !== undefined && (commandReportsError(shellCommand(tool), tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
     if (!failed) {
       for (const touch of touches.length ? touches : fileTouches(tool)) {
         if (touch.access === 'read') continue;
@@ -660,10 +695,13 @@ class Fold {
     }
     if (cmd !== undefined) {
       this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
-      // A command that failed before and now succeeds is no longer ruled out.
+      // A command that failed before and now succeeds is no longer ruled out; what it failed with
+      // stays a finding (the error and that it was overcome), so the same error is recognised next time.
+      const worked = tool.resultRecord ?? tool.callRecord;
       for (const line of [...this.b.facts['Ruled out']]) {
         const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
-        if (m && m[1] === label && !m[2]) this.b.remove(line.key);
+        if (!m || m[1] !== label || m[2]) continue;
+        this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
       }
       this.status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
       const commit = commitOf(cmd, tool.output);
@@ -710,6 +748,12 @@ class Fold {
         lines[i] = { ...line, text: `${first}${others ? ` and ${others} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: ${error}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
+    }
+    // The same failure after it was once overcome is ruled out again (its finding moves back).
+    const resolved = this.b.facts.Findings.find((l) => l.origin === 'exact' && l.text.startsWith(`${label} failed (`) && RESOLVED.test(l.text) && shared(l.text.replace(RESOLVED, '')));
+    if (resolved) {
+      this.b.upsert('Ruled out', { ...resolved, text: `${label} failed (${codeText}): ${why}`, sources: mergeSources(resolved.sources, sources), priority: 2 });
+      return;
     }
     addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
   }
@@ -829,7 +873,7 @@ export function handlesOf(text: string): string[] {
   for (const raw of text.split(/[\s`'"(),;:!?<>[\]{}*]+/)) {
     const t = raw.replace(/^[.\-/]+|[.\-/]+$/g, '');
     if (t.length < 4 || t.length > 80) continue;
-    if (/[a-z]/i.test(t) && (/[/_]/.test(t) || /\.[a-z]/i.test(t) || /[a-z][A-Z]/.test(t))) out.add(t.toLowerCase());
+    if (/[a-z]/i.test(t) && (/[/_]/.test(t) || /\.[a-z]/i.test(t) || /[a-z][A-Z]/.test(t)) && !PLACEHOLDER.test(t)) out.add(t.toLowerCase());
   }
   return [...out];
 }

@@ -200,7 +200,7 @@ export class SummaryBuilder {
   }
 }
 
-function mergeSources(a: readonly number[], b: readonly number[]): number[] {
+export function mergeSources(a: readonly number[], b: readonly number[]): number[] {
   const all = [...new Set([...a, ...b])].sort((x, y) => x - y);
   return all.length > 6 ? [...all.slice(0, 2), ...all.slice(-4)] : all;
 }
@@ -404,21 +404,31 @@ export function validateTaskContext(text: string): string[] {
 }
 
 /**
- * What a line is worth keeping live: how often later units named it, and how
- * much it carries (identifiers, numbers, error text, a stated reason).
+ * What a line is worth keeping live: how often later units named it (up to a
+ * few times), how much it carries (identifiers, numbers, error text, a stated
+ * reason), and how recent it is (its latest source against the coverage). A
+ * new line has had no chance to be named yet; without recency the latest work
+ * would be the first to leave the head.
  */
-function worth(line: FactLine): number {
-  return (line.refs ?? 0) + salience(line.text) / 2;
+function worth(line: FactLine, coverageEnd: number): number {
+  const latest = line.sources.length ? Math.max(...line.sources) : 0;
+  const recency = coverageEnd > 0 ? Math.min(1, latest / coverageEnd) : 0;
+  return Math.min(line.refs ?? 0, WORTH_REFS_MAX) + salience(line.text) / 2 + WORTH_RECENCY * recency;
 }
 
+/** References beyond this many add nothing: a line named again and again early on must not outweigh the latest work forever. */
+const WORTH_REFS_MAX = 3;
+/** What being the newest line of the summary is worth (an oldest line gets nothing): the next step builds on the latest work. */
+const WORTH_RECENCY = 2;
+
 /** The next line to demote among those `eligible`: the one worth least (see `worth`), then the oldest. */
-function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean): number {
+function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean, coverageEnd: number): number {
   let best = -1;
   let bestWorth = 0;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (!eligible(l)) continue;
-    const w = worth(l);
+    const w = worth(l, coverageEnd);
     if (best < 0 || w < bestWorth) {
       best = i;
       bestWorth = w;
@@ -493,7 +503,7 @@ export function enforceCap(
   const demote = (section: FactSection, priority: Priority): void => {
     const sectionLines = b.facts[section];
     while (tokens > cap) {
-      const at = leastReferred(sectionLines, (l) => l.priority === priority);
+      const at = leastReferred(sectionLines, (l) => l.priority === priority, state.coverageEnd);
       if (at < 0) break;
       const line = sectionLines[at]!;
       sectionLines.splice(at, 1);
@@ -518,7 +528,7 @@ export function enforceCap(
     }
     tokens = measure();
   }
-  if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure);
+  if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure, state.coverageEnd);
   // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left.
   if (tokens > cap) {
     for (let i = 0; i < b.requests.length && tokens > cap; i++) {
@@ -543,7 +553,7 @@ const EVICTABLE: ReadonlySet<string> = new Set(['Findings', 'Decisions', 'Ruled 
  * from. The record keeps every one of them, and the retrieval channel can
  * quote them back when a later request names them.
  */
-function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number): number {
+function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number, coverageEnd: number): number {
   const archived = b.facts.Archived;
   let tokens = start;
   let evicted = 0;
@@ -564,7 +574,7 @@ function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens
     for (let i = 0; i < archived.length; i++) {
       const l = archived[i]!;
       if (!evictable(l)) continue;
-      const w = worth(l) + (ARCHIVED_FROM.exec(l.text)![1] === 'Findings' ? 0 : 1);
+      const w = worth(l, coverageEnd) + (ARCHIVED_FROM.exec(l.text)![1] === 'Findings' ? 0 : 1);
       if (at < 0 || w < least) {
         at = i;
         least = w;

@@ -6,8 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { classifySentence, isRuleSentence, sentencesOf } from '../../src/core/classify';
-import { gistOf, handles, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { classifySentence, isRuleSentence, sentencesOf, splitThoughts } from '../../src/core/classify';
+import { errorLine, errorSignatures, gistOf, handles, outputLines, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { askText, splitUserText } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 
@@ -38,6 +38,56 @@ describe('sentence classes', () => {
     assert.equal(agent("I've updated `cell.py` to wrap negative values in parentheses."), 'change');
     assert.equal(agent('Would you like me to configure Claude Code to prefer PowerShell?'), 'other');
     assert.equal(agent('### Root Cause Analysis'), 'other');
+  });
+
+  it('an opening that only says the agent looked leaves what it saw to decide', () => {
+    assert.ok(['finding', 'failure'].includes(agent('I see the background agents are getting permission denials for Write and Bash.')));
+    assert.equal(agent('Looking at the code, there is graceful handling of old profile migrations in the `initConfig` method of `ConfigManager`.'), 'finding');
+    assert.equal(agent('I notice that the config file says "no-resolv", which means dnsmasq ignores `/etc/resolv.conf`.'), 'finding');
+    // Looking with nothing found is still narration.
+    assert.equal(agent('Looking at the code, I need to check the parser first.'), 'process');
+    assert.ok(!['finding', 'failure', 'decision'].includes(agent('I see.')));
+  });
+
+  it('narration of work in progress, of the next move and of expectations is not content', () => {
+    assert.equal(agent('My current focus is observing its behavior with the `tree-sitter-markdown` submodule.'), 'process');
+    assert.equal(agent('A fresh `cargo test` run is in progress to confirm this behavior.'), 'process');
+    assert.equal(agent('All 4 agents are still actively working.'), 'process');
+    assert.equal(agent('Building an interactive review canvas with severity-ranked findings.'), 'process');
+    assert.equal(agent("I'm also still considering the user's focus on `create_tree_sitter_configs.sh`."), 'process');
+    assert.equal(agent('It is in `src/marshmallow`, so we can just run `reproduce.py` directly.'), 'process');
+    assert.equal(agent('Maybe there is a connectivity issue or the config format is wrong.'), 'process');
+    assert.equal(agent('This should correctly handle negative numbers by wrapping them in brackets.'), 'other');
+    assert.equal(agent('After making these changes, the error should be resolved.'), 'other');
+    assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
+    assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'other');
+    assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
+    // A reason makes an announced action a choice; a count makes a lead-in a finding.
+    assert.equal(agent("I need to create the base structure myself since background agents can't get interactive permission."), 'decision');
+    assert.equal(agent('Found 219 errors in 31 files:'), 'finding');
+    // Work reported, not narrated, is content.
+    assert.notEqual(agent('Adding `extractRefreshToken` to `extractToken.ts` with cookie, body, and Bearer fallbacks.'), 'process');
+  });
+
+  it('a thought summary printed among the answer is reasoning, the rest is the answer', () => {
+    const text = '**Analyzing the Dependencies**\n\nI\'m now thinking about how to set this project up; `dependencies.sh` seems key.\n\n**Checking Submodule Details**\n\nOkay, the submodules are good.\n\nThe project initialization is complete and verified.';
+    const { thoughts, answer } = splitThoughts(text);
+    assert.match(thoughts, /`dependencies\.sh` seems key/);
+    assert.match(thoughts, /submodules are good/);
+    assert.doesNotMatch(answer, /Analyzing|submodules are good/);
+    assert.match(answer, /initialization is complete/);
+    // A bold label over a list is no thought.
+    const report = '**Missing:**\n\n- No `requirements.txt`';
+    assert.deepEqual(splitThoughts(report), { thoughts: '', answer: report });
+  });
+
+  it('a patch pasted into the text unfenced is code, not sentences', () => {
+    const text = 'Let me check what happened to the tests:\n\ndiff --git a/rules.mdc b/rules.mdc\n--- /dev/null\n+++ b/rules.mdc\n@@ -0,0 +1,3 @@\n+- Co-locate related functions to prevent circular imports\n+Always implement thorough error handling\n \nThe rule file was added in the last commit.';
+    const texts = sentencesOf(text).map((s) => s.text);
+    assert.ok(!texts.some((t) => /Co-locate|error handling/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.includes('The rule file was added in the last commit.'), JSON.stringify(texts));
+    // Two added lines in a row are a patch even without its header.
+    assert.deepEqual(sentencesOf('+## Example Workflows\n+Each agent works in its own environment.\nDone here.').map((s) => s.text), ['Done here.']);
   });
 
   it('a heading or lead-in tips the plain statements under it', () => {
@@ -161,6 +211,42 @@ describe('statements, gists and keys', () => {
     assert.ok(sameStatement('The parser drops the last byte of `header.bin`.', 'the parser drops the last byte of `header.bin`'));
     assert.ok(!sameStatement('`src/a.ts` fails to compile', '`src/b.ts` fails to compile'));
     assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
+  });
+});
+
+describe('what a command printed', () => {
+  it('a terminal capture keeps the output, not its prompts or the echoed command', () => {
+    const capture = "edobry@linkslate minsky % minsky tasks status get '#011'\nStatus for task #011: TODO\nedobry@linkslate task#011 %";
+    assert.deepEqual(outputLines(capture), ['Status for task #011: TODO']);
+    assert.deepEqual(outputLines('PS C:\\Users\\me> git --version\ngit version 2.52.0\n(venv) me@box:~/src$ '), ['git version 2.52.0']);
+    // An address is not a prompt.
+    assert.deepEqual(outputLines('git@github.com: Permission denied (publickey).'), ['git@github.com: Permission denied (publickey).']);
+  });
+
+  it("a failed test run's error is the assertion that failed, never its code frame", () => {
+    const out = [
+      '65 |     expect(consoleErrorSpy).toHaveBeenCalledWith("Error: Either --session or --path must be provided");',
+      'error: expect(received).not.toContain(expected)',
+      '',
+      'Expected to not contain: "Initial commit"',
+      '      at <anonymous> (/src/git.pr.test.ts:75:33)',
+      '✗ GitService PR > should only show commits since merge base',
+      ' 1 pass',
+      ' 1 fail',
+    ].join('\n');
+    const why = errorLine(out);
+    assert.match(why, /Expected to not contain: "Initial commit"/);
+    assert.doesNotMatch(why, /^65 \|/);
+  });
+
+  it("a test run's counts are no cause: two runs failing for different reasons are two failures", () => {
+    const a = errorSignatures('0 passed, 7 failed; TypeError: args.slice is not a function');
+    const b = errorSignatures('3 passed, 4 failed; error: process.exit called');
+    assert.ok(![...a].some((sig) => b.has(sig)), `${[...a]} / ${[...b]}`);
+  });
+
+  it('a placeholder for hidden text is no handle', () => {
+    assert.deepEqual(handles('dnsmasq forwards to [REDACTED_IP]:5335 for [USER] in `config.yml`'), ['5335', 'config.yml']);
   });
 });
 

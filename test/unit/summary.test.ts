@@ -221,6 +221,43 @@ describe('extractive summarizer', () => {
     assert.match(failed.text, /expected 2 got 3|FAIL/);
     const afterPass = await s.fold({ previous: afterFail, units: units.slice(2), coverageEnd: b.records.length });
     assert.ok(!afterPass.facts['Ruled out'].some((l) => l.key === failed.key), 'a failure later made to succeed is not ruled out');
+    // What it failed with stays known, as a finding that says it was overcome.
+    const overcome = afterPass.facts.Findings.find((l) => l.key === failed.key);
+    assert.ok(overcome, JSON.stringify(afterPass.facts.Findings));
+    assert.match(overcome.text, /^`npm test` failed \(exit 1\): .*expected 2 got 3.*; later it worked \(r\d+\)$/);
+  });
+
+  it('a failure once overcome that comes back is ruled out again', async () => {
+    const b = new RecordBuilder()
+      .user('Make the tests pass.')
+      .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'all good\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\): Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
+    assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
+  });
+
+  it('a command with no exit code failed when its last lines say so; a query printing errors did not', async () => {
+    const traceback = ['Traceback (most recent call last):', '  File "server.py", line 3, in <module>', ...Array.from({ length: 8 }, (_, i) => `field_${i}\n  Extra inputs are not permitted [type=extra_forbidden]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`), 'user@host rag %'].join('\n');
+    const b = new RecordBuilder()
+      .user('Start the server.')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'python -m server' }, output: `pydantic_core.ValidationError: 8 validation errors for Config\n${traceback}` }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'cat logs/server.log' }, output: '2025-01-01 ERROR - Error: connection refused\nValueError: bad value' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const ruled = state.facts['Ruled out'].map((l) => l.text);
+    assert.ok(ruled.some((t) => /^`python -m server` failed \(error\): .*Extra inputs are not permitted/.test(t)), JSON.stringify(ruled));
+    assert.ok(!ruled.some((t) => /cat logs/.test(t)), JSON.stringify(ruled));
+  });
+
+  it("a list item that says nothing without its lead is no line; the agent's observations are", async () => {
+    const b = new RecordBuilder()
+      .user('Why does the PR list too many commits?')
+      .step('I see the `pr` command lists every commit of the branch because it never computes the merge base.\n\nThe base branch is looked up in this order:\n- Remote HEAD branch (from `git remote show origin`)\n- Local `main` branch (if it exists)\n- Local `master` branch', []);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
+    assert.ok(lines.some((t) => /never computes the merge base/.test(t)), JSON.stringify(lines));
+    assert.ok(!lines.some((t) => /Remote HEAD branch|Local `main` branch|Local `master`/.test(t)), JSON.stringify(lines));
   });
 
   it('detects safety constraints as P0 and keeps long requests verbatim at the head', () => {
