@@ -229,8 +229,9 @@ export function offeredOptions(text: string): Offered[] {
 /** The last question an assistant message asks. */
 export function lastQuestion(text: string): string | undefined {
   const flat = text.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*|__/g, '');
-  const questions = flat.match(/[^.!?\n]{8,300}\?/g);
-  return questions ? statementOf(questions[questions.length - 1]!.trim(), 24) : undefined;
+  // A sentence ends at punctuation followed by a space or a line break: the dot in `pr.test.ts` ends nothing.
+  const questions = flat.match(/(?:[^.!?\n]|[.!?](?=\S))+\?/g)?.map((q) => q.trim()).filter((q) => q.length >= 8 && q.length <= 300);
+  return questions?.length ? statementOf(questions[questions.length - 1]!, 24) : undefined;
 }
 
 export interface ResolvedReply {

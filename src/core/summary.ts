@@ -460,8 +460,9 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
   const body = from ? line.text.slice(from[0].length) : line.text;
   const tag = from ? from[1]! : section;
   // A failed command's gist is its error: that is what stops the next attempt.
-  const failed = /^`([^`\s]+)[^`]*`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*)$/.exec(body);
-  const gist = failed ? `${failed[1]} failed (${failed[2]}): ${gistOf(failed[3]!, words)}` : gistOf(body, words);
+  const failed = /^`([^`\s]+)[^`]*`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
+  // What replaced it stays with it: the next attempt starts from what worked.
+  const gist = failed ? `${failed[1]} failed (${failed[2]}): ${gistOf(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}` : gistOf(body, words);
   return {
     key: line.key,
     text: `[${tag}] ${gist}`,
