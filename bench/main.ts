@@ -25,7 +25,7 @@ import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
 import { runPanelBench } from './panelBench';
 import { runStoreBench } from './storeBench';
-import { runTinyBench } from './tinyRecords';
+import { runTinyBench, TINY_CHILD_FLAG, tinyChild } from './tinyRecords';
 import { runWorkspaceBench, WORKSPACE_CHILD_FLAG, workspaceChild } from './workspaceBench';
 import { SyntheticSession } from './syntheticSession';
 
@@ -139,6 +139,7 @@ function sum(values: number[]): number {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--tiny-only')) return runTinyBench();
   const t = performance.now();
   process.stdout.write('warming up the JIT on a throwaway session… ');
   await run(false, 150_000);
@@ -181,4 +182,5 @@ async function main(): Promise<void> {
 }
 
 const child = process.argv.indexOf(WORKSPACE_CHILD_FLAG);
-void (child >= 0 ? workspaceChild(process.argv[child + 1]!) : main());
+const tiny = process.argv.indexOf(TINY_CHILD_FLAG);
+void (child >= 0 ? workspaceChild(process.argv[child + 1]!) : tiny >= 0 ? tinyChild(Number(process.argv[tiny + 1]), Number(process.argv[tiny + 2])) : main());

@@ -259,6 +259,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (NARRATION.test(body) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
   if (EXPECTATION.test(body)) return { cls: 'other', score: 0 };
+  // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
+  if (/\b(?:because|and|or|but|that|which|since|when|if)\s*[:：]?\s*$|\b(?:with|to|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (/^(?:this|here) is (?:a |an |the )?(?:comprehensive |detailed |complete |full |high-level |brief |quick )?(?:plan|overview|summary|breakdown|outline|list|rundown)\b/i.test(body)) return { cls: 'other', score: 0 };
   // A gerund fragment with no verb of its own ("Building an interactive review canvas with ranked findings."): a progress note.
   if (PROGRESS_GERUND.test(body) && !/\b(?:is|are|was|were|has|have|had|does|did|do|can|will|would|should|could|must|caused?|causes|fails?|failed|works?|worked|returns?|returned|means)\b/i.test(body)) return { cls: 'process', score: 0 };

@@ -160,6 +160,8 @@ const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# A
  */
 export function splitUserText(text: string): UserText {
   const trimmed = text.trim();
+  // A message with no letter or digit ("---", an exported separator) says nothing.
+  if (!/[\p{L}\p{N}]/u.test(trimmed)) return { words: '', harness: [], interrupted: false };
   if (!MAYBE_HARNESS.test(trimmed)) return { words: trimmed, harness: [], interrupted: false };
   const harness: HarnessPiece[] = [];
   for (const [pattern, kind] of INJECTED_MESSAGES) {

@@ -419,7 +419,7 @@ function worth(line: FactLine, coverageEnd: number): number {
 /** References beyond this many add nothing: a line named again and again early on must not outweigh the latest work forever. */
 const WORTH_REFS_MAX = 3;
 /** What being the newest line of the summary is worth (an oldest line gets nothing): the next step builds on the latest work. */
-const WORTH_RECENCY = 2;
+const WORTH_RECENCY = 3;
 
 /** The next line to demote among those `eligible`: the one worth least (see `worth`), then the oldest. */
 function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean, coverageEnd: number): number {
@@ -508,9 +508,14 @@ export function enforceCap(
       if (at < 0) break;
       const line = sectionLines[at]!;
       sectionLines.splice(at, 1);
+      demoted++;
+      // A rule the request log shows word for word (and the protected state keeps) needs no gist of its own.
+      if (section === 'Constraints' && b.requests.some((r) => r.text.includes(line.text))) {
+        tokens -= lineTokens(line);
+        continue;
+      }
       const archived = archive(section, line, GIST_WORDS);
       b.facts.Archived.push(archived);
-      demoted++;
       tokens -= lineTokens(line) - lineTokens(archived);
     }
     tokens = measure();

@@ -290,7 +290,7 @@ function noiseSection(results: readonly SessionResult[], windows: readonly numbe
       const ours = noiseOf({ section: l.section, text: l.text }, []) ?? 'content';
       if ((ours === 'content') === (l.label === 'content')) agree++;
     }
-    out.push(`A hand-labelled sample of ${labels.length} of these lines (\`eval/labels/summary-lines.jsonl\`, drawn by content hash from the 8k, 16k and 32k summaries of every session as one commit wrote them; see \`eval/labels/README.md\`): ${HAND_LABELS.map((k) => `${k} ${by[k]}`).join(', ')} — noise share ${pct(noisy / labels.length)} (target ≤ 2%: ${noisy / labels.length <= 0.02 ? 'met' : 'NOT met'}). The people find more noise than the classifier: semantic duplicates (two wordings of one fact) and narration the cues miss. The classifier agrees with them on noise vs content for ${agree} of ${compared} lines (duplicates excluded).`);
+    out.push(`A hand-labelled sample of ${labels.length} of these lines (\`eval/labels/summary-lines.jsonl\`, drawn by content hash from the 8k, 16k and 32k summaries of every session as one commit wrote them; see \`eval/labels/README.md\`): ${HAND_LABELS.map((k) => `${k} ${by[k]}`).join(', ')} — noise share ${pct(noisy / labels.length)} (target ≤ 2%: ${noisy / labels.length <= 0.02 ? 'met' : 'NOT met'}). The people find more noise than the classifier: mostly semantic duplicates (two wordings of one fact, an agent restating the user's request, a gist that says less than a live line), which word overlap cannot tell from two related facts, then narration the cues miss. The classifier agrees with them on noise vs content for ${agree} of ${compared} lines (duplicates excluded).`);
     out.push('');
   }
   return out;

@@ -141,6 +141,12 @@ describe('sentence classes', () => {
 describe('harness text is not the user', () => {
   const words = (text: string): string => splitUserText(text).words;
 
+  it('a message with no letter or digit (an exported "---" separator) is no request', () => {
+    assert.equal(splitUserText('---').words, '');
+    assert.equal(splitUserText(' *** ').words, '');
+    assert.equal(splitUserText('2').words, '2');
+  });
+
   it('Claude Code: task notifications, command echoes, reminders, caveats, interruptions', () => {
     const note = '<task-notification>\n<task-id>bb91e5d</task-id>\n<status>completed</status>\n<summary>Background command "Trace route" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: C:\\tmp\\bb91e5d.output';
     assert.equal(words(note), '');

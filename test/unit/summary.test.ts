@@ -100,6 +100,22 @@ describe('demotion under the cap', () => {
     assert.equal(capped.facts.Findings.length + capped.facts.Decisions.length + gists + counted, 180);
   });
 
+  it('the latest lines outlast older ones of the same worth; a rule the request log shows word for word leaves no gist', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.requests.push({ ordinal: 1, text: 'Port the parser. Keep the public API unchanged.', record: 0, elided: 0 });
+    b.upsert('Constraints', { key: 'keep-public-api', text: 'Keep the public API unchanged.', sources: [0], priority: 2 });
+    for (let i = 0; i < 60; i++) b.upsert('Findings', { key: `finding-${i}`, text: `Module ${i} reads its settings from the environment at start-up, so a change to the configuration file is only seen after the whole service is restarted by hand`, sources: [10 + i * 10], priority: 3, ...(i < 30 ? { refs: 1 } : {}) });
+    const state = b.build(610, 1);
+    const { state: capped } = enforceCap(state, counter, 1800);
+    const live = capped.facts.Findings.map((l) => Number(/Module (\d+)/.exec(l.text)![1]));
+    assert.ok(live.length > 0 && live.length < 60, `${live.length} live`);
+    // Equal salience; the older half was named once since: one mention does not outweigh being the latest work.
+    assert.ok(Math.min(...live) > 60 - live.length - 5, JSON.stringify(live));
+    if (!capped.facts.Constraints.some((l) => l.key === 'keep-public-api')) {
+      assert.ok(!capped.facts.Archived.some((l) => /public API/.test(l.text)), JSON.stringify(capped.facts.Archived));
+    }
+  });
+
   it('reports when P0 alone exceeds the cap, and still keeps it', () => {
     const b = new SummaryBuilder(emptySummary());
     for (let i = 0; i < 80; i++) b.requests.push({ ordinal: i + 1, text: `Please do task ${i}: ${'detail '.repeat(30)}`, record: i, elided: 0 });
