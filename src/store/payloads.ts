@@ -80,6 +80,11 @@ function sliceEnd(text: string, i: number, size: number): number {
   return end;
 }
 
+/** The name a payload is stored under: the SHA-256 of its UTF-8 bytes. */
+export function payloadHash(content: string | Buffer): string {
+  return createHash('sha256').update(typeof content === 'string' ? Buffer.from(content, 'utf8') : content).digest('hex');
+}
+
 export class PayloadStore {
   readonly dir: string;
   private readonly chunkChars: number;
@@ -180,7 +185,7 @@ export class PayloadStore {
   putSync(text: string): { hash: string; bytes: number } {
     this.ensureDirSync();
     const buf = Buffer.from(text, 'utf8');
-    const hash = createHash('sha256').update(buf).digest('hex');
+    const hash = payloadHash(buf);
     const file = path.join(this.dir, hash);
     try {
       const st = fs.statSync(file);
@@ -258,7 +263,7 @@ export class PayloadStore {
     } catch {
       return false;
     }
-    return createHash('sha256').update(data).digest('hex') === hash;
+    return payloadHash(data) === hash;
   }
 
   has(hash: string): boolean {

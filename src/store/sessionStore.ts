@@ -35,7 +35,7 @@ import {
 } from '../core/store';
 import type { RawRecord } from '../core/types';
 import { crc32, fsyncDirectory, Journal, JournalWriteError, type JournalEntry } from './journal';
-import { PAYLOAD_THRESHOLD_BYTES, PayloadStore } from './payloads';
+import { PAYLOAD_THRESHOLD_BYTES, PayloadMissingError, PayloadStore, payloadHash as contentHashOf } from './payloads';
 import { StoreLock, type LockHolder } from './lock';
 import { loadSqlJs, queryAll, type SqlDatabase, type SqlValue } from './sqljs';
 
@@ -66,6 +66,18 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * size appends are refused with a message, long before that cliff.
  */
 export const DATABASE_LIMIT_BYTES = 1024 * 1024 * 1024;
+/** A database file larger than this is not read at all (it can only come from a store written before the limit). */
+export const DATABASE_READ_LIMIT_BYTES = DATABASE_LIMIT_BYTES * 1.5;
+
+/** A database file too large to read: refused, and left where it is (it is not damaged). */
+export class StoreTooLargeError extends Error {
+  constructor(readonly file: string, readonly bytes: number) {
+    super(
+      `the session database ${file} holds ${Math.round(bytes / 1048576)} MB, more than the ${DATABASE_READ_LIMIT_BYTES / 1048576} MB this version reads (a task database is kept under ${DATABASE_LIMIT_BYTES / 1048576} MB); it was left as it is: export its sessions with an earlier version, or start a new task`,
+    );
+    this.name = 'StoreTooLargeError';
+  }
+}
 
 /** The checksum of a record row: what it stores of the record, so a byte changed on disk is seen on read. */
 function rowSum(role: string, content: string, toolInput: string | null, toolOutput: string | null, payloadHash: string | null, extra: string | null): string {
@@ -272,10 +284,12 @@ export class SessionStore {
     /** Why FILE could not be used as it is (missing with a journal, empty, damaged), if it could not. */
     let problem: string | undefined;
     let loadedFrom: string | undefined;
+    let loadedBytes = 0;
     const load = (candidate: string): SqlDatabase => {
       const size = statSync(candidate).size;
-      if (size > DATABASE_LIMIT_BYTES * 1.5) throw new Error(`${size} bytes, over the ${DATABASE_LIMIT_BYTES} bytes a task database may hold`);
+      if (size > DATABASE_READ_LIMIT_BYTES) throw new StoreTooLargeError(candidate, size);
       const opened = new sql.Database(readFileSync(candidate));
+      loadedBytes = size;
       try {
         const check = opened.exec('PRAGMA quick_check');
         const verdict = String(check[0]?.values[0]?.[0] ?? '');
@@ -297,6 +311,12 @@ export class SessionStore {
         db = load(file);
         loadedFrom = file;
       } catch (error) {
+        if (error instanceof StoreTooLargeError) {
+          // Not damaged: refused with its reason, and nothing is moved or rebuilt.
+          journal?.close();
+          lock?.release();
+          throw error;
+        }
         problem = `is damaged (${(error as Error).message.split('\n')[0]})`;
         const aside = mode === 'writer' ? moveAside(file) : undefined;
         if (aside) problem += `; it was moved to ${aside} (nothing was deleted)`;
@@ -320,6 +340,8 @@ export class SessionStore {
     }
     db.exec('PRAGMA secure_delete = ON');
     const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, options.checkpointDelayMs ?? CHECKPOINT_DELAY_MS);
+    // The limit holds from the first append, not only after this process's first checkpoint.
+    store.exportedBytes = loadedBytes;
     store.durableSeq = loadedFrom === file ? lastSeq : 0;
     store.prevSeq = loadedFrom === prev ? lastSeq : 0;
     // The journal holds only what the last two checkpoints do not (a checkpoint drops what FILE.prev
@@ -356,7 +378,15 @@ export class SessionStore {
     }
     store.notices.push(...notices);
     if (mode === 'writer') {
-      if (entries.length || problem || migrated) store.checkpoint();
+      if (entries.length || problem || migrated) {
+        // The journal already holds everything: a checkpoint that fails here (a full disk) is retried later, never fatal.
+        try {
+          store.checkpoint();
+        } catch (error) {
+          store.notices.push(`Context Keeper could not write a checkpoint of ${file} (${(error as Error).message}); everything is kept in its journal and the checkpoint is tried again later.`);
+          store.dirty = true;
+        }
+      }
       store.finishPendingDeletion();
       store.heartbeatTimer = setInterval(() => store.lock?.heartbeat(), HEARTBEAT_MS);
       store.heartbeatTimer.unref();
@@ -378,6 +408,33 @@ export class SessionStore {
     return Number(queryAll(this.db, 'SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM task_message WHERE task_id = ?', [taskId])[0]?.n ?? 0);
   }
 
+  /**
+   * A large tool output, checked against the content hash it is stored under
+   * (the journal holds only the hash, so there is no second copy): an output
+   * changed on disk is served as found behind a warning line, a missing one as
+   * a marker, and either is reported once.
+   */
+  private payloadText(taskId: string, index: number, hash: string): string {
+    let text: string;
+    try {
+      text = this.payloads.get(hash);
+    } catch (error) {
+      if (!(error instanceof PayloadMissingError)) throw error;
+      this.payloadProblem(hash, `The stored output of record ${index} of session ${taskId} is missing (${error.path}); a marker stands in its place.`);
+      return `[tool output lost: its stored copy ${hash} is missing from ${this.payloads.dir}]`;
+    }
+    if (contentHashOf(text) === hash) return text;
+    this.payloadProblem(hash, `The stored output of record ${index} of session ${taskId} was changed on disk (it no longer matches its content hash ${hash}); it is shown as found, behind a warning.`);
+    return `[warning: this output was changed on disk after it was recorded (content hash ${hash} no longer matches); shown as found]\n${text}`;
+  }
+
+  private readonly payloadProblems = new Set<string>();
+  private payloadProblem(hash: string, message: string): void {
+    if (this.payloadProblems.has(hash)) return;
+    this.payloadProblems.add(hash);
+    this.notice(message);
+  }
+
   /** The raw record of a session; large outputs are read from the payload folder only when `loadPayloads`. */
   records(taskId: string, options: { loadPayloads?: boolean } = {}): RawRecord[] {
     return queryAll(this.db, 'SELECT * FROM task_message WHERE task_id = ? ORDER BY idx', [taskId]).map((stored) => {
@@ -385,7 +442,7 @@ export class SessionStore {
       const extra = row.extra ? (JSON.parse(String(row.extra)) as Record<string, unknown>) : {};
       let toolOutput = row.tool_output === null ? undefined : String(row.tool_output);
       if (row.payload_hash !== null) {
-        toolOutput = options.loadPayloads ? this.payloads.get(String(row.payload_hash)) : `[payload ${String(row.payload_hash)}, ${String(row.payload_bytes)} bytes]`;
+        toolOutput = options.loadPayloads ? this.payloadText(taskId, Number(row.idx), String(row.payload_hash)) : `[payload ${String(row.payload_hash)}, ${String(row.payload_bytes)} bytes]`;
       }
       const r: Record<string, unknown> = { index: Number(row.idx), role: String(row.role), content: String(row.content) };
       if (row.tool_name !== null) r.toolName = String(row.tool_name);

@@ -23,6 +23,8 @@ export type Notify = (severity: 'warning' | 'error', message: string) => void;
 
 /** The single-file store of versions before the per-task layout. */
 export const LEGACY_STORE_FILE_NAME = 'sessions.db';
+/** Beside a legacy store kept after its migration (it had to be repaired to open): it is not migrated again. */
+const KEPT_SUFFIX = '.kept';
 export const INDEX_FILE_NAME = 'index.json';
 const TASKS_DIR = 'tasks';
 const TASK_DB = 'task.db';
@@ -79,6 +81,8 @@ export class WorkspaceStore {
   private readonly stores = new Map<string, SessionStore>();
   /** When each open task was last asked for (`task`), for closing the idle ones. */
   private readonly touched = new Map<string, number>();
+  /** Tasks deleted in this window: an index another window wrote does not bring them back. */
+  private readonly deleted = new Set<string>();
   private closed = false;
 
   private constructor(
@@ -113,16 +117,29 @@ export class WorkspaceStore {
     return ws;
   }
 
+  /** The index as it is on disk now; undefined when there is none, throws when it cannot be read. */
+  private parseIndexFile(): IndexFile | undefined {
+    if (!existsSync(this.indexFile)) return undefined;
+    const value = JSON.parse(readFileSync(this.indexFile, 'utf8')) as Partial<IndexFile>;
+    if (value.version !== 1 || !Array.isArray(value.tasks)) throw new Error('not an index of this extension');
+    return value as IndexFile;
+  }
+
+  /** The index on disk, or undefined when there is none or it cannot be read. */
+  private readIndexFile(): IndexFile | undefined {
+    try {
+      return this.parseIndexFile();
+    } catch {
+      return undefined;
+    }
+  }
+
   private readIndex(): void {
     let parsed: IndexFile | undefined;
-    if (existsSync(this.indexFile)) {
-      try {
-        const value = JSON.parse(readFileSync(this.indexFile, 'utf8')) as Partial<IndexFile>;
-        if (value.version !== 1 || !Array.isArray(value.tasks)) throw new Error('not an index of this extension');
-        parsed = value as IndexFile;
-      } catch (error) {
-        this.notify('warning', `Context Keeper's task index ${this.indexFile} could not be read (${(error as Error).message}); it was rebuilt from the task folders.`);
-      }
+    try {
+      parsed = this.parseIndexFile();
+    } catch (error) {
+      this.notify('warning', `Context Keeper's task index ${this.indexFile} could not be read (${(error as Error).message}); it was rebuilt from the task folders.`);
     }
     if (parsed) {
       for (const t of parsed.tasks) if (typeof t?.id === 'string') this.entries.set(t.id, t);
@@ -150,6 +167,12 @@ export class WorkspaceStore {
 
   private writeIndex(): void {
     if (this.options.readOnly) return;
+    // Another window may have added a task since this one read the index: its entry is kept
+    // (a task this window deleted is not brought back; one whose folder is gone is not kept).
+    for (const t of this.readIndexFile()?.tasks ?? []) {
+      if (typeof t?.id !== 'string' || this.entries.has(t.id) || this.deleted.has(t.id) || !existsSync(this.folderOf(t.id))) continue;
+      this.entries.set(t.id, t);
+    }
     const index: IndexFile = { version: 1, schema: SCHEMA_VERSION, tasks: this.byId() };
     try {
       writeFileAtomic(this.indexFile, JSON.stringify(index));
@@ -243,8 +266,27 @@ export class WorkspaceStore {
     this.touched.delete(id);
     rmSync(folder, { recursive: true, force: true });
     this.entries.delete(id);
+    this.deleted.add(id);
+    await this.deleteFromLegacy(id);
     this.writeIndex();
     return true;
+  }
+
+  /**
+   * A legacy single-file store kept after a migration that did not verify still
+   * holds the task: it is deleted there too (every table, payload, journal line
+   * and damaged copy), or the next open would migrate it back.
+   */
+  private async deleteFromLegacy(id: string): Promise<void> {
+    const legacy = path.join(this.dir, LEGACY_STORE_FILE_NAME);
+    if (!legacyFiles(legacy).length) return;
+    const old = await SessionStore.open(legacy, { ...this.options, checkpointDelayMs: 0 });
+    try {
+      if (old.mode !== 'writer') throw new Error(`cannot delete task ${id} from the earlier store ${legacy}: ${old.notices[old.notices.length - 1] ?? 'it is not writable'}`);
+      if (old.sessions().some((s) => s.id === id)) await old.deleteSession(id);
+    } finally {
+      old.close();
+    }
   }
 
   /**
@@ -301,12 +343,16 @@ export class WorkspaceStore {
    */
   private async migrateLegacy(): Promise<void> {
     const legacy = path.join(this.dir, LEGACY_STORE_FILE_NAME);
-    if (this.options.readOnly || !legacyFiles(legacy).length) return;
+    // A store kept on purpose (see below) is not migrated again at every open.
+    if (this.options.readOnly || !legacyFiles(legacy).length || existsSync(`${legacy}${KEPT_SUFFIX}`)) return;
     const old = await SessionStore.open(legacy, { ...this.options, checkpointDelayMs: 0 });
     let moved: number;
     try {
       for (const message of old.notices) this.notify(severityOf(old, message), message);
       if (old.mode !== 'writer') return;
+      // A store that had to be repaired to open (a damaged database moved aside, journal lines lost) may hold
+      // more than what could be read back: it is migrated, but its files are kept, damaged copies included.
+      const repaired = old.notices.length > 0 || old.sessions().some((s) => old.lostRecords(s.id).length > 0);
       const sessions = old.sessions();
       const failed: string[] = [];
       for (const session of sessions) {
@@ -329,6 +375,11 @@ export class WorkspaceStore {
       if (this.refreshOpen()) this.writeIndex();
       if (failed.length) {
         this.notify('error', `Context Keeper kept its earlier session store ${legacy}: ${failed.length} task(s) did not read back the same after moving them to one database per task (${failed.slice(0, 3).join(', ')}).`);
+        return;
+      }
+      if (repaired) {
+        writeFileAtomic(`${legacy}${KEPT_SUFFIX}`, 'kept after migration: the store had to be repaired to open\n');
+        this.notify('error', `Context Keeper moved ${sessions.length} task(s) from ${legacy} to one database per task, and kept the earlier store and its damaged copies as they are: it had to be repaired to open, so it may hold more than could be read. Deleting a task deletes it there too.`);
         return;
       }
       moved = sessions.length;

@@ -144,6 +144,34 @@ describe('store faults', function () {
     reopened.close();
   });
 
+  it('a stored tool output changed on disk is served behind a warning, a missing one as a marker; each is reported once', async () => {
+    const file = tempBase();
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    store.createSession('s', 'payloads');
+    const big = (tag: string): string => `${tag} output line\n`.repeat(4000);
+    await store.appendRecord('s', { index: 0, role: 'tool', content: '', toolName: 'Read', toolCallId: 'a', toolOutput: big('first') });
+    await store.appendRecord('s', { index: 1, role: 'tool', content: '', toolName: 'Read', toolCallId: 'b', toolOutput: big('second') });
+    store.close();
+    const dir = `${file}.payloads`;
+    const [one, two] = readdirSync(dir).filter((n) => /^[0-9a-f]{64}$/.test(n)).map((n) => path.join(dir, n));
+    const changed = readFileSync(one!, 'utf8').includes('first') ? one! : two!;
+    const missing = changed === one ? two! : one!;
+    writeFileSync(changed, readFileSync(changed, 'utf8').replace('first output line', 'FORGED output line'));
+    rmSync(missing);
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const notices: string[] = [];
+    again.onNotice((m) => notices.push(m));
+    const out = again.records('s', { loadPayloads: true }).map((r) => r.toolOutput ?? '');
+    assert.match(out[0]!, /^\[warning: this output was changed on disk after it was recorded/);
+    assert.match(out[0]!, /FORGED output line/);
+    assert.match(out[1]!, /^\[tool output lost: its stored copy [0-9a-f]{64} is missing/);
+    again.records('s', { loadPayloads: true });
+    assert.equal(notices.length, 2, JSON.stringify(notices));
+    assert.match(notices.join('\n'), /record 0 of session s was changed on disk/);
+    assert.match(notices.join('\n'), /record 1 of session s is missing/);
+    again.close();
+  });
+
   it('deleting a session leaves no byte of it in any file: damaged copies, the previous checkpoint and temp files included', async () => {
     const file = tempBase();
     const canary = 'CANARY-7f3a9c-do-not-keep';

@@ -4,13 +4,13 @@
  * a single-file store of an earlier version is migrated task by task.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { defaultBudget } from '../../src/core/budget';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
-import { MIGRATIONS, SCHEMA_VERSION, SessionStore } from '../../src/store/sessionStore';
+import { DATABASE_READ_LIMIT_BYTES, MIGRATIONS, SCHEMA_VERSION, SessionStore, StoreTooLargeError } from '../../src/store/sessionStore';
 import { loadSqlJs } from '../../src/store/sqljs';
 import { LEGACY_STORE_FILE_NAME, WorkspaceStore, WorkspaceStoreHost } from '../../src/store/workspaceStore';
 import { RecordBuilder } from './engineHarness';
@@ -204,6 +204,80 @@ describe("the extension's workspace session store", function () {
     assert.ok(seen.messages.some(([, m]) => /kept its earlier session store .* did not read back the same/.test(m)), JSON.stringify(seen.messages));
     assert.ok(existsSync(path.join(dir, LEGACY_STORE_FILE_NAME)));
     ws.close();
+  });
+
+  it('deleting a task also deletes it from a legacy store kept after a migration that did not verify', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const canary = 'CANARY-legacy-7a1f';
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    legacy.createSession('gone', 'x');
+    await legacy.appendRecord('gone', { index: 0, role: 'user', content: `hello ${canary}` });
+    legacy.createSession('clash', 'x');
+    await legacy.appendRecord('clash', { index: 0, role: 'user', content: 'hello' });
+    legacy.close();
+    // A task folder already holding something else under one id: that task cannot match, so the legacy store is kept.
+    const folder = path.join(dir, 'tasks', path.basename((await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined)).folderOf('clash')));
+    mkdirSync(folder, { recursive: true });
+    const clash = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0 });
+    clash.createSession('clash', 'x');
+    await clash.appendRecord('clash', { index: 0, role: 'user', content: 'something else' });
+    clash.close();
+    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    assert.ok(existsSync(path.join(dir, LEGACY_STORE_FILE_NAME)), 'the legacy store is kept');
+    assert.equal(await ws.deleteSession('gone'), true);
+    ws.close();
+    for (const f of filesUnder(dir)) assert.ok(!readFileSync(f).includes(canary), `${path.relative(dir, f)} still holds the canary`);
+    const again = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    assert.ok(!again.sessions().some((t) => t.id === 'gone'), 'the next open does not migrate the deleted task back');
+    again.close();
+  });
+
+  it('keeps a legacy store that had to be repaired to open, damaged copy included, and does not migrate it again', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const file = path.join(dir, LEGACY_STORE_FILE_NAME);
+    const legacy = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    legacy.createSession('t', 'x');
+    for (let i = 0; i < 5; i++) await legacy.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `line ${i}` });
+    legacy.close();
+    writeFileSync(file, 'not a database');
+    rmSync(`${file}.prev`, { force: true });
+    const seen = collect();
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    assert.deepEqual((await ws.task('t')).records('t').map((r) => r.content), ['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+    ws.close();
+    assert.ok(seen.messages.some(([, m]) => /kept the earlier store and its damaged copies/.test(m)), JSON.stringify(seen.messages));
+    assert.ok(existsSync(`${file}.damaged-1`), 'the damaged original is not deleted');
+    assert.equal(readFileSync(`${file}.damaged-1`, 'utf8'), 'not a database');
+    const again = collect();
+    (await WorkspaceStore.open(dir, again.notify, { checkpointDelayMs: 0 })).close();
+    assert.deepEqual(again.messages, [], 'a kept store is not migrated (and reported) again');
+  });
+
+  it('a task another window created stays in the index when this window writes it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const a = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const b = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    await (await b.task('made-in-b', 'B')).appendRecord('made-in-b', { index: 0, role: 'user', content: 'from b' });
+    b.close();
+    await (await a.task('made-in-a', 'A')).appendRecord('made-in-a', { index: 0, role: 'user', content: 'from a' });
+    await a.deleteSession('made-in-a');
+    a.close();
+    const fresh = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    assert.deepEqual(fresh.sessions().map((t) => t.id), ['made-in-b']);
+    fresh.close();
+  });
+
+  it('a task database too large to read is refused with its reason and left where it is', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-store-'));
+    const file = path.join(dir, 'task.db');
+    writeFileSync(file, '');
+    truncateSync(file, DATABASE_READ_LIMIT_BYTES + 1); // sparse: nothing is written
+    await assert.rejects(SessionStore.open(file, { checkpointDelayMs: 0 }), (error: Error) => error instanceof StoreTooLargeError && /more than the \d+ MB this version reads .* left as it is/.test(error.message));
+    assert.equal(statSync(file).size, DATABASE_READ_LIMIT_BYTES + 1);
+    assert.deepEqual(readdirSync(dir).filter((n) => /damaged/.test(n)), [], 'nothing is moved aside');
+    // The lock was given back: the next open of a smaller file works.
+    truncateSync(file, 0);
+    (await SessionStore.open(file, { checkpointDelayMs: 0 })).close();
   });
 
   it('a damaged task database is rebuilt and reported once, naming the task', async () => {
