@@ -48,7 +48,7 @@ export const REQUEST_MAX_CHARS = 1200;
 const MAX_CONSTRAINTS_PER_MESSAGE = 24;
 /** Lines one step may contribute per class (its closing message, the turn's report, may add more). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
-const PER_CLOSING_STEP: Partial<Record<SentenceClass, number>> = { finding: 8, decision: 6, failure: 4, change: 4 };
+const PER_CLOSING_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 const CURRENT_MAX_WORDS = 40;
