@@ -3,12 +3,14 @@
  * The commands and JSON fields follow the CLI contract; output is deterministic
  * except for the timings of `replay`.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
 import { toolCallViewOf, type ToolCallView } from '../core/session';
 import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
 import { SessionStore } from '../store/sessionStore';
+import { loadSqlJs } from '../store/sqljs';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, summaryDiff } from '../core/drift';
 import { formatReport, projectJson, runProjection } from './report';
@@ -17,6 +19,10 @@ import { persistenceFor, restoreLost, sessionIdFor, StoreMismatchError } from '.
 export { summaryDiff };
 
 export class UsageError extends Error {}
+
+/** The package's version, set by the build (esbuild `define`); `dev` when run from the sources. */
+declare const __CONTEXT_KEEPER_VERSION__: string | undefined;
+const VERSION = typeof __CONTEXT_KEEPER_VERSION__ === 'string' ? __CONTEXT_KEEPER_VERSION__ : 'dev';
 
 interface Options {
   window: number;
@@ -28,7 +34,7 @@ interface Options {
   positionals: string[];
 }
 
-const USAGE = `usage: context-keeper <command> [options]
+const USAGE = `usage: context-keeper <command> [options]   (context-keeper --version)
   project <transcript> [--window N] [--reserve N] [--at N] [--json]
       print the context the model would be sent next
   replay <transcript> [--window N] [--reserve N] [--at N]
@@ -73,6 +79,15 @@ export function parseArgs(argv: readonly string[]): Options {
 /** Larger transcripts are refused: a JavaScript string holds at most about 512 MiB of text. */
 const MAX_TRANSCRIPT_BYTES = 512 * 2 ** 20;
 
+/** How much of a transcript is looked at to tell a binary file (JSONL text never holds a NUL byte). */
+const BINARY_PROBE_BYTES = 64 * 1024;
+
+function countNuls(bytes: Uint8Array): number {
+  let n = 0;
+  for (const b of bytes) if (b === 0) n++;
+  return n;
+}
+
 /** The 1-based line of the first U+FFFD in `text`. */
 function lineOfReplacement(text: string): number {
   const at = text.indexOf('\uFFFD');
@@ -92,6 +107,8 @@ function loadTranscript(file: string | undefined, stderr: (line: string) => void
     if (!stat.isFile()) throw new UsageError(`${file} is not a regular file (a transcript is a .jsonl file)`);
     if (stat.size > MAX_TRANSCRIPT_BYTES) throw new UsageError(`${file} is ${(stat.size / 2 ** 20).toFixed(0)} MiB, over the ${MAX_TRANSCRIPT_BYTES / 2 ** 20} MiB a transcript may have`);
     const bytes = readFileSync(file);
+    const nuls = countNuls(bytes.subarray(0, BINARY_PROBE_BYTES));
+    if (nuls > 0) throw new UsageError(`${file} is a binary file (${nuls} NUL byte${nuls === 1 ? '' : 's'} in its first ${BINARY_PROBE_BYTES / 1024} KB), not a JSONL transcript`);
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
@@ -109,8 +126,47 @@ function loadTranscript(file: string | undefined, stderr: (line: string) => void
   return transcript;
 }
 
+/** The files a store keeps beside its database: their presence says the path is a store (even a damaged one). */
+const STORE_COMPANIONS = ['.journal', '.journal.archive', '.prev', '.payloads', '.lock'];
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+/**
+ * Refuses a `--db` path that is not one of this tool's stores, before it is
+ * opened (opening would move a file it cannot read aside as damaged): a
+ * directory, a device, or a file that is neither empty, nor an SQLite
+ * database of ours, nor beside a journal of ours. Nothing is touched.
+ */
+async function checkStorePath(file: string): Promise<void> {
+  let stat;
+  try {
+    stat = statSync(file);
+  } catch {
+    return; // a new store
+  }
+  if (stat.isDirectory()) throw new UsageError(`--db ${file} is a directory, not a session store (give a file path, e.g. ${path.join(file, 'sessions.db')})`);
+  if (!stat.isFile()) throw new UsageError(`--db ${file} is not a regular file`);
+  if (stat.size === 0 || STORE_COMPANIONS.some((suffix) => existsSync(`${file}${suffix}`))) return;
+  const head = Buffer.alloc(16);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== SQLITE_HEADER) throw new UsageError(`--db ${file} is not a Context Keeper session store (it is not an SQLite database); it was left as it is`);
+  const sql = await loadSqlJs();
+  const db = new sql.Database(readFileSync(file));
+  try {
+    const tables = (db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? []).map((r) => String(r[0]));
+    if (tables.length > 0 && !tables.includes('task_message')) throw new UsageError(`--db ${file} is an SQLite database of something else (tables ${tables.slice(0, 4).join(', ')}), not a Context Keeper session store; it was left as it is`);
+  } finally {
+    db.close();
+  }
+}
+
 async function openStore(file: string, io: { err: (s: string) => void }, readOnly = false): Promise<SessionStore> {
   if (readOnly && !existsSync(file) && !existsSync(`${file}.journal`)) throw new UsageError(`no session store at ${file}`);
+  await checkStorePath(file);
   const store = await SessionStore.open(file, { checkpointDelayMs: 0, readOnly });
   for (const notice of store.notices) io.err(`context-keeper: ${notice}`);
   return store;
@@ -122,6 +178,10 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
     if (!command || command === '-h' || command === '--help' || command === 'help') {
       io.out(USAGE);
       return command ? 0 : 2;
+    }
+    if (command === '--version' || command === '-V' || command === 'version') {
+      io.out(`context-keeper ${VERSION}`);
+      return 0;
     }
     const options = parseArgs(rest);
     switch (command) {
@@ -154,8 +214,12 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
             ...(persistence ? { persistence } : {}),
             ...(replaying ? { clock: { now: () => performance.now() }, onStep: (line) => io.out(JSON.stringify(line)) } : {}),
           });
-          if (replaying) io.out(JSON.stringify({ summary: { ...result.totals, ...(store ? { resumedFrom: resumed } : {}) } }));
-          else io.out(options.json ? JSON.stringify(projectJson(budget, result), null, 2) : formatReport(budget, result, transcript.title));
+          // A resumed run made the model calls of the records it added; its totals are the whole session's, as one
+          // uninterrupted run makes them (everything else comes from the store: the projection, the compaction log).
+          const whole = resumed > 0 ? (await runProjection(transcript, { window: options.window, reserve: options.reserve, ...(options.at !== undefined ? { at: options.at } : {}) })).result : result;
+          const reported = { ...result, totals: whole.totals };
+          if (replaying) io.out(JSON.stringify({ summary: { ...whole.totals, ...(store ? { resumedFrom: resumed } : {}) } }));
+          else io.out(options.json ? JSON.stringify(projectJson(budget, reported), null, 2) : formatReport(budget, reported, transcript.title));
           for (const notice of store?.notices.slice(0) ?? []) if (/continues in memory/.test(notice)) io.err(`context-keeper: ${notice}`);
         } finally {
           store?.close();

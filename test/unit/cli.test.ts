@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
@@ -123,9 +123,14 @@ describe('context-keeper CLI', function () {
     assert.equal(sessions[0]!.records, b.records.length);
     assert.match(sessions[0]!.id, /^session-[0-9a-f]{8}$/);
     const again = await cli('replay', file, '--window', '16000', '--reserve', '2000', '--db', db);
-    const summary = JSON.parse(again.out.trim().split('\n').pop()!) as { summary: { resumedFrom: number; steps: number } };
+    const againLines = again.out.trim().split('\n');
+    const summary = JSON.parse(againLines.pop()!) as { summary: { resumedFrom: number; steps: number; tokensSent: number } };
+    const whole = JSON.parse(first.out.trim().split('\n').pop()!) as { summary: { steps: number; tokensSent: number } };
     assert.equal(summary.summary.resumedFrom, b.records.length);
-    assert.equal(summary.summary.steps, 1, 'only the final call is replayed');
+    assert.equal(againLines.length, 1, 'only the final call is replayed (one step line)');
+    // The totals are the whole session's, as the uninterrupted run gave them.
+    assert.equal(summary.summary.steps, whole.summary.steps);
+    assert.equal(summary.summary.tokensSent, whole.summary.tokensSent);
     const plain = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json');
     const stored = await cli('project', file, '--window', '16000', '--reserve', '2000', '--json', '--db', db);
     assert.deepEqual(JSON.parse(stored.out).messages, JSON.parse(plain.out).messages);
@@ -174,9 +179,38 @@ describe('context-keeper CLI', function () {
     assert.equal(JSON.parse(r.out).messages.filter((m: { content: string }) => !m.content.startsWith('## ')).length, 2);
   });
 
+  it('--db refuses a directory and a file that is not one of its stores, and leaves them as they are', async () => {
+    const folder = path.join(dir, 'a-folder');
+    (await import('node:fs')).mkdirSync(folder, { recursive: true });
+    const asDir = await cli('sessions', '--db', folder);
+    assert.equal(asDir.code, 2);
+    assert.match(asDir.err, /^context-keeper: --db .*a-folder is a directory, not a session store/);
+    const foreign = path.join(dir, 'notes.txt');
+    writeFileSync(foreign, 'my notes, not a database\n');
+    for (const args of [['sessions', '--db', foreign], ['project', file, '--db', foreign]]) {
+      const r = await cli(...args);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /is not a Context Keeper session store \(it is not an SQLite database\); it was left as it is/);
+    }
+    assert.equal(readFileSync(foreign, 'utf8'), 'my notes, not a database\n');
+    assert.deepEqual((await import('node:fs')).readdirSync(dir).filter((n) => n.startsWith('notes.txt')), ['notes.txt'], 'nothing moved aside or written beside it');
+  });
+
+  it('describes a binary transcript instead of echoing its bytes; --version', async () => {
+    const binary = path.join(dir, 'binary.jsonl');
+    writeFileSync(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0x0a]));
+    const r = await cli('project', binary);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^context-keeper: .*binary\.jsonl is a binary file \(2 NUL bytes in its first 64 KB\), not a JSONL transcript\n?$/);
+    assert.doesNotMatch(r.err, /[\u0000-\u0008\u001b]/);
+    const v = await cli('--version');
+    assert.equal(v.code, 0);
+    assert.match(v.out.trim(), /^context-keeper (?:\d+\.\d+\.\d+|dev)$/);
+  });
+
   it('fails with one clear line on unusable input', async () => {
     const empty = path.join(dir, 'empty.jsonl');
-    writeFileSync(empty, 'garbage\n\u0000\u0001binary\n');
+    writeFileSync(empty, 'garbage\n\u0001binary\n');
     const r = await cli('project', empty);
     assert.equal(r.code, 2);
     assert.match(r.err, /^context-keeper: no usable record in transcript/);
