@@ -29,7 +29,8 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
  */
 const configs = {
   extension: {
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+    // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true },
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { __CONTEXT_KEEPER_VERSION__: JSON.stringify(version) } },
