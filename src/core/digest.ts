@@ -7,6 +7,7 @@
  *
  * Pure functions over strings; deterministic.
  */
+import { looksLikeCode } from './classify';
 import { redact } from './redact';
 
 /** A fact line states one thing: this many words at most (identifiers count as one word each). */
@@ -230,7 +231,12 @@ export function offeredOptions(text: string): Offered[] {
 export function lastQuestion(text: string): string | undefined {
   const flat = text.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*|__/g, '');
   // A sentence ends at punctuation followed by a space or a line break: the dot in `pr.test.ts` ends nothing.
-  const questions = flat.match(/(?:[^.!?\n]|[.!?](?=\S))+\?/g)?.map((q) => q.trim()).filter((q) => q.length >= 8 && q.length <= 300);
+  // A question mark ends a question when a space, the end or a closing mark follows it (`https?://` is code);
+  // a line of code or of a patch is no question.
+  const questions = flat
+    .match(/(?:[^.!?\n]|[.!?](?=[^\s"')\]*_]))+\?(?=[\s"')\]*_]|$)/g)
+    ?.map((q) => q.trim())
+    .filter((q) => q.length >= 8 && q.length <= 300 && !/^[+-]\s/.test(q) && !looksLikeCode(q));
   return questions?.length ? statementOf(questions[questions.length - 1]!, 24) : undefined;
 }
 

@@ -270,6 +270,12 @@ describe('short replies are resolved against what was just offered', () => {
     assert.deepEqual(resolveReply('yes, do that', asked), { chose: 'Would you like me to configure Claude Code to prefer PowerShell?', offered: 40, assent: true });
   });
 
+  it('the question a "yes" answers is a sentence, never a line of code with a question mark in it', () => {
+    const code = { record: 85, text: 'Here is the fix:\n+ repoUrl = repoUrl.replace(/^https?:\\/\\//, "");\n\nShall I apply it to `src/git.ts` (the copy in the session folder)?' };
+    assert.equal(resolveReply('continue', code)?.chose, 'Shall I apply it to `src/git.ts` (the copy in the session folder)?');
+    assert.equal(resolveReply('yes', { record: 9, text: '+ repoUrl = repoUrl.replace(/^https?:\\/\\//, "");' }), undefined);
+  });
+
   it('nothing is resolved without an offer, or for a reply that says more', () => {
     assert.equal(resolveReply('2', undefined), undefined);
     assert.equal(resolveReply('2', { record: 1, text: 'Done, the tests pass.' }), undefined);
