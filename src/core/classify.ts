@@ -99,6 +99,9 @@ const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|anothe
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
 
+/** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */
+const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
+
 /** Offers and questions to the user: not a fact. */
 const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
 
@@ -238,6 +241,8 @@ const STATEMENT_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot
 
 function classifyAssistant(sentence: string, lead?: string): Classified {
   if (looksLikeCode(sentence) || /^[+-]\s{2,}|^[+-](?=[^\s+-])/.test(sentence)) return { cls: 'other', score: 0 };
+  // Agreeing with the user or apologising restates what the user said (their request keeps it): no statement of its own.
+  if (CONCEDING.test(sentence)) return { cls: 'pleasantry', score: 0 };
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
   const body = sentence.replace(PLEASANTRY_OPENING, '').trim();
   if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };

@@ -62,6 +62,8 @@ describe('sentence classes', () => {
     assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
     assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'other');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
+    // Conceding the user's point restates it: the request already says it.
+    assert.equal(agent("You're absolutely right - I've been making changes in the main workspace instead of the session directory."), 'pleasantry');
     // A reason makes an announced action a choice; a count makes a lead-in a finding.
     assert.equal(agent("I need to create the base structure myself since background agents can't get interactive permission."), 'decision');
     assert.equal(agent('Found 219 errors in 31 files:'), 'finding');
