@@ -437,6 +437,16 @@ function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => bo
   return best;
 }
 
+/**
+ * Words a demoted line keeps: GIST_WORDS under the least cap, more as the cap
+ * grows with the window (a head of 3,500 tokens keeps 16-word gists, 4,400 or
+ * more keeps 20): a larger head can afford gists that still say what failed
+ * and why.
+ */
+export function gistWordsFor(cap: number): number {
+  return Math.max(GIST_WORDS, Math.min(20, Math.round(cap / 220)));
+}
+
 /** What the cap did: how many lines moved, and whether P0/P1 alone exceed the cap. */
 export interface CapReport {
   readonly demoted: number;
@@ -475,7 +485,7 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
 
 /**
  * Enforces the token cap by demotion, never deletion, lowest priority first:
- * 1. P3 findings → Archived, as a gist of GIST_WORDS words with their sources;
+ * 1. P3 findings → Archived, as a gist (see `gistWordsFor`) with their sources;
  * 2. P2 decisions, then ruled-out approaches, then non-safety constraints → Archived;
  * 3. archived gists of one section grouped a few to a line (every gist kept);
  * 4. deliverable notes dropped (the path stays);
@@ -514,7 +524,7 @@ export function enforceCap(
         tokens -= lineTokens(line);
         continue;
       }
-      const archived = archive(section, line, GIST_WORDS);
+      const archived = archive(section, line, gistWordsFor(cap));
       b.facts.Archived.push(archived);
       tokens -= lineTokens(line) - lineTokens(archived);
     }

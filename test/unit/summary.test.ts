@@ -13,6 +13,7 @@ import {
 import {
   emptySummary,
   enforceCap,
+  gistWordsFor,
   formatFact,
   formatRequest,
   keyRestatesText,
@@ -114,6 +115,22 @@ describe('demotion under the cap', () => {
     if (!capped.facts.Constraints.some((l) => l.key === 'keep-public-api')) {
       assert.ok(!capped.facts.Archived.some((l) => /public API/.test(l.text)), JSON.stringify(capped.facts.Archived));
     }
+  });
+
+  it('a demoted line keeps more of its words when the head is larger', () => {
+    assert.equal(gistWordsFor(2500), 12);
+    assert.equal(gistWordsFor(3500), 16);
+    assert.equal(gistWordsFor(8000), 20);
+    const b = new SummaryBuilder(emptySummary());
+    const long = 'The dnsmasq init script reads upstream servers with `config_list_foreach`, so a single `option server` line is ignored and queries are refused with REFUSED';
+    for (let i = 0; i < 150; i++) b.upsert('Findings', { key: `f-${i}`, text: `${long} (case ${i})`, sources: [i], priority: 3 });
+    const state = b.build(100, 1);
+    const words = (cap: number): number => {
+      const { state: capped } = enforceCap(state, counter, cap);
+      const gist = capped.facts.Archived.find((l) => /^\[Findings\]/.test(l.text))!;
+      return gist.text.replace(/^\[Findings\] /, '').split(' · ')[0]!.split(/\s+/).length;
+    };
+    assert.ok(words(3500) > words(2500), `${words(3500)} words at 3,500 vs ${words(2500)} at 2,500`);
   });
 
   it('reports when P0 alone exceeds the cap, and still keeps it', () => {
