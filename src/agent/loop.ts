@@ -8,6 +8,7 @@
  * cancellation, so the record never has a call without its result.
  */
 import type { ProjectedMessage, StepReport } from '../core/engine';
+import type { CompactionSession } from '../core/session';
 import {
   AbortError,
   abortable,
@@ -33,8 +34,8 @@ export interface TurnIO {
   progress(message: string): void;
   /** A tool is about to run. */
   toolCall(name: string, input: unknown): void;
-  /** The context was compacted before a model call. */
-  compacted(report: StepReport): void;
+  /** The context was compacted before a model call; `folded` says how much of the record the Task Context now stands for. */
+  compacted(report: StepReport, folded: FoldedSoFar): void;
   /** What was sent at a model call (for the status-bar gauge and the panel). */
   sent(info: SentInfo): void;
 }
@@ -89,6 +90,28 @@ export class ModelCallError extends Error {
 }
 
 /** Records a request and runs the agent until the model answers without calling a tool. */
+/** How much of the record is folded into the Task Context: records, and tool calls among them. */
+export interface FoldedSoFar {
+  readonly records: number;
+  readonly toolCalls: number;
+}
+
+/** The line a response keeps where the context was compacted: tokens before → after, and what the Task Context now stands for. */
+export function describeCompaction(report: StepReport, folded: FoldedSoFar): string {
+  const tokens = `${report.predicted.toLocaleString('en-US')} → ${report.after.toLocaleString('en-US')} tokens`;
+  if (report.tier <= 1) return `🗜 Compacted the context: ${tokens}; older tool outputs shortened (each still recoverable with \`view_tool_call\`).`;
+  const what = `${folded.records <= 1 ? 'record 0' : `records 0–${folded.records - 1}`}${folded.toolCalls ? ` (${folded.toolCalls} tool call${folded.toolCalls === 1 ? '' : 's'})` : ''}`;
+  const how = report.tier === 2 ? 'folded into the Task Context' : 'folded into the Task Context, and what still did not fit was cut';
+  return `🗜 Compacted the context: ${tokens}; ${what} ${how}. Rules and requests are kept word for word.`;
+}
+
+function foldedSoFar(session: CompactionSession): FoldedSoFar {
+  const units = session.record.units;
+  let toolCalls = 0;
+  for (let i = 0; i < session.engine.firstUnitInView; i++) for (const part of units[i]!.parts) if (part.kind === 'tool') toolCalls++;
+  return { records: session.engine.coverageEnd, toolCalls };
+}
+
 export async function runTurn(
   task: TaskSession,
   prompt: string,
@@ -112,7 +135,7 @@ export async function runTurn(
     if (report.compactions.length > 0) {
       compactions += report.compactions.length;
       task.ledger.push(session.checkBoundary(atRecord, messages).counts);
-      io.compacted(report);
+      io.compacted(report, foldedSoFar(session));
     }
     const request: ModelRequest = { system: options.system, messages, tools: tools.specs };
     const messageId = `keeper-${task.id}-${atRecord}`;

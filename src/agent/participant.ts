@@ -11,7 +11,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
-import type { StepReport } from '../core/engine';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
@@ -19,7 +18,7 @@ import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { WorkspaceStoreHost } from '../store/workspaceStore';
-import { ModelCallError, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { describeCompaction, ModelCallError, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
@@ -77,6 +76,8 @@ export function turnsInHistory(history: readonly (vscode.ChatRequestTurn | vscod
 
 /** The command a turn's Undo button runs (contributed in package.json). */
 export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
+/** Opens the Task Context panel on a task (registered by the extension; a button in a response that compacted). */
+export const OPEN_PANEL_COMMAND = 'contextKeeper.openPanel';
 /** Turns whose edits can still be undone from their button. */
 const MAX_UNDOABLE_TURNS = 20;
 
@@ -204,7 +205,11 @@ export class KeeperAgent implements vscode.Disposable {
           const file = (input as { path?: unknown } | null)?.path;
           if (typeof file === 'string' && FILE_TOOLS.has(name)) stream.reference(vscode.Uri.joinPath(root, file));
         },
-        compacted: (report) => stream.progress(describeCompaction(report)),
+        // A lasting line in the response (Copilot leaves "Summarized conversation history"), with the way to what was folded.
+        compacted: (report, folded) => {
+          stream.markdown(`\n\n> ${describeCompaction(report, folded)}\n\n`);
+          if (report.tier >= 2) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId], title: 'Show the Task Context' });
+        },
         sent: (info) => {
           this._onDidSend.fire({ ...info, taskId });
           this._onDidChangeTask.fire(taskId);
@@ -572,9 +577,5 @@ function describeCall(name: string, input: unknown): string {
   return `${verb[name] ?? `Calling ${name}`}${what ? ` ${what.length > 80 ? `${what.slice(0, 79)}…` : what}` : ''}…`;
 }
 
-function describeCompaction(report: StepReport): string {
-  const tiers = ['', 'old tool outputs shrunk', 'oldest steps folded into the Task Context', 'breakthrough', 'emergency clip'];
-  return `Compacted the context: ${report.predicted.toLocaleString('en-US')} → ${report.after.toLocaleString('en-US')} tokens (${tiers[report.tier] ?? `tier ${report.tier}`}).`;
-}
 
 export { messageOf };

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
-import { ModelCallError, runTurn, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import { describeCompaction, ModelCallError, runTurn, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import type { StepReport } from '../../src/core/engine';
 import { isTransientModelError, retryDelayMs } from '../../src/agent/retry';
 import { matchesToolPattern } from '../../src/agent/settings';
 import { mergeModelFold, ModelSummarizer, parseModelFold, type CompletionRequest } from '../../src/agent/modelSummarizer';
@@ -98,8 +99,10 @@ class Io implements TurnIO {
   toolCall(name: string): void {
     this.progressLines.push(name);
   }
-  compacted(): void {
+  readonly compactionLines: string[] = [];
+  compacted(report: StepReport, folded: FoldedSoFar): void {
     this.compactions++;
+    this.compactionLines.push(describeCompaction(report, folded));
   }
   sent(info: SentInfo): void {
     this.sentInfo.push(info);
@@ -175,6 +178,10 @@ describe('@keeper agent loop (scripted model)', function () {
     const io = new Io();
     await runTurn(task, 'Summarise every file. The constraint: never print line 299 of any file.', model, tools(root, () => task), io, { system: SYSTEM, maxSteps: 40 }, new AbortController().signal);
     assert.ok(io.compactions >= 3, `compacted ${io.compactions} times`);
+    // Each compaction leaves a line in the response: tokens before → after, and, for a fold, what it stands for.
+    const fold = io.compactionLines.find((l) => /tool calls?\) folded into the Task Context/.test(l));
+    assert.ok(fold, io.compactionLines.join('\n'));
+    assert.match(fold, /^🗜 Compacted the context: [\d,]+ → [\d,]+ tokens; records 0–\d+ \(\d+ tool calls?\) folded into the Task Context/);
     for (const [i, request] of model.requests.entries()) {
       const tokens = sentTokens(request);
       assert.ok(tokens <= window, `request ${i}: ${tokens} tokens > window ${window}`);
