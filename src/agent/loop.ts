@@ -269,6 +269,22 @@ async function recordAttachments(task: TaskSession, attachments: readonly Attach
   for (const call of calls) await task.append({ role: 'tool', content: '', toolName: 'read_file', toolCallId: call.callId, toolOutput: call.output, isError: false });
 }
 
+/**
+ * Records in the task that the user undid @keeper's edits (the turn's Undo
+ * button, or the undo offered after a rewind): a tool call attributed to the
+ * user, as attachments are, so the model sees that the files are back as they
+ * were and the record, append-only, stays in step with the files.
+ */
+export async function recordUndo(task: TaskSession, turns: readonly number[], undone: readonly string[], changedSince: readonly string[]): Promise<void> {
+  if (undone.length === 0 && changedSince.length === 0) return;
+  const callId = `undo-${task.nextIndex}`;
+  const lines: string[] = [];
+  if (undone.length) lines.push(`Undone by the user: @keeper's edits of turn ${turns.join(', ')} to ${undone.join(', ')} were reverted; these files are back as they were before them.`);
+  if (changedSince.length) lines.push(`Left as they are (changed since @keeper edited them): ${changedSince.join(', ')}.`);
+  await task.append({ role: 'assistant', content: '', toolName: 'undo_edits', toolCallId: callId, toolInput: { turns, files: [...undone, ...changedSince], by: 'user' }, messageId: `keeper-${task.id}-${task.nextIndex}-undo` });
+  await task.append({ role: 'tool', content: '', toolName: 'undo_edits', toolCallId: callId, toolOutput: lines.join('\n'), isError: false });
+}
+
 /** Closes calls that will never run, so every call in the record has its result. */
 async function recordUnrun(task: TaskSession, calls: Answer['calls'], why: string): Promise<void> {
   for (const call of calls) {

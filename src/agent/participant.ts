@@ -18,7 +18,7 @@ import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { WorkspaceStoreHost } from '../store/workspaceStore';
-import { describeCompaction, ModelCallError, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { describeCompaction, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
@@ -423,6 +423,19 @@ export class KeeperAgent implements vscode.Disposable {
     const edits = chosen.flatMap((k) => this.turnEdits.get(k)?.edits ?? []);
     if (edits.length === 0) return 'There are no @keeper edits to undo in this window.';
     const { undone, changedSince } = await undoEdits(edits);
+    // The task's record says so too: the next model call sees the files as they are again.
+    const byTask = new Map<string, number[]>();
+    for (const k of chosen) {
+      const turn = this.turnEdits.get(k);
+      if (turn) byTask.set(turn.taskId, [...(byTask.get(turn.taskId) ?? []), turn.turn]);
+    }
+    for (const [taskId, turns] of byTask) {
+      const task = this.tasks.get(taskId);
+      const files = new Set(chosen.flatMap((k) => (this.turnEdits.get(k)?.taskId === taskId ? this.turnEdits.get(k)!.edits.map((e) => e.rel) : [])));
+      if (task && !this.busy.has(taskId)) {
+        await recordUndo(task, turns, undone.filter((f) => files.has(f)), changedSince.filter((f) => files.has(f))).catch((error: unknown) => this.log?.error(`task ${taskId}: the undo could not be recorded`, error));
+      }
+    }
     for (const k of chosen) this.turnEdits.delete(k);
     const parts = [];
     if (undone.length) parts.push(`Undid @keeper's edits to ${undone.join(', ')}.`);

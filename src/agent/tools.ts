@@ -119,6 +119,8 @@ export interface FilePort {
    * changed), else to a note for the model (e.g. the buffer was left unsaved).
    */
   replace(file: string, rel: string, before: string, after: string): Promise<{ note?: string } | undefined>;
+  /** Creates a new file with `text` (on the editor's undo stack, and undone with the turn); resolves to false when it could not. */
+  create?(file: string, rel: string, text: string): Promise<boolean>;
 }
 
 export interface ToolOutcome {
@@ -1490,7 +1492,8 @@ const writeFileTool = defineTool({
     if (existing?.text !== undefined) note = await replaceText(ctx, target, existing.text, input.content, existing.mode);
     else {
       await fs.mkdir(path.dirname(target.real), { recursive: true });
-      await writeAtomic(target.real, input.content, existing?.mode);
+      // Through the editor when there is one (the new file can be undone); on disk otherwise.
+      if (!(existing === undefined && (await ctx.files?.create?.(target.real, target.rel, input.content)))) await writeAtomic(target.real, input.content, existing?.mode);
     }
     const bytes = Buffer.byteLength(input.content, 'utf8');
     const size = `${bytes} bytes, ${plural(countLines(input.content), 'line')}`;

@@ -168,6 +168,8 @@ export interface TurnEdit {
   readonly rel: string;
   readonly before: string;
   readonly after: string;
+  /** The edit created the file: undoing it deletes the file. */
+  readonly created?: boolean;
 }
 
 /**
@@ -190,6 +192,14 @@ export function editorFiles(edits: TurnEdit[]): FilePort {
       edits.push({ uri, rel, before, after });
       return unsaved ? { note: 'applied to its open editor, which has unsaved changes of yours: not saved' } : {};
     },
+    create: async (file, rel, text) => {
+      const uri = vscode.Uri.file(file);
+      const edit = new vscode.WorkspaceEdit();
+      edit.createFile(uri, { contents: Buffer.from(text, 'utf8'), ignoreIfExists: false });
+      if (!(await vscode.workspace.applyEdit(edit))) return false;
+      edits.push({ uri, rel, before: '', after: text, created: true });
+      return true;
+    },
   };
 }
 
@@ -198,6 +208,21 @@ export async function undoEdits(edits: readonly TurnEdit[]): Promise<{ undone: s
   const undone: string[] = [];
   const changedSince: string[] = [];
   for (const edit of [...edits].reverse()) {
+    if (edit.created) {
+      // A file the turn created goes, unless it was changed since.
+      const now = await vscode.workspace.fs.readFile(edit.uri).then((b) => Buffer.from(b).toString('utf8'), () => undefined);
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === edit.uri.toString());
+      if (now === undefined) continue;
+      if (now !== edit.after || open?.isDirty) {
+        changedSince.push(edit.rel);
+        continue;
+      }
+      const removal = new vscode.WorkspaceEdit();
+      removal.deleteFile(edit.uri, { ignoreIfNotExists: true });
+      if (await vscode.workspace.applyEdit(removal)) undone.push(edit.rel);
+      else changedSince.push(edit.rel);
+      continue;
+    }
     const document = await vscode.workspace.openTextDocument(edit.uri);
     if (document.getText() !== edit.after) {
       changedSince.push(edit.rel);

@@ -5,7 +5,7 @@
  * what the fake was sent and what the task recorded.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ContextKeeperApi } from '../../src/extension';
@@ -254,7 +254,25 @@ describe('@keeper in the chat view', function () {
     await vscode.commands.executeCommand('contextKeeper.undoTurnEdits');
     assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 1;\n', "the turn's Undo reverts its edits, saved");
     assert.equal(readFileSync(path.join(root(), 'src', 'other.js'), 'utf8'), 'let other = 1;\n', 'an earlier turn keeps its edit');
+    // The task's record says so: the next model call sees that the file is back as it was.
+    const undone = (await records(second.taskId)).filter((r) => r.toolName === 'undo_edits');
+    assert.equal(undone.length, 2, JSON.stringify(undone));
+    assert.match(undone[1]!.toolOutput ?? '', /^Undone by the user: @keeper's edits of turn \d+ to src\/undo-me\.js were reverted/);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it("a file @keeper created is on the editor's undo stack, and its turn's Undo removes it", async () => {
+    const created = path.join(root(), 'src', 'made-by-keeper.js');
+    const turn = await ask('Add a helper file.', [
+      { toolCalls: [{ callId: 'mk-1', name: 'write_file', input: { path: 'src/made-by-keeper.js', content: 'export const made = true;\n' } }] },
+      { text: 'Created it.' },
+    ]);
+    assert.equal(turn.outcome, 'answer', turn.error);
+    assert.equal(readFileSync(created, 'utf8'), 'export const made = true;\n');
+    await vscode.commands.executeCommand('contextKeeper.undoTurnEdits');
+    assert.equal(existsSync(created), false, "the turn's Undo removes the file it created");
+    const undone = (await records(turn.taskId)).filter((r) => r.toolName === 'undo_edits' && r.role === 'tool');
+    assert.match(undone.at(-1)?.toolOutput ?? '', /src\/made-by-keeper\.js were reverted/);
   });
 
   it("offers another extension's tool that contextKeeper.otherTools names, runs it in the chat and records its call", async () => {
