@@ -15,7 +15,7 @@ const Fields = {
   windowTokens: z.number().int().min(0).max(10_000_000).default(0),
   /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
   reserveTokens: z.number().int().min(0).max(1_000_000).default(0),
-  /** 0 = automatic (core/budget defaultBudget): the seed's 0.65, or 0.8 on windows up to 32k. */
+  /** 0 = automatic (core/budget defaultBudget): the seed's 0.65, or 0.9 on windows up to 32k. */
   triggerRatio: z.number().min(0).max(1).default(0),
   /** 0 = automatic: 0.5. */
   stopRatio: z.number().min(0).lt(1).default(0),

@@ -19,7 +19,7 @@ export const ABLATIONS: readonly Ablation[] = [
   { name: 'task query', description: "today's block (4% of wEff, above a 10k window), searched with the current task (request, goal, status, next step, last failures)", variant: { retrieval: { share: 0.04, minEffective: 10_000, query: 'task' } } },
   { name: 'block 10%', description: 'a block of 10% of wEff at every window, task query', variant: { retrieval: { share: 0.1, minEffective: 0, query: 'task' } } },
   { name: 'block 25%', description: "about a third of the history budget, as in seed 000's worked budget (25% of wEff), task query", variant: { retrieval: { share: 0.25, minEffective: 0, query: 'task' } } },
-  { name: 'seed ratios', description: "the seed's trigger 0.65, stop 0.50 and 5 raw steps at every window (the defaults a user gets above 32k; at 32k and below the engine triggers at 0.80 and keeps 3 raw steps)", variant: { budget: (window, reserve) => computeBudget({ window, reserve }) } },
+  { name: 'seed ratios', description: "the seed's trigger 0.65, stop 0.50 and 5 raw steps at every window (the defaults a user gets above 32k; at 32k and below the engine triggers at 0.90 and keeps 3 raw steps)", variant: { budget: (window, reserve) => computeBudget({ window, reserve }) } },
   { name: 'fixed cap', description: `the seed's fixed ${ROLLING_SUMMARY_BUDGET_TOKENS.toLocaleString('en-US')}-token Task Context at every window`, variant: { summaryCap: () => ROLLING_SUMMARY_BUDGET_TOKENS } },
 ];
 

@@ -452,7 +452,7 @@ describe('agent settings', () => {
     const large = budgetFor(sessionOptionsFor(auto, 200_000));
     assert.deepEqual([large.trigger, large.stop, large.protectRecentSteps], [Math.floor(192_000 * 0.65), 96_000, undefined]);
     const small = budgetFor(sessionOptionsFor(auto, 16_000));
-    assert.deepEqual([small.trigger, small.stop, small.protectRecentSteps], [Math.floor(14_000 * 0.8), 7_000, 3]);
+    assert.deepEqual([small.trigger, small.stop, small.protectRecentSteps], [Math.floor(14_000 * 0.9), 7_000, 3]);
     const chosen = budgetFor(sessionOptionsFor({ ...auto, triggerRatio: 0.65, stopRatio: 0.5 }, 16_000));
     assert.deepEqual([chosen.trigger, chosen.stop, chosen.protectRecentSteps], [9_100, 7_000, undefined], 'ratios set by the user are kept');
   });

@@ -50,8 +50,8 @@ describe('context-keeper CLI', function () {
     assert.ok(json.state.some((f: { type: string; value: string; status: string }) => f.type === 'constraint' && f.value === 'Never change the public API.' && f.status === 'active'));
     assert.ok(json.ledger.boundaries.length >= 2);
     assert.deepEqual(json.ledger.defects, []);
-    // A 16k window is a small window: the user gets the small-window ratios (0.8 / 0.5 of wEff 14,000).
-    assert.equal(json.trigger, 11200);
+    // A 16k window is a small window: the user gets the small-window ratios (0.9 / 0.5 of wEff 14,000).
+    assert.equal(json.trigger, 12600);
     assert.equal(json.stop, 7000);
     const large = JSON.parse((await cli('project', file, '--window', '64000', '--reserve', '4000', '--json')).out);
     assert.equal(large.trigger, 39000, 'large windows keep the seed ratio 0.65');

@@ -232,7 +232,7 @@ describe('redaction: derived text never carries a secret', () => {
 
   it('summary keys, command labels and protected facts of a replayed task', async () => {
     const b = new RecordBuilder().user(`Always authenticate with ${token} when you push. Never print the value of ${token}.`);
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 60; i++) {
       b.step(`Pushing part ${i} with the token ${token} as asked.`, [
         { name: 'Bash', input: { command: `GITHUB_TOKEN=${token} git push origin part-${i} && curl -H "Authorization: token ${token}" https://api.github.com/repos/o/r/pulls/${i}` }, output: `pushed part ${i}\n${'remote: ok\n'.repeat(40)}` },
       ]);
