@@ -67,10 +67,18 @@ function copySqlWasm() {
   const source = join(root, 'node_modules', 'sql.js', 'dist', 'sql-wasm.wasm');
   copyFileSync(source, join(dist, 'sql-wasm.wasm'));
   chmodSync(join(dist, 'sql-wasm.wasm'), 0o644);
-  console.log(`copied ${relative(root, source)} -> dist/sql-wasm.wasm`);
+  log(`copied ${relative(root, source)} -> dist/sql-wasm.wasm`);
 }
 
-async function main(args) {
+/** `--quiet`: nothing is printed but errors (npm start builds before it shows its result). */
+let quiet = false;
+const log = (line) => {
+  if (!quiet) console.log(line);
+};
+
+async function main(argv) {
+  quiet = argv.includes('--quiet');
+  const args = argv.filter((a) => a !== '--quiet');
   const unknown = args.filter((name) => !(name in configs));
   if (unknown.length > 0) {
     console.error(`esbuild.mjs: unknown config ${unknown.join(', ')} (known: ${Object.keys(configs).join(', ')})`);
@@ -84,14 +92,14 @@ async function main(args) {
     const { options, optional, after } = configs[name];
     const entry = options.entryPoints[0];
     if (optional && !existsSync(join(root, entry))) {
-      console.log(`skipped ${name}: ${entry} does not exist yet`);
+      log(`skipped ${name}: ${entry} does not exist yet`);
       return;
     }
     const started = performance.now();
     try {
       await build(options);
       after?.();
-      console.log(`built ${name}: ${entry} -> ${options.outfile} (${Math.round(performance.now() - started)} ms)`);
+      log(`built ${name}: ${entry} -> ${options.outfile} (${Math.round(performance.now() - started)} ms)`);
     } catch {
       // esbuild has already printed the errors.
       console.error(`failed ${name}: ${entry}`);

@@ -4,7 +4,7 @@
  */
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { defaultBudget, type Budget } from '../core/budget';
-import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
+import { renderUnit, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
@@ -99,21 +99,53 @@ function bar(value: number, max: number, width = 40): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 
-/** A readable report: the Task Context, the budget and what was not loaded. */
+const n = (value: number): string => value.toLocaleString('en-US');
+const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((100 * part) / whole) : 0}%`;
+
+/**
+ * The result in plain words, before the details: how much history, how much is
+ * sent, what is kept word for word, what was folded or shortened and how to get
+ * it back. Every term the details use is said here first.
+ */
+export function resultInBrief(budget: Budget, result: ReplayResult, title: string | undefined): string[] {
+  const engine = result.session.engine;
+  const units = result.session.record.units;
+  const counter = new O200kTokenCounter();
+  const history = units.reduce((sum, unit) => sum + renderUnit(unit).reduce((a, m) => a + counter.count(m.content), 0), 0);
+  const summary = engine.currentSummary;
+  let foldedCalls = 0;
+  for (let i = 0; i < engine.firstUnitInView; i++) for (const part of units[i]!.parts) if (part.kind === 'tool') foldedCalls++;
+  const shortened = engine.notLoaded().filter((e) => e.kind !== 'span' && e.how !== 'folded').length;
+  const rules = result.session.state.active().filter((f) => f.type === 'constraint').length;
+  const requests = summary?.requests.length ?? units.filter((u) => u.kind === 'user').length;
+  const out = [
+    `Context Keeper replayed ${title ? `"${title}"` : 'the session'}: ${n(result.session.record.records.length)} records, ${n(result.totals.steps)} model calls, a ${n(budget.window)}-token window (${n(budget.effective)} usable after ${n(budget.reserve)} kept for the answer).`,
+    `Result: the whole history is ${n(history)} tokens; the model would be sent ${n(result.tokens)} tokens next (${pct(result.tokens, budget.effective)} of what it may use).`,
+    `- Kept word for word: the user's ${requests} request${requests === 1 ? '' : 's'} and ${rules} rule${rules === 1 ? '' : 's'} (under "Requests" and "Protected state" below), and the latest steps as they happened.`,
+  ];
+  if (summary) {
+    out.push(`- Folded: records 0–${n(Math.max(0, summary.coverageEnd - 1))}${foldedCalls ? `, ${n(foldedCalls)} tool call${foldedCalls === 1 ? '' : 's'} among them,` : ''} into the "Task Context" below, a summary of what was asked, decided, found and ruled out; a folded tool call comes back in full with view_tool_call("<id>") ("Evidence not loaded" lists them).`);
+  } else out.push('- Folded: nothing; the whole session fits under the point where compaction starts.');
+  if (shortened) out.push(`- Shortened: ${shortened} older tool output${shortened === 1 ? '' : 's'} still in view, each with the same pointer back to its full text.`);
+  out.push(`Compaction starts when the context passes ${pct(budget.trigger, budget.effective)} of what may be used (${n(budget.trigger)} tokens) and folds down toward ${pct(budget.stop, budget.effective)}; it happened ${n(Object.values(result.totals.compactionsPerTier).reduce((a, b) => a + b, 0))} times on the way. The details follow.`);
+  return out;
+}
+
+/** A readable report: the result in plain words, then the Task Context, the budget and what was not loaded. */
 export function formatReport(budget: Budget, result: ReplayResult, title: string | undefined): string {
   const engine = result.session.engine;
   const out: string[] = [];
   const summary = engine.currentSummary;
-  out.push(`Context Keeper projection${title ? ` of "${title}"` : ''}`);
+  out.push(...resultInBrief(budget, result, title));
   out.push('');
   out.push(summary ? renderSummary(summary) : '## Task Context\n(nothing folded: the whole session fits under the trigger)');
   out.push('');
   out.push('## Budget');
-  out.push(`window ${budget.window} − reserve ${budget.reserve} = effective ${budget.effective}; trigger ${budget.trigger} (65%), stop ${budget.stop} (50%)`);
+  out.push(`window ${budget.window} − reserve ${budget.reserve} = effective ${budget.effective}; trigger ${budget.trigger} (${pct(budget.trigger, budget.effective)}), stop ${budget.stop} (${pct(budget.stop, budget.effective)})`);
   out.push(`projected context: ${result.tokens} tokens in ${result.messages.length} messages ${bar(result.tokens, budget.effective)} ${((100 * result.tokens) / budget.effective).toFixed(1)}% of effective`);
   const t = result.totals;
   out.push(
-    `model calls replayed: ${t.steps}; compactions by tier: ①${t.compactionsPerTier['1']} ②${t.compactionsPerTier['2']} ③${t.compactionsPerTier['3']} ④${t.compactionsPerTier['4']}; floor summaries: ${t.floorSummaries}; anti-thrash holds: ${t.antiThrashHolds}`,
+    `model calls replayed: ${t.steps}; compactions by tier (① old tool outputs shortened, ② folded into the Task Context, ③ breakthrough, ④ emergency clip): ①${t.compactionsPerTier['1']} ②${t.compactionsPerTier['2']} ③${t.compactionsPerTier['3']} ④${t.compactionsPerTier['4']}; floor summaries (folds' summaries): ${t.floorSummaries}; anti-thrash holds (a compaction skipped because the last ones saved too little): ${t.antiThrashHolds}`,
   );
   out.push(`largest context sent: ${t.maxTokens} tokens; tokens sent over the replay: ${t.tokensSent}, of which a prompt cache could reuse ${t.cacheReusedTokens} (${t.tokensSent ? ((100 * t.cacheReusedTokens) / t.tokensSent).toFixed(1) : '0.0'}%)`);
   const state = result.session.state;

@@ -76,6 +76,13 @@ describe('context-keeper CLI', function () {
     assert.equal(text1.out, text2.out);
     assert.match(text1.out, /## Task Context/);
     assert.match(text1.out, /## Budget/);
+    // The result comes first, in plain words, before any detail.
+    const [head, result] = text1.out.split('\n');
+    assert.match(head!, /^Context Keeper replayed .*: \d+ records, \d+ model calls, a 12,000-token window \(11,000 usable after 1,000 kept for the answer\)\.$/);
+    const [, history, sent] = /^Result: the whole history is ([\d,]+) tokens; the model would be sent ([\d,]+) tokens next/.exec(result!) ?? [];
+    assert.ok(history && sent && Number(sent.replace(/,/g, '')) < Number(history.replace(/,/g, '')), result);
+    assert.ok(text1.out.indexOf('Kept word for word') < text1.out.indexOf('## Task Context'));
+    assert.match(text1.out, /trigger \d+ \(90%\), stop \d+ \(50%\)/, 'the budget line states the ratios in use');
   });
 
   it('--at N projects just before record N', async () => {
