@@ -187,6 +187,18 @@ function isHeading(text: string): boolean {
   return false;
 }
 
+/**
+ * A list item that says nothing without its lead: a few words and no verb of
+ * its own ("Local `main` branch (if it exists)", "Test files (*.test.ts)").
+ */
+export function isFragment(text: string): boolean {
+  const words = text.replace(/`[^`]*`|\([^)]*\)/g, ' x ').split(/\s+/).filter((w) => /[a-z]/i.test(w));
+  return words.length <= 10 && !FINITE_VERB.test(text.replace(/`[^`]*`|\([^)]*\)/g, ' '));
+}
+
+/** A verb that makes a statement of a fragment (inflected forms only: "show" and "test" are nouns in a list). */
+const FINITE_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|\w+(?:ed|es))\b|\b(?:fails|works|runs|returns|uses|needs|requires|supports|contains|exists|passes|breaks|calls|reads|writes|shows|lists|creates|points|causes|means|keeps|sets|gets|gives|takes|makes|matches|blocks|ignores|handles|expects|accepts|includes|lacks|stores|loads|checks|starts|stops|listens|resolves|overrides|depends|defaults|belongs)\b/i;
+
 /** A user reporting that something does not work ("still doesn't work", "i got this error"). */
 const USER_FAILURE = /\b(?:(?:still )?(?:does ?n[o']?t|is ?n[o']?t|not) work(?:ing)?|(?:got|getting|get|see|seeing) (?:this|an|the|a|same) (?:error|exception|issue)|is (?:broken|failing)|(?:still )?fails?\b|(?:still )?failing|(?:is|are) not (?:starting|running|loading|showing|working)|nie działa|не работает)/i;
 

@@ -17,7 +17,7 @@
  * checkpoint always produces something; the engine falls back to it when a
  * summarizer fails.
  */
-import { CONTENT_CLASSES, classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
+import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
 import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
@@ -46,9 +46,8 @@ export interface Summarizer {
 /** Requests longer than this keep their verbatim head; the record keeps the rest. */
 export const REQUEST_MAX_CHARS = 1200;
 const MAX_CONSTRAINTS_PER_MESSAGE = 24;
-/** Lines one step may contribute per class (its closing message, the turn's report, may add more). */
+/** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
-const PER_CLOSING_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 const CURRENT_MAX_WORDS = 40;
@@ -413,18 +412,6 @@ function planOf(input: unknown): { open: string[]; active: string | undefined } 
 
 // --------------------------------------------------------------- the fold
 
-/**
- * A list item that says nothing without its lead: a few words and no verb of
- * its own ("Local `main` branch (if it exists)", "Test files (*.test.ts)").
- */
-function isFragment(text: string): boolean {
-  const words = text.replace(/`[^`]*`|\([^)]*\)/g, ' x ').split(/\s+/).filter((w) => /[a-z]/i.test(w));
-  return words.length <= 10 && !FINITE_VERB.test(text.replace(/`[^`]*`|\([^)]*\)/g, ' '));
-}
-
-/** A verb that makes a statement of a fragment (inflected forms only: "show" and "test" are nouns in a list). */
-const FINITE_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|\w+(?:ed|es))\b|\b(?:fails|works|runs|returns|uses|needs|requires|supports|contains|exists|passes|breaks|calls|reads|writes|shows|lists|creates|points|causes|means|keeps|sets|gets|gives|takes|makes|matches|blocks|ignores|handles|expects|accepts|includes|lacks|stores|loads|checks|starts|stops|listens|resolves|overrides|depends|defaults|belongs)\b/i;
-
 /** Abstract base of the summarizers that need no model: synchronous folds, capped by demotion. */
 abstract class LocalSummarizer implements Summarizer {
   abstract readonly name: string;
@@ -493,10 +480,10 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     const previous = input.previous ?? emptySummary();
     const b = new SummaryBuilder(previous);
     const fold = new Fold(b, previous);
-    input.units.forEach((unit, index) => {
+    for (const unit of input.units) {
       if (unit.kind === 'user') fold.user(unit);
-      else if (unit.kind === 'step') fold.step(unit, input.units[index + 1]?.kind === 'user' || index === input.units.length - 1);
-    });
+      else if (unit.kind === 'step') fold.step(unit);
+    }
     fold.finish(input.units);
     dedupe(b);
     countReferences(b, input.units);
@@ -552,7 +539,7 @@ class Fold {
     }
   }
 
-  step(unit: Unit, closing: boolean): void {
+  step(unit: Unit): void {
     const candidates: Candidate[] = [];
     let order = 0;
     for (const part of unit.parts) {
@@ -590,7 +577,7 @@ class Fold {
     const offer = offerOf(unit);
     if (offer) this.b.offer = offer;
     if (this.lastAsk) this.lastAsk.answered = true;
-    this.keep(candidates, closing ? PER_CLOSING_STEP : PER_STEP);
+    this.keep(candidates, PER_STEP);
   }
 
   /** Private reasoning often holds the diagnosis; only its most telling statements are candidates. */
