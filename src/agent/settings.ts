@@ -21,7 +21,7 @@ const Fields = {
   stopRatio: z.number().min(0).lt(1).default(0),
   /** 0 = automatic: 5 steps, or 3 on windows up to 32k. */
   nearWindowSteps: z.number().int().min(0).max(50).default(0),
-  /** 0 = automatic: a quarter of the effective window, 2,500 to 8,000 (core/budget summaryCapFor). */
+  /** 0 = automatic: a quarter of the effective window, 3,000 to 8,000 (core/budget summaryCapFor). */
   summaryBudgetTokens: z.number().int().min(0).max(50_000).refine((v) => v === 0 || v >= 500, 'at least 500 tokens, or 0 for automatic').default(0),
   /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
   summarizerModel: z.string().max(200).default(''),

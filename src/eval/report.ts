@@ -388,7 +388,7 @@ function ablationSection(results: readonly SessionResult[], extras: ReportExtras
   out.push('');
   out.push(...ABLATIONS.map((a) => `- **${a.name}**: ${a.description}.`));
   out.push('');
-  out.push('What is kept: the block stays at 4% of wEff above a 10k window, searched with the latest request, and the Task Context cap scales with the window (a quarter of wEff, 2,500 to 8,000 tokens) — a larger block or a task-built query buys less recall per token than the same tokens spent on the Task Context.');
+  out.push('What is kept: the block stays at 4% of wEff above a 10k window, searched with the latest request, and the Task Context cap scales with the window (a quarter of wEff, 3,000 to 8,000 tokens) — a larger block or a task-built query buys less recall per token than the same tokens spent on the Task Context.');
   out.push('');
   return out;
 }
