@@ -30,7 +30,11 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
 const configs = {
   extension: {
     // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true },
+    // The tokenizer's tables are a file of their own (dist/o200k.js), read on the first count, not at activation.
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, plugins: [tokenizerBeside()] },
+  },
+  tokenizer: {
+    options: { ...node, entryPoints: ['node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js'], outfile: 'dist/o200k.js', minify: true, sourcemap: false },
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { __CONTEXT_KEEPER_VERSION__: JSON.stringify(version) } },
@@ -49,6 +53,20 @@ const configs = {
     after: () => copyWebviewAssets(),
   },
 };
+
+/**
+ * The extension bundle requires the tokenizer from the file beside it
+ * (`./o200k.js`, built by the `tokenizer` config) instead of inlining its 2.8 MB:
+ * the extension starts without parsing them.
+ */
+function tokenizerBeside() {
+  return {
+    name: 'tokenizer-beside',
+    setup(b) {
+      b.onResolve({ filter: /^gpt-tokenizer\/cjs\/encoding\/o200k_base$/ }, () => ({ path: './o200k.js', external: true }));
+    },
+  };
+}
 
 /** The panel's stylesheet and the codicon font (no remote resources in a webview). */
 function copyWebviewAssets() {

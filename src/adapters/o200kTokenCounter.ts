@@ -27,11 +27,20 @@
  * 50 MB of random base64 words (measured on Node 20), synchronously.
  */
 import type { TokenCounter } from '../core/tokens';
-// The CommonJS build, by an explicit path and with `import = require`: tsc finds
-// its typings with `moduleResolution: node` (which ignores package `exports`), and
-// Node and esbuild resolve the package's `./cjs/*` export, which only offers a
-// `require` condition (esbuild resolves an ES `import` with the `import` condition).
-import o200k = require('gpt-tokenizer/cjs/encoding/o200k_base');
+// The CommonJS build, by an explicit path: tsc finds its typings with
+// `moduleResolution: node` (which ignores package `exports`), and Node and esbuild
+// resolve the package's `./cjs/*` export, which only offers a `require` condition.
+type O200k = typeof import('gpt-tokenizer/cjs/encoding/o200k_base');
+
+let tables: O200k | undefined;
+/**
+ * The tokenizer, loaded on first use: building its tables takes about 350 ms,
+ * which an extension's activation (or a CLI that never counts) should not pay.
+ */
+function o200k(): O200k {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (tables ??= require('gpt-tokenizer/cjs/encoding/o200k_base') as O200k);
+}
 
 /**
  * Texts up to this many characters are counted in one call (worst case, one
@@ -65,10 +74,10 @@ export class O200kTokenCounter implements TokenCounter {
 
   count(text: string): number {
     if (text.length === 0) return 0;
-    if (text.length <= this.directLimit) return o200k.countTokens(text, COUNT_AS_TEXT);
+    if (text.length <= this.directLimit) return o200k().countTokens(text, COUNT_AS_TEXT);
     let total = 0;
     for (const segment of splitAtPieceBoundaries(text, this.segmentChars, this.maxRunChars)) {
-      total += o200k.countTokens(segment, COUNT_AS_TEXT);
+      total += o200k().countTokens(segment, COUNT_AS_TEXT);
     }
     return total;
   }
