@@ -93,8 +93,6 @@ const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investi
 /** What the agent expects a change to do, before it is seen to: "This should fix the error", "After these changes, the error should be resolved". */
 const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
 
-/** A choice stated inside narration ("Let's try a different approach using a delayed redirect instead"). */
-const STRONG_DECISION = /\b(?:instead of|rather than|a different approach|another approach|an alternative approach|switch(?:ing)? to|in favou?r of|instead\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
@@ -266,9 +264,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     if (what.cls === 'finding' || what.cls === 'failure' || what.cls === 'decision') return what;
   }
   if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || NARRATED_AFTER.test(body) || /^\((?:self-correction|refinement|note to self|thinking)\b/i.test(body)) {
-    // A choice inside the narration is a decision when it names what it chose ("…using `curl` instead").
-    const named = /\b(?:instead of|rather than|in favou?r of|switch(?:ing)? to)\b/i.test(body) || /`[^`]+`|[\w-]+\.[a-z]{1,5}\b|[a-z][A-Z]\w+/.test(body) || proseWords(body) >= 12;
-    if (STRONG_DECISION.test(body) && named) return { cls: 'decision', score: 3 };
+    // A choice inside the narration is a decision when it names what it replaces ("…a delayed redirect instead of a new
+    // tab"); "Let me try a different approach - using `tags add`…" or "…and try the CLI instead" is the agent trying things.
+    if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body)) return { cls: 'decision', score: 3 };
     // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
     if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
     return { cls: 'process', score: 0 };

@@ -32,6 +32,9 @@ describe('sentence classes', () => {
     assert.equal(agent('Blocky v0.23 does not support queryLog type console.'), 'finding');
     assert.equal(agent("I'll use the csv-stringify package instead of hand-written quoting."), 'decision');
     assert.equal(agent('Let me try a different approach using a delayed redirect instead of opening a new tab.'), 'decision');
+    // Trying things is narration until it names what it replaces.
+    assert.equal(agent('Let me try a different approach - using `tags add` with a different name first.'), 'process');
+    assert.equal(agent('Let me check if task-master is initialized and try using the CLI instead.'), 'process');
     assert.equal(agent("That approach didn't work because the socket is closed."), 'failure');
     assert.equal(agent("Unfortunately, I'm encountering an issue where enabling `queryLog` causes timeouts."), 'failure');
     assert.equal(agent('Next, we need to add tests for the parser.'), 'plan');
