@@ -35,6 +35,19 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
+/** The head's request entries (`- #n (rN): …`, a multi-line ask whole), normalised, by their record. */
+function requestEntries(head: string): Map<number, string> {
+  const out = new Map<number, string>();
+  const start = head.indexOf('### Requests\n');
+  if (start < 0) return out;
+  const end = head.indexOf('\n### ', start + 13);
+  for (const entry of head.slice(start + 13, end < 0 ? undefined : end).split(/\n(?=- #\d+ \(r\d+\): )/)) {
+    const m = /^- #\d+ \(r(\d+)\): /.exec(entry);
+    if (m) out.set(Number(m[1]), normalise(entry));
+  }
+  return out;
+}
+
 /** A fact's value as the ledger searches for it, computed once per fact version (a boundary checks every fact). */
 const normalisedValues = new WeakMap<Fact, string>();
 function normalisedValue(fact: Fact): string {
@@ -64,6 +77,9 @@ export function checkBoundary(
   const head = normalise(messages[0]?.content ?? '');
   let whole: string | undefined;
   const inContext = (value: string): boolean => head.includes(value) || (whole ??= normalise(messages.map((m) => m.content).join('\n'))).includes(value);
+  // A goal is looked for first in the head's entry of its own request (a long head searched once per goal is
+  // what made a boundary cost more as the request log grew).
+  const requests = requestEntries(messages[0]?.content ?? '');
   const entries: LedgerEntry[] = [];
   let retained = 0;
   let superseded = 0;
@@ -86,7 +102,8 @@ export function checkBoundary(
       continue;
     }
     const value = normalisedValue(fact);
-    if (inContext(value)) retained++;
+    const entry = fact.sources.length === 1 ? requests.get(fact.sources[0]!) : undefined;
+    if (entry?.includes(value) || inContext(value)) retained++;
     else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
   }
   let unsupported = 0;

@@ -210,6 +210,7 @@ export class ProtectedState {
     if (isNew) this.order.push(written.id);
     // A repetition past the three sources the block shows changes nothing anyone sees.
     else if (!(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
+    this.track(written);
     this.latest.set(written.id, written);
     this.history.push(written);
     this.versionCounter++;
@@ -382,6 +383,32 @@ export class ProtectedState {
   /** Facts a user act (correct, confirm, pin…) changed. */
   private readonly userActs = new Set<string>();
 
+  /** Each fact's place in `order` (first appearance). */
+  private readonly orderIndex = new Map<string, number>();
+  /** The facts the protected block may ever show (a rendered type, pending, pinned or acted on by the user), by first appearance. */
+  private readonly blockIds: string[] = [];
+  private readonly inBlock = new Set<string>();
+  private blockSorted = true;
+
+  /** Keeps `blockIds` up to date as a fact version is written (a fact may become one the block shows later). */
+  private track(fact: Fact): void {
+    if (!this.orderIndex.has(fact.id)) this.orderIndex.set(fact.id, this.orderIndex.size);
+    if (this.inBlock.has(fact.id)) return;
+    if (!(RENDERED_TYPES.has(fact.type) || fact.status === 'pending' || fact.pinned || this.userActs.has(fact.id))) return;
+    this.inBlock.add(fact.id);
+    if (this.blockIds.length && this.orderIndex.get(this.blockIds[this.blockIds.length - 1]!)! > this.orderIndex.get(fact.id)!) this.blockSorted = false;
+    this.blockIds.push(fact.id);
+  }
+
+  /** The latest versions of the facts the block may show, in order of first appearance. */
+  private blockFacts(): Fact[] {
+    if (!this.blockSorted) {
+      this.blockIds.sort((a, b) => this.orderIndex.get(a)! - this.orderIndex.get(b)!);
+      this.blockSorted = true;
+    }
+    return this.blockIds.map((id) => this.latest.get(id)!);
+  }
+
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
   private decide(sentence: string, record: number, writer: 'user' | 'model'): void {
     const earlier = this.reversedBy(sentence);
@@ -503,10 +530,12 @@ export class ProtectedState {
     const folded = (f: Fact): boolean => f.sources.some((s) => s < coverageEnd);
     // What the user corrected, confirmed or pinned is shown whether or not its record is folded:
     // the record in view still carries the old wording, and the user's act must win.
-    const shown = this.active().filter((f) => (RENDERED_TYPES.has(f.type) && folded(f)) || f.pinned || this.userActs.has(f.id));
-    const pending = this.pending().filter(folded);
+    // Only the facts the block can show are looked at (goals and completed effects, most of the facts, never are).
+    const candidates = this.blockFacts();
+    const shown = candidates.filter((f) => f.status === 'active' && ((RENDERED_TYPES.has(f.type) && folded(f)) || f.pinned || this.userActs.has(f.id)));
+    const pending = candidates.filter((f) => f.status === 'pending' && folded(f));
     // What the user withdrew (deleted, superseded) may still be quoted by the summary or the record in view.
-    const withdrawn = this.facts().filter((f) => (f.status === 'deleted' || f.status === 'superseded') && this.userActs.has(f.id) && USER_ACT.test(f.reason));
+    const withdrawn = candidates.filter((f) => (f.status === 'deleted' || f.status === 'superseded') && this.userActs.has(f.id) && USER_ACT.test(f.reason));
     if (shown.length === 0 && pending.length === 0 && withdrawn.length === 0) return '';
     const out = ['## Protected state', 'Stated by the user or decided, verbatim with their source records; they override anything a summary says.'];
     for (const type of FACT_TYPES) {
@@ -531,6 +560,7 @@ export class ProtectedState {
     for (const fact of facts) {
       if (USER_ACT.test(fact.reason)) this.userActs.add(fact.id);
       if (!this.latest.has(fact.id)) this.order.push(fact.id);
+      this.track(fact);
       this.latest.set(fact.id, fact);
       this.history.push(fact);
       this.versionCounter++;
