@@ -463,9 +463,8 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
     const at = lines.findIndex((l) => gists(l).some((g) => sameStatement(g.replace(/^…|…$/g, ''), line.text)));
     if (at < 0) continue;
     const before = lines[at]!;
-    const sources = [...new Set([...before.sources, ...line.sources])].sort((x, y) => x - y);
     const richer = handles(line.text).length > handles(before.text).length && name === section && !before.members;
-    lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, refs: (before.refs ?? 0) + 1 };
+    lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: mergeSources(before.sources, line.sources), refs: (before.refs ?? 0) + 1 };
     return;
   }
   let key = subjectKey(line.text);
@@ -723,8 +722,7 @@ class Fold {
       const m = FAILED_LINE.exec(line.text);
       if (!m) continue;
       const [, first, more, code, times, error] = m;
-      const merged = [...new Set([...line.sources, ...sources])].sort((x, y) => x - y);
-      const kept = merged.length > 6 ? [...merged.slice(0, 2), ...merged.slice(-4)] : merged;
+      const kept = mergeSources(line.sources, sources);
       // A bare tool name (aider's console, an unnamed result) is no command: only the error can match.
       if (first === label && !more && label.startsWith('`') && !label.endsWith('…`') && shared(error!)) {
         lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}`, sources: kept, refs: (line.refs ?? 0) + 1 };
@@ -785,8 +783,7 @@ class Fold {
       if (entry.created) parts.push('created');
       if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
       const note = entry.note ? ` — ${entry.note}` : entry.edit ? ` — last edit ${entry.edit}` : '';
-      const sources = [...new Set(entry.sources)].sort((x, y) => x - y);
-      this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, priority: 1 });
+      this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
     }
     const delivered = this.b.facts.Deliverables.map((d) => d.key);
     const last = units[units.length - 1];
@@ -842,8 +839,7 @@ function dedupe(b: SummaryBuilder): void {
         continue;
       }
       const into = b.facts[same.section][same.index]!;
-      const sources = [...new Set([...into.sources, ...line.sources])].sort((x, y) => x - y);
-      b.facts[same.section][same.index] = { ...into, sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources, refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
+      b.facts[same.section][same.index] = { ...into, sources: mergeSources(into.sources, line.sources), refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
       lines.splice(i--, 1);
     }
   }

@@ -639,13 +639,12 @@ function groupArchived(b: SummaryBuilder): void {
       return;
     }
     const gists = group.map((g) => g.text.replace(ARCHIVED_FROM, ''));
-    const sources = [...new Set(group.flatMap((g) => g.sources))].sort((x, y) => x - y);
     const refs = group.reduce((a, g) => a + (g.refs ?? 0), 0);
     const members = group.flatMap((g) => g.members ?? [g.key]);
     out.push({
       key: `${GROUP_KEY}${members[0]}`,
       text: `[${tag}] ${gists.join(GIST_SEPARATOR)}`,
-      sources: sources.length > 6 ? [...sources.slice(0, 2), ...sources.slice(-4)] : sources,
+      sources: mergeSources(group.flatMap((g) => g.sources), []),
       priority: 3,
       members,
       ...(refs ? { refs } : {}),
