@@ -69,6 +69,16 @@ const OBSERVED =
 const CHOSEN_ACTION =
   /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
 
+/** The agent offering its help with what the user asked: a restatement of the request. */
+const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i(?:'ll| will| can|'d be happy to) help(?: you)?|i(?:'ll| will) (?:help|assist))\b/i;
+
+/**
+ * "instead of" in a description of what something does ("Your hook is using the
+ * old script instead of the new one", "it seems to have listed the tags instead
+ * of switching"): what was found, not a choice.
+ */
+const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only )?\w+(?:ing|ed)\b[^.]*\binstead of\b/i;
+
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
@@ -85,14 +95,26 @@ const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?
  * working", "this will help us see if…", "Maybe there's a connectivity issue".
  */
 const NARRATION =
-  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
+  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is (?:first )?to (?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b|^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
 
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
 const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
 
+/** A sentence opening with the gerund of the agent's own work, no subject ("Fixing…", "Also updating…"). */
+const WORK_GERUND = /^(?:(?:also|now|still|then|next|first|finally|and)[,]?\s+)?(?!(?:nothing|something|everything|anything|string|thing|during|interesting|amazing|exciting|missing|existing|remaining|following|pending|outstanding|surprising|confusing|concerning|annoying|promising|according|morning|evening|spring|ring|king|ping|pricing|padding|logging|caching|routing|building|setting|settings|testing|mapping|encoding|naming|timing|spacing|styling|tracking|typing|warning|error)\b)[a-z]{3,}ing\b/i;
+/** A finite verb after an opening gerund makes it the subject ("Using a map avoids the scan"); participles do not ("the unused variable"). */
+const GERUND_FINITE = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|may|might|must|seems?|appears?|means|requires|returns|causes|fails|works|contains|uses|needs|breaks|avoids|prevents|makes|keeps|lets|gives|takes|helps)\b/i;
+/** A title ("Clarifying Dependencies and Order"): every word of three letters or more capitalised. */
+const TITLE_CASE = /^(?:[A-Z][\w'-]*|[a-z]{1,3}|&)(?:\s+(?:[A-Z][\w'-]*|[a-z]{1,3}|&))+$/;
+/** Where the main clause of a sentence ends: its reason or contrast. */
+const GERUND_CLAUSE_END = /,|;|\s[—–-]\s|\b(?:since|because|so that|rather than|instead of|to avoid|as)\b/i;
+
 /** What the agent expects a change to do, before it is seen to: "This should fix the error", "After these changes, the error should be resolved". */
 const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
 
+
+/** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
+const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
@@ -133,6 +155,7 @@ export function isRuleSentence(sentence: string): boolean {
 
 const AGENT_CUES: readonly Cue[] = [
   // findings: a discovered truth
+  { cls: 'finding', weight: 3.5, pattern: DESCRIBED_INSTEAD },
   { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
   { cls: 'finding', weight: 2, pattern: /\b(?:does(?:n't| not) support|is(?:n't| not) supported|not supported|only supports|requires|depends on|is set to|are set to|is configured|defaults to|is (?:missing|absent|empty|null|undefined|hardcoded|hard-coded)|are missing|(?:does(?:n't| not)|do(?:n't| not)) exist|is(?:n't| not) (?:installed|running|listening|available|reachable|set|defined|exported|called|used)|listens on|points to|resolves to|returns|expects|overrides|conflicts with|is (?:still )?(?:correct|working|fine|valid|up to date)|works (?:correctly|fine|as expected)|are (?:now )?(?:passing|failing)|pass(?:es|ed)?(?: successfully)?:|because|due to|since the|so the)\b/i },
   { cls: 'finding', weight: 1.5, pattern: /\b\d+(?:\.\d+)?\s*(?:tests?|passed|passing|failed|failures?|errors?|warnings?|files?|lines?|records?|entries|items|commits?|ms|s|sec|seconds?|minutes?|mb|kb|gb|%|bytes?|tokens?|queries|requests|packets?|hosts?)\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|port|exit code|status code|http) \d+/i },
@@ -144,7 +167,7 @@ const AGENT_CUES: readonly Cue[] = [
   { cls: 'failure', weight: 1, pattern: /\b(?:failed|fails|failing|failure|not found|refused|crash(?:es|ed)?|broken|exception|traceback|segfault|stuck|blocked)\b/i },
   { cls: 'failure', weight: 1, pattern: /^(?:❌|⚠️?|✗|error\b|warning\b|failed\b|failure\b)/i },
   // decisions: a choice made
-  { cls: 'decision', weight: 3, pattern: /\b(?:i'll use|i will use|we'll use|we will use|let's use|let's go with|go with|going with|decided to|decided on|decision:|i chose|we chose|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?:?|prefer(?:red)?|switch(?:ed|ing)? to|instead of|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|decision\b)/i },
+  { cls: 'decision', weight: 3, pattern: /^(?:my|our) (?:\w+ )?(?:plan|intention) (?:now |here )?is to\b|\b(?:i'll use|i will use|we'll use|we will use|let's use|let's go with|go with|going with|decided to|decided on|decision:|i chose|we chose|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?:?|prefer(?:red)?|switch(?:ed|ing)? to|instead of|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|decision\b)/i },
   { cls: 'decision', weight: 1.5, pattern: /\b(?:we(?: should| will|'ll| can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
   { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
   { cls: 'decision', weight: 1.5, pattern: /\b(?:we|i) need to (?:modify|change|amend|rewrite|replace|switch|move|use|exclude|restructure|bypass|skip|disable|enable)\b|\b(?:is|are|seems|looks) (?:the )?(?:simpler|cleaner|more robust|better|safer|best path)\b|\bdeferred\b|\bcan handle\b|\bmay be added\b/i },
@@ -266,19 +289,29 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || NARRATED_AFTER.test(body) || /^\((?:self-correction|refinement|note to self|thinking)\b/i.test(body)) {
     // A choice inside the narration is a decision when it names what it replaces ("…a delayed redirect instead of a new
     // tab"); "Let me try a different approach - using `tags add`…" or "…and try the CLI instead" is the agent trying things.
-    if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body)) return { cls: 'decision', score: 3 };
+    // "I'll help you redact secrets instead of blocking commits" restates the request (the request keeps it).
+    if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body) && !HELP_OPENING.test(body)) return { cls: 'decision', score: 3 };
     // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
     if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
     return { cls: 'process', score: 0 };
   }
+  if (REQUEST_ECHO.test(body)) return { cls: 'process', score: 0 };
   if (NARRATION.test(body) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
   if (EXPECTATION.test(body)) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
-  if (/\b(?:because|and|or|but|that|which|since|when|if)\s*[:：]?\s*$|\b(?:with|to|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
+  if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (/^(?:this|here) is (?:a |an |the )?(?:comprehensive |detailed |complete |full |high-level |brief |quick )?(?:plan|overview|summary|breakdown|outline|list|rundown)\b/i.test(body)) return { cls: 'other', score: 0 };
   // A gerund fragment with no verb of its own ("Building an interactive review canvas with ranked findings."): a progress note.
   if (PROGRESS_GERUND.test(body) && !/\b(?:is|are|was|were|has|have|had|does|did|do|can|will|would|should|could|must|caused?|causes|fails?|failed|works?|worked|returns?|returned|means)\b/i.test(body)) return { cls: 'process', score: 0 };
+  // "Fixing the typecheck error in the new tests", "Also updating the store": work under way, said without a subject.
+  // With its reason or its limit ("Injecting `fid` only on refresh paths, not on access tokens") it is a choice.
+  const gerund = WORK_GERUND.exec(body);
+  if (gerund && !TITLE_CASE.test(body) && !GERUND_FINITE.test(body.split(GERUND_CLAUSE_END)[0]!.replace(/`[^`]*`/g, ' ').slice(gerund[0].length))) {
+    if (/\b(?:only|not|instead of|rather than|since|because|so that|to (?:avoid|prevent|keep|preserve)|untouched|as is|unchanged)\b/i.test(body)) return { cls: 'decision', score: 2 };
+    // "Adding `extractRefreshToken` to `extractToken.ts`" says what changed; "Fixing the lint" does not.
+    return /`[^`]+`/.test(body) ? { cls: 'change', score: 1.5 } : { cls: 'process', score: 0 };
+  }
   if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };

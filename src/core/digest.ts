@@ -9,6 +9,7 @@
  */
 import { looksLikeCode } from './classify';
 import { redact } from './redact';
+import { decodeEntities } from './tools';
 
 /** A fact line states one thing: this many words at most (identifiers count as one word each). */
 export const STATEMENT_MAX_WORDS = 32;
@@ -287,6 +288,17 @@ const ERROR_WORDS = /error|exception|fail|traceback|not found|denied|cannot|can'
 
 /** Output text as a terminal showed it: JSON string escapes of an exported render decoded, colour codes removed. */
 export function terminalText(output: string): string {
+  // Copilot (SpecStory) wraps what the terminal printed in its tool record: `"terminalCommandOutput": { "text": "…" }`.
+  // A record with no such field showed nothing (the output went to a file); the rest of it is the tool's bookkeeping.
+  const wrapped = output.includes('"terminalCommandOutput"') ? /"terminalCommandOutput"\s*:\s*\{\s*"text"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(output) : null;
+  if (!wrapped && output.includes('"terminalToolSessionId"') && output.includes('"terminalCommandState"')) return '';
+  if (wrapped?.[1]) {
+    try {
+      output = decodeEntities(JSON.parse(wrapped[1]) as string);
+    } catch {
+      /* read as it stands */
+    }
+  }
   const tail = output.slice(-6000);
   const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
   // eslint-disable-next-line no-control-regex

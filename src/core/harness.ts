@@ -234,6 +234,8 @@ function pastedLine(line: string): boolean {
   if (t === '') return false;
   if (/^(?:❯|\$ |% |>>> |PS [A-Z]:\\|[\w.-]+@[\w.-]+(?::|\s+\S+\s+[%$#]))/.test(t)) return true;
   if (/^\d+\s*\|/.test(t) || /\s\d+\s+\|\s/.test(t) || /^[\^~]+$/.test(t) || /^at\s+\S/.test(t)) return true;
+  // A record field of a tool's report ("Fingerprint: Docs/a.md:rule:654", "RuleID: hardcoded-ip"): a key and one token.
+  if (/^[A-Z][A-Za-z]{1,20}:\s+\S+$/.test(t) && /[\d/._:-]/.test(t.slice(t.indexOf(':') + 1))) return true;
   return looksLikeLog(t) || looksLikeCode(t);
 }
 
@@ -251,7 +253,9 @@ function pastedPlaceholder(lines: readonly string[]): string {
  * wording itself is untouched.
  */
 export function askText(words: string): string {
-  const unfenced = words.replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
+  // Terminal colour codes pasted with a log are no words of the user.
+  // eslint-disable-next-line no-control-regex
+  const unfenced = words.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
     const n = body.split('\n').filter((l) => l.trim() !== '').length;
     return n > PASTED_BLOCK_LINES ? ` [${n}-line code block] ` : ` ${body.trim()} `;
   });

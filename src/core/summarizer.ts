@@ -108,6 +108,17 @@ export function readUserMessage(text: string): UserMessage {
   return { split, quoted: splitQuoted(split.words) };
 }
 
+/** Whether the user's own words are rules and courtesy only, no ask. */
+function onlyRules(words: string): boolean {
+  let rules = 0;
+  for (const { text } of sentencesOf(splitQuoted(words).own)) {
+    const { cls } = classifySentence(text, 'user');
+    if (cls === 'rule') rules++;
+    else if (cls !== 'pleasantry' && cls !== 'other') return false;
+  }
+  return rules > 0;
+}
+
 /** The prescriptive sentences of `text` (code and log lines left out). */
 function ruleSentences(text: string, limit: number): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
@@ -524,8 +535,12 @@ class Fold {
       if (split.words === '') continue;
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
       this.b.requests.push(req);
-      this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
-      this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
+      // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
+      // its rules are constraints, and the work asked before goes on.
+      if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
+        this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
+        this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
+      }
       this.question = undefined;
       this.interrupted = split.interrupted ? part.record : undefined;
       if (req.resolved) {

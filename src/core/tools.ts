@@ -349,7 +349,8 @@ const PATH_KEYS = [
 ];
 const PATH_LIST_KEYS = ['paths', 'file_paths', 'files'];
 
-function decodeEntities(s: string): string {
+/** HTML entities of exported transcripts (SpecStory writes `&#96;`, `&gt;`) decoded. */
+export function decodeEntities(s: string): string {
   if (s.indexOf('&') < 0) return s;
   return s
     .replace(/&#(\d+);/g, (_m, d: string) => {
@@ -384,6 +385,8 @@ function normalizePath(raw: unknown): string {
   }
   if (p === '' || p.length > 4096 || /[\n\r\0]/.test(p)) return '';
   if (p.includes('[object Object]') || /^[•*]/.test(p)) return '';
+  // A message where a path should be (aider's "## SearchReplaceNoExactMatch: This SEARCH block failed to match lines in x.ts"): no path.
+  if (/^#{1,6}\s|:\s+\S+(?:\s+\S+){3}/.test(p)) return '';
   return p;
 }
 

@@ -43,6 +43,30 @@ describe('sentence classes', () => {
     assert.equal(agent('### Root Cause Analysis'), 'other');
   });
 
+  it('"instead of" is a choice only when the agent makes it; a restated request and a cut lead-in are no statement', () => {
+    // A description of what something does is what was found.
+    assert.equal(agent('Your GitHub Desktop is using the old blocking pre-commit hook instead of the new auto-redaction hook I just created.'), 'finding');
+    assert.equal(agent('The `switch` command seems to have just listed tags instead of switching.'), 'finding');
+    assert.equal(agent("I'll use the csv-stringify package instead of hand-written quoting."), 'decision');
+    // Offering help with what was asked, weighing the user's idea, a sentence cut where its list began: the request says it.
+    assert.equal(agent("I'll help you modify the gitleaks scanning behavior to redact secrets instead of blocking commits."), 'process');
+    assert.equal(agent('This is an interesting approach - rather than blocking commits with secrets, automatically redact them.'), 'process');
+    assert.equal(agent('Instead of blocking the commit-push, they want to:'), 'other');
+    assert.equal(agent('The issue is that the error message the user is seeing says:'), 'other');
+  });
+
+  it('a gerund of the agent at work is a note of progress; with its reason or limit a choice; naming code a change', () => {
+    assert.equal(agent('Fixing the typecheck error and the unused-variable lint in the new tests.'), 'process');
+    assert.equal(agent('Also updating the store and the tests.'), 'process');
+    assert.equal(agent('Injecting `fid` only on refresh/token-pair paths, not on standalone access tokens.'), 'decision');
+    assert.equal(agent('Leaving the pre-existing `verify.ts` type error untouched, since only newly introduced issues will be fixed.'), 'decision');
+    assert.equal(agent('Adding `extractRefreshToken` to `extractToken.ts` with cookie, body, and Bearer fallbacks.'), 'change');
+    // A gerund that is the subject of a verb, an adjective, a title: not a note of progress.
+    assert.equal(agent('Using a Map keyed by path avoids the quadratic scan.'), 'finding');
+    assert.notEqual(agent('Interesting - when task-master creates a new tag, it creates it at the ROOT level of the JSON, not inside "tags".'), 'decision');
+    assert.notEqual(agent('Clarifying Dependencies and Order'), 'process');
+  });
+
   it('an opening that only says the agent looked leaves what it saw to decide', () => {
     assert.ok(['finding', 'failure'].includes(agent('I see the background agents are getting permission denials for Write and Bash.')));
     assert.equal(agent('Looking at the code, there is graceful handling of old profile migrations in the `initConfig` method of `ConfigManager`.'), 'finding');
@@ -189,6 +213,11 @@ describe('harness text is not the user', () => {
     const ask = askText(splitUserText(pasted).words);
     assert.match(ask, /^better, more user-friendly error pls \[pasted output, 7 lines: .*Status must be 'DONE' or 'TODO'/);
     assert.doesNotMatch(ask, /at setTaskStatus/);
+    // Colour codes are no words; a tool's report of records (key, one value) is one paste, its count kept.
+    const report = ['commit error:', '\u001b[1;33mRunning gitleaks scan\u001b[0m', ...Array.from({ length: 3 }, (_, i) => [`Finding:     \u001b[1;3;mREDACTED\u001b[0m:${i}`, 'RuleID:      hardcoded-ip', `File:        Docs/a${i}.md`, `Fingerprint: Docs/a${i}.md:hardcoded-ip:${i}`]).flat(), '\u001b[90m10:58AM\u001b[0m \u001b[31mWRN\u001b[0m leaks found: 3'].join('\n');
+    const said = askText(splitUserText(report).words);
+    assert.doesNotMatch(said, /\u001b|\[0m|Fingerprint/);
+    assert.match(said, /^commit error: Running gitleaks scan \[pasted output, 13 lines[^\]]*\]$/);
     // A short command the user typed stays as it is.
     assert.equal(askText('run this:\nls -la ~/projects'), 'run this: ls -la ~/projects');
   });
@@ -232,6 +261,14 @@ describe('what a command printed', () => {
     assert.deepEqual(outputLines('PS C:\\Users\\me> git --version\ngit version 2.52.0\n(venv) me@box:~/src$ '), ['git version 2.52.0']);
     // An address is not a prompt.
     assert.deepEqual(outputLines('git@github.com: Permission denied (publickey).'), ['git@github.com: Permission denied (publickey).']);
+  });
+
+  it("Copilot's terminal record: the text the terminal printed, entities decoded; none when it printed nothing", () => {
+    const record = (extra: string): string => `Parameters:\n\n\`\`\`json\n{\n  "kind": "terminal",\n  "terminalToolSessionId": "s1",\n  "commandLine": { "original": "cargo build" },\n  "terminalCommandState": { "exitCode": 101 },${extra}\n  "terminalTheme": {}\n}\n\`\`\`\nResult:\n\n\`\`\`json\n{ "content": "" }\n\`\`\`\nStatus: **completed**`;
+    const printed = record('\n  "terminalCommandOutput": {\n    "text": "\\u001b[91merror\\u001b[0m: extern blocks must be unsafe\\r\\n  --&gt; build.rs:3:1\\r\\nerror: could not compile &#96;langs&#96;",\n    "lineCount": 3\n  },');
+    assert.deepEqual(outputLines(printed), ['error: extern blocks must be unsafe', '--> build.rs:3:1', 'error: could not compile `langs`']);
+    assert.match(errorLine(printed), /extern blocks must be unsafe/);
+    assert.deepEqual(outputLines(record('')), [], 'no bookkeeping line ("Result:") stands for what it printed');
   });
 
   it("a failed test run's error is the assertion that failed, never its code frame", () => {

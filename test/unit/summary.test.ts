@@ -394,12 +394,23 @@ describe('the Task Context as a digest', () => {
       .step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'delay = 500', new_string: 'delay = 100' }, output: 'ok' }])
       .step('', [{ name: 'str_replace_editor', input: { command: 'view', path: '/workspace/Makefile' }, output: "Here's the result of running `cat -n` on /workspace/Makefile" }])
       .step('', [{ name: 'str_replace_editor', input: { path: '/workspace/Makefile' }, output: "Here's the result of running `cat -n` on /workspace/Makefile" }])
-      .step('Let me update `src/config.ts` to raise the limit.', [{ name: 'copilot_replaceString', input: '', output: 'Replaced 1 occurrence' }]);
+      .step('Let me update `src/config.ts` to raise the limit.', [{ name: 'copilot_replaceString', input: '', output: 'Replaced 1 occurrence' }])
+      // aider's echo of a block that failed to match names no file in its path field.
+      .step('', [{ name: 'edit_file', input: { path: '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/x.ts', search: 'a', replace: 'b' }, output: '' }]);
     const s = await fold(b);
     assert.ok(s.facts['Ruled out'].some((l) => /^edit of src\/retry\.ts undone: `delay = 100` → `delay = 500` was reverted$/.test(l.text)), JSON.stringify(s.facts['Ruled out']));
     assert.ok(!s.facts.Deliverables.some((d) => /Makefile/.test(d.key)), 'viewing a file modifies nothing');
+    assert.ok(!s.facts.Deliverables.some((d) => /SearchReplace/.test(d.key)), JSON.stringify(s.facts.Deliverables));
     assert.ok(s.facts.Deliverables.some((d) => d.key === 'src/config.ts'), JSON.stringify(s.facts.Deliverables));
     assert.match(s.facts.Deliverables.find((d) => d.key === 'src/retry.ts')!.text, /modified ×2 — last edit `delay = 500` → `delay = 100`/);
+  });
+
+  it('a message that only lays down a rule leaves the goal on the work asked before', async () => {
+    const b = new RecordBuilder().user('Create two tasks in task-master for the roadmap.').step('Creating them now.').user("Do not reinit task-master, we don't want to lose the history of tasks.");
+    const s = await fold(b);
+    assert.match(s.current.goal, /^#1 \(r0\): Create two tasks in task-master/);
+    assert.ok(s.facts.Constraints.some((c) => /^Do not reinit task-master/.test(c.text)), JSON.stringify(s.facts.Constraints));
+    assert.equal(s.requests.length, 2, 'the rule is still a request, verbatim');
   });
 
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
