@@ -9,7 +9,7 @@
  * src/agent/recordTools.ts (no `vscode` there).
  */
 import * as vscode from 'vscode';
-import type { WorkspaceStoreHost } from '../store/workspaceStore';
+import type { TaskStoreHost } from './ports';
 import type { KeeperAgent } from './participant';
 import { recordSearchText, taskContextText, toolCallText } from './recordTools';
 import type { TaskSession } from './taskSession';
@@ -26,7 +26,7 @@ interface TaskInput {
 }
 
 /** Registers the three tools; the returned disposable unregisters them. */
-export function registerKeeperTools(agent: KeeperAgent, sessions: WorkspaceStoreHost): vscode.Disposable {
+export function registerKeeperTools(agent: KeeperAgent, sessions: TaskStoreHost): vscode.Disposable {
   const taskOf = async (input: TaskInput): Promise<TaskSession> => {
     const workspace = await sessions.store();
     const id = typeof input.taskId === 'string' && input.taskId !== '' ? input.taskId : (agent.activeTaskId ?? workspace.lastUsedTask());

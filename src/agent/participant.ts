@@ -17,13 +17,13 @@ import type { StateEvent } from '../core/store';
 import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
-import type { WorkspaceStoreHost } from '../store/workspaceStore';
+import type { TaskStoreHost } from './ports';
 import { describeCompaction, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
-import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, windowFor, type KeeperSettings } from './settings';
-import { TaskSession, type TaskSessionOptions } from './taskSession';
+import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, type KeeperSettings } from './settings';
+import { TaskSession } from './taskSession';
 import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
 import { KeeperTerminals } from './terminal';
@@ -122,7 +122,7 @@ export class KeeperAgent implements vscode.Disposable {
   private editedTurns = 0;
 
   constructor(
-    private readonly sessions: WorkspaceStoreHost,
+    private readonly sessions: TaskStoreHost,
     /** Where model errors, retries and tool failures are logged (the "Context Keeper" output channel). */
     private readonly log?: vscode.LogOutputChannel,
   ) {

@@ -12,7 +12,7 @@ import type { SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { SnapshotStore, ToolCompactionStore } from '../core/store';
 import type { RawRecord } from '../core/types';
-import type { SessionStore } from '../store/sessionStore';
+import type { TaskRecordLog } from './ports';
 
 /** Distributes Omit over a union-free interface while keeping optional fields optional. */
 export type NewRecord = Omit<RawRecord, 'index'>;
@@ -59,7 +59,7 @@ export class TaskSession {
 
   private constructor(
     readonly id: string,
-    private readonly store: SessionStore | undefined,
+    private readonly store: TaskRecordLog | undefined,
     options: TaskSessionOptions,
     counter: TokenCounter,
     readonly summarizer: SwitchableSummarizer,
@@ -89,7 +89,7 @@ export class TaskSession {
    * session and one preflight restores the stored forms and floors. Without a
    * writable store the task lives in memory (the caller says so to the user).
    */
-  static open(store: SessionStore | undefined, id: string, title: string, options: TaskSessionOptions, counter: TokenCounter, summarizer: Summarizer): TaskSession {
+  static open(store: TaskRecordLog | undefined, id: string, title: string, options: TaskSessionOptions, counter: TokenCounter, summarizer: Summarizer): TaskSession {
     if (store && store.mode !== 'reader') store.createSession(id, title);
     const records = store ? store.records(id, { loadPayloads: true }) : [];
     return new TaskSession(id, store, options, counter, new SwitchableSummarizer(summarizer), records);

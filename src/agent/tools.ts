@@ -20,6 +20,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { compileGlob, type GlobMatcher } from './glob';
+import { messageOf } from '../core/errors';
 
 // ---------------------------------------------------------------------------
 // Contract
@@ -225,8 +226,7 @@ function errnoCode(error: unknown): string | undefined {
 
 function describeError(tool: string, error: unknown): string {
   if (error instanceof ToolError) return error.message;
-  const message = error instanceof Error ? error.message : String(error);
-  return `${tool} failed: ${message}`;
+  return `${tool} failed: ${messageOf(error)}`;
 }
 
 // ---------------------------------------------------------------------------
@@ -886,7 +886,7 @@ function compileOrRefuse(pattern: string, field: string, matchBase: boolean): Gl
   try {
     return compileGlob(pattern, { matchBase });
   } catch (error) {
-    throw new ToolError(`Invalid ${field} pattern ${JSON.stringify(pattern)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolError(`Invalid ${field} pattern ${JSON.stringify(pattern)}: ${messageOf(error)}`);
   }
 }
 
@@ -1061,7 +1061,7 @@ const grepTool = defineTool({
     try {
       matcher = new RegExp(input.regex ? input.pattern : escapeRegExp(input.pattern), input.caseSensitive ? '' : 'i');
     } catch (error) {
-      const reason = (error instanceof Error ? error.message : String(error)).replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+      const reason = messageOf(error).replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
       throw new ToolError(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${reason}. Fix it, or set regex to false to search for the text literally.`);
     }
     const literal = input.regex ? undefined : input.caseSensitive ? input.pattern : input.pattern.toLowerCase();

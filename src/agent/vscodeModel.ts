@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { ProjectedMessage } from '../core/engine';
 import type { CompletionRequest } from './modelSummarizer';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from './model';
+import { messageOf } from '../core/errors';
 
 export function toChatMessages(request: Pick<ModelRequest, 'system' | 'messages'>): vscode.LanguageModelChatMessage[] {
   const out: vscode.LanguageModelChatMessage[] = [];
@@ -89,7 +90,7 @@ export function describeModelError(error: unknown): string {
             : 'the model refused the request';
     return `${why}: ${error.message}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 export class VsCodeChatModel implements ChatModelPort {

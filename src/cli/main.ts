@@ -13,8 +13,9 @@ import { SessionStore } from '../store/sessionStore';
 import { loadSqlJs } from '../store/sqljs';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, summaryDiff } from '../core/drift';
-import { formatReport, projectJson, runProjection } from './report';
-import { persistenceFor, restoreLost, sessionIdFor, StoreMismatchError } from './storeRun';
+import { formatReport, projectJson, runProjection } from '../report/report';
+import { sessionIdFor } from '../report/sessionId';
+import { persistenceFor, restoreLost, StoreMismatchError } from './storeRun';
 
 export { summaryDiff };
 

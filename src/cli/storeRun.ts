@@ -3,8 +3,6 @@
  * session whose id is derived from the file's name and first record, so a run
  * that stopped (or was killed) is found again and resumed.
  */
-import * as path from 'node:path';
-import { contentHash } from '../core/hash';
 import type { ReplayOptions } from '../core/replay';
 import {
   InMemorySnapshotStore,
@@ -34,12 +32,6 @@ function overlaySnapshots(base: SnapshotStore): SnapshotStore {
 function overlayTools(base: ToolCompactionStore): ToolCompactionStore {
   const mine = new InMemoryToolCompactionStore();
   return { get: (id) => mine.get(id) ?? base.get(id), put: (id, form) => mine.put(id, form) };
-}
-
-/** A stable session id for a transcript file: its name and the hash of its first record. */
-export function sessionIdFor(file: string, transcript: ParsedTranscript): string {
-  const base = path.basename(file).replace(/\.jsonl?$/i, '').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 48);
-  return `${base}-${contentHash(JSON.stringify(transcript.records[0] ?? {})).slice(0, 8)}`;
 }
 
 /** Field by field, inputs and outputs included: forms and floors stored for other content must never be reused. */

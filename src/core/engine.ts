@@ -17,6 +17,8 @@ import {
   ANTI_THRASH_MIN_SAVING_RATIO,
   COMPACTION_PROTECT_RECENT_STEPS,
   MESSAGE_OVERHEAD_TOKENS,
+  isOverTrigger,
+  isOverWindow,
   summaryCapFor,
   type Budget,
 } from './budget';
@@ -610,11 +612,11 @@ export class CompactionEngine {
   async step(atRecord: number): Promise<StepReport> {
     this.refreshBlocks();
     const predicted = this.predicted();
-    if (predicted <= this.budget.trigger) {
+    if (!isOverTrigger(this.budget, predicted)) {
       this.prepareFold(predicted);
       return { predicted, after: predicted, tier: 0, compactions: [], held: false };
     }
-    if (this.held && predicted <= this.budget.effective) {
+    if (this.held && !isOverWindow(this.budget, predicted)) {
       return { predicted, after: predicted, tier: 0, compactions: [], held: true };
     }
     if (this.deferFold(predicted)) {
@@ -676,7 +678,7 @@ export class CompactionEngine {
     note(1, before);
 
     // ② floor-summarize the prefix outside the near window
-    if (this.predicted() > this.budget.trigger && near > this.coverageUnit) {
+    if (isOverTrigger(this.budget, this.predicted()) && near > this.coverageUnit) {
       before = this.predicted();
       await this.fold(this.plannedBoundary(near) ?? this.foldBoundary(near), MIN_FOLD_SAVING_RATIO * this.budget.effective);
       // Attempted: tier ④ fires only when ② did not try this pass (a fold too small to pay is no reason to breach).
@@ -685,7 +687,7 @@ export class CompactionEngine {
     }
 
     // ③ breakthrough shrink, near window included
-    if (this.predicted() > this.budget.trigger) {
+    if (isOverTrigger(this.budget, this.predicted())) {
       before = this.predicted();
       this.shrink(this.coverageUnit, units.length, this.budget.stop);
       note(3, before);
@@ -694,8 +696,8 @@ export class CompactionEngine {
     // ④ breakthrough floor: no near-window protection; keeps only the last unit raw.
     // Re-entered even after ② when the view is still over the effective window:
     // that is the error recovery a provider's hard reject would trigger.
-    const overWindow = this.predicted() > this.budget.effective;
-    if ((this.predicted() > this.budget.trigger && !folded) || overWindow) {
+    const overWindow = isOverWindow(this.budget, this.predicted());
+    if ((isOverTrigger(this.budget, this.predicted()) && !folded) || overWindow) {
       const last = units.length - 1;
       if (last > this.coverageUnit) {
         before = this.predicted();
@@ -704,7 +706,7 @@ export class CompactionEngine {
         note(4, before, folded);
       }
     }
-    if (this.predicted() > this.budget.effective) {
+    if (isOverWindow(this.budget, this.predicted())) {
       before = this.predicted();
       this.clipLastUnit();
       note(4, before, true);
@@ -1078,7 +1080,7 @@ export class CompactionEngine {
     do {
       this.clipParts(index, clippable, originals, share);
       share = Math.floor(share / 2);
-    } while (this.predicted() > this.budget.effective && share >= EMERGENCY_MIN_SHARE_CHARS);
+    } while (isOverWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS);
   }
 
   private clipParts(index: number, clippable: readonly Part[], originals: ReadonlyMap<string, ReducedForm | undefined>, share: number): void {

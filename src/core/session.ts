@@ -29,6 +29,7 @@ import { CachedTokenCounter, type TokenCounter } from './tokens';
 import type { BackgroundRunner } from './background';
 import { fileTouches, renderToolInput } from './tools';
 import type { RawRecord } from './types';
+import { messageOf } from './errors';
 
 export interface SessionOptions {
   readonly budget: Budget;
@@ -229,7 +230,7 @@ export class CompactionSession {
       try {
         this.applyToState(entry.event);
       } catch (error) {
-        this.skippedEvents.push(`Your earlier "${entry.event.kind}" on fact ${entry.event.factId} no longer applies (${error instanceof Error ? error.message : String(error)}); it is kept in the store and was skipped.`);
+        this.skippedEvents.push(`Your earlier "${entry.event.kind}" on fact ${entry.event.factId} no longer applies (${messageOf(error)}); it is kept in the store and was skipped.`);
       }
       this.appliedEvents++;
     }

@@ -101,9 +101,6 @@ export function milestoneKey(record: number): string {
  * kept so the audit survives the session and can be read without the engine.
  */
 export const FACT_PREFIX = 'state:fact:';
-export function factKey(n: number): string {
-  return `${FACT_PREFIX}${String(n).padStart(7, '0')}`;
-}
 
 export const STATE_EVENT_PREFIX = 'state:event:';
 export function stateEventKey(n: number): string {

@@ -17,6 +17,7 @@
 import type { RawRecord, RecordRole } from './types';
 import { userWords } from './harness';
 import { redact } from './redact';
+import { messageOf } from './errors';
 
 export type TranscriptFormat = 'interchange' | 'claude-code';
 
@@ -125,7 +126,7 @@ function splitLines(text: string): ParsedLine[] {
       try {
         out.push({ line, value: JSON.parse(raw) as unknown });
       } catch (err) {
-        out.push({ line, error: err instanceof Error ? err.message : String(err) });
+        out.push({ line, error: messageOf(err) });
       }
     }
     start = end + 1;

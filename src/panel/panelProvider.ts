@@ -15,14 +15,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
-import { callUri, recordUri } from '../agent/documents';
-import type { KeeperAgent, SentEvent } from '../agent/participant';
+import type { LastSent, PanelAgent, PanelDocuments } from './ports';
 import type { TokenCounter } from '../core/tokens';
 import { PAGE_SIZE, parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
 import { makeNonce, panelHtml } from './html';
 import { handleWebviewMessage, type PanelPorts } from './router';
 import { MemoTokenCounter } from '../core/tokens';
 import { buildPanelState, defaultPanelView, type PanelView } from './snapshot';
+import { messageOf } from '../core/errors';
 
 export const PANEL_VIEW_ID = 'contextKeeper.taskContext';
 /** The command VS Code generates for every view: reveals and focuses it. */
@@ -34,9 +34,10 @@ export const PANEL_UPDATE_DELAY_MS = 100;
 const MAX_NOTICES = 5;
 
 export interface TaskContextDeps {
-  readonly agent: KeeperAgent;
+  readonly agent: PanelAgent;
+  readonly documents: PanelDocuments;
   /** What the model was sent at the task's last call in this window. */
-  readonly lastSent: (taskId: string) => SentEvent | undefined;
+  readonly lastSent: (taskId: string) => LastSent | undefined;
   /** Tells the user something outside the panel (a warning message). */
   notify(message: string): void;
 }
@@ -151,7 +152,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
         this.deps.notify(`Context Keeper: task ${taskId} has no record r${index}.`);
         return;
       }
-      await showReadOnly(recordUri(taskId, index));
+      await showReadOnly(this.deps.documents.recordUri(taskId, index));
     },
     openToolCall: async (taskId, toolCallId) => {
       const task = await this.deps.agent.inspect(taskId);
@@ -159,7 +160,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
         this.deps.notify(`Context Keeper: task ${taskId} has no tool call ${toolCallId}.`);
         return;
       }
-      await showReadOnly(callUri(taskId, toolCallId));
+      await showReadOnly(this.deps.documents.callUri(taskId, toolCallId));
     },
     openFile: (file) => this.openWorkspaceFile(file),
     rebuild: (taskId) => this.rebuild(taskId),
@@ -333,8 +334,4 @@ async function showReadOnly(uri: vscode.Uri): Promise<void> {
 function isInside(root: string, file: string): boolean {
   const relative = path.relative(root, file);
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,6 +7,7 @@
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
 import { parseWebviewMessage, type HostMessage, type PagedList, type WebviewMessage } from '../protocol/messages';
+import { messageOf } from '../core/errors';
 
 /** What the router may do; the provider implements each with the agent and VS Code. */
 export interface PanelPorts {
@@ -124,6 +125,6 @@ async function act(message: { readonly requestId: string; readonly taskId: strin
   try {
     return { type: 'action/result', requestId, ok: true, message: await run(taskId) };
   } catch (error) {
-    return { type: 'action/result', requestId, ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { type: 'action/result', requestId, ok: false, message: messageOf(error) };
   }
 }

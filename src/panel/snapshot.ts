@@ -9,7 +9,6 @@
  * only the last context sent, through a counter that remembers what it counted.
  */
 import { redact } from '../core/redact';
-import type { TaskSession } from '../agent/taskSession';
 import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
 import { FACT_SECTIONS, TASK_CONTEXT_HEADING, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
@@ -31,17 +30,12 @@ import {
   type PageView,
   type SummaryLineView,
 } from '../protocol/messages';
+import type { LastSent, PanelTask } from './ports';
 
-/** What the model was sent at the task's last model call (the agent's `SentEvent`, minus its ids). */
-export interface LastSent {
-  readonly messages: readonly ProjectedMessage[];
-  readonly tokens: number | undefined;
-  readonly predicted: number;
-  readonly window: number;
-}
+export type { LastSent } from './ports';
 
 export interface PanelStateInput {
-  readonly task: TaskSession | undefined;
+  readonly task: PanelTask | undefined;
   readonly running: boolean;
   readonly lastSent?: LastSent | undefined;
   /** Notices from the host (a failed action, a rejected panel message…); the engine's own come first. */
@@ -132,7 +126,7 @@ function sumTokens(entries: readonly NotLoadedEntry[]): number {
 }
 
 /** The first line of the first user record, clipped; the task id when there is none. */
-function titleOf(task: TaskSession): string {
+function titleOf(task: PanelTask): string {
   const first = task.records.find((r) => r.role === 'user');
   // Secrets and personal data never reach the panel (the raw record keeps them).
   const line = redact(first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '').text;
@@ -204,7 +198,7 @@ export function factsOf(facts: readonly Fact[], audit: readonly Fact[]): FactVie
  * When the measured blocks exceed `current` (the model counts differently, or
  * `current` is an estimate) they are scaled down to sum to it exactly.
  */
-export function budgetOf(task: TaskSession, lastSent: LastSent | undefined, counter: TokenCounter): BudgetView {
+export function budgetOf(task: PanelTask, lastSent: LastSent | undefined, counter: TokenCounter): BudgetView {
   const engine = task.session.engine;
   const budget = task.session.budget;
   const messages = lastSent ? lastSent.messages : engine.project();
@@ -296,7 +290,7 @@ function notLoadedView(entry: NotLoadedEntry): NotLoadedView {
 }
 
 /** The engine's compactions, each with the loss ledger taken at its boundary (when there is one). */
-function compactionsOf(task: TaskSession, compactions: readonly Compaction[]): CompactionView[] {
+function compactionsOf(task: PanelTask, compactions: readonly Compaction[]): CompactionView[] {
   const shown = new Set(compactions.map((c) => c.atRecord));
   const ledger = new Map(task.ledger.filter((l) => shown.has(l.atRecord)).map((l) => [l.atRecord, l]));
   return compactions.map((c): CompactionView => {

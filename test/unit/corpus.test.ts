@@ -12,7 +12,7 @@ import { O200kTokenCounter } from '../../src/adapters/o200kTokenCounter';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../../src/core/budget';
 import { parseTranscript } from '../../src/core/transcript';
 import { earlyProbes, scoreProbes, slidingWindow } from '../../src/eval/earlyContext';
-import { runProjection } from '../../src/cli/report';
+import { runProjection } from '../../src/report/report';
 
 const corpus = process.env.CONTEXT_KEEPER_CORPUS ?? path.resolve(__dirname, '../../../../shared/corpus');
 const sessionsDir = path.join(corpus, 'sessions');

@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { contentHash } from '../../src/core/hash';
-import { ANCHOR_KEY, FACT_PREFIX, factKey, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, STATE_EVENT_PREFIX, stateEventKey, type ReducedForm } from '../../src/core/store';
+import { ANCHOR_KEY, FACT_PREFIX, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, STATE_EVENT_PREFIX, stateEventKey, type ReducedForm } from '../../src/core/store';
 import { emptySummary } from '../../src/core/summary';
 
 const shrunk: ReducedForm = { how: 'shrunk', input: '{}', output: 'head…tail', recover: 'view_tool_call("a")' };
 const dropped: ReducedForm = { how: 'dropped', input: '{}', output: '[output dropped: disposable tool]', recover: undefined };
+
+const factKey = (n: number): string => `${FACT_PREFIX}${String(n).padStart(7, '0')}`;
 
 describe('snapshot store (in memory)', () => {
   it('upserts forms monotonically: a drop is never replaced by a shrink', () => {

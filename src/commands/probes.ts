@@ -7,13 +7,11 @@
 import * as vscode from 'vscode';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { parseTranscript } from '../core/transcript';
-import { formatAnswerReport, runAnswerProbes } from '../eval/answers';
-import { parseProbeFile } from '../eval/probes';
-import type { EvidenceDocuments } from './documents';
-import type { KeeperAgent } from './participant';
-import { readSettings } from './participant';
-import { windowFor } from './settings';
-import { VsCodeChatModel } from './vscodeModel';
+import { formatAnswerReport, parseProbeFile, runAnswerProbes } from '../eval';
+import type { EvidenceDocuments } from '../agent/documents';
+import { readSettings } from '../agent/participant';
+import { windowFor } from '../agent/settings';
+import { VsCodeChatModel } from '../agent/vscodeModel';
 
 type Handler = (...args: unknown[]) => unknown;
 

@@ -1,0 +1,124 @@
+/**
+ * The house holds: every import of every part is an arrow src/house.ts
+ * declares (parts, packages, 'vscode', Node), and the README's architecture
+ * table is the one rendered from the declaration.
+ * HOUSE_WRITE=1 rewrites the README's table instead of failing on it.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+import { forbiddenArrow, HOUSE, partOf, renderHouse } from '../../src/house';
+
+const NODE_BUILTINS = new Set(builtinModules.filter((name) => !name.startsWith('_')));
+const root = findRepoRoot(__dirname);
+
+/** One message per import of `source` (the file `file`, repository-relative) that the house does not allow. */
+function violations(file: string, source: string): string[] {
+  const part = partOf(file);
+  if (!part) return [];
+  const info = ts.preProcessFile(source, true, true);
+  const out: string[] = [];
+  const lineOf = (pos: number): number => source.slice(0, pos).split('\n').length;
+  for (const imported of info.importedFiles) {
+    const spec = imported.fileName;
+    const at = `${file}:${lineOf(imported.pos)} imports '${spec}'`;
+    if (spec.startsWith('.')) {
+      const target = resolveTs(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+      const why = forbiddenArrow(file, target);
+      if (why) out.push(`${at}: ${why}`);
+      continue;
+    }
+    const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+    if (spec === 'vscode') {
+      if (!part.vscode) out.push(`${at}: ${part.name} may not use the VS Code API`);
+    } else if (spec.startsWith('node:') || NODE_BUILTINS.has(pkg)) {
+      if (!part.node) out.push(`${at}: ${part.name} may not use Node's builtins`);
+    } else if (!(part.packages ?? []).includes(pkg)) {
+      out.push(`${at}: ${part.name} may not import the package ${pkg} (it may import ${(part.packages ?? []).join(', ') || 'none'})`);
+    }
+  }
+  return out;
+}
+
+/** `a/b` → `a/b.ts` or `a/b/index.ts`, as the compiler resolves it. */
+function resolveTs(target: string): string {
+  for (const candidate of [target, `${target}.ts`, `${target}/index.ts`]) {
+    if (fs.existsSync(path.join(root, candidate)) && fs.statSync(path.join(root, candidate)).isFile()) return candidate;
+  }
+  return target;
+}
+
+function filesOf(dir: string): string[] {
+  const full = path.join(root, dir);
+  if (!fs.existsSync(full)) return [];
+  return fs.readdirSync(full, { withFileTypes: true }).flatMap((e) => {
+    const rel = path.posix.join(dir, e.name);
+    if (e.isDirectory()) return filesOf(rel);
+    return /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts') ? [rel] : [];
+  });
+}
+
+describe('the house', () => {
+  it('every import is an arrow the house declares', () => {
+    const files = ['src', 'webview', 'bench'].flatMap(filesOf);
+    assert.ok(files.length > 50, `found only ${files.length} files`);
+    const unplaced = files.filter((f) => !partOf(f) && f !== 'src/house.ts');
+    assert.deepEqual(unplaced, [], 'every source file belongs to a part');
+    const found = files.flatMap((f) => violations(f, fs.readFileSync(path.join(root, f), 'utf8')));
+    assert.deepEqual(found, [], `imports outside the house:\n${found.join('\n')}`);
+  });
+
+  it('a wrong import fails with its file and line (self-check)', () => {
+    const source = ["import * as vscode from 'vscode';", "import { KeeperAgent } from '../agent/participant';", "import { redact } from '../core/redact';", "import initSqlJs from 'sql.js';", "import { readFileSync } from 'node:fs';"].join('\n');
+    assert.deepEqual(violations('src/panel/example.ts', source), [
+      "src/panel/example.ts:2 imports '../agent/participant': panel may not import agent (panel imports core, adapters, protocol)",
+      "src/panel/example.ts:4 imports 'sql.js': panel may not import the package sql.js (it may import none)",
+    ]);
+    assert.deepEqual(violations('src/core/example.ts', "import * as vscode from 'vscode';\nimport { x } from '../store/sqljs';"), [
+      "src/core/example.ts:1 imports 'vscode': core may not use the VS Code API",
+      "src/core/example.ts:2 imports '../store/sqljs': core may not import store (core imports no other part)",
+    ]);
+    assert.deepEqual(violations('src/commands/example.ts', "import { runAnswerProbes } from '../eval/answers';\nimport { parseProbeFile } from '../eval';"), [
+      "src/commands/example.ts:1 imports '../eval/answers': eval is imported through src/eval/index.ts only",
+    ]);
+    assert.deepEqual(violations('test/unit/example.test.ts', "import { x } from '../../src/agent/participant';"), [], 'tests are outside the house');
+  });
+
+  it('every part imports only parts that exist, and nothing imports upward in a cycle of parts', () => {
+    const names = new Set(HOUSE.map((p) => p.name));
+    for (const p of HOUSE) for (const i of p.imports) assert.ok(names.has(i), `${p.name} imports unknown part ${i}`);
+    const visiting = new Set<string>();
+    const done = new Set<string>();
+    const visit = (name: string, trail: string[]): void => {
+      assert.ok(!visiting.has(name), `the arrows make a cycle: ${[...trail, name].join(' -> ')}`);
+      if (done.has(name)) return;
+      visiting.add(name);
+      for (const next of HOUSE.find((p) => p.name === name)!.imports) visit(next, [...trail, name]);
+      visiting.delete(name);
+      done.add(name);
+    };
+    for (const p of HOUSE) visit(p.name, []);
+  });
+
+  it("the README's architecture table is rendered from the declaration", () => {
+    const readme = path.join(root, 'README.md');
+    const text = fs.readFileSync(readme, 'utf8');
+    const begin = '<!-- house:begin (rendered from src/house.ts; HOUSE_WRITE=1 npm run test:unit rewrites it) -->';
+    const end = '<!-- house:end -->';
+    const a = text.indexOf(begin);
+    const b = text.indexOf(end);
+    assert.ok(a >= 0 && b > a, 'README.md has the house markers');
+    const rendered = `${begin}\n${renderHouse()}\n${end}`;
+    if (process.env.HOUSE_WRITE === '1') fs.writeFileSync(readme, text.slice(0, a) + rendered + text.slice(b + end.length));
+    else assert.equal(text.slice(a, b + end.length), rendered, 'README.md: the architecture table differs from src/house.ts');
+  });
+});
+
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'src'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json with a src folder above ${start}`);
+  }
+}
