@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { DisposableStore } from './adapters/disposableStore';
+import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { callUri, DOC_SCHEME, EvidenceDocuments, recordUri } from './agent/documents';
 import { registerKeeperTools } from './agent/lmTools';
 import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
@@ -35,7 +36,9 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
   const root = new DisposableStore();
   context.subscriptions.push(root);
   try {
-    const reports = root.add(new ReportDocuments());
+    // One token counter for the window (its tables load on the first count, not here).
+    const counter = new O200kTokenCounter();
+    const reports = root.add(new ReportDocuments(counter));
     root.add(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
     const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
     const sessions = root.add(
@@ -50,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
     const log = root.add(vscode.window.createOutputChannel('Context Keeper', { log: true }));
-    agent = root.add(new KeeperAgent(sessions, log));
+    agent = root.add(new KeeperAgent(sessions, counter, log));
 
     // A task nobody used for a while is let go and its store closed: memory stays bounded by the tasks in use.
     const sweep = setInterval(() => {
@@ -74,12 +77,13 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
       new TaskContextViewProvider(context.extensionUri, {
         agent,
         documents: { recordUri, callUri },
+        counter,
         lastSent: (id) => lastSent.get(id),
         notify: (message) => void vscode.window.showWarningMessage(message),
       }),
     );
     root.add(vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel));
-    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent, panel };
+    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent, panel, counter };
     for (const [id, factory] of Object.entries(COMMANDS)) {
       root.add(vscode.commands.registerCommand(id, reportingFailures(id, factory(ctx))));
     }

@@ -26,7 +26,7 @@ export const HOUSE: readonly Part[] = [
   { name: 'core', path: 'src/core/', does: 'the compaction engine: record, budget, ladder, Task Context, protected state, redaction, replay', imports: [], packages: ['zod'] },
   { name: 'adapters', path: 'src/adapters/', does: 'what the core and the host need from outside, behind their ports: the o200k token counter, a disposable store', imports: ['core'], packages: ['gpt-tokenizer'], vscode: true },
   { name: 'store', path: 'src/store/', does: 'the durable session store: sql.js database, journal, payloads, lock', imports: ['core'], packages: ['sql.js'], node: true },
-  { name: 'report', path: 'src/report/', does: 'the report of a transcript and the session ids, shared by the CLI and the commands', imports: ['core', 'adapters'] },
+  { name: 'report', path: 'src/report/', does: 'the report of a transcript and the session ids, shared by the CLI and the commands', imports: ['core'] },
   { name: 'agent', path: 'src/agent/', does: '@keeper: the agent loop, its tools, the model port and its VS Code adapter, settings, evidence documents', imports: ['core', 'adapters'], packages: ['zod'], vscode: true, node: true },
   { name: 'protocol', path: 'src/protocol/', does: 'every panel <-> host message, declared once (zod schema and type)', imports: ['core'], packages: ['zod'] },
   { name: 'panel', path: 'src/panel/', does: "the Task Context panel's host side and the status-bar gauge; it reads the agent through its ports", imports: ['core', 'adapters', 'protocol'], vscode: true, node: true },

@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
@@ -94,7 +93,6 @@ export class KeeperAgent implements vscode.Disposable {
   private readonly windows = new Map<string, number>();
   /** The running turns, aborted when the extension shuts down (commands run in their own process group). */
   private readonly running = new Set<AbortController>();
-  private readonly counter: TokenCounter = new O200kTokenCounter();
   private readonly _onDidSend = new vscode.EventEmitter<SentEvent>();
   readonly onDidSend = this._onDidSend.event;
   private readonly _onDidEndTurn = new vscode.EventEmitter<TurnEndEvent>();
@@ -123,6 +121,8 @@ export class KeeperAgent implements vscode.Disposable {
 
   constructor(
     private readonly sessions: TaskStoreHost,
+    /** The token counter every task of this window measures with (one, built at the composition root). */
+    private readonly counter: TokenCounter,
     /** Where model errors, retries and tool failures are logged (the "Context Keeper" output channel). */
     private readonly log?: vscode.LogOutputChannel,
   ) {

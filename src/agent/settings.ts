@@ -10,7 +10,8 @@ import { COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS
 
 export const SETTINGS_SECTION = 'contextKeeper';
 
-const Fields = {
+/** Every setting, declared once: package.json's contributes.configuration must say the same (test/unit/settings.test.ts). */
+export const SETTING_FIELDS = {
   /** 0 = the model's own maxInputTokens. */
   windowTokens: z.number().int().min(0).max(10_000_000).default(0),
   /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
@@ -44,15 +45,15 @@ export function matchesToolPattern(name: string, patterns: readonly string[]): b
   return patterns.some((pattern) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name));
 }
 
-export type KeeperSettings = { readonly [K in keyof typeof Fields]: z.infer<(typeof Fields)[K]> };
-export const SETTING_KEYS = Object.keys(Fields) as (keyof typeof Fields)[];
+export type KeeperSettings = { readonly [K in keyof typeof SETTING_FIELDS]: z.infer<(typeof SETTING_FIELDS)[K]> };
+export const SETTING_KEYS = Object.keys(SETTING_FIELDS) as (keyof typeof SETTING_FIELDS)[];
 
 /** Validates raw values (as `getConfiguration` returns them) field by field. */
 export function parseSettings(read: (key: string) => unknown): { settings: KeeperSettings; problems: string[] } {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
-    const schema = Fields[key];
+    const schema = SETTING_FIELDS[key];
     const raw = read(key);
     const parsed = schema.safeParse(raw);
     if (parsed.success) out[key] = parsed.data;

@@ -175,6 +175,8 @@ async function openStore(file: string, io: { err: (s: string) => void }, readOnl
 
 export async function main(argv: readonly string[], io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
   const [command, ...rest] = argv;
+  // The CLI's composition root: one token counter for the run (its tables load on the first count).
+  const counter = new O200kTokenCounter();
   try {
     if (!command || command === '-h' || command === '--help' || command === 'help') {
       io.out(USAGE);
@@ -211,13 +213,14 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
           const { budget, result } = await runProjection(transcript, {
             window: options.window,
             reserve: options.reserve,
+            counter,
             ...(options.at !== undefined ? { at: options.at } : {}),
             ...(persistence ? { persistence } : {}),
             ...(replaying ? { clock: { now: () => performance.now() }, onStep: (line) => io.out(JSON.stringify(line)) } : {}),
           });
           // A resumed run made the model calls of the records it added; its totals are the whole session's, as one
           // uninterrupted run makes them (everything else comes from the store: the projection, the compaction log).
-          const whole = resumed > 0 ? (await runProjection(transcript, { window: options.window, reserve: options.reserve, ...(options.at !== undefined ? { at: options.at } : {}) })).result : result;
+          const whole = resumed > 0 ? (await runProjection(transcript, { window: options.window, reserve: options.reserve, counter, ...(options.at !== undefined ? { at: options.at } : {}) })).result : result;
           const reported = { ...result, totals: whole.totals };
           if (replaying) io.out(JSON.stringify({ summary: { ...whole.totals, ...(store ? { resumedFrom: resumed } : {}) } }));
           else io.out(options.json ? JSON.stringify(projectJson(budget, reported), null, 2) : formatReport(budget, reported, transcript.title));
@@ -268,8 +271,8 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         // Drift report: the summary the session built fold by fold against one rebuilt from the raw record.
         const file = options.positionals[0];
         const transcript = loadTranscript(file, io.err);
-        const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve });
-        const rebuilt = rebuildDrift(result.session, new O200kTokenCounter());
+        const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve, counter });
+        const rebuilt = rebuildDrift(result.session, counter);
         if (!rebuilt) {
           io.out(options.json ? JSON.stringify({ folded: 0, sections: {} }) : 'nothing was folded: the whole session fits, there is no summary to rebuild');
           return 0;

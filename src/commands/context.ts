@@ -7,6 +7,7 @@ import type { EvidenceDocuments } from '../agent/documents';
 import type { KeeperAgent, SentEvent } from '../agent/participant';
 import type { TaskSession } from '../agent/taskSession';
 import { messageOf } from '../core/errors';
+import type { TokenCounter } from '../core/tokens';
 import type { TaskContextViewProvider } from '../panel/panelProvider';
 import type { WorkspaceStoreHost } from '../store/workspaceStore';
 import type { ReportDocuments } from './reports';
@@ -23,6 +24,8 @@ export interface Ctx {
   readonly lastSent: Map<string, SentEvent>;
   /** The Task Context panel (a webview view in its own activity-bar container). */
   readonly panel: TaskContextViewProvider;
+  /** The window's token counter. */
+  readonly counter: TokenCounter;
 }
 
 export type CommandHandler = (...args: unknown[]) => unknown;

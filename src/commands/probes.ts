@@ -5,7 +5,7 @@
  * (`<name>.probes.json` beside it is picked up when present).
  */
 import * as vscode from 'vscode';
-import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import type { TokenCounter } from '../core/tokens';
 import { parseTranscript } from '../core/transcript';
 import { formatAnswerReport, parseProbeFile, runAnswerProbes } from '../eval';
 import type { EvidenceDocuments } from '../agent/documents';
@@ -28,7 +28,7 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-export function runProbesCommand(documents: EvidenceDocuments): Handler {
+export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCounter): Handler {
   return async (transcriptArg?: unknown, probesArg?: unknown, modelArg?: unknown) => {
     const transcriptUri =
       transcriptArg instanceof vscode.Uri
@@ -65,7 +65,7 @@ export function runProbesCommand(documents: EvidenceDocuments): Handler {
         return runAnswerProbes(transcript.records, probes, {
           window,
           reserve,
-          counter: new O200kTokenCounter(),
+          counter,
           signal: controller.signal,
           onProgress: (done, total) => progress.report({ message: `${done}/${total}`, increment: 100 / total }),
           ask: async (messages, question, signal) => {

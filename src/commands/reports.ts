@@ -9,6 +9,7 @@ import { readSettings } from '../agent/participant';
 import { windowFor } from '../agent/settings';
 import { DEFAULT_CONTEXT_WINDOW } from '../core/budget';
 import { messageOf } from '../core/errors';
+import type { TokenCounter } from '../core/tokens';
 import { projectTranscriptReport } from '../report/report';
 import { fileNameOf, pickTranscript, type CommandHandler, type Ctx } from './context';
 
@@ -32,7 +33,7 @@ export function projectTranscriptCommand(ctx: Ctx): CommandHandler {
     try {
       report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Context Keeper: projecting ${name}…` },
-        async () => projectTranscriptReport(text, { window: request.window, reserve: request.reserve }),
+        async () => projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: ctx.counter }),
       );
     } catch (error) {
       void vscode.window.showErrorMessage(`Context Keeper could not project ${name}: ${messageOf(error)}`);
@@ -84,7 +85,7 @@ export function parseReportUri(uri: vscode.Uri): ReportRequest | undefined {
  * fires it when a document of a scheme without a provider is requested.
  */
 export class ReportDocuments extends KeptDocuments {
-  constructor() {
+  constructor(private readonly counter: TokenCounter) {
     super(REPORT_SCHEME);
   }
 
@@ -98,7 +99,7 @@ export class ReportDocuments extends KeptDocuments {
     if (!request) return `Context Keeper: ${uri.toString()} is not a report address.`;
     try {
       const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(request.source));
-      return await projectTranscriptReport(text, { window: request.window, reserve: request.reserve });
+      return await projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: this.counter });
     } catch (error) {
       return `Context Keeper could not project ${request.source.fsPath}: ${messageOf(error)}`;
     }

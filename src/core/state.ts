@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
-import { classifySentence, isRuleSentence, splitThoughts } from './classify';
+import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
 import { resolveReply } from './digest';
 import { askText } from './harness';
 import { extractConstraints, looksLikeCode, quotedRules, readUserMessage, splitSentences, topicKey } from './summarizer';
@@ -63,7 +63,7 @@ const PERMISSION = /\b(you (?:may|can)|(?:is|are) allowed to|feel free to|go ahe
 const PREFERENCE = /\b(I prefer|I'd prefer|prefer(?:ably)?|I like)\b/i;
 const OPEN_MARKER = /\b(TODO|FIXME|still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
 const RULE_IN_TEXT = /\b(from now on|always|never|you must|must not|do not|don't)\b/i;
-const DECISION = /\b(I'll use|I will use|we'll use|let's use|let's go with|going with|decided to|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose)\b/i;
+const DECISION = CHOICE_CUE;
 const REVERSAL = /\b(switch(?:ing|ed)? to|changed my mind|revert(?:ing|ed)? to|going back to)\b/i;
 /** "instead of X", "rather than X", "switching from X", "replacing X", "no longer using X": X is what is replaced. */
 const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|no longer (?:use|using))\s+(?:the |a |an )?([`'"]?[\w.@/-]+)/i;

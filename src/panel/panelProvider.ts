@@ -14,7 +14,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import type { LastSent, PanelAgent, PanelDocuments } from './ports';
 import type { TokenCounter } from '../core/tokens';
 import { PAGE_SIZE, parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
@@ -36,6 +35,8 @@ const MAX_NOTICES = 5;
 export interface TaskContextDeps {
   readonly agent: PanelAgent;
   readonly documents: PanelDocuments;
+  /** The window's token counter. */
+  readonly counter: TokenCounter;
   /** What the model was sent at the task's last call in this window. */
   readonly lastSent: (taskId: string) => LastSent | undefined;
   /** Tells the user something outside the panel (a warning message). */
@@ -68,15 +69,14 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   /** How much of each long list the webview asked for, and its filter; the pages start again for another task. */
   private panelView: PanelView = defaultPanelView();
   private panelViewTask: string | undefined;
-  private readonly tokenCounter: TokenCounter = new O200kTokenCounter();
-  /** Remembers the counts of the context's messages: a step adds a few, the rest are counted once. */
   /** The messages of a few contexts: a snapshot re-counts only what changed since the last one. */
-  private readonly counter = new MemoTokenCounter(this.tokenCounter, 5_000);
+  private readonly counter: MemoTokenCounter;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly deps: TaskContextDeps,
   ) {
+    this.counter = new MemoTokenCounter(deps.counter, 5_000);
     this.disposables.push(
       deps.agent.onDidChangeTask((taskId) => this.onTaskEvent(taskId)),
       deps.agent.onDidSend((event) => this.onTaskEvent(event.taskId)),

@@ -2,18 +2,20 @@
  * The CLI's outputs, shared with the extension's "Project a Transcript"
  * command: the JSON object of the CLI contract and a readable report.
  */
-import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
 import { defaultBudget, type Budget } from '../core/budget';
 import { renderUnit, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
 import type { Milestone } from '../core/milestones';
+import type { TokenCounter } from '../core/tokens';
 import type { Conflict, Fact } from '../core/state';
 
 export interface ProjectOptions {
   readonly window: number;
   readonly reserve: number;
+  /** The token counter the replay measures with. */
+  readonly counter: TokenCounter;
   readonly at?: number;
   /** A persistent store to keep the session in (and resume from). */
   readonly persistence?: Pick<ReplayOptions, 'snapshots' | 'tools' | 'resumeFrom' | 'persist'>;
@@ -51,7 +53,7 @@ export async function runProjection(transcript: ParsedTranscript, options: Proje
   }
   const result = await replay(transcript.records, {
     budget,
-    counter: new O200kTokenCounter(),
+    counter: options.counter,
     ...(options.at !== undefined ? { at: options.at } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
@@ -110,7 +112,7 @@ const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((
 export function resultInBrief(budget: Budget, result: ReplayResult, title: string | undefined): string[] {
   const engine = result.session.engine;
   const units = result.session.record.units;
-  const counter = new O200kTokenCounter();
+  const counter = result.session.counter;
   const history = units.reduce((sum, unit) => sum + renderUnit(unit).reduce((a, m) => a + counter.count(m.content), 0), 0);
   const summary = engine.currentSummary;
   let foldedCalls = 0;
@@ -168,7 +170,7 @@ export function formatReport(budget: Budget, result: ReplayResult, title: string
 }
 
 /** Parses a transcript, projects it and returns the readable report (used by the extension). */
-export async function projectTranscriptReport(text: string, options: { window: number; reserve: number }): Promise<string> {
+export async function projectTranscriptReport(text: string, options: { window: number; reserve: number; counter: TokenCounter }): Promise<string> {
   const transcript = parseTranscript(text);
   const { budget, result } = await runProjection(transcript, options);
   const warnings = transcript.warnings.length

@@ -33,7 +33,7 @@ describe(`corpus sessions (${existsSync(sessionsDir) ? sessionsDir : `absent: ${
       const over: string[] = [];
       for (const file of files) {
         const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'));
-        const { result } = await runProjection(transcript, { window, reserve });
+        const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter() });
         if (result.tokens > window - reserve) over.push(`${file}: ${result.tokens}`);
         if (result.totals.maxTokens > window - reserve) over.push(`${file} (during replay): ${result.totals.maxTokens}`);
       }
@@ -54,8 +54,8 @@ describe(`corpus sessions (${existsSync(sessionsDir) ? sessionsDir : `absent: ${
       const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'));
       const probes = earlyProbes(transcript.records);
       if (probes.length === 0) continue;
-      const { result } = await runProjection(transcript, { window, reserve });
-      const raw = await runProjection(transcript, { window: 1_000_000_000, reserve: 0 });
+      const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter() });
+      const raw = await runProjection(transcript, { window: 1_000_000_000, reserve: 0, counter: new O200kTokenCounter() });
       const sliding = slidingWindow(raw.result.messages, window - reserve, counter);
       const ours = scoreProbes(probes, result.messages);
       const theirs = scoreProbes(probes, sliding);
