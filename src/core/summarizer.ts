@@ -108,6 +108,10 @@ export function readUserMessage(text: string): UserMessage {
   return { split, quoted: splitQuoted(split.words) };
 }
 
+/** A reply that only says to go on with the work under way ("continue", "i agree, continue", "keep going"). */
+const CONTINUATION = /^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|perfect|thanks|thank you|i agree|agreed|looks good|sounds good|lgtm)[,.!]?\s*)*(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume|next|go ahead|continue please|please continue)(?:\s+(?:please|then|with (?:the|that|it)(?: \w+)?|where you left off))?[.!]*$/i;
+const CONTINUED_SUFFIX = / — continued at #\d+ \(r\d+\)$/;
+
 /** Whether the user's own words are rules and courtesy only, no ask. */
 function onlyRules(words: string): boolean {
   let rules = 0;
@@ -537,7 +541,10 @@ class Fold {
       this.b.requests.push(req);
       // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
       // its rules are constraints, and the work asked before goes on.
-      if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
+      if (!req.resolved && this.goal !== '' && CONTINUATION.test(split.words.trim())) {
+        // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
+        this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
+      } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
         this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
       }

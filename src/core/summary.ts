@@ -260,6 +260,9 @@ export const ADDED_HEADING = '### Added at later folds (newest last)';
  */
 export const REQUESTS_SHOWN = 200;
 
+/** A request this long or longer, sent again word for word, is shown once (shorter ones — "continue", "yes" — are cheaper than a pointer). */
+const REPEAT_MIN_CHARS = 40;
+
 /** The requests the head leaves out: all but the first and the latest REQUESTS_SHOWN − 1 (none in a shorter log). */
 function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[] {
   return requests.length <= REQUESTS_SHOWN ? [] : requests.slice(1, requests.length - (REQUESTS_SHOWN - 1));
@@ -267,7 +270,14 @@ function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[
 
 /** The request lines as the head shows them, keyed by their identity (`#n`, and `#…` for the elided run). */
 function requestLines(requests: readonly RequestLine[]): [string, string][] {
-  const line = (r: RequestLine): [string, string] => [`#${r.ordinal}`, `- ${formatRequest(r)}`];
+  // A request sent again word for word (a retried prompt, an agent's re-run) points at its first sending.
+  const first = new Map<string, number>();
+  const line = (r: RequestLine): [string, string] => {
+    const words = r.text.replace(/\s+/g, ' ').trim().toLowerCase();
+    const earlier = words.length >= REPEAT_MIN_CHARS && !r.resolved ? first.get(words) : undefined;
+    if (earlier === undefined && words.length >= REPEAT_MIN_CHARS) first.set(words, r.ordinal);
+    return [`#${r.ordinal}`, earlier !== undefined ? `- #${r.ordinal} (r${r.record}): the same words as #${earlier}` : `- ${formatRequest(r)}`];
+  };
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.map(line);
   const from = elided[0]!;

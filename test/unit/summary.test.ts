@@ -413,6 +413,22 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.requests.length, 2, 'the rule is still a request, verbatim');
   });
 
+  it('"continue" keeps the goal on the work under way and says it was taken up again', async () => {
+    const b = new RecordBuilder().user('Port the exporter to the new CSV writer.').step('The CSV writer is in place.').user('continue').step('The JSON writer is next.').user('i agree, continue');
+    const s = await fold(b);
+    assert.equal(s.current.goal, '#1 (r0): Port the exporter to the new CSV writer. — continued at #3 (r4)');
+    assert.doesNotMatch(s.current.next, /answer request #3/);
+  });
+
+  it('a request sent again word for word points at its first sending', async () => {
+    const ask = 'Find the "AI" comments in the code files I shared and answer the questions they hold.';
+    const b = new RecordBuilder().user(ask).step('Done: the comments are answered.').user(ask).step('Answered again.').user('yes');
+    const text = renderSummary(await fold(b));
+    assert.equal(text.split(ask).length - 1, 1, text);
+    assert.match(text, /^- #2 \(r2\): the same words as #1$/m);
+    assert.match(text, /^- #3 \(r4\): yes$/m, 'a short reply is cheaper said again');
+  });
+
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
     const todo = new RecordBuilder().user('Port the exporter.').step('**Done** with the first part.', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add the JSON writer', status: 'in_progress' }, { content: 'Update the docs', status: 'pending' }] }, output: 'ok' }]);
     assert.equal((await fold(todo)).current.next, 'Add the JSON writer (in progress, todo)');
