@@ -18,7 +18,7 @@
  * summarizer fails.
  */
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
+import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -387,6 +387,16 @@ function toolLabel(tool: ToolInvocation): string {
   return tool.name;
 }
 
+/** The text a write call creates its file with (Claude Code Write, str_replace_editor create, Cursor, Copilot). */
+function writtenContent(tool: ToolInvocation): string | undefined {
+  const input = tool.input;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const r = input as Record<string, unknown>;
+  for (const k of ['content', 'file_text', 'contents', 'text', 'code']) if (typeof r[k] === 'string') return r[k] as string;
+  // aider creates a file with an empty SEARCH block.
+  return r.search === '' && typeof r.replace === 'string' ? r.replace : undefined;
+}
+
 /** An edit's old and new text, when the tool says them (Claude Code Edit, str_replace_editor, aider). */
 function editTexts(tool: ToolInvocation): { old: string; new: string } | undefined {
   const input = tool.input;
@@ -511,7 +521,7 @@ class Fold {
   private goal: string;
   private status: string;
   private next: string;
-  private readonly writes = new Map<string, { created: boolean; writes: number; sources: number[]; note: string; edit?: string }>();
+  private readonly writes = new Map<string, { created: boolean; writes: number; sources: number[]; note: string; edit?: string; purpose?: string }>();
   private readonly modified: string[] = [];
   private plan: { open: string[]; active: string | undefined } | undefined;
   private lastPlanSentence: string | undefined;
@@ -658,8 +668,15 @@ class Fold {
       for (const touch of touches.length ? touches : fileTouches(tool)) {
         if (touch.access === 'read') continue;
         const entry = this.writes.get(touch.path) ?? { created: false, writes: 0, sources: [], note: '' };
-        if (touch.access === 'create') entry.created = true;
-        else entry.writes++;
+        if (touch.access === 'create') {
+          entry.created = true;
+          // What the file is for, as its own header says it (a docstring, a leading comment, a title).
+          const content = writtenContent(tool);
+          if (content !== undefined && entry.purpose === undefined) {
+            const purpose = purposeOf(touch.path, content);
+            if (purpose !== undefined) entry.purpose = redact(purpose).text;
+          }
+        } else entry.writes++;
         entry.sources.push(tool.callRecord);
         this.writes.set(touch.path, entry);
         this.modified.push(touch.path);
@@ -804,7 +821,7 @@ class Fold {
       const parts: string[] = [];
       if (entry.created) parts.push('created');
       if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
-      const note = entry.note ? ` — ${entry.note}` : entry.edit ? ` — last edit ${entry.edit}` : '';
+      const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : '';
       this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
     }
     const delivered = this.b.facts.Deliverables.map((d) => d.key);

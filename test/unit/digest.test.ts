@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isRuleSentence, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { errorLine, errorSignatures, gistOf, handles, outputLines, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { askText, splitUserText } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 
@@ -322,5 +322,17 @@ describe('short replies are resolved against what was just offered', () => {
     assert.equal(resolveReply('2', undefined), undefined);
     assert.equal(resolveReply('2', { record: 1, text: 'Done, the tests pass.' }), undefined);
     assert.equal(resolveReply('2 import GPG key and then push the commit to the remote when done', offer), undefined);
+  });
+});
+
+describe('what a created file is for', () => {
+  it('its docstring, leading comment or title and first line of prose; nothing from code or metadata', () => {
+    assert.equal(purposeOf('scripts/redact.py', '#!/usr/bin/env python3\n"""\nGitleaks Secret Auto-Redaction Script\n\nRuns gitleaks on staged files and redacts each secret found.\n"""\nimport json\n'), 'Gitleaks Secret Auto-Redaction Script: Runs gitleaks on staged files and redacts each secret found');
+    assert.equal(purposeOf('src/cache.ts', '/**\n * An LRU cache for parsed transcripts.\n * @module\n */\nexport class Cache {}'), 'An LRU cache for parsed transcripts');
+    assert.equal(purposeOf('sync.sh', '#!/bin/bash\n# Script to sync the AFI repositories\nset -e\n'), 'Script to sync the AFI repositories');
+    assert.equal(purposeOf('.gitleaks.toml', "# Gitleaks configuration for the repository\n# regex = '''[a-z]+@[^\\s]+'''\ntitle = 'x'\n"), 'Gitleaks configuration for the repository');
+    assert.equal(purposeOf('docs/PLAN.md', '# Git History Rewrite Plan\n\n**Date**: January 12, 2026\n**Status**: DRAFT\n**Purpose**: Scrub every secret from the git history.\n'), 'Git History Rewrite Plan: Purpose: Scrub every secret from the git history');
+    assert.equal(purposeOf('src/a.ts', 'import { z } from "zod";\nexport const A = z.string();\n'), undefined);
+    assert.equal(purposeOf('LICENSE.txt', ''), undefined);
   });
 });
