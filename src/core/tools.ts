@@ -582,13 +582,17 @@ export function shellTouches(command: string): FileTouch[] {
     const m = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
     if (m) heredocEnd = m[1];
   }
-  const flat = kept.join('\n');
-  for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*(['"]?[^\s'";|&<>]+['"]?)/g)) {
-    const path = unquote(m[1]!);
+  // Single-quoted strings are masked first, so a sed script or a message with spaces, `;` or `>` stays one word
+  // (double quotes often hold a command of their own: `ssh host "cat > /etc/x.yml"`, `bash -c "…"`).
+  const quoted: string[] = [];
+  const flat = kept.join('\n').replace(/'[^'\n]*'/g, (m) => `\u0001${quoted.push(m) - 1}\u0002`);
+  const restore = (w: string): string => w.replace(/\u0001(\d+)\u0002/g, (_, i: string) => quoted[Number(i)] ?? '');
+  for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*([^\s;|&<>]+)/g)) {
+    const path = unquote(restore(m[1]!));
     if (isFileToken(path)) out.push({ path, access: 'modify' });
   }
   for (const segment of flat.split(/&&|\|\||;|\||\n/)) {
-    const words = segment.trim().replace(/^['"]+/, '').split(/\s+/).map(unquote).filter((w) => w.length > 0);
+    const words = segment.trim().split(/\s+/).map((w) => unquote(restore(w))).filter((w) => w.length > 0);
     const verb = words[0];
     if (verb === undefined) continue;
     const args = words.slice(1).filter((w) => !w.startsWith('-'));

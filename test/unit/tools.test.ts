@@ -236,6 +236,11 @@ describe('tools: fileTouches', () => {
       { path: 'src/a.ts', access: 'modify' },
       { path: 'logs/run.log', access: 'modify' },
     ]);
+    // A sed script with spaces is one word: only the file after it is touched.
+    assert.deepEqual(fileTouches(inv('Bash', { command: "sed -i 's/def division(a: float, b: float) -> float/def division(a: float, b: float) -> float:/' tests/missing_colon.py" }, '')), [
+      { path: 'tests/missing_colon.py', access: 'modify' },
+    ]);
+    assert.deepEqual(fileTouches(inv('Bash', { command: "echo 'a; b > c' > 'notes/run log.txt'" }, '')), [{ path: 'notes/run log.txt', access: 'modify' }]);
     assert.deepEqual(fileTouches(inv('Bash', { command: 'cat /etc/a.yml 2>/dev/null || head -n 5 b/c.txt' }, '')), [
       { path: '/etc/a.yml', access: 'read' },
       { path: 'b/c.txt', access: 'read' },
