@@ -384,6 +384,8 @@ function toolLabel(tool: ToolInvocation): string {
   if (cmd !== undefined) return `\`${clip(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS), LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
+  // A result whose call the log lost (a broken line in the original) has no name to give.
+  if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
   return tool.name;
 }
 

@@ -420,6 +420,13 @@ describe('the Task Context as a digest', () => {
     assert.doesNotMatch(s.current.next, /answer request #3/);
   });
 
+  it('a result whose call the log lost is named as such, not "unknown"', async () => {
+    const b = new RecordBuilder().user('Commit the docs.');
+    b.records.push({ index: b.records.length, role: 'tool', content: '', toolCallId: 'lost-1', toolOutput: 'Exit code 1\n❌ Secrets detected! Commit blocked.' });
+    const s = await fold(b);
+    assert.match(s.current.status, /^blocked: a call missing from the record failed \(exit 1\): .*Secrets detected/);
+  });
+
   it('a request sent again word for word points at its first sending', async () => {
     const ask = 'Find the "AI" comments in the code files I shared and answer the questions they hold.';
     const b = new RecordBuilder().user(ask).step('Done: the comments are answered.').user(ask).step('Answered again.').user('yes');
