@@ -17,10 +17,11 @@
  * checkpoint always produces something; the engine falls back to it when a
  * summarizer fails.
  */
+import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
 import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
-import { enforceCap, GIST_SEPARATOR, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
+import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
@@ -505,7 +506,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
     const b = new SummaryBuilder(previous);
-    const fold = new Fold(b, previous);
+    const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS));
     for (const unit of input.units) {
       if (unit.kind === 'user') fold.user(unit);
       else if (unit.kind === 'step') fold.step(unit);
@@ -534,6 +535,8 @@ class Fold {
   constructor(
     private readonly b: SummaryBuilder,
     previous: SummaryState,
+    /** How many words a created file's purpose keeps (a gist's length for this head's cap). */
+    private readonly purposeWords: number,
   ) {
     this.goal = previous.current.goal;
     this.status = previous.current.status;
@@ -675,7 +678,7 @@ class Fold {
           // What the file is for, as its own header says it (a docstring, a leading comment, a title).
           const content = writtenContent(tool);
           if (content !== undefined && entry.purpose === undefined) {
-            const purpose = purposeOf(touch.path, content);
+            const purpose = purposeOf(touch.path, content, this.purposeWords);
             if (purpose !== undefined) entry.purpose = redact(purpose).text;
           }
         } else entry.writes++;
