@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { classifySentence, isRuleSentence, sentencesOf, splitThoughts } from '../../src/core/classify';
+import { classifySentence, isFragment, isRuleSentence, sentencesOf, splitThoughts } from '../../src/core/classify';
 import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { askText, splitUserText } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
@@ -53,6 +53,15 @@ describe('sentence classes', () => {
     assert.equal(agent('This is an interesting approach - rather than blocking commits with secrets, automatically redact them.'), 'process');
     assert.equal(agent('Instead of blocking the commit-push, they want to:'), 'other');
     assert.equal(agent('The issue is that the error message the user is seeing says:'), 'other');
+  });
+
+  it("an agent's own label decides its line; a list item without a verb of its own is a fragment", () => {
+    assert.equal(agent('Finding: cosmic-launcher is still in alpha with minimal customization; alternative launchers like Fuzzel recommended for more control.'), 'finding');
+    assert.equal(agent('Root cause: the init script skips single options.'), 'finding');
+    assert.ok(isFragment('New journal entries (Jan 9-11)'));
+    assert.ok(isFragment('`*.example`, `*.sample` - Template files'));
+    assert.ok(!isFragment('Tests pass on every platform'));
+    assert.ok(!isFragment('60+ secret types detected'));
   });
 
   it('a gerund of the agent at work is a note of progress; with its reason or limit a choice; naming code a change', () => {
