@@ -92,6 +92,16 @@ export interface ProjectedMessage {
   readonly prose?: string;
   readonly calls?: readonly ProjectedCall[];
   readonly result?: ProjectedResult;
+  /** The head message's blocks, in order, as data (the panel measures them; `content` is their texts joined). */
+  readonly head?: readonly HeadPart[];
+}
+
+/** The blocks the head is made of: the Task Context, the protected state, passages retrieved from the record, the evidence not loaded. */
+export type HeadBlock = 'summary' | 'protectedState' | 'retrieved' | 'evidence';
+
+export interface HeadPart {
+  readonly block: HeadBlock;
+  readonly text: string;
 }
 
 export interface ProjectedCall {
@@ -1121,7 +1131,7 @@ export class CompactionEngine {
 
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
-    const head = this.headMessage(this.headText());
+    const head = this.headMessage(this.headText(), this.headCache?.parts ?? []);
     const { messages: tail, kept } = this.tailView();
     const sameHead = head === this.projectedHead;
     this.projectedHead = head;
@@ -1220,9 +1230,9 @@ export class CompactionEngine {
   private readonly unitViews = new Map<number, { unit: Unit; lastRecord: number; parts: number; forms: (ReducedForm | undefined)[]; messages: ProjectedMessage[] }>();
 
   /** The head as a message, the same object while its text is unchanged. */
-  private headMessage(text: string): ProjectedMessage | undefined {
+  private headMessage(text: string, parts: readonly HeadPart[]): ProjectedMessage | undefined {
     if (text === '') return undefined;
-    if (this.lastHead?.text !== text) this.lastHead = { text, message: this.redactMessage({ role: 'user', content: text }) };
+    if (this.lastHead?.text !== text) this.lastHead = { text, message: this.redactMessage({ role: 'user', content: text, head: parts }) };
     return this.lastHead.message;
   }
 
@@ -1240,6 +1250,7 @@ export class CompactionEngine {
       ...(m.prose !== undefined ? { prose: redact(m.prose) } : {}),
       ...(m.calls ? { calls: m.calls.map((c) => ({ ...c, input: redact(c.input) })) } : {}),
       ...(m.result ? { result: { ...m.result, output: redact(m.result.output) } } : {}),
+      ...(m.head ? { head: m.head.map((p) => ({ ...p, text: redact(p.text) })) } : {}),
     };
   }
 
@@ -1250,12 +1261,18 @@ export class CompactionEngine {
     const key = this.blocksKey();
     const cached = this.headCache;
     if (cached && cached.summary === this.summary && cached.key === key) return cached.text;
-    const text = [this.summary ? renderSummary(this.summary) : '', ...this.blockTexts()].filter((t) => t !== '').join('\n\n');
-    this.headCache = { summary: this.summary, key, text };
+    const blocks = this.blockTexts();
+    const protectedCount = (this.options.blocks ?? []).length;
+    const parts: HeadPart[] = [
+      { block: 'summary' as const, text: this.summary ? renderSummary(this.summary) : '' },
+      ...blocks.map((t, i) => ({ block: i < protectedCount ? ('protectedState' as const) : i === protectedCount ? ('retrieved' as const) : ('evidence' as const), text: t })),
+    ].filter((p) => p.text !== '');
+    const text = parts.map((p) => p.text).join('\n\n');
+    this.headCache = { summary: this.summary, key, text, parts };
     return text;
   }
 
-  private headCache: { summary: SummaryState | undefined; key: string; text: string } | undefined;
+  private headCache: { summary: SummaryState | undefined; key: string; text: string; parts: readonly HeadPart[] } | undefined;
 
   /**
    * The head's blocks. Before the first fold only the protected blocks can

@@ -11,7 +11,7 @@
 import { redact } from '../core/redact';
 import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
-import { FACT_SECTIONS, TASK_CONTEXT_HEADING, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
+import { FACT_SECTIONS, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import {
   artifactSearchText,
@@ -59,17 +59,6 @@ export function defaultPanelView(): PanelView {
 
 /** Longest task title shown (the first line of the first request). */
 export const TITLE_MAX_CHARS = 80;
-
-/** The head blocks the budget bar shows, by the heading that opens each in the head message. */
-const HEAD_BLOCKS: ReadonlyMap<string, HeadBlock> = new Map([
-  [TASK_CONTEXT_HEADING, 'summary'],
-  ['## Protected state', 'protectedState'],
-  ['## Retrieved from the record', 'retrieved'],
-  ['## Evidence not loaded', 'evidence'],
-]);
-type HeadBlock = 'summary' | 'protectedState' | 'retrieved' | 'evidence';
-/** The order the engine writes the head's blocks in (src/core/engine.ts, `headText`). */
-const HEAD_ORDER: readonly HeadBlock[] = ['summary', 'protectedState', 'retrieved', 'evidence'];
 
 /** The key prefix the model summarizer gives the lines it wrote (src/agent/modelSummarizer.ts). */
 const MODEL_KEY_PREFIX = 'model-';
@@ -192,8 +181,8 @@ export function factsOf(facts: readonly Fact[], audit: readonly Fact[]): FactVie
 
 /**
  * The budget bar: the last context sent (or the one the engine would send
- * now) split into what it is made of. The head message is split at its known
- * `## ` headings; every other message is the raw tail; what the messages do not
+ * now) split into what it is made of. The head message carries its blocks
+ * (the engine's head parts); every other message is the raw tail; what the messages do not
  * carry (the system prompt, the tool schemas, message framing) is overhead.
  * When the measured blocks exceed `current` (the model counts differently, or
  * `current` is an estimate) they are scaled down to sum to it exactly.
@@ -222,40 +211,12 @@ const MEASURED: readonly MeasuredBlock[] = ['protectedState', 'summary', 'retrie
 /** Tokens of each block of the messages (overhead is left at 0: it is what the messages do not hold). */
 export function measureBlocks(messages: readonly ProjectedMessage[], counter: TokenCounter): Blocks {
   const out: Blocks = { overhead: 0, protectedState: 0, summary: 0, retrieved: 0, evidence: 0, rawTail: 0 };
-  const first = messages[0];
-  const hasHead = first !== undefined && (first.content.startsWith(TASK_CONTEXT_HEADING) || first.content.startsWith('## Protected state'));
-  for (const [index, message] of messages.entries()) {
-    if (index === 0 && hasHead) {
-      for (const { block, text } of splitHead(message.content)) out[block] += counter.count(text);
-    } else out.rawTail += counter.count(message.content);
+  for (const message of messages) {
+    // The head says what it is made of (the engine's blocks, as data); every other message is the raw tail.
+    if (message.head) for (const { block, text } of message.head) out[block] += counter.count(text);
+    else out.rawTail += counter.count(message.content);
   }
   return out;
-}
-
-/**
- * The head message cut at the headings of its blocks. Only a known heading
- * that comes later in the head's order cuts: a `## ` line inside a block (a
- * request or a retrieved passage quoting markdown) stays with it.
- */
-export function splitHead(head: string): { block: HeadBlock; text: string }[] {
-  const pieces: { block: HeadBlock; text: string }[] = [];
-  let block: HeadBlock = 'summary';
-  let lines: string[] = [];
-  const flush = (): void => {
-    const text = lines.join('\n').trim();
-    if (text !== '') pieces.push({ block, text });
-  };
-  for (const line of head.split('\n')) {
-    const next = line.startsWith('## ') ? HEAD_BLOCKS.get(line.trimEnd()) : undefined;
-    if (next && HEAD_ORDER.indexOf(next) > HEAD_ORDER.indexOf(block)) {
-      flush();
-      block = next;
-      lines = [];
-    }
-    lines.push(line);
-  }
-  flush();
-  return pieces;
 }
 
 /** The blocks as shares of `current`: overhead takes the rest, or the blocks are scaled to fit. */

@@ -13,7 +13,7 @@ import { CharRatioTokenCounter, type TokenCounter } from '../../src/core/tokens'
 import type { RawRecord } from '../../src/core/types';
 import { handleWebviewMessage, NO_TASK, staleTaskMessage, type PanelPorts } from '../../src/panel/router';
 import { MemoTokenCounter } from '../../src/core/tokens';
-import { buildPanelState, splitHead, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
+import { buildPanelState, measureBlocks, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
 import { emptyPages, notLoadedSearchText, PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
 import { RecordBuilder } from './engineHarness';
 
@@ -159,13 +159,14 @@ describe('panel snapshot', function () {
     assert.ok(Object.values(measured).reduce((n, v) => n + v, 0) <= budget.current);
     assert.ok(budget.blocks.summary > 0 && budget.blocks.protectedState > 0 && budget.blocks.evidence > 0 && budget.blocks.rawTail > 0, JSON.stringify(budget.blocks));
     assert.ok(overhead >= PROMPT_OVERHEAD, 'the system prompt and tool schemas are not in the messages');
-    // Measured on the messages sent: the head's blocks by their headings, every other message as the raw tail.
+    // Measured on the messages sent: the head's blocks as the engine gives them, every other message as the raw tail.
     const counter = new CharRatioTokenCounter();
     const [head, ...tail] = driven.lastSent!.messages;
     assert.equal(budget.blocks.rawTail, tail.reduce((n, m) => n + counter.count(m.content), 0));
-    const pieces = splitHead(head!.content);
-    assert.deepEqual([...new Set(pieces.map((p) => p.block))], ['summary', 'protectedState', 'evidence']);
-    assert.equal(budget.blocks.summary, counter.count(pieces.find((p) => p.block === 'summary')!.text));
+    const parts = head!.head!;
+    assert.deepEqual([...new Set(parts.map((p) => p.block))], ['summary', 'protectedState', 'evidence']);
+    assert.equal(parts.map((p) => p.text).join('\n\n'), head!.content, 'the parts are the head, in order');
+    assert.equal(budget.blocks.summary, counter.count(parts.find((p) => p.block === 'summary')!.text));
   });
 
   it('uses the prediction when the model did not count, and scales the blocks down when they exceed it', async () => {
@@ -275,23 +276,15 @@ describe('panel snapshot', function () {
     assert.equal(JSON.stringify(snapshot(a)), JSON.stringify(snapshot(a)));
   });
 
-  it('cuts the head only at the headings of its blocks, in their order', () => {
-    const head = [
-      '## Task Context',
-      '### Requests',
-      '- #1 (r0): write docs',
-      '## Protected state', // a heading inside a quoted request would come first: it cuts, the rest follow in order
-      '- Never push.',
-      '## Retrieved from the record',
-      '[r3]',
-      '## Task Context',
-      '## Usage',
-      '## Evidence not loaded',
-      '- view_tool_call("c1")',
-    ].join('\n');
-    const pieces = splitHead(head);
-    assert.deepEqual(pieces.map((p) => p.block), ['summary', 'protectedState', 'retrieved', 'evidence']);
-    assert.equal(pieces[2]!.text, '## Retrieved from the record\n[r3]\n## Task Context\n## Usage', 'an earlier or unknown heading stays in its block');
+  it('measures the head by the blocks the engine says it holds, whatever headings their text quotes', () => {
+    const counter = new CharRatioTokenCounter();
+    const quoting = '## Task Context\n### Requests\n- #1 (r0): write docs\n## Protected state\n## Evidence not loaded';
+    const head = { role: 'user' as const, content: `${quoting}\n\n## Protected state\n- Never push.`, head: [{ block: 'summary' as const, text: quoting }, { block: 'protectedState' as const, text: '## Protected state\n- Never push.' }] };
+    const blocks = measureBlocks([head, { role: 'assistant', content: 'done' }], counter);
+    assert.equal(blocks.summary, counter.count(quoting), 'a heading quoted in a request stays in its block');
+    assert.equal(blocks.protectedState, counter.count('## Protected state\n- Never push.'));
+    assert.equal(blocks.evidence, 0);
+    assert.equal(blocks.rawTail, counter.count('done'));
   });
 
   it('is cheap after every step of a long session (a few thousand records, o200k)', async function () {
