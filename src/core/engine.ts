@@ -1131,7 +1131,8 @@ export class CompactionEngine {
 
   /** The messages sent to the model: Task Context head, then the raw or reduced tail. */
   project(): ProjectedMessage[] {
-    const head = this.headMessage(this.headText(), this.headCache?.parts ?? []);
+    const { text, parts } = this.headText();
+    const head = this.headMessage(text, parts);
     const { messages: tail, kept } = this.tailView();
     const sameHead = head === this.projectedHead;
     this.projectedHead = head;
@@ -1255,12 +1256,12 @@ export class CompactionEngine {
   }
 
   /** The head message: the Task Context, the protected blocks, the evidence that was folded. */
-  private headText(): string {
+  private headText(): { text: string; parts: readonly HeadPart[] } {
     // Rendered again only when the summary, the coverage or a block's revision changed: the head is
     // projected at every call and its blocks (the protected state above all) grow with the task.
     const key = this.blocksKey();
     const cached = this.headCache;
-    if (cached && cached.summary === this.summary && cached.key === key) return cached.text;
+    if (cached && cached.summary === this.summary && cached.key === key) return cached;
     const blocks = this.blockTexts();
     const protectedCount = (this.options.blocks ?? []).length;
     const parts: HeadPart[] = [
@@ -1269,7 +1270,7 @@ export class CompactionEngine {
     ].filter((p) => p.text !== '');
     const text = parts.map((p) => p.text).join('\n\n');
     this.headCache = { summary: this.summary, key, text, parts };
-    return text;
+    return this.headCache;
   }
 
   private headCache: { summary: SummaryState | undefined; key: string; text: string; parts: readonly HeadPart[] } | undefined;

@@ -554,12 +554,12 @@ class Fold {
       if (split.words === '') continue;
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
       this.b.requests.push(req);
-      // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
-      // its rules are constraints, and the work asked before goes on.
       if (!req.resolved && this.goal !== '' && CONTINUATION.test(split.words.trim())) {
         // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
       } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
+        // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
+        // its rules are constraints, and the work asked before goes on.
         this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
       }

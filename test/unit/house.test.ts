@@ -1,6 +1,8 @@
 /**
  * The house holds: every import of every part is an arrow src/house.ts
- * declares (parts, packages, 'vscode', Node), and the README's architecture
+ * declares (parts, packages, 'vscode', Node; `/// <reference types>`, `require`
+ * and `import()` included), so the core stays a pure engine that runs under
+ * plain mocha and in any host; and the README's architecture
  * table is the one rendered from the declaration.
  * HOUSE_WRITE=1 rewrites the README's table instead of failing on it.
  */
@@ -21,7 +23,8 @@ function violations(file: string, source: string): string[] {
   const info = ts.preProcessFile(source, true, true);
   const out: string[] = [];
   const lineOf = (pos: number): number => source.slice(0, pos).split('\n').length;
-  for (const imported of info.importedFiles) {
+  // `/// <reference types="node" />` depends on the host's typings as an import would.
+  for (const imported of [...info.typeReferenceDirectives, ...info.importedFiles]) {
     const spec = imported.fileName;
     const at = `${file}:${lineOf(imported.pos)} imports '${spec}'`;
     if (spec.startsWith('.')) {
@@ -84,6 +87,30 @@ describe('the house', () => {
       "src/commands/example.ts:1 imports '../eval/answers': eval is imported through src/eval/index.ts only",
     ]);
     assert.deepEqual(violations('test/unit/example.test.ts', "import { x } from '../../src/agent/participant';"), [], 'tests are outside the house');
+  });
+
+  it('the core imports nothing but the core and zod, in every form an import takes (self-check)', () => {
+    const source = [
+      '/// <reference types="node" />',
+      "import type { Uri } from 'vscode';",
+      "import { readFileSync } from 'node:fs';",
+      "import * as path from 'path';",
+      "import initSqlJs from 'sql.js';",
+      "import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';",
+      "export { helper } from '../store/helper';",
+      "const cp = require('child_process');",
+      "const lazy = import('lodash');",
+      "type Lazy = import('crypto').Hash;",
+      "import { z } from 'zod';",
+      "import { y } from 'zod/v4';",
+      "import { sha256Hex } from './hash';",
+      "import { other } from './sub/../types';",
+      "// import { commented } from 'fs';",
+      "const text = \"import { inString } from 'os'\";",
+    ].join('\n');
+    const specifiers = violations('src/core/example.ts', source).map((v) => /imports '([^']+)'/.exec(v)?.[1]);
+    assert.deepEqual(specifiers, ['node', 'vscode', 'node:fs', 'path', 'sql.js', 'gpt-tokenizer/encoding/o200k_base', '../store/helper', 'child_process', 'lodash', 'crypto']);
+    assert.match(violations('src/core/example.ts', "import * as os from 'os';")[0] ?? '', /^src\/core\/example\.ts:1 imports 'os': core may not use Node's builtins$/);
   });
 
   it('every part imports only parts that exist, and nothing imports upward in a cycle of parts', () => {
