@@ -117,19 +117,29 @@ async function pickModelOnce(page, name, vendorLabel) {
   return waitUntil(async () => (await picker.innerText()).trim() === name, { timeout: 10000, what: `the picker to show ${name}` });
 }
 
-/** Types a message into the chat input (checking it arrived whole) and sends it with Enter. */
-export async function sendChatMessage(page, message) {
+/**
+ * Types a message into the chat input (checking it arrived whole) and sends it with Enter.
+ * A message that starts with a participant ("@keeper …") is sent only once the input shows
+ * that participant as one: VS Code decorates "@name" when it knows the participant, and
+ * until then (a window still loading its extensions) the message would go to the default agent.
+ */
+export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
+  const participant = /^@([\w-]+)\s/.exec(message)?.[1];
+  const decorated = input.locator('.view-lines span[class*="ced-chat"]', { hasText: new RegExp(`^@${participant}$`) });
   await waitUntil(
     async () => {
-      await input.click();
-      await page.keyboard.press('Control+A');
-      await page.keyboard.press('Backspace');
-      await page.keyboard.type(message, { delay: 10 });
+      if ((await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() !== message) {
+        await input.click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Backspace');
+        await page.keyboard.type(message, { delay: 10 });
+      }
       // The input wraps long lines: compare with the line breaks folded.
-      return (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
+      if ((await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() !== message) return false;
+      return participant === undefined || (await decorated.count()) > 0;
     },
-    { timeout: 20000, interval: 500, what: 'the chat input to hold the message' },
+    { timeout, interval: 500, what: participant ? `the chat input to hold the message with @${participant} known` : 'the chat input to hold the message' },
   );
   await page.keyboard.press('Enter');
 }

@@ -65,22 +65,16 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   const restored = await waitUntil(() => page.locator('.interactive-list .interactive-response', { hasText: FIRST }).count().then((n) => n > 0), { timeout: 60000, what: 'the chat to be restored after the reload' }).catch(() => false);
   check(restored, 'the chat is restored after the window reload');
   log('window reloaded; the earlier chat is open');
-  // The participant is registered when the extension activates; after a reload a message typed before
-  // that goes to the default participant. Opening the panel activates the extension first.
+  // The participant is registered when the extension activates: sendChatMessage waits until the input
+  // knows @keeper (before that, the message would go to the default agent). Opening the panel activates it.
   await runCommand(page, 'Context Keeper: Open the Task Context Panel');
   await openChat(page);
   fakeModel.script([{ text: SECOND }]);
-  await sendChatMessage(page, '@keeper Which file did you change?');
-  // On a loaded machine the restored chat can take a message before its participants are back (it then reaches no
-  // model): if no model request came, the message is sent once more.
-  let answered = await responseRendered(page, SECOND, 30000);
-  if (!answered && !fakeModel.requests().some((r) => r.messages.at(-1)?.content === 'Which file did you change?')) {
-    log(`no model request after the reload (the input read: ${(await page.locator('.interactive-input-part').first().innerText().catch(() => '?')).replace(/\s+/g, ' ').slice(0, 120)}); sending again`);
+  await sendChatMessage(page, '@keeper Which file did you change?', { timeout: 90000 });
+  const answered = await responseRendered(page, SECOND, 90000);
+  if (!answered) {
+    log(`no answer after the reload (the input read: ${(await page.locator('.interactive-input-part').first().innerText().catch(() => '?')).replace(/\s+/g, ' ').slice(0, 120)})`);
     await page.screenshot({ path: '.vscode-test/shots/keeper-after-reload.png' }).catch(() => undefined);
-    await openChat(page);
-    fakeModel.script([{ text: SECOND }]);
-    await sendChatMessage(page, '@keeper Which file did you change?');
-    answered = await responseRendered(page, SECOND, 60000);
   }
   check(answered, 'after the reload, @keeper answers in the same chat');
   // The fake writes its request log when an answer ends, a moment after the chat renders it.
