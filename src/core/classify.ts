@@ -82,6 +82,15 @@ const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
+/**
+ * A connective that opens a sentence ("Specifically,", "However,", "Also,"): it
+ * links the sentence to the one before and says nothing itself, so what
+ * follows it is classified ("Specifically, I'm focusing on…" is narration).
+ * "Instead," stays: it marks a choice.
+ */
+const DISCOURSE_OPENING =
+  /^(?:(?:specifically|further(?:more)?|additionally|also|however|moreover|in addition|meanwhile|besides|similarly|likewise|notably|importantly|interestingly|actually|basically|essentially|ultimately|at this point|so far|lastly)(?:,\s*|\s+(?=i\b|we\b|let\b|the\b|this\b|it\b|there\b))|(?:and|but|plus),\s*)+/i;
+
 /** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
 const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
@@ -95,7 +104,7 @@ const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?
  * working", "this will help us see if…", "Maybe there's a connectivity issue".
  */
 const NARRATION =
-  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is (?:first )?to (?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b|^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
+  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^(?:(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is|(?:(?:then|now|next|first|so),?\s+)?(?:i|we)(?:'m| am|'re| are)? (?:now )?(?:plan(?:ning)?|intend(?:ing)?|aim(?:ing)?|going) to) (?:first )?(?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b|^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|^(?:this|the|that|our|my) (?:script|test|command|snippet|code|run|check) (?:will|should|is going to) (?:attempt|try|check|verify|test|reproduce|run|print|help|confirm|show)\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
 
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
 const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
@@ -117,7 +126,7 @@ const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|
 const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
-const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress)/i;
+const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
 
 /** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */
 const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
@@ -279,10 +288,13 @@ const STATEMENT_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot
 
 function classifyAssistant(sentence: string, lead?: string): Classified {
   if (looksLikeCode(sentence) || /^[+-]\s{2,}|^[+-](?=[^\s+-])/.test(sentence)) return { cls: 'other', score: 0 };
+  // Code on its own (a command, a call) states nothing: what it did is in its result.
+  if (/^(?:`[^`]+`[\s,;.]*)+$/.test(sentence)) return { cls: 'other', score: 0 };
   // Agreeing with the user or apologising restates what the user said (their request keeps it): no statement of its own.
   if (CONCEDING.test(sentence)) return { cls: 'pleasantry', score: 0 };
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
-  const body = sentence.replace(PLEASANTRY_OPENING, '').trim();
+  const afterPleasantry = sentence.replace(PLEASANTRY_OPENING, '').trim();
+  const body = afterPleasantry.replace(DISCOURSE_OPENING, '').trim();
   if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };
   // "I see the agents are getting permission denials", "Looking at the code, X is handled in `initConfig`":
   // the opening reports that the agent looked; what it saw decides.
@@ -340,7 +352,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/[:：]\s*$/.test(body) && top < 2.5 && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
-  if (body !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
+  if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
   // A plain statement about the work is what was found, unless it is general talk.
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };
@@ -401,8 +413,10 @@ export function cleanMarkdown(text: string): string {
     .replace(/^\s{0,3}#{1,6}\s+/, '')
     .replace(/^\s*>\s?/, '')
     .replace(/^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s+/, '')
-    .replace(/\*\*|__/g, '')
-    .replace(/(^|\s)[*_](\S[^*_]*\S)[*_](?=\s|[.,;:!?]|$)/g, '$1$2')
+    // Emphasis marks, outside inline code and inside no identifier (`/pydicom__pydicom/`, `__init__.py` keep theirs).
+    .replace(/(`[^`]*`)|\*\*/g, (m, code: string | undefined) => code ?? '')
+    .replace(/(`[^`]*`)|(?<![\w/.])__(?=\S)([^_`]*?\S)__(?![\w/.])/g, (m, code: string | undefined, inner: string) => code ?? inner)
+    .replace(/(`[^`]*`)|(^|\s)[*_]([^\s*_][^*_`]*[^\s*_])[*_](?=\s|[.,;:!?]|$)/g, (m, code: string | undefined, lead: string, inner: string) => code ?? `${lead}${inner}`)
     .replace(/^[\s\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}\u{2B50}\u{2705}\u{274C}\u{FE0F}]+(?=\S)/u, (m) => (/[✅❌⚠]/u.test(m) ? m.trim() + ' ' : ''))
     .replace(/\s+/g, ' ')
     .trim();

@@ -364,7 +364,8 @@ export function outputLines(output: string): string[] {
 /** How telling an output line is about why a tool failed. */
 export function errorWeight(line: string): number {
   // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\|)/.test(line)) return -5;
+  // A traceback's header and the `raise …(` line of its last frame say where, not why.
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
   let w = 0;
   // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
   if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;

@@ -9,6 +9,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { gistOf, GIST_WORDS, salience } from './digest';
+import { relativeTo, workspaceRootOf } from './paths';
 import { containsSecret, redact } from './redact';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
 
@@ -87,7 +88,18 @@ export interface SummaryState {
    * How the head is laid out (see `layoutAfterFold`): the lines as first sent,
    * and the lines later folds appended. Absent: rendered in full.
    */
-  readonly layout?: { readonly frozen: string; readonly added: readonly string[] };
+  readonly layout?: {
+    readonly frozen: string;
+    readonly added: readonly string[];
+    /** The identity of each added line (see `renderedLines`); absent in heads stored before it was kept. */
+    readonly addedIds?: readonly string[];
+  };
+  /**
+   * The workspace directory the head writes paths relative to (see `paths.ts`),
+   * chosen once, when the deliverables first show one, and kept: the lines
+   * already sent keep their bytes.
+   */
+  readonly root?: string;
 }
 
 export function emptySummary(): SummaryState {
@@ -106,9 +118,11 @@ export class SummaryBuilder {
   readonly facts: Record<FactSection, FactLine[]>;
   current: CurrentState;
   offer: SummaryState['offer'];
+  readonly root: string | undefined;
 
   constructor(from: SummaryState) {
     this.offer = from.offer;
+    this.root = from.root;
     this.requests = [...from.requests];
     this.facts = {
       Deliverables: [...from.facts.Deliverables],
@@ -196,7 +210,16 @@ export class SummaryBuilder {
     const c = this.current;
     const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
     // The offer is kept in the stored summary: it is kept with secrets hidden, like every line.
-    return { coverageEnd, requests: this.requests, facts: this.facts, current, folds, ...(this.offer ? { offer: { record: this.offer.record, text: redact(this.offer.text).text } } : {}) };
+    const root = this.root ?? workspaceRootOf(this.facts.Deliverables.map((l) => l.key));
+    return {
+      coverageEnd,
+      requests: this.requests,
+      facts: this.facts,
+      current,
+      folds,
+      ...(this.offer ? { offer: { record: this.offer.record, text: redact(this.offer.text).text } } : {}),
+      ...(root ? { root } : {}),
+    };
   }
 }
 
@@ -291,13 +314,22 @@ export function elidedRequestRecords(state: SummaryState | undefined): ReadonlyS
   return new Set(elidedRequests(state?.requests ?? []).map((r) => r.record));
 }
 
+/**
+ * A fact line as the head shows it: paths under the workspace relative to it,
+ * except in the user's own rules (Constraints keep their words).
+ */
+function factLine(state: SummaryState, section: FactSection, l: FactLine): string {
+  const text = `- ${formatFact(l)}`;
+  return section === 'Constraints' ? text : relativeTo(text, state.root);
+}
+
 function renderFacts(state: SummaryState): string[] {
   const out: string[] = ['### Requests'];
   out.push(...(state.requests.length ? requestLines(state.requests).map(([, text]) => text) : ['(none)']));
   for (const section of FACT_SECTIONS) {
     out.push(`### ${section}`);
     const lines = state.facts[section];
-    out.push(...(lines.length ? lines.map((l) => `- ${formatFact(l)}`) : ['(none)']));
+    out.push(...(lines.length ? lines.map((l) => factLine(state, section, l)) : ['(none)']));
   }
   return out;
 }
@@ -311,12 +343,15 @@ function renderFacts(state: SummaryState): string[] {
  */
 export function renderSummary(state: SummaryState): string {
   const out: string[] = [TASK_CONTEXT_HEADING, HEAD_NOTE];
+  if (state.root) out.push(`Paths are relative to the workspace ${state.root}`);
   if (state.layout) {
     out.push(state.layout.frozen);
     if (state.layout.added.length) out.push(ADDED_HEADING, ...state.layout.added);
   } else out.push(...renderFacts(state));
   out.push('### Current state');
-  out.push(formatCurrentState(state.current));
+  // The goal is the user's words; what the agent wrote and did is shown relative to the workspace.
+  const c = state.current;
+  out.push(formatCurrentState({ goal: c.goal, deliverable: relativeTo(c.deliverable, state.root), status: relativeTo(c.status, state.root), next: relativeTo(c.next, state.root) }));
   out.push(`Records 0–${Math.max(0, state.coverageEnd - 1)} are folded into this summary.`);
   return out.join('\n');
 }
@@ -331,7 +366,7 @@ const LAYOUT_MAX_ADDED = 40;
 function renderedLines(state: SummaryState): Map<string, string> {
   const out = new Map<string, string>();
   for (const [id, text] of requestLines(state.requests)) out.set(id, text);
-  for (const section of FACT_SECTIONS) for (const l of state.facts[section]) out.set(`${section}\u0000${l.key}`, `- ${formatFact(l)}`);
+  for (const section of FACT_SECTIONS) for (const l of state.facts[section]) out.set(`${section}\u0000${l.key}`, factLine(state, section, l));
   return out;
 }
 
@@ -353,12 +388,14 @@ function addedLine(id: string, text: string): string {
  * from the store is the same.
  */
 export function layoutAfterFold(previous: SummaryState | undefined, next: SummaryState, counter?: SummaryLineCounter, cap?: number): { state: SummaryState; kind: LayoutKind } {
-  const full = (): { state: SummaryState; kind: LayoutKind } => ({ state: { ...next, layout: { frozen: renderFacts(next).join('\n'), added: [] } }, kind: 'rendered' });
-  if (!previous) return full();
+  const full = (): { state: SummaryState; kind: LayoutKind } => ({ state: { ...next, layout: { frozen: renderFacts(next).join('\n'), added: [], addedIds: [] } }, kind: 'rendered' });
+  // A workspace chosen at this fold rewrites the paths of lines already sent.
+  if (!previous || previous.root !== next.root) return full();
   const sent = renderedLines(previous);
   const now = renderedLines(next);
   const bare = (t: string): string => t.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
   const added: string[] = previous.layout ? [...previous.layout.added] : [];
+  const addedIds: string[] = previous.layout?.addedIds?.length === added.length ? [...previous.layout.addedIds] : added.map(() => '');
   for (const [id, text] of sent) {
     const current = now.get(id);
     if (current === undefined) return full();
@@ -367,11 +404,17 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   for (const [id, text] of now) {
     const before = sent.get(id);
     if (before !== undefined && bare(before) === bare(text)) continue;
-    added.push(addedLine(id, text));
+    // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
+    const at = addedIds.indexOf(id);
+    if (at >= 0) added[at] = addedLine(id, text);
+    else {
+      added.push(addedLine(id, text));
+      addedIds.push(id);
+    }
   }
   if (added.length > LAYOUT_MAX_ADDED) return full();
   const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
-  const state: SummaryState = { ...next, layout: { frozen, added } };
+  const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
   // The lines repeated in their new wording must not push the head past its cap.
   if (counter && cap !== undefined && counter.countSummary(state) > cap) return full();
   return { state, kind: 'appended' };

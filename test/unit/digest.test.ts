@@ -27,6 +27,23 @@ describe('sentence classes', () => {
     assert.equal(agent('Perfect! The root cause is that `quote()` never escapes commas.'), 'finding');
   });
 
+  it('a connective opening, praise of the user\'s code and a bare command are read for what they are', () => {
+    // The connective says nothing: what follows it decides.
+    assert.equal(agent("Specifically, I'm focusing on lines 176-178, as this seems to be the critical area."), 'process');
+    assert.equal(agent('Then, I plan to analyze the `.gitmodules` file and retry the submodule update.'), 'process');
+    assert.equal(agent('Also, the cache is stale because the key omits the version.'), 'finding');
+    assert.equal(agent("Unfortunately, I'm encountering an issue where enabling `queryLog` causes timeouts."), 'failure');
+    assert.equal(agent('This script will attempt to create a `Dataset` and access `pixel_array` to see if it fails.'), 'process');
+    assert.equal(agent('Your repository is exceptionally well-designed with professional-grade documentation.'), 'pleasantry');
+    assert.equal(agent('Your config is missing the `auth` key.'), 'finding');
+    assert.equal(agent('`python scripts/search.py "docker" --from 2025-12-01`'), 'other');
+  });
+
+  it('markdown emphasis is removed, identifiers that contain its marks are not', () => {
+    const [sentence] = sentencesOf('**Found it:** the handler in `/pydicom__pydicom/pydicom/numpy_handler.py` and __init__.py read __the__ flag.');
+    assert.equal(sentence!.text, 'Found it: the handler in `/pydicom__pydicom/pydicom/numpy_handler.py` and __init__.py read the flag.');
+  });
+
   it('findings, decisions, failures, plans and changes', () => {
     assert.equal(agent('The root cause is that the init script uses `config_list_foreach`, which ignores single options.'), 'finding');
     assert.equal(agent('Blocky v0.23 does not support queryLog type console.'), 'finding');
@@ -277,6 +294,9 @@ describe('what a command printed', () => {
     const printed = record('\n  "terminalCommandOutput": {\n    "text": "\\u001b[91merror\\u001b[0m: extern blocks must be unsafe\\r\\n  --&gt; build.rs:3:1\\r\\nerror: could not compile &#96;langs&#96;",\n    "lineCount": 3\n  },');
     assert.deepEqual(outputLines(printed), ['error: extern blocks must be unsafe', '--> build.rs:3:1', 'error: could not compile `langs`']);
     assert.match(errorLine(printed), /extern blocks must be unsafe/);
+    // A Python traceback: its verdict whole, never its header or the `raise` line of its last frame.
+    const traceback = ['Traceback (most recent call last):', '  File "/w/repro.py", line 17, in <module>', '    raise last_exception  # type: ignore[misc]', '  File "/w/pydicom/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation'].join('\n');
+    assert.equal(errorLine(traceback), 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation');
     assert.deepEqual(outputLines(record('')), [], 'no bookkeeping line ("Result:") stands for what it printed');
   });
 

@@ -1,0 +1,89 @@
+import { strict as assert } from 'node:assert';
+import { relativeTo, workspaceRootOf } from '../../src/core/paths';
+import { emptySummary, layoutAfterFold, renderSummary, SummaryBuilder, type SummaryState } from '../../src/core/summary';
+
+describe('the workspace of a session\'s paths', () => {
+  it('is where the paths branch, POSIX and Windows alike', () => {
+    assert.equal(workspaceRootOf(['/Users/ana/dev/app/src/a.ts', '/Users/ana/dev/app/src/b.ts', '/Users/ana/dev/app/README.md', '/tmp/out.log']), '/Users/ana/dev/app/');
+    assert.equal(workspaceRootOf(['C:\\w\\proj\\scripts\\x.py', 'C:\\w\\proj\\tests\\t.py', 'C:\\w\\proj\\tests\\u.py']), 'C:\\w\\proj\\');
+  });
+
+  it('is the outermost branching directory: files gathered in one folder early do not pull it down', () => {
+    // Five of six in tests/: tests/ holds 83%, but the paths already branch one level up.
+    const paths = ['/r/app/scripts/sync.py', ...['a', 'b', 'c', 'd', 'e'].map((n) => `/r/app/tests/${n}.py`)];
+    assert.equal(workspaceRootOf(paths), '/r/app/');
+  });
+
+  it('needs three absolute paths, a 60% majority, and never names a home or system directory', () => {
+    assert.equal(workspaceRootOf(['/r/app/a.ts', '/r/app/b.ts']), undefined, 'two paths are not enough');
+    assert.equal(workspaceRootOf(['src/a.ts', 'src/b.ts', 'src/c.ts']), undefined, 'relative paths need no workspace');
+    assert.equal(workspaceRootOf(['/r/app/a.ts', '/r/app/b.ts', '/s/x.ts', '/t/y.ts', '/u/z.ts']), undefined, 'two of five is no majority');
+    assert.equal(workspaceRootOf(['/home/ana/a.txt', '/home/ana/b.txt', '/home/ana/c.txt']), undefined, 'a home directory is not a workspace');
+    assert.equal(workspaceRootOf(['/tmp/a.log', '/tmp/b.log', '/tmp/c.log']), undefined);
+  });
+
+  it('writes paths under it relative to it, and leaves other paths, URIs and look-alikes whole', () => {
+    const root = '/r/app/';
+    assert.equal(relativeTo('edited /r/app/src/a.ts and /r/app/README.md', root), 'edited src/a.ts and README.md');
+    assert.equal(relativeTo('`cd /r/app && npm test` failed', root), '`npm test` failed');
+    assert.equal(relativeTo('ran in /r/app.', root), 'ran in ..');
+    assert.equal(relativeTo('/r/app2/x.ts /mnt/r/app/x.ts file:/r/app/x.ts /tmp/x', root), '/r/app2/x.ts /mnt/r/app/x.ts file:/r/app/x.ts /tmp/x');
+    assert.equal(relativeTo('cd "C:\\w\\proj" && python -m pytest C:\\w\\proj\\tests', 'C:\\w\\proj\\'), 'python -m pytest tests');
+    assert.equal(relativeTo('nothing here', undefined), 'nothing here');
+  });
+});
+
+describe('the head written relative to the workspace', () => {
+  function stateWith(paths: readonly string[], coverageEnd: number, from = emptySummary()): SummaryState {
+    const b = new SummaryBuilder(from);
+    b.requests.push({ ordinal: 1, text: 'Fix /r/app/src/a.ts', record: 0, elided: 0 });
+    paths.forEach((p, i) => b.upsert('Deliverables', { key: p, text: 'modified ×1', sources: [i + 1], priority: 1 }));
+    b.upsert('Constraints', { key: 'keep-vendor', text: 'Never touch /r/app/vendor/', sources: [0], priority: 0 });
+    b.upsert('Findings', { key: 'cause', text: 'The cause is in /r/app/src/b.ts line 3', sources: [2], priority: 3 });
+    b.current = { goal: '#1 (r0): Fix /r/app/src/a.ts', deliverable: 'latest: /r/app/src/a.ts', status: 'ran `cd /r/app && npm test`', next: '' };
+    return b.build(coverageEnd, from.folds + 1);
+  }
+
+  it('names the workspace once; the agent\'s lines are relative, the user\'s words verbatim', () => {
+    const state = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    assert.equal(state.root, '/r/app/');
+    const text = renderSummary(state);
+    assert.match(text, /^Paths are relative to the workspace \/r\/app\/$/m);
+    assert.match(text, /^- src\/a\.ts: modified ×1 \(r1\)$/m);
+    assert.match(text, /^- The cause is in src\/b\.ts line 3 \(r2\)$/m);
+    assert.match(text, /^- #1 \(r0\): Fix \/r\/app\/src\/a\.ts$/m, 'a request keeps its words');
+    assert.match(text, /Never touch \/r\/app\/vendor\//, 'a rule keeps its words');
+    assert.match(text, /^Deliverable: latest: src\/a\.ts$/m);
+    assert.match(text, /^Status: ran `npm test`$/m);
+  });
+
+  it('keeps the workspace once chosen, and a head whose workspace is new is rendered in full', () => {
+    const first = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    const later = stateWith(['/r/app/src/a.ts', '/elsewhere/x.ts', '/elsewhere/y.ts', '/elsewhere/z.ts'], 20, first);
+    assert.equal(later.root, '/r/app/', 'chosen once');
+    const none = stateWith(['/r/app/src/a.ts'], 10);
+    assert.equal(none.root, undefined);
+    const chosen = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 20, none);
+    assert.equal(layoutAfterFold(none, chosen).kind, 'rendered');
+  });
+
+  it('a line appended at one fold and changed at the next is rewritten where it stands, not repeated', () => {
+    const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    const laid0 = layoutAfterFold(undefined, base).state;
+    const grow = (from: SummaryState, text: string, end: number): SummaryState => {
+      const b = new SummaryBuilder(from);
+      b.upsert('Deliverables', { key: '/r/app/src/new.ts', text, sources: [end - 1], priority: 1 });
+      b.upsert('Findings', { key: `finding-${end}`, text: `Fold ${end} found the parser slow`, sources: [end - 1], priority: 3 });
+      return b.build(end, from.folds + 1);
+    };
+    const laid1 = layoutAfterFold(laid0, grow(laid0, 'created', 20));
+    assert.equal(laid1.kind, 'appended');
+    const laid2 = layoutAfterFold(laid1.state, grow(laid1.state, 'created, modified ×1', 30));
+    assert.equal(laid2.kind, 'appended');
+    const added = laid2.state.layout!.added;
+    assert.equal(added.filter((l) => l.includes('src/new.ts')).length, 1, added.join('\n'));
+    assert.match(added[0]!, /^- \[Deliverables\] src\/new\.ts: created, modified ×1 \(r19, r29\)$/, 'rewritten in its place');
+    assert.equal(added.length, 3, 'the new finding of each fold is appended after it');
+    assert.ok(renderSummary(laid2.state).startsWith(renderSummary(laid1.state).slice(0, renderSummary(laid1.state).indexOf('- [Deliverables]'))), 'the text before the rewritten line keeps its bytes');
+  });
+});
