@@ -141,7 +141,20 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
     },
     { timeout, interval: 500, what: participant ? `the chat input to hold the message with @${participant} known` : 'the chat input to hold the message' },
   );
+  // The message has left when the input no longer holds it; an Enter the input swallowed (a chat still
+  // restoring after a reload) is pressed again, with the input focused.
+  const held = async () => (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
   await page.keyboard.press('Enter');
+  await waitUntil(
+    async () => {
+      if (!(await held())) return true;
+      await input.click();
+      await page.keyboard.press('End');
+      await page.keyboard.press('Enter');
+      return !(await held());
+    },
+    { timeout, interval: 2000, what: 'the chat input to send the message' },
+  );
 }
 
 /** Resolves to true once a chat response containing `text` is rendered (false after `timeout`). */
