@@ -42,12 +42,12 @@ function tooGeneral(dir: string): boolean {
  * that later paths (which can only widen the spread) rarely move it.
  */
 export function workspaceRootOf(paths: readonly string[]): string | undefined {
-  const absolute = paths.filter((p) => ancestors(p).length > 0);
+  const absolute = paths.map((p) => ({ p, dirs: ancestors(p) })).filter(({ dirs }) => dirs.length > 0);
   if (absolute.length < MIN_PATHS) return undefined;
   const need = Math.max(MIN_PATHS, Math.ceil(absolute.length * MIN_SHARE));
   const under = new Map<string, { held: number; children: Set<string> }>();
-  for (const p of absolute) {
-    for (const dir of ancestors(p)) {
+  for (const { p, dirs } of absolute) {
+    for (const dir of dirs) {
       const entry = under.get(dir) ?? { held: 0, children: new Set<string>() };
       entry.held++;
       entry.children.add(p.slice(dir.length).split(/[\\/]/)[0]!);

@@ -127,31 +127,31 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
   const participant = /^@([\w-]+)\s/.exec(message)?.[1];
   const decorated = input.locator('.view-lines span[class*="ced-chat"]', { hasText: new RegExp(`^@${participant}$`) });
+  // The input wraps long lines: compare with the line breaks folded.
+  const holds = async () => (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
   await waitUntil(
     async () => {
-      if ((await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() !== message) {
+      if (!(await holds())) {
         await input.click();
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Backspace');
         await page.keyboard.type(message, { delay: 10 });
       }
-      // The input wraps long lines: compare with the line breaks folded.
-      if ((await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() !== message) return false;
+      if (!(await holds())) return false;
       return participant === undefined || (await decorated.count()) > 0;
     },
     { timeout, interval: 500, what: participant ? `the chat input to hold the message with @${participant} known` : 'the chat input to hold the message' },
   );
   // The message has left when the input no longer holds it; an Enter the input swallowed (a chat still
   // restoring after a reload) is pressed again, with the input focused.
-  const held = async () => (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
   await page.keyboard.press('Enter');
   await waitUntil(
     async () => {
-      if (!(await held())) return true;
+      if (!(await holds())) return true;
       await input.click();
       await page.keyboard.press('End');
       await page.keyboard.press('Enter');
-      return !(await held());
+      return !(await holds());
     },
     { timeout, interval: 2000, what: 'the chat input to send the message' },
   );
