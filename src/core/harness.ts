@@ -239,11 +239,43 @@ function pastedLine(line: string): boolean {
   return looksLikeLog(t) || looksLikeCode(t);
 }
 
-/** A run of pasted lines as it stands in the ask: its size and, when it shows one, its error. */
+/**
+ * A line inside a pasted block that does not look pasted on its own: an
+ * indented line (a field of an object literal, a loop's body) or a closing
+ * keyword or bracket.
+ */
+function continuesPaste(line: string): boolean {
+  return /^(?: {2,}|\t)\S/.test(line) || /^\s*(?:done|fi|esac|end|else|[}\])]+[);,]*)\s*$/.test(line);
+}
+
+/** The line of pasted code that names what it defines ("export const FooSchema = z.object({"), clipped. */
+const DECLARATION = /^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:const|let|var|function|class|interface|type|enum|def|struct|fn|func|module|trait|impl|CREATE\s+TABLE)\b/i;
+
+function declarationOf(lines: readonly string[]): string {
+  const line = lines.find((l) => DECLARATION.test(l))?.trim();
+  if (line === undefined) return '';
+  return line.length <= 80 ? line : `${line.slice(0, 80)}…`;
+}
+
+/** Whether most lines of a paste are code rather than terminal output. */
+function mostlyCode(lines: readonly string[]): boolean {
+  const filled = lines.filter((l) => l.trim() !== '');
+  return filled.filter((l) => !looksLikeLog(l.trim()) && (looksLikeCode(l.trim()) || continuesPaste(l))).length * 2 > filled.length;
+}
+
+/**
+ * A run of pasted lines as it stands in the ask: its size and what identifies
+ * it — the error it shows (output, a stack), else the name it declares (code).
+ */
 function pastedPlaceholder(lines: readonly string[]): string {
   const text = lines.join('\n');
+  const count = lines.filter((l) => l.trim() !== '').length;
   const error = lines.some((l) => errorWeight(l.trim()) >= 2) ? errorLine(text) : '';
-  return ` [pasted output, ${lines.filter((l) => l.trim() !== '').length} lines${error ? `: ${error}` : ''}] `;
+  if (!error && mostlyCode(lines)) {
+    const name = declarationOf(lines);
+    return ` [pasted code, ${count} lines${name ? `: ${name}` : ''}] `;
+  }
+  return ` [pasted output, ${count} lines${error ? `: ${error}` : ''}] `;
 }
 
 /**
@@ -257,7 +289,9 @@ export function askText(words: string): string {
   // eslint-disable-next-line no-control-regex
   const unfenced = words.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
     const n = body.split('\n').filter((l) => l.trim() !== '').length;
-    return n > PASTED_BLOCK_LINES ? ` [${n}-line code block] ` : ` ${body.trim()} `;
+    if (n <= PASTED_BLOCK_LINES) return ` ${body.trim()} `;
+    const name = declarationOf(body.split('\n'));
+    return ` [${n}-line code block${name ? `: ${name}` : ''}] `;
   });
   const lines = unfenced.split('\n');
   const out: string[] = [];
@@ -267,7 +301,17 @@ export function askText(words: string): string {
       continue;
     }
     let j = i;
-    while (j < lines.length && (pastedLine(lines[j]!) || (lines[j]!.trim() === '' && j + 1 < lines.length && pastedLine(lines[j + 1]!)))) j++;
+    while (j < lines.length) {
+      if (pastedLine(lines[j]!) || (lines[j]!.trim() === '' && j + 1 < lines.length && pastedLine(lines[j + 1]!))) {
+        j++;
+        continue;
+      }
+      // Indented lines and closing brackets belong to the paste when it goes on (or ends the message) after them.
+      let k = j;
+      while (k < lines.length && !pastedLine(lines[k]!) && continuesPaste(lines[k]!)) k++;
+      if (k === j || (k < lines.length && !pastedLine(lines[k]!))) break;
+      j = k;
+    }
     // A long run of pasted lines is the evidence the user showed; a short one reads as part of their words.
     if (j - i >= 2 && lines.slice(i, j).join('\n').length >= PASTED_RUN_CHARS) out.push(pastedPlaceholder(lines.slice(i, j)));
     else out.push(...lines.slice(i, j));

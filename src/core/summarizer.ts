@@ -278,7 +278,7 @@ function commitOf(cmd: string, output: string): string | undefined {
  * an error class or a fatal condition among the last lines of the output.
  */
 const OUTPUT_ERROR =
-  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b/m;
+  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b|\bfile not found\b/m;
 /** An error that ended a command is among its last lines: a traceback's verdict can sit some 40 lines up (a list of validation errors). */
 const OUTPUT_TAIL_LINES = 40;
 
@@ -398,6 +398,17 @@ function writtenContent(tool: ToolInvocation): string | undefined {
   for (const k of ['content', 'file_text', 'contents', 'text', 'code']) if (typeof r[k] === 'string') return r[k] as string;
   // aider creates a file with an empty SEARCH block.
   return r.search === '' && typeof r.replace === 'string' ? r.replace : undefined;
+}
+
+/** The text of a file as a read tool showed it: without its header line and the line numbers it prefixed. */
+function readContent(output: string): string {
+  // The harness appends its reminders to what a read returns (Claude Code): they are no words of the file.
+  const lines = output.slice(0, 6000).replace(/<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g, '').split('\n');
+  if (/^(?:Here's the result of running|\s*`[^`\n]+`\s*$|\[File: )/.test(lines[0] ?? '')) lines.shift();
+  const numbered = /^\s*\d+(?:→|\t|\|\s?|:\s)/;
+  const filled = lines.filter((l) => l.trim() !== '');
+  if (filled.length > 0 && filled.filter((l) => numbered.test(l)).length * 2 >= filled.length) return lines.map((l) => l.replace(numbered, '')).join('\n');
+  return lines.join('\n');
 }
 
 /** An edit's old and new text, when the tool says them (Claude Code Edit, str_replace_editor, aider). */
@@ -671,7 +682,10 @@ class Fold {
       (code === undefined && tool.output !== undefined && (commandReportsError(shellCommand(tool), tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
     if (!failed) {
       for (const touch of touches.length ? touches : fileTouches(tool)) {
-        if (touch.access === 'read') continue;
+        if (touch.access === 'read') {
+          if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
+          continue;
+        }
         const entry = this.writes.get(touch.path) ?? { created: false, writes: 0, sources: [], note: '' };
         if (touch.access === 'create') {
           entry.created = true;
@@ -772,7 +786,9 @@ class Fold {
         lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
-      if (shared(error!)) {
+      // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
+      const bare = !label.startsWith('`') || !first!.startsWith('`');
+      if (shared(error!) && (!bare || error!.replace(/\d+/g, '#') === why.replace(/\d+/g, '#'))) {
         const others = Number(more ?? 0) + (first === label ? 0 : 1);
         lines[i] = { ...line, text: `${first}${others ? ` and ${others} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: ${error}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
@@ -810,6 +826,19 @@ class Fold {
 
   /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
   private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
+  /**
+   * A file read for the first time: what it says it is for (its docstring,
+   * leading comment or title) is a finding about the code, so an exploration
+   * leaves a map of what each file does rather than nothing.
+   */
+  private read(path: string, output: string, sources: number[]): void {
+    const key = `file-${subjectKey(path, 10)}`;
+    if (this.writes.has(path) || this.b.facts.Findings.some((l) => l.key === key) || this.b.facts.Archived.some((l) => l.key === key)) return;
+    const purpose = purposeOf(path, readContent(output), this.purposeWords);
+    if (purpose === undefined) return;
+    this.b.upsert('Findings', { key, text: `\`${path}\` (read): ${redact(purpose).text}`, sources, priority: 3, origin: 'exact' });
+  }
+
   private checkUndo(tool: ToolInvocation, edit: { old: string; new: string }, sources: number[]): void {
     const path = fileTouches(tool)[0]?.path ?? '';
     const earlier = this.edits.get(path) ?? [];

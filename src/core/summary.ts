@@ -210,7 +210,7 @@ export class SummaryBuilder {
     const c = this.current;
     const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
     // The offer is kept in the stored summary: it is kept with secrets hidden, like every line.
-    const root = this.root ?? workspaceRootOf(this.facts.Deliverables.map((l) => l.key));
+    const root = this.root ?? workspaceRootOf([...this.facts.Deliverables.map((l) => l.key), ...readPaths(this.facts.Findings)]);
     return {
       coverageEnd,
       requests: this.requests,
@@ -222,6 +222,19 @@ export class SummaryBuilder {
     };
   }
 }
+
+/** The paths of the files whose read a finding reports (`path` (read): what it is for). */
+function readPaths(lines: readonly FactLine[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = l.origin === 'exact' ? READ_LINE.exec(l.text) : null;
+    if (m) out.push(m[1]!);
+  }
+  return out;
+}
+
+/** A finding that reports what a read file is for. */
+export const READ_LINE = /^`([^`]+)` \(read\): /;
 
 export function mergeSources(a: readonly number[], b: readonly number[]): number[] {
   const all = [...new Set([...a, ...b])].sort((x, y) => x - y);
@@ -285,6 +298,8 @@ export const REQUESTS_SHOWN = 200;
 
 /** A request this long or longer, sent again word for word, is shown once (shorter ones — "continue", "yes" — are cheaper than a pointer). */
 const REPEAT_MIN_CHARS = 40;
+/** An earlier request this long that a later one repeats before adding words is pointed at, not repeated. */
+const EXTENDED_MIN_CHARS = 120;
 
 /** The requests the head leaves out: all but the first and the latest REQUESTS_SHOWN − 1 (none in a shorter log). */
 function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[] {
@@ -293,13 +308,25 @@ function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[
 
 /** The request lines as the head shows them, keyed by their identity (`#n`, and `#…` for the elided run). */
 function requestLines(requests: readonly RequestLine[]): [string, string][] {
-  // A request sent again word for word (a retried prompt, an agent's re-run) points at its first sending.
+  // A request sent again word for word (a retried prompt, an agent's re-run) points at its first sending;
+  // one sent again with words added says only what it added.
   const first = new Map<string, number>();
   const line = (r: RequestLine): [string, string] => {
-    const words = r.text.replace(/\s+/g, ' ').trim().toLowerCase();
-    const earlier = words.length >= REPEAT_MIN_CHARS && !r.resolved ? first.get(words) : undefined;
-    if (earlier === undefined && words.length >= REPEAT_MIN_CHARS) first.set(words, r.ordinal);
-    return [`#${r.ordinal}`, earlier !== undefined ? `- #${r.ordinal} (r${r.record}): the same words as #${earlier}` : `- ${formatRequest(r)}`];
+    const text = r.text.replace(/\s+/g, ' ').trim();
+    const words = text.toLowerCase();
+    const long = words.length >= REPEAT_MIN_CHARS && !r.resolved;
+    const earlier = long ? first.get(words) : undefined;
+    if (earlier !== undefined) return [`#${r.ordinal}`, `- #${r.ordinal} (r${r.record}): the same words as #${earlier}`];
+    let extended: [string, number] | undefined;
+    if (long) {
+      for (const [said, ordinal] of first) {
+        if (said.length >= EXTENDED_MIN_CHARS && words.startsWith(said) && /^\W/.test(words.slice(said.length)) && said.length > (extended?.[0].length ?? 0)) extended = [said, ordinal];
+      }
+      first.set(words, r.ordinal);
+    }
+    if (extended === undefined) return [`#${r.ordinal}`, `- ${formatRequest(r)}`];
+    const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
+    return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.map(line);
@@ -545,7 +572,8 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
  * 5. on a very long session, the archived gists worth least counted in one
  *    pointer line (a finding before a decision or a ruled-out approach of
  *    equal worth, never a constraint);
- * 6. long request lines clipped to their verbatim head (the record keeps the rest).
+ * 6. long request lines clipped to their verbatim head, the longest first, the
+ *    first and the latest ask last (the record keeps the rest).
  * Within steps 1 and 3 the line later units referred to least goes first
  * (`refs`), then the oldest. No line is ever emptied: a gist always keeps words
  * of its statement. P0 lines are never touched; when they alone exceed the
@@ -598,9 +626,13 @@ export function enforceCap(
     tokens = measure();
   }
   if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure, state.coverageEnd);
-  // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left.
+  // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left,
+  // the longest first; the task as first asked and the latest ask go last.
   if (tokens > cap) {
-    for (let i = 0; i < b.requests.length && tokens > cap; i++) {
+    const last = b.requests.length - 1;
+    const order = b.requests.map((_, i) => i).sort((x, y) => Number(x === 0 || x === last) - Number(y === 0 || y === last) || b.requests[y]!.text.length - b.requests[x]!.text.length || x - y);
+    for (const i of order) {
+      if (tokens <= cap) break;
       const r = b.requests[i]!;
       if (r.text.length <= REQUEST_CLIP_CHARS) continue;
       b.requests[i] = { ...r, text: r.text.slice(0, REQUEST_CLIP_CHARS), elided: r.elided + r.text.length - REQUEST_CLIP_CHARS };

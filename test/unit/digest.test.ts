@@ -247,6 +247,18 @@ describe('harness text is not the user', () => {
     // A short command the user typed stays as it is.
     assert.equal(askText('run this:\nls -la ~/projects'), 'run this: ls -la ~/projects');
   });
+
+  it('pasted code stands in the ask as a placeholder that keeps the name it declares', () => {
+    // Unfenced: indented fields and the closing bracket that do not look like code alone still belong to the paste.
+    const schema = ['import { z } from "zod";', '', 'export const ValidatorSchema = z.object({', '  validatorId: z.string().uuid(),', '  timestamp: z.string(), // ISO format', '  metrics: z.object({', '    latencyMs: z.number().nonnegative(),', '    accuracy: z.number().min(0).max(1)', '  }),', '  signature: z.string()', '});', '', 'export type Validator = z.infer<typeof ValidatorSchema>;'].join('\n');
+    assert.equal(askText(schema), '[pasted code, 11 lines: export const ValidatorSchema = z.object({]');
+    assert.equal(askText(`please save this as schemas/validator.ts\n${schema}`), 'please save this as schemas/validator.ts [pasted code, 11 lines: export const ValidatorSchema = z.object({]');
+    // Fenced: the block's size and its first declaration.
+    const fenced = 'Add this file as src/Review.tsx:\n```tsx\nimport React from "react";\n\nexport default function Review() {\n  return null;\n}\n```';
+    assert.equal(askText(fenced), 'Add this file as src/Review.tsx: [4-line code block: export default function Review() {]');
+    // Prose after the paste is the user's again.
+    assert.match(askText(`${schema}\nWhy does this fail to parse?`), /\] Why does this fail to parse\?$/);
+  });
 });
 
 describe('statements, gists and keys', () => {

@@ -141,6 +141,20 @@ describe('demotion under the cap', () => {
     assert.equal(state.requests.length, 80);
     for (const r of state.requests) assert.match(r.text, /^Please do task \d+: detail/);
   });
+
+  it('clips the longest requests first; the task as first asked and the latest ask keep their words longest', () => {
+    const b = new SummaryBuilder(emptySummary());
+    const task = `Convert the workbook so that a negative cell such as -50 is shown as (50). ${'context '.repeat(40)}the end of the task.`;
+    b.requests.push({ ordinal: 1, text: task, record: 0, elided: 0 });
+    for (let i = 1; i < 12; i++) b.requests.push({ ordinal: i + 1, text: `Follow-up ${i}: ${'detail '.repeat(20 + i * 8)}`, record: i * 2, elided: 0 });
+    const latest = `Now check the header rows too. ${'words '.repeat(60)}done.`;
+    b.requests.push({ ordinal: 13, text: latest, record: 30, elided: 0 });
+    const full = counter.count(renderSummary(b.build(40, 1)));
+    const { state } = enforceCap(b.build(40, 1), counter, full - 300);
+    assert.equal(state.requests[0]!.text, task, 'the task keeps its words');
+    assert.equal(state.requests[12]!.text, latest, 'the latest ask keeps its words');
+    assert.ok(state.requests[11]!.elided > 0, 'the longest follow-up is clipped');
+  });
 });
 
 describe('fact lines said once', () => {
@@ -434,6 +448,42 @@ describe('the Task Context as a digest', () => {
     assert.equal(text.split(ask).length - 1, 1, text);
     assert.match(text, /^- #2 \(r2\): the same words as #1$/m);
     assert.match(text, /^- #3 \(r4\): yes$/m, 'a short reply is cheaper said again');
+  });
+
+  it('a request sent again with words added says only what it added', async () => {
+    const ask = 'You are auditing the core repository to prepare it for release. Objectives: verify ESM compliance, flag missing schemas, suggest a safe path to completion.';
+    const b = new RecordBuilder().user(ask).step('Audit started.').user(`${ask} Provide: a prioritized list of issues.`).step('Here is the list.');
+    const text = renderSummary(await fold(b));
+    const requests = text.slice(text.indexOf('### Requests'), text.indexOf('### Deliverables'));
+    assert.equal(requests.split(ask).length - 1, 1, requests);
+    assert.match(requests, /^- #2 \(r2\): the words of #1, then: Provide: a prioritized list of issues\.$/m);
+  });
+
+  it('a file read leaves what it says it is for, without line numbers or the harness reminder', async () => {
+    const reminder = '\n\n<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>';
+    const py = `     1→#!/usr/bin/env python3\n     2→"""\n     3→Sync raw session logs from ~/.claude into the archive repository.\n     4→"""\n     5→import os${reminder}`;
+    const md = `     1→# 2025-12-25\n     2→\n     3→**12:27 PM:** made a shortcut${reminder}`;
+    const b = new RecordBuilder()
+      .user('Explore the repository and tell me what the scripts do.')
+      .step('', [{ name: 'Read', input: { file_path: '/repo/scripts/sync_raw_logs.py' }, output: py }])
+      .step('', [{ name: 'Read', input: { file_path: '/repo/journals/2025-12-25.md' }, output: md }])
+      .step('', [{ name: 'Read', input: { file_path: '/repo/scripts/sync_raw_logs.py' }, output: py }]);
+    const findings = (await fold(b)).facts.Findings.map((l) => l.text);
+    assert.deepEqual(findings.filter((t) => /\(read\)/.test(t)), ['`/repo/scripts/sync_raw_logs.py` (read): Sync raw session logs from ~/.claude into the archive repository'], JSON.stringify(findings));
+    assert.ok(!findings.some((t) => /malware/.test(t)), 'the reminder is no words of the file');
+  });
+
+  it('a failure named only by its tool keeps each different error apart', async () => {
+    const b = new RecordBuilder()
+      .user('/grep export schemas/index.ts')
+      .step('', [{ name: 'aider', input: {}, output: 'Invalid command: /grep' }])
+      .user('/mv validators/PoIValidator.ts validators/SignalScorer.ts')
+      .step('', [{ name: 'aider', input: {}, output: 'Invalid command: /mv' }])
+      .user('/mv validators/PoIValidator.ts validators/SignalScorer.ts')
+      .step('', [{ name: 'aider', input: {}, output: 'Invalid command: /mv' }]);
+    const ruled = (await fold(b)).facts['Ruled out'].map((l) => l.text);
+    assert.ok(ruled.some((t) => /Invalid command: \/grep$/.test(t)), JSON.stringify(ruled));
+    assert.equal(ruled.filter((t) => /Invalid command: \/mv$/.test(t)).length, 1, 'the same error twice is one line');
   });
 
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
