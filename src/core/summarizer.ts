@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, statementOf, subjectKey } from './digest';
+import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -346,8 +346,46 @@ function observation(cmd: string, output: string): string | undefined {
   return redact(text).text;
 }
 
+/**
+ * Where an error was raised: the innermost frame of a Python traceback, or
+ * the first frame of a JavaScript stack outside node_modules and Node's own
+ * modules — its function and `file:line` (the file's name only).
+ */
+export function raisedAt(output: string): { fn: string; file: string } | undefined {
+  const text = terminalText(output);
+  const python = [...text.matchAll(/File "([^"]+)", line (\d+), in ([\w.<>]+)/g)].pop();
+  if (python) return { fn: python[3]!, file: `${python[1]!.replace(/^.*[/\\]/, '')}:${python[2]}` };
+  for (const m of text.matchAll(/^\s*at (?:async )?([\w$.<>]+) \(([^()\s]+?):(\d+):\d+\)/gm)) {
+    if (/node_modules|^(?:node|bun|internal|native):|internal[/\\]/.test(m[2]!)) continue;
+    return { fn: m[1]!, file: `${m[2]!.replace(/^.*[/\\]/, '')}:${m[3]}` };
+  }
+  return undefined;
+}
+
+/** A warning line a tool printed: `Warning: …`, `[WARN] …`, `warning[E0599]: …`. */
+const WARNING_LINE = /^(?:warning|warn)\b(?:\[[\w-]+\])?\s*[:!]\s*\S|^\[(?:WARN|WARNING)\]\s*\S/i;
+/** A warning is worth a line only in a short output: a long build log warns about everything. */
+const NOTICE_MAX_LINES = 15;
+
+/**
+ * What a command that worked still printed as wrong: an error it went past
+ * (`find -exec`, `|| true`, a script that swallows failures) or, in a short
+ * output, a warning ("Using ABI version 14 instead"). A query prints what it
+ * found (errors in a log it read included), so it has no notice.
+ */
+function outputNotice(cmd: string, output: string): string | undefined {
+  // `find … -exec`, `… | xargs`: the query runs other commands, whose errors are theirs.
+  const runsOthers = /\s-exec(?:dir)?\s|\|\s*xargs\b/.test(cmd);
+  if ((QUERY_COMMAND.test(commandProper(cmd).trim()) && !runsOthers) || SILENT_COMMAND.test(cmd.trim())) return undefined;
+  const lines = outputLines(output);
+  if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redact(errorLine(output)).text}`;
+  if (lines.length > NOTICE_MAX_LINES) return undefined;
+  const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l));
+  return warning !== undefined ? `warned: ${redact(clip(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
+}
+
 /** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
-const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|git diff|git grep|command -v|which|type|hash)\b/;
+const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|lsof|git diff|git grep|git show-ref|git rev-parse --verify|systemctl is-\w+|getent|dpkg -s|rpm -q|command -v|which|type|hash)\b/;
 
 /** Commands that change the system rather than a file (files changed are Deliverables already). */
 const CONFIGURING_COMMAND =
@@ -686,7 +724,8 @@ class Fold {
           if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
           continue;
         }
-        const entry = this.writes.get(touch.path) ?? { created: false, writes: 0, sources: [], note: '' };
+        const key = this.deliverableKey(touch.path);
+        const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
         if (touch.access === 'create') {
           entry.created = true;
           // What the file is for, as its own header says it (a docstring, a leading comment, a title).
@@ -697,7 +736,7 @@ class Fold {
           }
         } else entry.writes++;
         entry.sources.push(tool.callRecord);
-        this.writes.set(touch.path, entry);
+        this.writes.set(key, entry);
         this.modified.push(touch.path);
       }
       const edit = family === 'edit' ? editTexts(tool) : undefined;
@@ -719,9 +758,11 @@ class Fold {
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
-      const why = redact(tests ? `${tests}; ${errorLine(tool.output)}` : errorLine(tool.output)).text;
+      const error = errorLine(tool.output);
+      const at = raisedAt(tool.output);
+      const why = redact(`${tests ? `${tests}; ` : ''}${error}${at && error && !error.includes(at.fn) ? ` — at ${at.fn} (${at.file})` : ''}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
-      this.status = `blocked: ${label} failed (${codeText}): ${why}`;
+      this.status = `blocked: ${label} failed (${codeText}): ${why || '(no output)'}`;
       this.failure(label, codeText, why, sources);
       if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label, record: tool.callRecord });
       return;
@@ -736,6 +777,11 @@ class Fold {
     if (observed !== undefined) {
       const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
       this.b.upsert('Findings', { key: `seen-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${observed} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+    }
+    const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
+    if (notice !== undefined) {
+      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
+      this.b.upsert('Findings', { key: `notice-${subjectKey(label60, 6)}`, text: `\`${label60}\` worked but ${notice} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
       this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
@@ -769,8 +815,13 @@ class Fold {
    * an approach that failed.
    */
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
-    // An interruption by the user is no failed approach; a failure that says nothing about why is no line.
-    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '') return;
+    // An interruption by the user is no failed approach.
+    if (/\binterrupted by (?:the )?user\b/i.test(why)) return;
+    if (why.trim() === '') {
+      // A command that failed silently is still an approach that did not work; a bare tool's silent failure says nothing.
+      if (label.startsWith('`')) addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): (no output)`, sources, priority: 2 }, 'exact');
+      return;
+    }
     const signatures = errorSignatures(why);
     const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
     const lines = this.b.facts['Ruled out'];
@@ -826,6 +877,26 @@ class Fold {
 
   /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
   private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
+  /**
+   * The deliverable a written path belongs to: one file written by its absolute
+   * path and by a relative one (`reproduce_bug.py`, then
+   * `/repo/reproduce_bug.py`) is one deliverable, under the form it was first
+   * written by — when exactly one earlier path of the other form matches.
+   */
+  private deliverableKey(path: string): string {
+    if (this.writes.has(path)) return path;
+    const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^\.\//, '');
+    const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
+    const p = slashed(path);
+    if (p.startsWith('~')) return path;
+    const matches = [...this.writes.keys()].filter((k) => {
+      const q = slashed(k);
+      if (q.startsWith('~') || absolute(p) === absolute(q)) return false;
+      return absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`);
+    });
+    return matches.length === 1 ? matches[0]! : path;
+  }
+
   /**
    * A file read for the first time: what it says it is for (its docstring,
    * leading comment or title) is a finding about the code, so an exploration

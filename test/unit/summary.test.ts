@@ -195,6 +195,31 @@ describe('demotion by later references', () => {
     assert.deepEqual(handlesOf('Nothing to point at here.'), []);
   });
 
+  it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
+    const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x = 1\n' }, output: 'ok' });
+    const b = new RecordBuilder()
+      .user('Set up the server.')
+      .step('', [write('/r/app/src/a.py'), write('/r/app/src/b.py'), write('/r/app/scripts/run.sh')])
+      .user('Fix the run script.')
+      .step('', [{ name: 'Edit', input: { file_path: 'scripts/run.sh', old_string: 'x = 1', new_string: 'x = 2' }, output: 'ok' }]);
+    const { units } = unitsOf(b);
+    const s = new ExtractiveSummarizer(counter);
+    const first = await s.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
+    assert.equal(first.root, '/r/app/');
+    const second = await s.fold({ previous: first, units: units.slice(2), coverageEnd: b.records.length });
+    const run = second.facts.Deliverables.filter((l) => /run\.sh$/.test(l.key));
+    assert.deepEqual(run.map((l) => [l.key, l.text]), [['/r/app/scripts/run.sh', 'created, modified ×1']]);
+    // No workspace known: a relative path, then the absolute one it names (SWE-agent's create, then edit).
+    const swe = new RecordBuilder()
+      .user('Reproduce the bug.')
+      .step('', [write('reproduce_bug.py')])
+      .step('', [{ name: 'Edit', input: { file_path: '/pydicom/reproduce_bug.py', old_string: 'x = 1', new_string: 'x = 2' }, output: 'ok' }])
+      .step('', [write('/pydicom/docs/README.md'), write('/pydicom/README.md'), write('README.md')]);
+    const lines = (await s.fold({ previous: undefined, units: unitsOf(swe).units, coverageEnd: swe.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    assert.ok(lines.includes('reproduce_bug.py: created, modified ×1'), JSON.stringify(lines));
+    assert.ok(lines.includes('README.md: created'), 'two candidates: no merge');
+  });
+
   it('counts the later units that name a line, and the cap demotes the least referred first', async () => {
     const b = new RecordBuilder()
       .user('Fix the parser.')
@@ -399,6 +424,27 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
     assert.ok(!ruled.some((t) => /grep/.test(t)), 'grep finding nothing is an answer, not a failure');
     assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
+  });
+
+  it('a command that failed silently is ruled out; one that worked but printed an error or a warning is a finding; a failure says where it was raised', async () => {
+    const traceback = ['Traceback (most recent call last):', '  File "reproduce_bug.py", line 9, in <module>', '    ds.pixel_array', '  File "/repo/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing'].join('\n');
+    const b = new RecordBuilder()
+      .user('Look into the repository history and build the grammars.')
+      .step('', [{ name: 'Bash', input: { command: 'git log --oneline --all -20' }, output: 'Exit code 66', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'lsof -i :65189 -P -n' }, output: 'Exit code 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'tree-sitter generate grammars/bash/grammar.js' }, output: 'Warning: No `tree-sitter.json` file found in your grammar. Using ABI version 14 instead.\nThis file can be set up with `tree-sitter init`.\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: "find grammars -name grammar.js -exec sh -c 'tree-sitter generate' _ {} \\;" }, output: 'Generating grammars/bash\nGenerating grammars/svelte\nError: Error when generating parser\nCaused by:\n    Failed to parse tree-sitter.json -- missing field `metadata` at line 39 column 1\nGenerating grammars/toml\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'grep -rn "Error:" logs/' }, output: 'logs/a.log:3: Error: disk full\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'python reproduce_bug.py' }, output: `${traceback}\nExit code: 1`, isError: true }]);
+    const s = await fold(b);
+    const ruled = s.facts['Ruled out'].map((l) => l.text);
+    const found = s.facts.Findings.map((l) => l.text);
+    assert.ok(ruled.includes('`git log --oneline --all -20` failed (exit 66): (no output)'), JSON.stringify(ruled));
+    assert.ok(!ruled.some((t) => /lsof/.test(t)), 'lsof finding nothing is an answer');
+    assert.ok(found.some((t) => /^`tree-sitter generate grammars\/bash\/grammar\.js` worked but warned: No `tree-sitter\.json` file found in your grammar\. Using ABI version 14 instead\./.test(t)), JSON.stringify(found));
+    assert.ok(found.some((t) => /^`find grammars .* worked but printed an error: .*missing field `metadata`/.test(t)), JSON.stringify(found));
+    assert.ok(!found.some((t) => /grep -rn/.test(t) && /worked but/.test(t)), 'a query prints what it found');
+    assert.ok(ruled.some((t) => /^`python reproduce_bug\.py` failed \(exit 1\): AttributeError: .*PixelRepresentation is missing — at get_pixeldata \(numpy_handler\.py:293\)$/.test(t)), JSON.stringify(ruled));
   });
 
   it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
