@@ -12,6 +12,7 @@
  * the snapshot store and the budget. The store keeps only the reduction
  * outputs (reduced forms, floor summaries) and the calibration anchor.
  */
+import { outlineOf } from './outline';
 import {
   ANTI_THRASH_LIMIT,
   ANTI_THRASH_MIN_SAVING_RATIO,
@@ -1105,9 +1106,16 @@ export class CompactionEngine {
         const tail = share - head;
         return `${text.slice(0, head)}\n[… ${text.length - share} characters elided to fit the window; full text: ${recover}]\n${text.slice(-tail)}`;
       };
+      // A long message with headings and lists keeps its outline: every section still says what it found.
+      const outlined = (text: string): string => {
+        if (text.length <= share) return text;
+        const note = `[outline of a ${text.length}-character message (headings, the opening words of each item and paragraph); full text: ${recover}]`;
+        const outline = outlineOf(text, share - note.length - 1);
+        return outline !== undefined ? `${note}\n${outline}` : clip(text);
+      };
       const form: ReducedForm = tool
         ? { how: 'shrunk', input: clip(current ? current.input : renderToolInput(tool)), output: clip(current ? current.output : (tool.output ?? '')), recover }
-        : { how: 'shrunk', input: '', output: clip(current ? current.output : part.text), recover };
+        : { how: 'shrunk', input: '', output: current ? clip(current.output) : outlined(part.text), recover };
       this.forms.set(part.address, form);
       this.viewWrites++;
       this.snapshots.put(part.address, { type: 'form', form });

@@ -760,9 +760,10 @@ class Fold {
       const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
       const error = errorLine(tool.output);
       const at = raisedAt(tool.output);
-      const why = redact(`${tests ? `${tests}; ` : ''}${error}${at && error && !error.includes(at.fn) ? ` — at ${at.fn} (${at.file})` : ''}`).text;
+      const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
+      const why = redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
-      this.status = `blocked: ${label} failed (${codeText}): ${why || '(no output)'}`;
+      this.status = `blocked: ${label} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.failure(label, codeText, why, sources);
       if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label, record: tool.callRecord });
       return;
@@ -815,13 +816,9 @@ class Fold {
    * an approach that failed.
    */
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
-    // An interruption by the user is no failed approach.
-    if (/\binterrupted by (?:the )?user\b/i.test(why)) return;
-    if (why.trim() === '') {
-      // A command that failed silently is still an approach that did not work; a bare tool's silent failure says nothing.
-      if (label.startsWith('`')) addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): (no output)`, sources, priority: 2 }, 'exact');
-      return;
-    }
+    // An interruption by the user is no failed approach; a failure that says nothing about why is no line
+    // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).
+    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '') return;
     const signatures = errorSignatures(why);
     const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
     const lines = this.b.facts['Ruled out'];

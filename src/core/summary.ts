@@ -353,10 +353,12 @@ function factLine(state: SummaryState, section: FactSection, l: FactLine): strin
 function renderFacts(state: SummaryState): string[] {
   const out: string[] = ['### Requests'];
   out.push(...(state.requests.length ? requestLines(state.requests).map(([, text]) => text) : ['(none)']));
+  // A section whose lines were all archived is not empty: "(none)" there would read as "nothing was decided".
+  const archived = new Set(state.facts.Archived.map((l) => ARCHIVED_FROM.exec(l.text)?.[1]));
   for (const section of FACT_SECTIONS) {
     out.push(`### ${section}`);
     const lines = state.facts[section];
-    out.push(...(lines.length ? lines.map((l) => factLine(state, section, l)) : ['(none)']));
+    out.push(...(lines.length ? lines.map((l) => factLine(state, section, l)) : [archived.has(section) ? '(only archived lines, below)' : '(none)']));
   }
   return out;
 }

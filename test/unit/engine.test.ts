@@ -408,6 +408,24 @@ describe('the last guard', () => {
     assert.match(s.engine.formOf(tool.address)!.output, /characters elided to fit the window; full text: view_tool_call\("call_1"\)/);
     assert.equal(s.viewToolCall('call_1')!.output, 'report line\n'.repeat(3000));
   });
+
+  it('cuts an oversized report to its outline: every section keeps its heading and its first items', async () => {
+    const section = (n: number): string => [`## ${n}. Area ${n}`, `Verdict for area ${n}: acceptable with caveats that matter later on.`, ...Array.from({ length: 60 }, (_, i) => `- Finding ${n}.${i}: the module at src/area${n}/file${i}.ts keeps a long explanation of what is wrong here`), '```python', 'x = 1', '```'].join('\n');
+    const report = ['# Repository analysis', ...Array.from({ length: 8 }, (_, n) => section(n + 1))].join('\n\n');
+    const b = new RecordBuilder().user('Review the repository.').step(report);
+    const s = newSession(budgetOf(8_000, 1_000));
+    await play(s, b.records);
+    await s.step(b.records.length);
+    assert.ok(s.engine.predicted() <= s.budget.effective, `${s.engine.predicted()}`);
+    const part = s.record.units[1]!.parts[0]!;
+    const form = s.engine.formOf(part.address)!.output;
+    assert.match(form, /^\[outline of a \d+-character message \(headings, the opening words of each item and paragraph\); full text: record r1\]/);
+    for (let n = 1; n <= 8; n++) {
+      assert.match(form, new RegExp(`^## ${n}\\. Area ${n}$`, 'm'), `section ${n} keeps its heading`);
+      assert.match(form, new RegExp(`^- Finding ${n}\\.0: `, 'm'), `section ${n} keeps its first item`);
+    }
+    assert.match(form, /^\[1-line code block\]$/m);
+  });
 });
 
 describe('the last guard on pathological steps', () => {
