@@ -28,7 +28,7 @@ import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
 import { redact } from '../core/redact';
 import { statementOf } from '../core/digest';
-import { messageOf } from './model';
+import { messageOf, type ModelRequest, type ToolSpec } from './model';
 
 /** A structured answer: the tool the model must call, and the schema of its input. */
 export interface CompletionTool {
@@ -41,6 +41,13 @@ export interface CompletionRequest {
   readonly prompt: string;
   /** Ask for the answer as a call of this tool (required); without it, the answer is text. */
   readonly tool?: CompletionTool;
+  /**
+   * The chat's request this question continues: its instructions, tools and
+   * messages are sent unchanged before the prompt, so a provider's prompt
+   * cache serves what the chat already sent (the chat's tools stay offered and
+   * the answer is text).
+   */
+  readonly after?: ModelRequest;
 }
 
 /**
@@ -94,6 +101,12 @@ export interface ModelSummarizerOptions {
   readonly timeoutMs: number;
   /** The turn's cancellation: a stopped turn stops waiting for the model (the deterministic summary is kept). */
   readonly signal?: AbortSignal;
+  /**
+   * The chat's instructions and tools, when this summarizer is the chat's own
+   * model: a fold is then asked as the next message of the chat's context (a
+   * prompt cache serves it) instead of in a prompt of its own.
+   */
+  readonly chatFrame?: () => { readonly system: string; readonly tools: readonly ToolSpec[] } | undefined;
   /** Called when a fold asks the model (for progress in the chat). */
   readonly onStart?: () => void;
   /** Called when the model's contribution was dropped, with the reason. */
@@ -120,7 +133,7 @@ export class ModelSummarizer implements Summarizer {
     turn?.addEventListener('abort', stop, { once: true });
     try {
       const answer = await Promise.race([
-        this.options.complete({ prompt: foldPrompt(input, base, this.options.spanChars), tool: FOLD_TOOL }, controller.signal),
+        this.options.complete(this.request(input, base), controller.signal),
         new Promise<never>((_, reject) =>
           controller.signal.addEventListener('abort', () => reject(new Error(turn?.aborted ? 'the turn was stopped' : `no answer within ${Math.round(this.options.timeoutMs / 1000)} s`))),
         ),
@@ -136,6 +149,17 @@ export class ModelSummarizer implements Summarizer {
       turn?.removeEventListener('abort', stop);
       controller.abort();
     }
+  }
+
+  /**
+   * The question of one fold: after the chat's context when this is the chat's
+   * model and the engine passed that context (the span is in it, the Task
+   * Context at its head), otherwise in a prompt of its own with the span.
+   */
+  private request(input: FoldInput, base: SummaryState): CompletionRequest {
+    const frame = input.context?.length ? this.options.chatFrame?.() : undefined;
+    if (frame && input.context) return { prompt: continuationPrompt(input), after: { system: frame.system, messages: input.context, tools: frame.tools } };
+    return { prompt: foldPrompt(input, base, this.options.spanChars), tool: FOLD_TOOL };
   }
 }
 
@@ -217,6 +241,34 @@ function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number): st
     '',
     `Records ${first}–${input.coverageEnd - 1}, leaving the context window now:`,
     span,
+  ].join('\n');
+}
+
+/** Characters of each record's opening in the index a continuation prompt gives of the span. */
+const INDEX_CHARS = 70;
+
+/**
+ * The question of a fold asked after the chat's context: the same rules, the
+ * span named by an index of its records (the model read them above, without
+ * their numbers, which its lines must cite), the answer as JSON text.
+ */
+export function continuationPrompt(input: FoldInput): string {
+  const first = input.units[0]?.firstRecord ?? 0;
+  const index = input.units.map((unit) => {
+    const said = renderUnit(unit)
+      .map((m) => m.content)
+      .join(' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    const range = unit.lastRecord > unit.firstRecord ? `${unit.firstRecord}–${unit.lastRecord}` : `${unit.firstRecord}`;
+    return `[record ${range}] ${unit.kind === 'step' ? 'agent' : unit.kind}: ${redact(said.slice(0, INDEX_CHARS)).text}${said.length > INDEX_CHARS ? '…' : ''}`;
+  });
+  return [
+    'Stop the task for one answer: this message is from Context Keeper, not the user.',
+    SUMMARY_RULES.replace(/The records below are leaving/, 'The oldest records above, after the ## Task Context, are leaving').replace(/Call \S+ once with the lines for these records \(or, if you cannot call tools, answer with only that JSON object\)\./, 'Do not call a tool: answer with only a JSON object {"findings": [...], "decisions": [...], "ruledOut": [...], "current": {"status": "...", "next": "..."}}, each line {"key": "kebab-case-subject", "text": "...", "sources": [record numbers]}.').replace('(only records shown below)', '(only the records listed below)'),
+    '',
+    `Records ${first}–${input.coverageEnd - 1} are leaving; they open the conversation after the Task Context, in this order:`,
+    ...index,
   ].join('\n');
 }
 

@@ -18,7 +18,7 @@ import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskStoreHost } from './ports';
 import { describeCompaction, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
-import { AbortError, isAbort, messageOf } from './model';
+import { AbortError, isAbort, messageOf, type ToolSpec } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
 import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, type KeeperSettings } from './settings';
@@ -194,8 +194,11 @@ export class KeeperAgent implements vscode.Disposable {
       this.reportRewind(taskId, recorded, turnsInHistory(context.history), stream);
       metadata = { ...metadata, turn: recorded + 1 };
       if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
-      task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal);
+      const system = systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) });
+      let frame: { system: string; tools: readonly ToolSpec[] } | undefined;
+      task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal, () => frame);
       const tools = this.toolRunner(task, root.fsPath, settings, stream, request.toolInvocationToken, edits, otherToolsFor(request, settings));
+      frame = { system, tools: tools.specs };
       const io: TurnIO = {
         markdown: (text) => stream.markdown(text),
         progress: (message) => stream.progress(message),
@@ -216,7 +219,7 @@ export class KeeperAgent implements vscode.Disposable {
         },
       };
       const result = await runTurn(task, prompt, chatModel, tools, io, {
-          system: systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) }),
+          system,
           maxSteps: settings.maxStepsPerTurn,
           attachments: await attachmentsOf(request.references, root, settings.toolOutputMaxChars),
           onRetry: (attempt, delayMs, error) => this.log?.warn(`task ${taskId}: model ${model.id} failed (${describeModelError(error)}); retry ${attempt} in ${delayMs} ms`),
@@ -356,7 +359,14 @@ export class KeeperAgent implements vscode.Disposable {
     this._onDidChangeTask.fire(taskId);
   }
 
-  private async summarizerFor(settings: KeeperSettings, chatModel: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, say: (message: string) => void, signal: AbortSignal): Promise<Summarizer> {
+  private async summarizerFor(
+    settings: KeeperSettings,
+    chatModel: vscode.LanguageModelChat,
+    stream: vscode.ChatResponseStream,
+    say: (message: string) => void,
+    signal: AbortSignal,
+    chatFrame: () => { system: string; tools: readonly ToolSpec[] } | undefined,
+  ): Promise<Summarizer> {
     const lines = new SummaryLineCounter(this.counter);
     const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens || undefined);
     if (settings.summarizerModel === 'none') return deterministic;
@@ -375,6 +385,8 @@ export class KeeperAgent implements vscode.Disposable {
       spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
       timeoutMs: settings.summarizerTimeoutSeconds * 1000,
       signal,
+      // The chat's own model is asked after the chat's context (its prompt cache serves it); another model gets a prompt of its own.
+      ...(model.id === chatModel.id ? { chatFrame } : {}),
       onStart: () => say('Summarizing the oldest steps into the Task Context…'),
       onFallback: (reason) => say(`Summary written without the model (${reason}).`),
     });

@@ -148,11 +148,22 @@ export class VsCodeChatModel implements ChatModelPort {
   }
 
   /**
-   * One question (the floor summarizer's use): with a tool, the model is
+   * One question (the floor summarizer's use). After the chat's request
+   * (`request.after`) it is the next message of that request, answered in
+   * text. Otherwise, with a tool, the model is
    * required to call it and the call's input comes back as JSON text; a model
    * that answers in text anyway, or rejects tool calls, is read as text.
    */
   async complete(request: CompletionRequest, signal: AbortSignal): Promise<string> {
+    if (request.after) {
+      // After the chat's own request: its instructions, tools and messages unchanged (a cached prefix), the answer in text.
+      const after = request.after;
+      let text = '';
+      for await (const event of this.send({ system: after.system, messages: [...after.messages, { role: 'user', content: request.prompt }], tools: after.tools }, signal)) {
+        if (event.type === 'text') text += event.text;
+      }
+      return text;
+    }
     const ask = async (tool: CompletionRequest['tool']): Promise<string> => {
       let text = '';
       const tools = tool ? [{ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }] : [];

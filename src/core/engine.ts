@@ -40,7 +40,7 @@ import {
   type SnapshotStore,
   type ToolCompactionStore,
 } from './store';
-import { protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
+import { continuationQuestionTokens, protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
 import { layoutAfterFold, renderSummary, type LayoutKind, type SummaryLineCounter, type SummaryState } from './summary';
 import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
@@ -879,7 +879,10 @@ export class CompactionEngine {
   }
 
   private foldInput(toUnit: number): FoldInput {
-    return { previous: this.summary, units: this.record.units.slice(this.coverageUnit, toUnit), coverageEnd: this.coverageEndAt(toUnit), cap: this.cap() };
+    const input = { previous: this.summary, units: this.record.units.slice(this.coverageUnit, toUnit), coverageEnd: this.coverageEndAt(toUnit), cap: this.cap() };
+    // The context goes with the question only when it still fits with it: over the window a fold is the way back.
+    // (The estimate is the question's mean size on the corpus; its largest was 1.3 times it.)
+    return this.predicted() + 1.3 * continuationQuestionTokens(input.units.length) <= this.budget.effective ? { ...input, context: this.project() } : input;
   }
 
   private prefloorKeyFor(toUnit: number): string {

@@ -27,6 +27,7 @@ import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } fro
 import { redact } from './redact';
 import type { TokenCounter } from './tokens';
 import type { Part, ToolInvocation, Unit } from './types';
+import type { ProjectedMessage } from './engine';
 
 export interface FoldInput {
   /** The summary being extended (undefined for the first fold). */
@@ -37,6 +38,22 @@ export interface FoldInput {
   readonly coverageEnd: number;
   /** The head's cap for this fold (the engine's, which scales with the window); a summarizer's own cap is the fallback. */
   readonly cap?: number;
+  /**
+   * The context as the engine projects it when the fold is asked for, when it
+   * fits the window: it holds the span (the oldest raw records after the head)
+   * and the Task Context the model last read. A summarizer that is the chat's
+   * own model asks after it, so a prompt cache serves what the chat sent.
+   */
+  readonly context?: readonly ProjectedMessage[];
+}
+
+/** A fold's question asked after the chat's context: its rules, and one line of the span's index per unit. */
+export const CONTINUATION_QUESTION_TOKENS = 450;
+export const CONTINUATION_INDEX_TOKENS_PER_UNIT = 25;
+
+/** The tokens a fold's question adds after the chat's context (what must still fit the window with it). */
+export function continuationQuestionTokens(units: number): number {
+  return CONTINUATION_QUESTION_TOKENS + CONTINUATION_INDEX_TOKENS_PER_UNIT * units;
 }
 
 export interface Summarizer {

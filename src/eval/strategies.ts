@@ -12,7 +12,7 @@ import { renderUnit, type FloorSource, type ProjectedMessage, type RetrievalOpti
 import { SessionRecord } from '../core/parts';
 import { ProviderMeter } from '../core/replay';
 import { CompactionSession } from '../core/session';
-import { ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
+import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
 import { renderSummary, SummaryLineCounter, type LayoutKind, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import { fileTouches, renderToolInput } from '../core/tools';
@@ -437,29 +437,41 @@ function spanTokensFor(budget: Budget): number {
 
 /**
  * The deterministic summarizer standing in for the model, metered as the
- * extension's model fold would be: a fresh prompt (instructions, the lines
- * already kept, the span leaving the window, clipped as the extension clips
- * it; nothing cached, it shares no prefix with the chat), answered with the
- * lines it adds. Every call counts, used or not.
+ * extension's model fold would be with the chat's own model (the default):
+ * asked after the chat's context when the engine passes it (the context it
+ * last sent is a cache read, the question and the context's new messages are
+ * not), otherwise with a prompt of its own (instructions, the lines already
+ * kept, the span, clipped as the extension clips it; nothing cached). Either
+ * way it is answered with the lines it adds. Every call counts, used or not.
  */
 class MeteredSummarizer implements Summarizer {
   readonly name: string;
+  private readonly meter: ProviderMeter;
   constructor(
     private readonly inner: Summarizer,
     private readonly counter: TokenCounter,
     private readonly spanTokens: number,
     private readonly calls: CallSample[],
+    /** The messages of the chat's last call (what a prompt cache holds). */
+    private readonly sent: () => readonly ProjectedMessage[] = () => [],
   ) {
     this.name = inner.name;
+    this.meter = new ProviderMeter(counter);
   }
 
   async fold(input: FoldInput): Promise<SummaryState> {
     const result = await this.inner.fold(input);
     const before = input.previous ? this.counter.count(renderSummary(input.previous)) : 0;
+    const output = Math.max(0, this.counter.count(renderSummary(result)) - before);
+    if (input.context?.length) {
+      const { tokens, reused } = this.meter.measure(input.context, this.sent());
+      this.calls.push({ record: input.coverageEnd, tokens: tokens + continuationQuestionTokens(input.units.length), cacheRead: reused, output, overflow: false });
+      return result;
+    }
     const span = input.units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
     // The kept lines are clipped to their last 8,000 characters in the prompt.
     const tokens = SUMMARIZER_INSTRUCTION_TOKENS + Math.min(before, 2_000) + Math.min(span, this.spanTokens);
-    this.calls.push({ record: input.coverageEnd, tokens, cacheRead: 0, output: Math.max(0, this.counter.count(renderSummary(result)) - before), overflow: false });
+    this.calls.push({ record: input.coverageEnd, tokens, cacheRead: 0, output, overflow: false });
     return result;
   }
 }
@@ -473,13 +485,15 @@ class Ours implements Strategy {
   readonly summarizerCalls: CallSample[] = [];
   /** The background floor as in the extension, its answer arriving one model call after it was asked for. */
   private readonly runner = new DelayedRunner(1);
+  /** The messages of the last call: a summary asked after them finds them in the prompt cache. */
+  private lastSent: readonly ProjectedMessage[] = [];
 
   constructor(budget: Budget, counter: TokenCounter, variant: OursVariant = {}) {
     const cap = variant.summaryCap ? variant.summaryCap(budget) : summaryCapFor(budget);
     this.session = new CompactionSession({
       budget,
       counter,
-      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), cap), counter, spanTokensFor(budget), this.summarizerCalls),
+      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), cap), counter, spanTokensFor(budget), this.summarizerCalls, () => this.lastSent),
       background: this.runner,
       ...(variant.retrieval ? { retrieval: variant.retrieval } : {}),
       ...(variant.summaryCap ? { summaryCap: cap } : {}),
@@ -512,6 +526,7 @@ class Ours implements Strategy {
     const first = this.session.engine.firstUnitInView;
     const items = Array.from({ length: this.record.units.length - first }, (_, k) => first + k);
     const messages = this.session.engine.project();
+    this.lastSent = messages;
     if (report.compactions.length > 0) {
       // The state channel's own checks at every compaction boundary.
       const { counts } = this.session.checkBoundary(atRecord, messages);

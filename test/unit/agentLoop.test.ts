@@ -367,6 +367,33 @@ describe('model-backed floor summaries', () => {
     assert.equal(state.current.status, 'exporter located');
   });
 
+  it("with the chat's own model, asks after the chat's context (its instructions, tools and messages unchanged) and reads the JSON answer", async () => {
+    const context = [
+      { role: 'user' as const, content: '## Task Context\n(none yet)' },
+      { role: 'user' as const, content: records[0]!.content },
+      { role: 'assistant' as const, content: records[1]!.content },
+    ];
+    const chatTools = [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' } }];
+    const asked: CompletionRequest[] = [];
+    const answer = JSON.stringify({ findings: [{ key: 'csv-quoting', text: 'CSV quoting breaks on commas in src/export.ts', sources: [1] }] });
+    const s = new ModelSummarizer({ complete: async (r) => (asked.push(r), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000, chatFrame: () => ({ system: 'You are @keeper.', tools: chatTools }) });
+    const state = await s.fold({ ...input, context });
+    assert.equal(asked.length, 1);
+    const r = asked[0]!;
+    assert.equal(r.tool, undefined, 'no tool of its own: the chat\'s tools stay as the chat sent them');
+    assert.deepEqual(r.after, { system: 'You are @keeper.', messages: context, tools: chatTools });
+    assert.match(r.prompt, /^Stop the task for one answer: this message is from Context Keeper, not the user\./);
+    assert.match(r.prompt, /Do not call a tool: answer with only a JSON object/);
+    assert.match(r.prompt, /^\[record 0\] user: Port the exporter\. Never drop a column\.$/m, 'the span is named record by record: its lines must cite them');
+    assert.match(r.prompt, /^\[record 1\] agent: The exporter lives in src\/export\.ts; CSV quoting is broken for commas\.$/m);
+    assert.ok(state.facts.Findings.some((f) => f.key === 'model-csv-quoting'));
+    // Another model (or no context passed) gets a prompt of its own, with the span and the required tool.
+    const other = new ModelSummarizer({ complete: async (q) => (asked.push(q), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    await other.fold({ ...input, context });
+    assert.equal(asked[1]!.after, undefined);
+    assert.equal(asked[1]!.tool?.name, 'record_task_context');
+  });
+
   it('falls back to the deterministic summary on an error, a timeout or invalid JSON, and says why', async () => {
     const base = await new ExtractiveSummarizer(lines).fold(input);
     for (const complete of [async () => 'not json at all', async () => { throw new Error('quota'); }, () => new Promise<string>(() => undefined)]) {

@@ -9,9 +9,10 @@ import {
 } from '../../src/core/budget';
 import { SessionRecord } from '../../src/core/parts';
 import { ANCHOR_KEY, FLOOR_PREFIX, InMemorySnapshotStore, InMemoryToolCompactionStore } from '../../src/core/store';
-import type { FoldInput, Summarizer } from '../../src/core/summarizer';
+import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../../src/core/summarizer';
 import { renderSummary, type SummaryState } from '../../src/core/summary';
 import { budgetOf, newSession, play, RecordBuilder, SpyCounter } from './engineHarness';
+import { CharRatioTokenCounter } from '../../src/core/tokens';
 
 function longSession(steps: number, linesPerRead = 200): RecordBuilder {
   const b = new RecordBuilder();
@@ -464,5 +465,31 @@ describe('the last guard on pathological steps', () => {
     s.append({ index: 4, role: 'tool', content: '', toolCallId: 'ss_1', toolOutput: 'second' });
     assert.equal(s.viewToolCall('ss_1')!.output, 'first');
     assert.equal(s.viewToolCall('ss_1#r3')!.output, 'second');
+  });
+});
+
+describe('the context a fold is asked after', () => {
+  it('goes with the fold when the question still fits the window beside it, and is the view as projected', async () => {
+    const b = longSession(40, 60);
+    const asked: { context: number; fits: boolean; asProjected: boolean }[] = [];
+    let s: ReturnType<typeof newSession> | undefined;
+    const inner = new ExtractiveSummarizer(new CharRatioTokenCounter());
+    s = newSession(budgetOf(16_000, 2_000), {
+      summarizer: {
+        name: 'recording',
+        async fold(input: FoldInput): Promise<SummaryState> {
+          const predicted = s!.engine.predicted();
+          asked.push({ context: input.context?.length ?? 0, fits: predicted + 1.3 * continuationQuestionTokens(input.units.length) <= s!.budget.effective, asProjected: input.context === undefined || JSON.stringify(input.context) === JSON.stringify(s!.engine.project()) });
+          return inner.fold(input);
+        },
+      },
+    });
+    await play(s, b.records);
+    assert.ok(asked.length >= 2, `folds: ${asked.length}`);
+    for (const a of asked) {
+      assert.equal(a.context > 0, a.fits, JSON.stringify(a));
+      assert.ok(a.asProjected, 'the context is the view the chat is sent');
+    }
+    assert.ok(asked.some((a) => a.context > 0), 'some folds are asked after the context');
   });
 });
