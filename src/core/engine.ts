@@ -880,9 +880,20 @@ export class CompactionEngine {
 
   private foldInput(toUnit: number): FoldInput {
     const input = { previous: this.summary, units: this.record.units.slice(this.coverageUnit, toUnit), coverageEnd: this.coverageEndAt(toUnit), cap: this.cap() };
-    // The context goes with the question only when it still fits with it: over the window a fold is the way back.
-    // (The estimate is the question's mean size on the corpus; its largest was 1.3 times it.)
-    return this.predicted() + 1.3 * continuationQuestionTokens(input.units.length) <= this.budget.effective ? { ...input, context: this.project() } : input;
+    // The context goes with the question only as far as it fits beside it (the estimate is the question's
+    // mean size on the corpus; its largest was 1.3 times it). The newest units are left out first: a prefix
+    // of what was sent is still a cache hit, and the span is at its start.
+    const room = this.budget.effective - 1.3 * continuationQuestionTokens(input.units.length);
+    const units = this.record.units;
+    let tokens = this.predicted();
+    let end = units.length;
+    while (tokens > room && end > toUnit) tokens -= this.unitTokens[--end] ?? 0;
+    if (tokens > room) return input;
+    const view = this.project();
+    if (end === units.length) return { ...input, context: view };
+    const tail = this.tail!;
+    const head = view.length - tail.messages.length;
+    return { ...input, context: view.slice(0, head + (tail.starts[end - this.coverageUnit] ?? tail.messages.length)) };
   }
 
   private prefloorKeyFor(toUnit: number): string {
@@ -1217,19 +1228,15 @@ export class CompactionEngine {
   private unitView(i: number, unit: Unit): readonly ProjectedMessage[] {
     const cached = this.unitViews.get(i);
     if (cached && cached.unit === unit && cached.lastRecord === unit.lastRecord && cached.parts === unit.parts.length && this.sameForms(unit, cached.forms)) return cached.messages;
-    const forms: (ReducedForm | undefined)[] = [];
-    for (const part of unit.parts) if (part.tool) forms.push(this.forms.get(part.address));
+    // Every part's form: a text part has one too once the last guard clipped it.
+    const forms = unit.parts.map((part) => this.forms.get(part.address));
     const messages = renderUnit(unit, (address) => this.forms.get(address)).map((m) => this.redactMessage(m));
     this.unitViews.set(i, { unit, lastRecord: unit.lastRecord, parts: unit.parts.length, forms, messages });
     return messages;
   }
 
   private sameForms(unit: Unit, forms: readonly (ReducedForm | undefined)[]): boolean {
-    let k = 0;
-    for (const part of unit.parts) {
-      if (!part.tool) continue;
-      if (this.forms.get(part.address) !== forms[k++]) return false;
-    }
+    for (let k = 0; k < unit.parts.length; k++) if (this.forms.get(unit.parts[k]!.address) !== forms[k]) return false;
     return true;
   }
 
