@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, statementOf, subjectKey, terminalText } from './digest';
+import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -561,9 +561,47 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
     lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: mergeSources(before.sources, line.sources), refs: (before.refs ?? 0) + 1 };
     return;
   }
+  // The agent's own words about a failure recorded exactly a step before ("BFG installation failed due to a lock"
+  // after `brew install bfg` failed … locked) say it again, with less: they join the exact line.
+  if (section === 'Ruled out' && origin === 'narrative') {
+    const restated = b.facts['Ruled out'].findIndex((l) => l.origin === 'exact' && restatesFailure(line, l));
+    if (restated >= 0) {
+      const exact = b.facts['Ruled out'][restated]!;
+      b.facts['Ruled out'][restated] = { ...exact, sources: mergeSources(exact.sources, line.sources), refs: (exact.refs ?? 0) + 1 };
+      return;
+    }
+  }
   let key = subjectKey(line.text);
   for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text)}-${n}`;
   b.upsert(section, { ...line, key, origin });
+}
+
+/** A failure's record is this close before the agent's sentence about it. */
+const RESTATED_WITHIN_RECORDS = 4;
+
+/** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
+function stems(text: string): Set<string> {
+  return new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3));
+}
+
+/** Whether a sentence of the agent says again, in its words, what a failed tool's exact line just recorded. */
+function restatesFailure(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
+  const first = Math.min(...line.sources);
+  if (!exact.sources.some((s) => s < first && s >= first - RESTATED_WITHIN_RECORDS)) return false;
+  const recorded = stems(exact.text);
+  const covered = (text: string): [number, number] => {
+    const said = stems(text);
+    let shared = 0;
+    for (const w of said) if (recorded.has(w)) shared++;
+    return [shared, said.size];
+  };
+  const [shared, size] = covered(line.text);
+  if (size === 0 || shared < 2 || shared * 2 < size) return false;
+  // A cause the exact line does not show ("because the private key field has spaces") is the agent's diagnosis: it stays.
+  const cause = /\b(?:because|due to|caused by|since|as)\b(.*)$/i.exec(line.text)?.[1];
+  if (cause === undefined) return true;
+  const [explained, words] = covered(cause);
+  return explained * 2 > words;
 }
 
 export class ExtractiveSummarizer extends LocalSummarizer {

@@ -435,6 +435,20 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
   });
 
+  it("the agent's restatement of a failure just recorded joins its exact line; a diagnosis the error does not show stays", async () => {
+    const b = new RecordBuilder()
+      .user('Install bfg and import the key.')
+      .step('', [{ name: 'Bash', input: { command: 'brew install bfg' }, output: 'Error: A `brew install bfg` process has already locked /Users/m/Library/Caches/Homebrew/downloads/bfg.jar\nExit code: 1', isError: true }])
+      .step('BFG installation failed due to a lock.')
+      .step('', [{ name: 'Bash', input: { command: 'op item get "GPG Key" --fields "Private Key" | gpg --import' }, output: 'gpg: no valid OpenPGP data found.\ngpg: Total number processed: 0\nExit code: 2', isError: true }])
+      .step('The import failed because the private key field has spaces in the PGP block.');
+    const ruled = (await fold(b)).facts['Ruled out'];
+    assert.ok(!ruled.some((l) => /^BFG installation failed/.test(l.text)), JSON.stringify(ruled.map((l) => l.text)));
+    const brew = ruled.find((l) => /^`brew install bfg` failed/.test(l.text))!;
+    assert.ok(brew.sources.length >= 3, 'the restatement\'s record joins the exact line');
+    assert.ok(ruled.some((l) => /private key field has spaces in the PGP block/.test(l.text)), 'the diagnosis stays');
+  });
+
   it('a command that worked but printed an error or a warning is a finding; a failure says where it was raised', async () => {
     const traceback = ['Traceback (most recent call last):', '  File "reproduce_bug.py", line 9, in <module>', '    ds.pixel_array', '  File "/repo/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing'].join('\n');
     const b = new RecordBuilder()
