@@ -144,6 +144,14 @@ export function sameStatement(a: string, b: string): boolean {
   const y = significant(b);
   if (x.size === 0 || y.size === 0) return false;
   const [small, large] = x.size <= y.size ? [x, y] : [y, x];
+  // The same measured values in other words ("345 errors ÷ 90 hours = ~92 a day" and "345 / 90 hours = ~92 errors per day").
+  const mx = measures(a);
+  const my = measures(b);
+  const [fewer, more] = mx.size <= my.size ? [mx, my] : [my, mx];
+  const within = [...fewer].every((n) => more.has(n));
+  if (fewer.size >= SAME_MEASURES && within && [...small].some((t) => large.has(t))) return true;
+  // Other values are another fact, however alike the words ("12 failed" then "13 failed": the later count).
+  if (fewer.size > 0 && !within) return false;
   // One or two words say too little to be the same statement as a longer one.
   if (small.size < 3 && x.size !== y.size) return false;
   let shared = 0;
@@ -153,6 +161,20 @@ export function sameStatement(a: string, b: string): boolean {
   const hy = handles(b);
   if (hx.length && hy.length && !hx.some((h) => hy.includes(h))) return false;
   return true;
+}
+
+/** Two statements that give this many of the same measured values (and share a word) state one fact. */
+const SAME_MEASURES = 3;
+
+/** The measured values of a statement: its numbers of two digits or more and its decimals, years left out. */
+function measures(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![\w.])(\d+(?:[.,]\d+)*)(?![\w.]*\w)/g)) {
+    const n = m[1]!.replace(/,(?=\d{3}\b)/g, '');
+    if (/^(?:19|20)\d\d$/.test(n) || /^\d$/.test(n)) continue;
+    out.add(n);
+  }
+  return out;
 }
 
 /**

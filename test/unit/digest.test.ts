@@ -290,6 +290,13 @@ describe('statements, gists and keys', () => {
     assert.ok(!sameStatement('`src/a.ts` fails to compile', '`src/b.ts` fails to compile'));
     assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
   });
+
+  it('the same measured values in other words are one fact; other values are another', () => {
+    assert.ok(sameStatement('Average rate: 345 / 90 hours = ~3.8 errors per hour = ~92 errors per day', 'Error Rate: 345 errors ÷ 90 hours = ~92 errors per day (confirms earlier estimate)'));
+    assert.ok(sameStatement('Leaks found: 16,684 → 392 (98% reduction!)', 'Went from 16684 findings to 392 findings, a 98% drop'));
+    assert.ok(!sameStatement('Tests: 45 passed, 12 failed in 30 suites', 'Tests: 45 passed, 13 failed in 30 suites'), 'a later count is a new value');
+    assert.ok(!sameStatement('Build took 2021 ms on 2024-05-01', 'Deploy took 3 s in 2024'), 'years and single digits are no measured values');
+  });
 });
 
 describe('what a command printed', () => {
