@@ -12,7 +12,6 @@
  * the snapshot store and the budget. The store keeps only the reduction
  * outputs (reduced forms, floor summaries) and the calibration anchor.
  */
-import { outlineOf } from './outline';
 import {
   ANTI_THRASH_LIMIT,
   ANTI_THRASH_MIN_SAVING_RATIO,
@@ -42,6 +41,7 @@ import {
 } from './store';
 import { continuationQuestionTokens, protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
 import { layoutAfterFold, renderSummary, type LayoutKind, type SummaryLineCounter, type SummaryState } from './summary';
+import { outlineOf } from './outline';
 import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
 import { BackgroundTask, type BackgroundRunner } from './background';
@@ -228,6 +228,8 @@ const SUMMARY_GROWTH_MIN_TOKENS = 300;
 const SUMMARY_GROWTH_RATIO = 0.15;
 
 /** Text tails kept by the emergency clip of an oversized last message. */
+/** The room left for a fold's question, over its estimate (the mean on the corpus; the largest was 1.3 times it). */
+const QUESTION_MARGIN = 1.3;
 const EMERGENCY_HEAD_CHARS = 6000;
 const EMERGENCY_TAIL_CHARS = 2000;
 /** A piece shorter than this is left whole by the emergency clip. */
@@ -880,10 +882,9 @@ export class CompactionEngine {
 
   private foldInput(toUnit: number): FoldInput {
     const input = { previous: this.summary, units: this.record.units.slice(this.coverageUnit, toUnit), coverageEnd: this.coverageEndAt(toUnit), cap: this.cap() };
-    // The context goes with the question only as far as it fits beside it (the estimate is the question's
-    // mean size on the corpus; its largest was 1.3 times it). The newest units are left out first: a prefix
-    // of what was sent is still a cache hit, and the span is at its start.
-    const room = this.budget.effective - 1.3 * continuationQuestionTokens(input.units.length);
+    // The context goes with the question only as far as it fits beside it. The newest units are left out
+    // first: a prefix of what was sent is still a cache hit, and the span is at its start.
+    const room = this.budget.effective - QUESTION_MARGIN * continuationQuestionTokens(input.units.length);
     const units = this.record.units;
     let tokens = this.predicted();
     let end = units.length;
