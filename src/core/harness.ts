@@ -251,8 +251,11 @@ function continuesPaste(line: string): boolean {
 /** The line of pasted code that names what it defines ("export const FooSchema = z.object({"), clipped. */
 const DECLARATION = /^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:const|let|var|function|class|interface|type|enum|def|struct|fn|func|module|trait|impl|CREATE\s+TABLE)\b/i;
 
+/** Else its first assignment ("td_field = TimeDelta(precision=…)"): what a script builds names it too. */
+const ASSIGNMENT = /^\s*[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?\s*(?::\s*[\w.[\]]+\s*)?=(?!=)\s*\S/;
+
 function declarationOf(lines: readonly string[]): string {
-  const line = lines.find((l) => DECLARATION.test(l))?.trim();
+  const line = (lines.find((l) => DECLARATION.test(l)) ?? lines.find((l) => ASSIGNMENT.test(l)))?.trim();
   if (line === undefined) return '';
   return line.length <= 80 ? line : `${line.slice(0, 80)}…`;
 }

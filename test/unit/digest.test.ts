@@ -256,6 +256,9 @@ describe('harness text is not the user', () => {
     // Fenced: the block's size and its first declaration.
     const fenced = 'Add this file as src/Review.tsx:\n```tsx\nimport React from "react";\n\nexport default function Review() {\n  return null;\n}\n```';
     assert.equal(askText(fenced), 'Add this file as src/Review.tsx: [4-line code block: export default function Review() {]');
+    // A script that declares nothing is named by its first assignment.
+    const script = 'Output of this snippet is `344`:\n```python\nfrom marshmallow.fields import TimeDelta\nfrom datetime import timedelta\n\ntd_field = TimeDelta(precision="milliseconds")\nobj = dict()\nprint(td_field.serialize("td_field", obj))\n```';
+    assert.equal(askText(script), 'Output of this snippet is `344`: [5-line code block: td_field = TimeDelta(precision="milliseconds")]');
     // Prose after the paste is the user's again.
     assert.match(askText(`${schema}\nWhy does this fail to parse?`), /\] Why does this fail to parse\?$/);
   });
