@@ -21,7 +21,7 @@ import { containsSecret, redact } from './redact';
 import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
 import { resolveReply } from './digest';
 import { askText } from './harness';
-import { extractConstraints, looksLikeCode, quotedRules, readUserMessage, splitSentences, topicKey } from './summarizer';
+import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
@@ -285,6 +285,12 @@ export class ProtectedState {
     const own = message.quoted.own;
     const text = own === '' ? words : own;
     this.create('goal', goalOf(text, part.record), part.record, 'user', 'active', 'the user asked');
+    // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
+    if (liftsReadOnly(text)) {
+      for (const f of this.active()) {
+        if (f.type === 'constraint' && f.writer === 'user' && !f.pinned && f.time < part.record && READ_ONLY_RULE.test(f.value)) this.change(f.id, { status: 'superseded' }, `lifted by the user's ask at r${part.record}`, part.record);
+      }
+    }
     // A short reply ("2", "yes") is the user's decision among what was just offered.
     const reply = resolveReply(text, this.lastOffer);
     if (reply) this.decide(`"${text.trim()}" → ${reply.assent ? 'agreed to' : 'chose'} "${reply.chose}" (offered r${reply.offered})`, part.record, 'user');

@@ -76,6 +76,24 @@ const STRONG_CUE = 2;
 
 const SAFETY_PATTERN =
   /\b(never|must not|mustn't|do not|don't|not allowed|forbidden|prohibited|under no circumstances)\b.*|\b(production|prod db|secret|password|credential|api key|private key|delete|drop table|force[- ]push|rm -rf|security|privacy|personal data|pii|destructive|backup|sign(?:ed|ing)?)\b/i;
+/**
+ * A rule that keeps the agent from changing anything for now ("DO NOT modify
+ * code, JUST identify where the issue lies", "I do not wish to make changes at
+ * this point"): a phase of looking, which the user's later ask for the change
+ * ends. A rule about one thing ("never touch package.json", "don't change the
+ * tests") is not one.
+ */
+export const READ_ONLY_RULE =
+  /\b(?:do not|don't|dont|never)\b[^.!?\n]{0,15}?\b(?:modify|change|edit|touch|write|alter)\s+(?:any(?:thing)?\s+)?(?:of\s+)?(?:the\s+)?(?:code(?:base)?|files?|anything)\b|\b(?:do not|don't|dont|never)\b[^.!?\n]{0,25}?\bmake\s+(?:any\s+)?(?:code\s+)?changes\b|\bnot\s+(?:want|wish)\s+to\s+(?:make\s+)?(?:any\s+)?changes\b/i;
+/** An ask for the change itself: "please go ahead and implement everything discussed", "now fix it". */
+const ASKS_FOR_CHANGES =
+  /\b(?:go ahead and (?:implement|make|apply|fix|change|update|do)|(?:please |now |ok,? )?implement (?:it|this|that|them|these|those|everything|all|the (?:fix|changes?|plan))|make (?:the|these|those) changes|apply (?:the |these |those )?(?:changes|fix(?:es)?)|start (?:fixing|implementing|coding|making the changes)|you (?:can|may) (?:now )?(?:edit|change|modify|implement|make (?:the )?changes))\b/i;
+
+/** Whether a user message ends a read-only phase: it asks for the change and does not restate the rule. */
+export function liftsReadOnly(text: string): boolean {
+  return ASKS_FOR_CHANGES.test(text) && !READ_ONLY_RULE.test(text);
+}
+
 const PROHIBITIVE = /\b(never|must not|mustn't|do not|don't|dont|not allowed|forbidden|prohibited|under no circumstances|no\s+\w+\s+(?:allowed|permitted)|without)\b/i;
 
 export { looksLikeCode };
@@ -220,6 +238,10 @@ export function protectedFromRaw(units: readonly Unit[], continueFrom?: Protecte
     for (const part of unit.parts) {
       if (!isRequestText(part.text)) continue;
       requests.push(resolvedRequest(requests.length + 1, part, offer));
+      // A read-only rule the user's ask for the change ended is not put back.
+      if (liftsReadOnly(splitUserText(part.text).words)) {
+        for (let i = safety.length - 1; i >= 0; i--) if (READ_ONLY_RULE.test(safety[i]!.text)) safety.splice(i, 1);
+      }
       for (const c of extractConstraints(part.text)) {
         if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
       }
@@ -658,6 +680,11 @@ class Fold {
       if (split.words === '') continue;
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
       this.b.requests.push(req);
+      // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
+      if (liftsReadOnly(split.words)) {
+        const rules = this.b.facts.Constraints;
+        for (let i = rules.length - 1; i >= 0; i--) if (READ_ONLY_RULE.test(rules[i]!.text) && rules[i]!.sources.every((s) => s < part.record)) rules.splice(i, 1);
+      }
       if (!req.resolved && this.goal !== '' && CONTINUATION.test(split.words.trim())) {
         // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;

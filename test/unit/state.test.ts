@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import { SessionRecord } from '../../src/core/parts';
 import { ProtectedState, stateFromUnits } from '../../src/core/state';
 import { emptySummary, SummaryBuilder } from '../../src/core/summary';
+import { ExtractiveSummarizer, protectedFromRaw, resetDrift } from '../../src/core/summarizer';
+import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { budgetOf, newSession, play, RecordBuilder } from './engineHarness';
 
 function stateOf(b: RecordBuilder): ProtectedState {
@@ -136,6 +138,27 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const long = `Please port the exporter. ${'It has many parts that all need care. '.repeat(20)}`;
     const clipped = stateOf(new RecordBuilder().user(long)).active().find((f) => f.type === 'goal')!.value;
     assert.match(clipped, /^Please port the exporter\. It has many parts .* \[…\d+ more chars in r0\]$/);
+  });
+
+  it('an ask for the change ends a read-only phase the user set: "do not modify code" is lifted, a rule about one thing stays', async () => {
+    const b = new RecordBuilder()
+      .user('Find why saving profile B overrides profile A. DO NOT modify code, JUST identify where the issue lies. Never touch package.json.')
+      .step('The cause is in `SaveConfig`: it writes global state field by field.')
+      .user('Please go ahead and implement everything discussed above.');
+    const state = stateOf(b);
+    const rules = state.facts().filter((f) => f.type === 'constraint' && f.writer === 'user');
+    const readOnly = rules.find((f) => /DO NOT modify code/.test(f.value))!;
+    assert.deepEqual([readOnly.status, readOnly.reason], ['superseded', "lifted by the user's ask at r2"]);
+    assert.equal(rules.find((f) => /package\.json/.test(f.value))!.status, 'active', 'a rule about one file stands');
+    // The Task Context drops it too, and the raw-derived safety lines do not put it back.
+    const record = new SessionRecord();
+    for (const r of b.records) record.append(r);
+    const summary = await new ExtractiveSummarizer(new CharRatioTokenCounter()).fold({ previous: undefined, units: record.units, coverageEnd: b.records.length });
+    assert.deepEqual(summary.facts.Constraints.map((l) => l.text), ['Never touch package.json.']);
+    assert.equal(resetDrift(summary, protectedFromRaw(record.units)).drifted, 0);
+    // Asked in the same breath as the rule, nothing is lifted.
+    const same = stateOf(new RecordBuilder().user('Explain it; do not modify code. Go ahead and implement it later.'));
+    assert.ok(same.active().some((f) => /do not modify code/.test(f.value)));
   });
 
   it('an agent\'s injected text in the user turn is no goal and no rule: its instruction waits for the user', () => {
