@@ -484,7 +484,7 @@ export function sentencesOf(text: string): Sentence[] {
   const body = withoutDiffs(
     text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
       // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
-      code.length <= 160 && code.split('\n').filter((l) => l.trim()).length <= 2 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
+      code.length <= 240 && code.split('\n').filter((l) => l.trim()).length <= 3 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
     ),
   );
   const out: Sentence[] = [];

@@ -145,6 +145,13 @@ describe('sentence classes', () => {
     assert.deepEqual(sentencesOf('+## Example Workflows\n+Each agent works in its own environment.\nDone here.').map((s) => s.text), ['Done here.']);
   });
 
+  it('a short code block (up to three lines) is read under its lead-in; a longer one is code', () => {
+    const short = "Now, if you run it, you will see a clear error:\n```\nInvalid status: 'true'.\nValid options are: TODO, DONE\nExample: minsky tasks status set #001 DONE\n```\nand not a stack trace.";
+    assert.ok(sentencesOf(short).some((s) => /Valid options are: TODO, DONE/.test(s.text) && s.lead === 'Now, if you run it, you will see a clear error:'), JSON.stringify(sentencesOf(short)));
+    const long = `The handler:\n\`\`\`ts\n${Array.from({ length: 4 }, (_, i) => `const x${i} = ${i};`).join('\n')}\n\`\`\`\nDone.`;
+    assert.ok(!sentencesOf(long).some((s) => /const x0/.test(s.text)));
+  });
+
   it('a heading or lead-in tips the plain statements under it', () => {
     const text = ['**Root cause:**', '- the parser reads the file twice', '', 'Next steps:', '- migrate the session records', '', 'Options:', '1. Rebase the DLLs'].join('\n');
     const sentences = sentencesOf(text);
