@@ -301,7 +301,8 @@ export function resolveReply(reply: string, offer: { text: string; record: numbe
 
 // ------------------------------------------------------------------ errors
 
-function clipChars(text: string, max: number): string {
+/** `text` cut to `max` characters, marked with "…" where it was cut. */
+export function clipChars(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 

@@ -16,7 +16,7 @@
  */
 
 import { looksLikeCode, looksLikeLog } from './classify';
-import { errorLine, errorWeight } from './digest';
+import { clipChars, errorLine, errorWeight } from './digest';
 
 export type HarnessKind =
   | 'task-notification'
@@ -256,8 +256,7 @@ const ASSIGNMENT = /^\s*[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?\s*(?::\s*[\w.[\]]+\s*)?
 
 function declarationOf(lines: readonly string[]): string {
   const line = (lines.find((l) => DECLARATION.test(l)) ?? lines.find((l) => ASSIGNMENT.test(l)))?.trim();
-  if (line === undefined) return '';
-  return line.length <= 80 ? line : `${line.slice(0, 80)}…`;
+  return line === undefined ? '' : clipChars(line, 80);
 }
 
 /** Whether most lines of a paste are code rather than terminal output. */

@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
+import { clipChars, errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -92,6 +92,11 @@ const ASKS_FOR_CHANGES =
 /** Whether a user message ends a read-only phase: it asks for the change and does not restate the rule. */
 export function liftsReadOnly(text: string): boolean {
   return ASKS_FOR_CHANGES.test(text) && !READ_ONLY_RULE.test(text);
+}
+
+/** Removes the read-only rules stated before `record` (whose ask for the change lifted them) from `lines`. */
+function dropLiftedRules(lines: FactLine[], record: number): void {
+  for (let i = lines.length - 1; i >= 0; i--) if (READ_ONLY_RULE.test(lines[i]!.text) && lines[i]!.sources.every((s) => s < record)) lines.splice(i, 1);
 }
 
 const PROHIBITIVE = /\b(never|must not|mustn't|do not|don't|dont|not allowed|forbidden|prohibited|under no circumstances|no\s+\w+\s+(?:allowed|permitted)|without)\b/i;
@@ -239,9 +244,7 @@ export function protectedFromRaw(units: readonly Unit[], continueFrom?: Protecte
       if (!isRequestText(part.text)) continue;
       requests.push(resolvedRequest(requests.length + 1, part, offer));
       // A read-only rule the user's ask for the change ended is not put back.
-      if (liftsReadOnly(splitUserText(part.text).words)) {
-        for (let i = safety.length - 1; i >= 0; i--) if (READ_ONLY_RULE.test(safety[i]!.text)) safety.splice(i, 1);
-      }
+      if (liftsReadOnly(splitUserText(part.text).words)) dropLiftedRules(safety, part.record);
       for (const c of extractConstraints(part.text)) {
         if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
       }
@@ -287,10 +290,6 @@ function firstLine(text: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 /** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
 const RESOLVED = /; later it worked \(r\d+\)$/;
 
@@ -307,7 +306,7 @@ function commitOf(cmd: string, output: string): string | undefined {
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
   if (!head) return undefined;
   const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
-  const message = clip(redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
+  const message = clipChars(redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
 }
 
@@ -420,7 +419,7 @@ function outputNotice(cmd: string, output: string): string | undefined {
   if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redact(errorLine(output)).text}`;
   if (lines.length > NOTICE_MAX_LINES) return undefined;
   const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l));
-  return warning !== undefined ? `warned: ${redact(clip(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
+  return warning !== undefined ? `warned: ${redact(clipChars(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
 }
 
 /** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
@@ -437,7 +436,7 @@ function toolDescription(tool: ToolInvocation): string | undefined {
   const input = tool.input;
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const d = (input as Record<string, unknown>).description;
-    if (typeof d === 'string' && d.trim().length >= 6) return clip(redact(d.trim()).text, 120);
+    if (typeof d === 'string' && d.trim().length >= 6) return clipChars(redact(d.trim()).text, 120);
   }
   return undefined;
 }
@@ -459,7 +458,7 @@ function commandProper(cmd: string): string {
 function toolLabel(tool: ToolInvocation): string {
   const cmd = shellCommand(tool);
   // Secrets are hidden before the label is cut: a cut token would no longer look like one.
-  if (cmd !== undefined) return `\`${clip(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS), LABEL_CHARS)}\``;
+  if (cmd !== undefined) return `\`${clipChars(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS), LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
@@ -507,7 +506,7 @@ function changedLine(before: string, after: string): string | undefined {
   const old = a[i] ?? '';
   const now = b[i] ?? '';
   if (old === '' && now === '') return undefined;
-  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clip(redact(t).text.replace(/`/g, "'"), 70)}\``);
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
 }
 
@@ -681,10 +680,7 @@ class Fold {
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
       this.b.requests.push(req);
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
-      if (liftsReadOnly(split.words)) {
-        const rules = this.b.facts.Constraints;
-        for (let i = rules.length - 1; i >= 0; i--) if (READ_ONLY_RULE.test(rules[i]!.text) && rules[i]!.sources.every((s) => s < part.record)) rules.splice(i, 1);
-      }
+      if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
       if (!req.resolved && this.goal !== '' && CONTINUATION.test(split.words.trim())) {
         // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
@@ -850,21 +846,15 @@ class Fold {
       if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label, record: tool.callRecord });
       return;
     }
+    // What the command's output says, one finding per command (a later run supersedes it): a test run's
+    // counts, a short answer, or what a command that worked still printed as wrong.
     const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
-    if (tests !== undefined) {
-      // The latest run of a test command supersedes the earlier ones (one key per command).
-      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
-      this.b.upsert('Findings', { key: `tests-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${tests} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
-    }
     const observed = cmd !== undefined && tests === undefined ? observation(cmd, tool.output) : undefined;
-    if (observed !== undefined) {
-      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
-      this.b.upsert('Findings', { key: `seen-${subjectKey(label60, 6)}`, text: `\`${label60}\` → ${observed} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
-    }
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
-    if (notice !== undefined) {
-      const label60 = clip(firstLine(redact(commandProper(cmd!)).text, 60), 60);
-      this.b.upsert('Findings', { key: `notice-${subjectKey(label60, 6)}`, text: `\`${label60}\` worked but ${notice} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+    const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
+    if (said) {
+      const label60 = clipChars(firstLine(redact(commandProper(cmd!)).text, 60), 60);
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
       this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
@@ -884,7 +874,7 @@ class Fold {
         addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
       } else if (CONFIGURING_COMMAND.test(cmd)) {
         const description = toolDescription(tool);
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clip(firstLine(redact(cmd).text, 160), 160)}\``, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clipChars(firstLine(redact(cmd).text, 160), 160)}\``, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label}`;
@@ -994,7 +984,7 @@ class Fold {
     const earlier = this.edits.get(path) ?? [];
     const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
     if (undone) {
-      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clip(firstLine(redact(undone.old).text, 60), 60)}\` → \`${clip(firstLine(redact(undone.new).text, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clipChars(firstLine(redact(undone.old).text, 60), 60)}\` → \`${clipChars(firstLine(redact(undone.new).text, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
     }
     earlier.push({ ...edit, record: tool.callRecord });
     this.edits.set(path, earlier.slice(-20));
