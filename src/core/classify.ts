@@ -77,7 +77,7 @@ const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i(?:'ll|
  * old script instead of the new one", "it seems to have listed the tags instead
  * of switching"): what was found, not a choice.
  */
-const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only )?\w+(?:ing|ed)\b[^.]*\binstead of\b/i;
+const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only )?\w+(?:ing|ed)\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
@@ -168,12 +168,13 @@ export const CHOICE_CUE = /\b(?:I'll use|I will use|we'll use|let's use|let's go
 const AGENT_CUES: readonly Cue[] = [
   // findings: a discovered truth
   { cls: 'finding', weight: 3.5, pattern: DESCRIBED_INSTEAD },
-  { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
+  { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying |core |key |root |primary )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
   { cls: 'finding', weight: 2, pattern: /\b(?:does(?:n't| not) support|is(?:n't| not) supported|not supported|only supports|requires|depends on|is set to|are set to|is configured|defaults to|is (?:missing|absent|empty|null|undefined|hardcoded|hard-coded)|are missing|(?:does(?:n't| not)|do(?:n't| not)) exist|is(?:n't| not) (?:installed|running|listening|available|reachable|set|defined|exported|called|used)|listens on|points to|resolves to|returns|expects|overrides|conflicts with|is (?:still )?(?:correct|working|fine|valid|up to date)|works (?:correctly|fine|as expected)|are (?:now )?(?:passing|failing)|pass(?:es|ed)?(?: successfully)?:|because|due to|since the|so the)\b/i },
   { cls: 'finding', weight: 1.5, pattern: /\b\d+(?:\.\d+)?\s*(?:tests?|passed|passing|failed|failures?|errors?|warnings?|files?|lines?|records?|entries|items|commits?|ms|s|sec|seconds?|minutes?|mb|kb|gb|%|bytes?|tokens?|queries|requests|packets?|hosts?)\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|port|exit code|status code|http) \d+/i },
   { cls: 'finding', weight: 1, pattern: /`[^`\n]{2,80}`[^.]*\b(?:is|are|was|were|has|have|uses|contains|stores|calls|reads|writes|drops|ignores|runs|causes|returns|means|requires|listens|points|fails|breaks|blocks|overrides|conflicts|lacks|handles|creates|checks|expects|generates|produces|shows|defines|accepts)\b|\b(?:is|are|was|were|has|uses|contains|stores|lacks)\b[^.]*`[^`\n]{2,80}`/i },
   // An agent's own label on its line says what the line is ("Finding: …", "Root cause: …").
-  { cls: 'finding', weight: 4, pattern: /^(?:root cause|cause|problem|issue|finding|findings|result|results|diagnosis|observation|key (?:finding|insight)|analysis)\s*:/i },
+  // A label alone ("Root Cause:" over a list) states nothing: its items do.
+  { cls: 'finding', weight: 4, pattern: /^(?:root cause|cause|problem|issue|finding|findings|result|results|diagnosis|observation|key (?:finding|insight)|analysis)\s*:\s*\S/i },
   { cls: 'finding', weight: 1, pattern: /^(?:status|the fix works|verified|confirmed)\s*:/i },
   // failures: what did not work
   { cls: 'failure', weight: 3, pattern: /\b(?:didn't work|did not work|doesn't work|does not work|won't work|will not work|isn't working|is not working|not working|still (?:fails|failing|broken|getting|seeing|doesn't|does not|not|the same|shows|returns|times out|hangs)|no luck|that (?:failed|broke)|(?:this|that|it) (?:failed|broke)|gave up|giving up|abandon(?:ed|ing)?|dead end|ruled out|not the (?:issue|cause|problem)|reverted?|rolling back|rolled back|doesn't seem to (?:work|help|fix)|didn't (?:help|fix|change)|did not (?:help|fix|change)|made (?:it|things) worse|(?:seems|appears) (?:to be|there (?:was|is|are)|that there (?:was|is)) (?:an? |some |still )?(?:issue|problem|mistake|error|bug|something wrong)|something (?:is |went )?wrong|(?:issues?|errors?|problems?) (?:that need|to be fixed|remain)|test failures|(?:in|into) the wrong (?:directory|workspace|place|file)|getting in the way|(?:i'm|i am|we're|we are) (?:encountering|running into|hitting|seeing) (?:an? |the |some |this )?(?:issue|problem|error|bug)|still (?:fork|permission|auth|connection|timeout|import|type|build|test) errors?)\b/i },
@@ -262,6 +263,9 @@ export function looksLikeLog(sentence: string): boolean {
   return false;
 }
 
+/** A heading about how errors are dealt with ("Error Recovery:", "Failure handling"). */
+const ERROR_HANDLING = /\b(?:error|failure|exception)s? (?:handling|recovery|reporting|messages?|management|logging|propagation|boundar\w*)\b/i;
+
 /** What a heading or a lead-in above a sentence says about the sentences under it. */
 const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
@@ -270,6 +274,8 @@ const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   [/\b(?:plan|steps|here's what (?:i'll|we'll|i will|we will) do|we need to|i'll need to|to do this)\b/i, 'plan'],
   [/\b(?:decision|decisions|approach|solution|strategy|design|architecture)\b/i, 'decision'],
   [/\b(?:changes?|changed|updates?|updated|fix(?:es|ed)?|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
+  // "Error Recovery", "Error handling" head how the code deals with errors: what it does, not what failed.
+  [ERROR_HANDLING, 'finding'],
   [/\b(?:errors?|failures?|failed|issues encountered|what went wrong|blockers?)\b/i, 'failure'],
 ];
 
@@ -338,6 +344,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // Items under "Options:" or "Would you like me to:" are offers, under "Usage:" instructions: not facts.
   if (fromLead === 'other' && !/\b(?:root cause|because|turns out|is caused by|failed|didn't work|does not work)\b/i.test(body)) return { cls: 'other', score: 0 };
   if (fromLead) scores.set(fromLead, (scores.get(fromLead) ?? 0) + 1.5);
+  // Under "Error Recovery:", "Failed operations provide clear error messages" says what the code does.
+  if (lead !== undefined && ERROR_HANDLING.test(lead)) scores.delete('failure');
   let best: SentenceClass | undefined;
   let top = 0;
   for (const cls of CUE_ORDER) {
@@ -349,7 +357,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   }
   // A line that introduces what follows ("…, the files most likely to need changes are:", "Best practice:") states nothing itself
   // unless its own words say something ("Found 219 errors in 31 files:").
-  if (/[:：]\s*$/.test(body) && top < 2.5 && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
+  if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
   if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
@@ -433,6 +441,26 @@ export interface Sentence {
   readonly heading?: boolean;
   /** The sentence is a list item (it may lean on its lead for meaning). */
   readonly item?: boolean;
+  /**
+   * For a list item: the sentence above the list that the item finishes ("The core issue appears to be that
+   * when saving a profile, the code might be:"), colon removed. The item alone says half of it.
+   */
+  readonly intro?: string;
+}
+
+/**
+ * A sentence that opens a list and needs it to be finished: it ends with a colon and is a statement of its
+ * own making ("The problem is that:", "…the code might be:"), not a label ("Changes:"), the agent's narration
+ * ("Let me check:") or an offer ("Would you like me to:").
+ */
+function introOf(sentence: string): string | undefined {
+  if (!/[:：]$/.test(sentence)) return undefined;
+  const body = sentence.replace(/[:：]$/, '').trim();
+  if (proseWords(body) < 4 || !/\b(?:is|are|was|were|be|that|because|since|means|seems?|appears?|might|may|could|would)\s*$|\b(?:is|are|was|were) (?:that|because)\b/i.test(body)) return undefined;
+  // Declarative ("the cause is that:"), not an instruction ("Add proper switching logic that:").
+  if (!/\b(?:is|are|was|were|be|seems?|appears?|means|because)\b/i.test(body)) return undefined;
+  if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || OFFER.test(body) || HELP_OPENING.test(body)) return undefined;
+  return body;
 }
 
 /** Longest sentence considered; longer pieces are prose dumps or pasted text. */
@@ -458,7 +486,8 @@ function withoutDiffs(text: string): string {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!inDiff && (DIFF_HEADER.test(line) || (line.startsWith('+') && lines[i + 1]?.startsWith('+')))) inDiff = true;
-    else if (inDiff && !DIFF_LINE.test(line)) inDiff = false;
+    // A line a terminal wrapped ("ke sure the test fails." under a long `+` line) stays in the patch when it resumes.
+    else if (inDiff && !DIFF_LINE.test(line) && !lines.slice(i + 1, i + 4).some((next) => /^\+|^-(?! \S|-)/.test(next))) inDiff = false;
     out.push(inDiff ? '' : line);
   }
   return out.join('\n');
@@ -489,6 +518,7 @@ export function sentencesOf(text: string): Sentence[] {
   );
   const out: Sentence[] = [];
   let lead: string | undefined;
+  let intro: string | undefined;
   let blank = false;
   for (const line of body.split('\n')) {
     if (line.trim() === '') {
@@ -499,14 +529,27 @@ export function sentencesOf(text: string): Sentence[] {
     const isList = /^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s/.test(line) || /^\s{2,}\S/.test(line);
     // A lead-in reaches its list and the lines right under it; a new paragraph of prose ends it.
     if (blank && !isList && !heading) lead = undefined;
+    // The sentence a list finishes reaches that list only.
+    if (!isList) intro = undefined;
     blank = false;
     const introduces = leadIn(line);
-    for (const piece of line.split(SENTENCE_BREAK)) {
+    let last: string | undefined;
+    // The list marker goes first: "1. Taking the state" is one sentence, not "1." and another.
+    for (const piece of line.replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- ').split(SENTENCE_BREAK)) {
       const sentence = cleanMarkdown(piece);
       if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
-      out.push({ text: sentence, index: out.length, ...(lead !== undefined ? { lead } : {}), ...(heading ? { heading: true } : {}), ...(isList ? { item: true } : {}) });
+      last = sentence;
+      out.push({
+        text: sentence,
+        index: out.length,
+        ...(lead !== undefined ? { lead } : {}),
+        ...(heading ? { heading: true } : {}),
+        ...(isList ? { item: true } : {}),
+        ...(isList && intro !== undefined ? { intro } : {}),
+      });
     }
     if (introduces !== undefined) lead = introduces;
+    if (!heading && last !== undefined && introOf(last) !== undefined) intro = introOf(last);
   }
   return out;
 }

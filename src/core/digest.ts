@@ -30,7 +30,7 @@ const KEY_FILLER = new Set(
 );
 
 /** Words of a text, code spans kept whole. */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   return text.match(/`[^`]*`|\S+/g) ?? [];
 }
 
@@ -365,7 +365,28 @@ export function terminalText(output: string): string {
   const tail = output.slice(-6000);
   const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
   // eslint-disable-next-line no-control-regex
-  return decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, '');
+  return unwrapped(decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, ''));
+}
+
+/** Narrowest width a terminal is taken to wrap at. */
+const WRAP_MIN_COLUMNS = 78;
+
+/**
+ * Lines a terminal wrapped at its width joined again: an export keeps the wrap mid-word ("…tasks.md: No such
+ * file or di" / "rectory"). A line as long as the longest, ending inside a word the next line goes on with.
+ */
+function unwrapped(text: string): string {
+  const lines = text.split('\n');
+  let width = 0;
+  for (const line of lines) width = Math.max(width, line.length);
+  if (width < WRAP_MIN_COLUMNS) return text;
+  const out: string[] = [];
+  for (const line of lines) {
+    const previous = out[out.length - 1];
+    if (previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line)) out[out.length - 1] = previous + line;
+    else out.push(line);
+  }
+  return out.join('\n');
 }
 
 /**

@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { clipChars, errorLine, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
+import { clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -278,6 +278,19 @@ export function resetDrift(state: SummaryState, raw: ProtectedLines): { state: S
     b.upsert('Constraints', existing ? { ...line, sources: [...existing.sources, ...line.sources] } : line);
   }
   return { state: drifted ? b.build(state.coverageEnd, state.folds) : state, drifted };
+}
+
+/**
+ * A list item with the sentence it finishes ("…the code might be: taking the entire current application state
+ * rather than just the profile-specific settings"): the item whole, the sentence's closing words before it
+ * (clipped from the front with "…" to fit one statement). Undefined when the item leaves no room for them.
+ */
+function withIntro(intro: string, item: string): string | undefined {
+  const room = STATEMENT_MAX_WORDS - words(item).length;
+  if (room < 5) return undefined;
+  const w = words(intro);
+  const head = w.length <= room ? w.join(' ') : `…${w.slice(w.length - room).join(' ')}`;
+  return `${head}: ${/^[A-Z][a-z]/.test(item) ? item[0]!.toLowerCase() + item.slice(1) : item}`;
 }
 
 // ------------------------------------------------------------------ tools
@@ -575,7 +588,7 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
       const body = l.text.replace(/^\[[^\]]+\] /, '');
       return l.members ? body.split(GIST_SEPARATOR) : [body];
     };
-    const at = lines.findIndex((l) => gists(l).some((g) => sameStatement(g.replace(/^…|…$/g, ''), line.text)));
+    const at = lines.findIndex((l) => gists(l).some((g) => sameFact(g.replace(/^…|…$/g, ''), line.text)));
     if (at < 0) continue;
     const before = lines[at]!;
     const richer = handles(line.text).length > handles(before.text).length && name === section && !before.members;
@@ -595,6 +608,15 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
   let key = subjectKey(line.text);
   for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text)}-${n}`;
   b.upsert(section, { ...line, key, origin });
+}
+
+/**
+ * Whether two lines state one fact. A command's failure and its result are two, however alike their words
+ * ("`bun test x` failed (error): 1 failed; error: TypeError: …" and "`bun test x` → 2 passed"): the error is
+ * what the next attempt needs.
+ */
+function sameFact(a: string, b: string): boolean {
+  return FAILED_LINE.test(a) === FAILED_LINE.test(b) && sameStatement(a, b);
 }
 
 /** A failure's record is this close before the agent's sentence about it. */
@@ -713,14 +735,19 @@ class Fold {
         const sentences = sentencesOf(answer);
         for (let i = 0; i < sentences.length; i++) {
           const s = sentences[i]!;
-          if (s.heading || (s.item && isFragment(s.text))) continue;
-          const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
+          // An item that finishes the sentence above its list is read with it; a bare fragment says nothing.
+          const whole = s.intro !== undefined ? withIntro(s.intro, s.text) : undefined;
+          if (s.heading || (s.item && whole === undefined && isFragment(s.text))) continue;
+          // The sentence a list finishes is said by its items, each with it.
+          const next = sentences[i + 1];
+          if (next?.intro !== undefined && next.intro === s.text.replace(/[:：]$/, '') && withIntro(next.intro, next.text) !== undefined) continue;
+          const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
           if (cls === 'plan') {
-            this.lastPlanSentence = statementOf(s.text, 24);
+            this.lastPlanSentence = statementOf(whole ?? s.text, 24);
             continue;
           }
-          let text = statementOf(s.text);
+          let text = statementOf(whole ?? s.text);
           // A decision keeps its reason when the next sentence gives it.
           const after = sentences[i + 1];
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
@@ -1046,7 +1073,7 @@ function dedupe(b: SummaryBuilder): void {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const text = line.text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
-      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameStatement(k.text, text));
+      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameFact(k.text, text));
       if (!same) {
         kept.push({ section, index: i, text });
         continue;

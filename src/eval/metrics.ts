@@ -24,9 +24,14 @@ import { visibleArtifacts } from './strategies';
 /** Sections of a summary that present facts as current (not Ruled out, not Archived). */
 const CURRENT_SECTIONS: readonly FactSection[] = ['Deliverables', 'Decisions', 'Constraints', 'Findings'];
 
+/**
+ * What a summary presents as standing now: its fact sections and Current state. The request log is not in it:
+ * it is the user's words in order, each with its record ("#1 (r0): … DO NOT modify code" stays there after #2
+ * lifted it), so a stale phrase found only in the log is history, not a claim.
+ */
 export function currentText(summary: SummaryState | undefined): string {
   if (!summary) return '';
-  const lines = [...summary.requests.map(formatRequest)];
+  const lines: string[] = [];
   for (const section of CURRENT_SECTIONS) lines.push(...summary.facts[section].map(formatFact));
   lines.push(formatCurrentState(summary.current));
   return lines.join('\n');

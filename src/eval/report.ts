@@ -456,7 +456,7 @@ export function buildReport(results: readonly SessionResult[], drift: readonly D
   md.push('');
   md.push('## Definitions');
   md.push('');
-  md.push('- **probe recall**: probes whose phrases all appear (or, for `any`, one of them; for artifacts, the path in the index or the context) in the final context. **critical lost**: request and constraint probes not kept. **stale as current**: `notCurrent` phrases found in a summary\'s current sections.');
+  md.push('- **probe recall**: probes whose phrases all appear (or, for `any`, one of them; for artifacts, the path in the index or the context) in the final context. **critical lost**: request and constraint probes not kept. **stale as current**: `notCurrent` phrases found in a summary\'s current sections (Deliverables, Decisions, Constraints, Findings, Current state; not the request log, which quotes the user in order with record numbers, nor Ruled out and Archived).');
   md.push('- **modified / read P / R**: precision and recall (mean over sessions) of the files the final view shows as modified or read — the artifact index, the visible tool calls, and a summary\'s Deliverables — against the hand-read truth in the probe file.');
   md.push('- **valid citations**: summary facts whose sources are real records (a request must be the text of its record). **unsourced**: facts with no source (must be 0).');
   md.push('- **tokens**: o200k tokens of the message contents. **cache-read share**: tokens of the longest unchanged prefix of messages since the previous call, over all input tokens (5-minute TTL ignored).');

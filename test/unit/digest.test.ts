@@ -75,6 +75,8 @@ describe('sentence classes', () => {
   it("an agent's own label decides its line; a list item without a verb of its own is a fragment", () => {
     assert.equal(agent('Finding: cosmic-launcher is still in alpha with minimal customization; alternative launchers like Fuzzel recommended for more control.'), 'finding');
     assert.equal(agent('Root cause: the init script skips single options.'), 'finding');
+    // The label alone, over the list that says it, states nothing.
+    assert.equal(agent('Root Cause:'), 'other');
     assert.ok(isFragment('New journal entries (Jan 9-11)'));
     assert.ok(isFragment('`*.example`, `*.sample` - Template files'));
     assert.ok(!isFragment('Tests pass on every platform'));
@@ -143,6 +145,11 @@ describe('sentence classes', () => {
     assert.ok(texts.includes('The rule file was added in the last commit.'), JSON.stringify(texts));
     // Two added lines in a row are a patch even without its header.
     assert.deepEqual(sentencesOf('+## Example Workflows\n+Each agent works in its own environment.\nDone here.').map((s) => s.text), ['Done here.']);
+    // A terminal that wrapped a long added line at 100 columns leaves its tail unmarked: still the patch.
+    const wrapped = '+---\n+Good idea! I will revert the `git log` command back to its original form and ma\nke sure the test fails.\n+\n+---\nThe test now fails as expected.';
+    assert.deepEqual(sentencesOf(wrapped).map((s) => s.text), ['The test now fails as expected.']);
+    // A markdown list after a patch is prose again.
+    assert.deepEqual(sentencesOf('+const a = 1;\n+const b = 2;\nThe patch adds two constants.\n- `a` is one').map((s) => s.text), ['The patch adds two constants.', '`a` is one']);
   });
 
   it('a short code block (up to three lines) is read under its lead-in; a longer one is code', () => {
@@ -150,6 +157,14 @@ describe('sentence classes', () => {
     assert.ok(sentencesOf(short).some((s) => /Valid options are: TODO, DONE/.test(s.text) && s.lead === 'Now, if you run it, you will see a clear error:'), JSON.stringify(sentencesOf(short)));
     const long = `The handler:\n\`\`\`ts\n${Array.from({ length: 4 }, (_, i) => `const x${i} = ${i};`).join('\n')}\n\`\`\`\nDone.`;
     assert.ok(!sentencesOf(long).some((s) => /const x0/.test(s.text)));
+  });
+
+  it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
+    const [one] = sentencesOf('1. Taking the entire state rather than the profile');
+    assert.equal(one!.text, 'Taking the entire state rather than the profile');
+    const list = sentencesOf('The problem is that:\n- `save()` writes every field\n\nAdd the switching logic that:\n- keeps the state');
+    assert.equal(list.find((x) => x.text.includes('save()'))!.intro, 'The problem is that');
+    assert.equal(list.find((x) => x.text.includes('keeps the state'))!.intro, undefined, 'an instruction is no sentence to finish');
   });
 
   it('a heading or lead-in tips the plain statements under it', () => {
@@ -162,6 +177,11 @@ describe('sentence classes', () => {
     assert.equal(cls('reads the file twice'), 'finding');
     assert.equal(cls('migrate the session'), 'plan');
     assert.equal(cls('Rebase the DLLs'), 'other', 'an option offered is not a decision');
+    // "Error Recovery:" heads how errors are handled, not what failed.
+    const handling = sentencesOf('**Error Recovery**:\n\n- All operations are wrapped in try-catch blocks\n- Failed operations provide clear error messages');
+    for (const s of handling) assert.notEqual(classifySentence(s.text, 'assistant', s.lead).cls, 'failure', s.text);
+    const errors = sentencesOf('Errors:\n- the build stops at `tsc` with TS2322');
+    assert.equal(classifySentence(errors[1]!.text, 'assistant', errors[1]!.lead).cls, 'failure');
   });
 
   it('a user rule is any prescriptive sentence, wherever it stands', () => {
@@ -313,6 +333,10 @@ describe('what a command printed', () => {
   it('a terminal capture keeps the output, not its prompts or the echoed command', () => {
     const capture = "edobry@linkslate minsky % minsky tasks status get '#011'\nStatus for task #011: TODO\nedobry@linkslate task#011 %";
     assert.deepEqual(outputLines(capture), ['Status for task #011: TODO']);
+    // An export keeps the terminal's wrap mid-word; the line is read whole again. Short lines are left as they are.
+    const wrapped = 'cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or di\nrectory\nok';
+    assert.deepEqual(outputLines(wrapped), ['cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or directory', 'ok']);
+    assert.deepEqual(outputLines('total 8\nfile_a\nfile_b'), ['total 8', 'file_a', 'file_b']);
     assert.deepEqual(outputLines('PS C:\\Users\\me> git --version\ngit version 2.52.0\n(venv) me@box:~/src$ '), ['git version 2.52.0']);
     // An address is not a prompt.
     assert.deepEqual(outputLines('git@github.com: Permission denied (publickey).'), ['git@github.com: Permission denied (publickey).']);

@@ -319,6 +319,17 @@ describe('extractive summarizer', () => {
     assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
   });
 
+  it('a failed test run and its later pass stay two lines: the error is kept once the tests pass', async () => {
+    const b = new RecordBuilder()
+      .user('Fix the pr tests.')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: 'TypeError: args.slice is not a function.\n 1 pass\n 1 fail\nRan 2 tests across 1 files.' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: ' 2 pass\n 0 fail\nRan 2 tests across 1 files.' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const findings = state.facts.Findings.map((l) => l.text);
+    assert.ok(findings.some((t) => /failed \(error\): 1 passed, 1 failed; TypeError: args\.slice is not a function.*later it worked/.test(t)), JSON.stringify(findings));
+    assert.ok(findings.some((t) => /→ 2 passed, 0 failed/.test(t)), JSON.stringify(findings));
+  });
+
   it('a command with no exit code failed when its last lines say so; a query printing errors did not', async () => {
     const traceback = ['Traceback (most recent call last):', '  File "server.py", line 3, in <module>', ...Array.from({ length: 8 }, (_, i) => `field_${i}\n  Extra inputs are not permitted [type=extra_forbidden]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`), 'user@host rag %'].join('\n');
     const b = new RecordBuilder()
@@ -408,6 +419,18 @@ describe('the Task Context as a digest', () => {
     assert.ok(s.facts.Decisions.some((l) => /await the pending write instead of returning early, because/.test(l.text)), 'a decision keeps its why and instead-of');
     for (const line of lines) assert.ok(line.split(/\s+/).filter((w) => /[a-z]/i.test(w)).length >= 3, line);
     assert.ok(!renderSummary(s).split('\n').some((l) => /^- [a-z0-9-]+:\s+\(r\d/.test(l)), 'no key-only line');
+  });
+
+  it('a list item that finishes the sentence above it is one line with it; a bare label is no line', async () => {
+    const s = await fold(
+      new RecordBuilder()
+        .user('Why does saving profile B overwrite profile A?')
+        .step('**Root Cause:**\nThe core issue appears to be that when saving a profile, the code is:\n\n1. Taking the entire current application state rather than just the profile settings\n2. Writing `currentApiConfigName` into every profile'),
+    );
+    const lines = everyLine(s);
+    assert.ok(!lines.some((t) => /^Taking the entire/i.test(t)), 'an item is never kept without the sentence it finishes');
+    assert.ok(s.facts.Findings.some((l) => /the code is: writing `currentApiConfigName` into every profile/.test(l.text)), JSON.stringify(lines));
+    assert.ok(!lines.some((t) => /^Root Cause\b/.test(t) || /code is:?$/.test(t)), JSON.stringify(lines));
   });
 
   it('a decision takes its reason from the sentence after it', async () => {
