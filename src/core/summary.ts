@@ -8,7 +8,7 @@
  * request log and safety constraints (P0) and deliverable paths (P1) stay.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { gistOf, GIST_WORDS, salience } from './digest';
+import { gistOf, GIST_WORDS, salience, words } from './digest';
 import { relativeTo, workspaceRootOf } from './paths';
 import { containsSecret, redact } from './redact';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
@@ -543,6 +543,27 @@ const GROUP_SIZE = 4;
 /** The section a demoted line came from, as its archived line names it. */
 const ARCHIVED_FROM = /^\[(Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
 
+/** Characters of a failed command an archived gist keeps: the program and its subcommand, words whole. */
+const COMMAND_HEAD_CHARS = 28;
+
+/** The opening words of a command, up to COMMAND_HEAD_CHARS ("git push origin main", "bun test"). */
+function commandHead(command: string): string {
+  const w = command.split(/\s+/);
+  let head = w[0]!;
+  for (const word of w.slice(1)) {
+    if (`${head} ${word}`.length > COMMAND_HEAD_CHARS) return `${head}…`;
+    head = `${head} ${word}`;
+  }
+  return head;
+}
+
+/** An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first. */
+function errorOpening(error: string, n: number): string {
+  const text = error.replace(/^(?:(?:remote|error|fatal|warning|npm ERR!|E):\s*)+/i, '');
+  const w = words(text);
+  return w.length <= n ? text : `${w.slice(0, n).join(' ').replace(/[,;:—–]$/, '')}…`;
+}
+
 /**
  * An archived line: `[Section] gist` with the line's sources, priority 3. The
  * gist keeps `words` words of the statement around its identifiers.
@@ -551,10 +572,13 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
   const from = ARCHIVED_FROM.exec(line.text);
   const body = from ? line.text.slice(from[0].length) : line.text;
   const tag = from ? from[1]! : section;
-  // A failed command's gist is its error: that is what stops the next attempt.
-  const failed = /^`([^`\s]+)[^`]*`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
+  // A failed command's gist is the command's opening words and how its error opens ("git push origin main
+  // failed (error): refusing to update checked out branch…"): that is what stops the next attempt.
+  const failed = /^`([^`]+)`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
   // What replaced it stays with it: the next attempt starts from what worked.
-  const gist = failed ? `${failed[1]} failed (${failed[2]}): ${gistOf(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}` : gistOf(body, words);
+  const gist = failed
+    ? `${commandHead(failed[1]!)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
+    : gistOf(body, words);
   return {
     key: line.key,
     text: `[${tag}] ${gist}`,
