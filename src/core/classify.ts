@@ -268,6 +268,8 @@ const ERROR_HANDLING = /\b(?:error|failure|exception)s? (?:handling|recovery|rep
 
 /** What a heading or a lead-in above a sentence says about the sentences under it. */
 const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
+  // Under a question ("## 1. Semantic Overlays - Examples or Exhaustive?") stands its answer; under an offer, options.
+  [/^(?!.*\b(?:would you like|do you want|want me to|shall i|should i|should we|which (?:one|would|do you))\b).*\?\s*$/i, 'finding'],
   [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
   [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status)\b/i, 'finding'],
   [/\b(?:next steps?|todo|to do|remaining|still (?:needed|to do)|follow[- ]ups?|recommend\w*|suggest\w*|to (?:complete|finish))\b/i, 'plan'],
@@ -517,7 +519,8 @@ export function sentencesOf(text: string): Sentence[] {
     ),
   );
   const out: Sentence[] = [];
-  let lead: string | undefined;
+  let headingLead: string | undefined;
+  let colonLead: string | undefined;
   let intro: string | undefined;
   let blank = false;
   for (const line of body.split('\n')) {
@@ -528,7 +531,9 @@ export function sentencesOf(text: string): Sentence[] {
     const heading = /^\s{0,3}#{1,6}\s/.test(line);
     const isList = /^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s/.test(line) || /^\s{2,}\S/.test(line);
     // A lead-in reaches its list and the lines right under it; a new paragraph of prose ends it.
-    if (blank && !isList && !heading) lead = undefined;
+    // A heading reaches its whole section; a lead-in ending with a colon only its list and the lines right under it.
+    if (blank && !isList && !heading) colonLead = undefined;
+    const lead = colonLead ?? headingLead;
     // The sentence a list finishes reaches that list only.
     if (!isList) intro = undefined;
     blank = false;
@@ -548,7 +553,10 @@ export function sentencesOf(text: string): Sentence[] {
         ...(isList && intro !== undefined ? { intro } : {}),
       });
     }
-    if (introduces !== undefined) lead = introduces;
+    if (heading) {
+      headingLead = introduces;
+      colonLead = undefined;
+    } else if (introduces !== undefined) colonLead = introduces;
     if (!heading && last !== undefined && introOf(last) !== undefined) intro = introOf(last);
   }
   return out;

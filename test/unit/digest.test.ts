@@ -159,6 +159,16 @@ describe('sentence classes', () => {
     assert.ok(!sentencesOf(long).some((s) => /const x0/.test(s.text)));
   });
 
+  it('a heading reaches its whole section, a lead-in ending with a colon only its list; a question heads its answer', () => {
+    const text = '## Next steps\n\nMigrate the session records to the new layout.\n\nRoot cause:\n- the parser reads twice\n\nThe build is green.\n\n## Is the list exhaustive?\n\nThe five listed are examples, not exhaustive.';
+    const lead = (needle: string): string | undefined => sentencesOf(text).find((x) => x.text.includes(needle))!.lead;
+    assert.equal(lead('Migrate the session'), 'Next steps');
+    assert.equal(lead('parser reads twice'), 'Root cause:');
+    assert.equal(lead('The build is green'), 'Next steps', 'the colon lead-in ended; the heading still stands');
+    const answer = sentencesOf(text).find((x) => x.text.includes('not exhaustive'))!;
+    assert.equal(classifySentence(answer.text, 'assistant', answer.lead).cls, 'finding');
+  });
+
   it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
     const [one] = sentencesOf('1. Taking the entire state rather than the profile');
     assert.equal(one!.text, 'Taking the entire state rather than the profile');
