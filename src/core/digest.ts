@@ -428,7 +428,7 @@ export function errorLine(output: string): string {
   const lines = terminalText(output)
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
+    .filter((l) => l.length > 0 && !PROMPT_LINE.test(l) && !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
   const ranked = lines
     .map((line, at) => ({ line, at, w: errorWeight(line) }))
     .filter((x) => x.w > 0)

@@ -299,7 +299,9 @@ function withIntro(intro: string, item: string): string | undefined {
 const LABEL_CHARS = 72;
 
 function firstLine(text: string, max = 200): string {
-  const line = text.trim().split('\n')[0] ?? '';
+  const lines = text.trim().split('\n');
+  // A script's comment ("# 1. Start Qdrant") names no command: its first command does.
+  const line = lines.find((l) => l.trim() !== '' && !/^\s*#(?!!)/.test(l)) ?? lines[0] ?? '';
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 

@@ -544,7 +544,7 @@ const GROUP_SIZE = 4;
 const ARCHIVED_FROM = /^\[(Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
 
 /** Characters of a failed command an archived gist keeps: the program and its subcommand, words whole. */
-const COMMAND_HEAD_CHARS = 28;
+const COMMAND_HEAD_CHARS = 36;
 
 /** The opening words of a command, up to COMMAND_HEAD_CHARS ("git push origin main", "bun test"). */
 function commandHead(command: string): string {

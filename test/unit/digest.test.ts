@@ -361,6 +361,8 @@ describe('what a command printed', () => {
     const traceback = ['Traceback (most recent call last):', '  File "/w/repro.py", line 17, in <module>', '    raise last_exception  # type: ignore[misc]', '  File "/w/pydicom/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation'].join('\n');
     assert.equal(errorLine(traceback), 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation');
     assert.deepEqual(outputLines(record('')), [], 'no bookkeeping line ("Result:") stands for what it printed');
+    // With no line naming an error, the last line the command printed, never the prompt after it.
+    assert.equal(errorLine('Starting server on 8001\nrafalwolak@MacBook-Pro rag %'), 'Starting server on 8001');
   });
 
   it("a failed test run's error is the assertion that failed, never its code frame", () => {

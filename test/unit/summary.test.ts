@@ -190,10 +190,11 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git commit --no-verify -m "fix parser"' }, output: '[main 1a2b3c4] fix parser\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git config --local gpg.program gpg2', description: 'Use gpg2 for signing' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: "sed -i 's/a/b/' src/parser.ts" }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: '# 1. Point git at the key\ngit config --local user.signingkey 8E1F' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: 'done' }]);
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
-    assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`']);
+    assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
     assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
 });
