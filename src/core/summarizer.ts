@@ -1033,7 +1033,8 @@ class Fold {
     if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
     else if (this.question && last?.kind === 'step') status = `awaiting the user's answer: ${this.question}`;
     else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
-    let next = this.next;
+    // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
+    let next = this.lastAsk?.answered && /^answer request #/.test(this.next) ? '' : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;

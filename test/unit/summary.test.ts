@@ -590,5 +590,13 @@ describe('the Task Context as a digest', () => {
     assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
     const stated = new RecordBuilder().user('Port the exporter.').step('The CSV writer is in place. Next, we need to add tests for the quoting rules.');
     assert.equal((await fold(stated)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
+    // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
+    const later = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add JSON output.').user('Rename the module instead.').step('Renamed it to `export_io`.');
+    const { units } = unitsOf(later);
+    const summarizer = new ExtractiveSummarizer(counter);
+    const first = await summarizer.fold({ previous: undefined, units: units.slice(0, 3), coverageEnd: units[2]!.lastRecord + 1 });
+    assert.match(first.current.next, /^answer request #2/);
+    const second = await summarizer.fold({ previous: first, units: units.slice(3), coverageEnd: later.records.length });
+    assert.doesNotMatch(second.current.next, /answer request #2/);
   });
 });
