@@ -618,7 +618,12 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
  * what the next attempt needs.
  */
 function sameFact(a: string, b: string): boolean {
-  return FAILED_LINE.test(a) === FAILED_LINE.test(b) && sameStatement(a, b);
+  return FAILED_LINE.test(a) === FAILED_LINE.test(b) && eventOf(a) === eventOf(b) && sameStatement(a, b);
+}
+
+/** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
+function eventOf(text: string): string {
+  return /^(?:committed|work discarded|applied|edit of)\b/.exec(text)?.[0] ?? '';
 }
 
 /** A failure's record is this close before the agent's sentence about it. */
@@ -818,7 +823,7 @@ class Fold {
   }
 
   private tool(tool: ToolInvocation, touches: readonly FileTouch[]): void {
-    const sources = tool.resultRecord !== undefined ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
+    const sources = tool.resultRecord !== undefined && tool.resultRecord !== tool.callRecord ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
     const code = exitCode(tool);
     const family = classifyTool(tool.name, tool.input).family;
     const failed =
@@ -862,6 +867,7 @@ class Fold {
     if (tool.output === undefined) return;
     const cmd = shellCommand(tool);
     const label = toolLabel(tool);
+    if (cmd === undefined) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
@@ -916,6 +922,29 @@ class Fold {
    * same error join the line ("and 3 more"). An interruption by the user is not
    * an approach that failed.
    */
+  /**
+   * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
+   * …"), a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
+   * model: …", the latest start wins).
+   */
+  private consoleEvents(output: string, sources: number[], record: number): void {
+    const said = (text: string): string => clipChars(redact(text.trim()).text, 100);
+    for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) addStatement(this.b, 'Decisions', { text: `committed ${m[1]}: "${said(m[2]!)}"`, sources, priority: 2 }, 'exact');
+    const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
+    if (undo) {
+      // The commit undone is no decision any more: its line goes, the undo says what it was.
+      const decisions = this.b.facts.Decisions;
+      const at = decisions.findIndex((l) => l.text.startsWith(`committed ${undo[1]}`));
+      const before = at >= 0 ? decisions.splice(at, 1)[0]!.sources : [];
+      addStatement(this.b, 'Ruled out', { text: `work discarded: commit ${undo[1]} "${said(undo[2]!)}" undone; now at ${undo[3]} "${said(undo[4]!)}"`, sources: mergeSources(before, sources), priority: 2 }, 'exact');
+    }
+    const model = /^Main model: (\S+)/m.exec(output);
+    if (model) {
+      const version = /^Aider (v\d+(?:\.\d+)+)/m.exec(output)?.[1];
+      this.b.upsert('Findings', { key: 'console-main-model', text: `${version ? `aider ${version}, ` : ''}main model ${model[1]} (as of r${record})`, sources, priority: 3, origin: 'exact' });
+    }
+  }
+
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
     // An interruption by the user is no failed approach; a failure that says nothing about why is no line
     // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).

@@ -331,6 +331,19 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /→ 2 passed, 0 failed/.test(t)), JSON.stringify(findings));
   });
 
+  it("a tool console's commits, undo and model are recorded in aider's words; an undone commit is no decision", async () => {
+    const b = new RecordBuilder()
+      .user('Refactor the union generator.')
+      .step('', [{ name: 'aider', input: {}, output: 'Aider v0.84.0\nMain model: gemini/gemini-2.5-pro with diff edit format\nGit repo: .git with 149 files' }])
+      .step('', [{ name: 'aider', input: {}, output: 'Commit dd581c5 refactor: yield directly\nCommit 2bae9da refactor: collect items first\nYou can use /undo to undo and discard each aider commit.' }])
+      .user('/undo')
+      .step('', [{ name: 'aider', input: {}, output: 'Removed: 2bae9da refactor: collect items first\nNow at:  dd581c5 refactor: yield directly' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.deepEqual(state.facts.Decisions.map((l) => l.text), ['committed dd581c5: "refactor: yield directly"']);
+    assert.ok(state.facts['Ruled out'].some((l) => l.text === 'work discarded: commit 2bae9da "refactor: collect items first" undone; now at dd581c5 "refactor: yield directly"'), JSON.stringify(state.facts['Ruled out']));
+    assert.ok(state.facts.Findings.some((l) => /^aider v0\.84\.0, main model gemini\/gemini-2\.5-pro \(as of r\d+\)$/.test(l.text)), JSON.stringify(state.facts.Findings));
+  });
+
   it('a command with no exit code failed when its last lines say so; a query printing errors did not', async () => {
     const traceback = ['Traceback (most recent call last):', '  File "server.py", line 3, in <module>', ...Array.from({ length: 8 }, (_, i) => `field_${i}\n  Extra inputs are not permitted [type=extra_forbidden]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`), 'user@host rag %'].join('\n');
     const b = new RecordBuilder()
