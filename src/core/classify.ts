@@ -275,10 +275,12 @@ const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   [/\b(?:next steps?|todo|to do|remaining|still (?:needed|to do)|follow[- ]ups?|recommend\w*|suggest\w*|to (?:complete|finish))\b/i, 'plan'],
   [/\b(?:plan|steps|here's what (?:i'll|we'll|i will|we will) do|we need to|i'll need to|to do this)\b/i, 'plan'],
   [/\b(?:decision|decisions|approach|solution|strategy|design|architecture)\b/i, 'decision'],
-  [/\b(?:changes?|changed|updates?|updated|fix(?:es|ed)?|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
+  // "Changes made:", "Updates", "Fixes applied"; not a title's noun ("CRITICAL UPDATE: NVMe Error Timeline").
+  [/\b(?:changes?|changed|updates|^update\b|updated|fix(?:es|ed)?|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
   // "Error Recovery", "Error handling" head how the code deals with errors: what it does, not what failed.
   [ERROR_HANDLING, 'finding'],
-  [/\b(?:errors?|failures?|failed|issues encountered|what went wrong|blockers?)\b/i, 'failure'],
+  // "Errors:", "Failed attempts", "What went wrong" head failures; a title naming an error ("NVMe Error Timeline") does not.
+  [/^[^a-z]*(?:errors?|failures?|failed|issues encountered|problems encountered|what went wrong|blockers?)\b|\b(?:errors?|failures?) (?:encountered|seen|found|hit|so far)\b/i, 'failure'],
 ];
 
 /** The class a lead-in gives to the plain statements under it, if any. */

@@ -190,6 +190,9 @@ describe('sentence classes', () => {
     // "Error Recovery:" heads how errors are handled, not what failed.
     const handling = sentencesOf('**Error Recovery**:\n\n- All operations are wrapped in try-catch blocks\n- Failed operations provide clear error messages');
     for (const s of handling) assert.notEqual(classifySentence(s.text, 'assistant', s.lead).cls, 'failure', s.text);
+    // A title that names an error or an update heads neither failures nor changes.
+    const timeline = sentencesOf('## CRITICAL UPDATE: NVMe Error Timeline\n\n**First Error:** January 8, 2026 at 4:43 PM');
+    assert.ok(!['failure', 'change'].includes(classifySentence(timeline[1]!.text, 'assistant', timeline[1]!.lead).cls), JSON.stringify(timeline));
     const errors = sentencesOf('Errors:\n- the build stops at `tsc` with TS2322');
     assert.equal(classifySentence(errors[1]!.text, 'assistant', errors[1]!.lead).cls, 'failure');
   });
