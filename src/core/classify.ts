@@ -524,6 +524,7 @@ export function sentencesOf(text: string): Sentence[] {
   let headingLead: string | undefined;
   let colonLead: string | undefined;
   let intro: string | undefined;
+  let introIndent = -1;
   let blank = false;
   for (const line of body.split('\n')) {
     if (line.trim() === '') {
@@ -536,8 +537,9 @@ export function sentencesOf(text: string): Sentence[] {
     // A heading reaches its whole section; a lead-in ending with a colon only its list and the lines right under it.
     if (blank && !isList && !heading) colonLead = undefined;
     const lead = colonLead ?? headingLead;
-    // The sentence a list finishes reaches that list only.
-    if (!isList) intro = undefined;
+    // The sentence a list finishes reaches that list only: not prose after it, not the next item of its own level.
+    const indent = /^\s*/.exec(line)![0].length;
+    if (!isList || indent <= introIndent) intro = undefined;
     blank = false;
     const introduces = leadIn(line);
     let last: string | undefined;
@@ -559,7 +561,10 @@ export function sentencesOf(text: string): Sentence[] {
       headingLead = introduces;
       colonLead = undefined;
     } else if (introduces !== undefined) colonLead = introduces;
-    if (!heading && last !== undefined && introOf(last) !== undefined) intro = introOf(last);
+    if (!heading && last !== undefined && /[:：]$/.test(last)) {
+      intro = introOf(last);
+      introIndent = isList ? indent : -1;
+    }
   }
   return out;
 }

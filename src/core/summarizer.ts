@@ -617,8 +617,16 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
  * ("`bun test x` failed (error): 1 failed; error: TypeError: …" and "`bun test x` → 2 passed"): the error is
  * what the next attempt needs.
  */
-function sameFact(a: string, b: string): boolean {
-  return FAILED_LINE.test(a) === FAILED_LINE.test(b) && eventOf(a) === eventOf(b) && sameStatement(a, b);
+export function sameFact(a: string, b: string): boolean {
+  if (FAILED_LINE.test(a) !== FAILED_LINE.test(b) || eventOf(a) !== eventOf(b)) return false;
+  // Two commands applied, two commits: the same event only when they quote the same command or hash.
+  if (eventOf(a) !== '') return eventSubject(a) === eventSubject(b);
+  return sameStatement(a, b);
+}
+
+/** What an event line names: its quoted command, else its commit hash, else its text. */
+function eventSubject(text: string): string {
+  return /`[^`]+`/.exec(text)?.[0] ?? /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
 }
 
 /** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
@@ -884,7 +892,9 @@ class Fold {
     // What the command's output says, one finding per command (a later run supersedes it): a test run's
     // counts, a short answer, or what a command that worked still printed as wrong.
     const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
-    const observed = cmd !== undefined && tests === undefined ? observation(cmd, tool.output) : undefined;
+    // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
+    const recorded = cmd !== undefined && (commitOf(cmd, tool.output) !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
+    const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output) : undefined;
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
@@ -917,12 +927,6 @@ class Fold {
   }
 
   /**
-   * A failed tool: one Ruled out line per cause, with the verbatim error. The
-   * same command failing again counts up (×n); other commands failing with the
-   * same error join the line ("and 3 more"). An interruption by the user is not
-   * an approach that failed.
-   */
-  /**
    * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
    * …"), a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
    * model: …", the latest start wins).
@@ -945,6 +949,12 @@ class Fold {
     }
   }
 
+  /**
+   * A failed tool: one Ruled out line per cause, with the verbatim error. The
+   * same command failing again counts up (×n); other commands failing with the
+   * same error join the line ("and 3 more"). An interruption by the user is not
+   * an approach that failed.
+   */
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
     // An interruption by the user is no failed approach; a failure that says nothing about why is no line
     // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).

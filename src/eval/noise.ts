@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { classifySentence } from '../core/classify';
-import { sameStatement } from '../core/digest';
+import { sameFact } from '../core/summarizer';
 import { parseJsonLines } from './labels';
 import { splitUserText } from '../core/harness';
 import { formatRequest, GIST_SEPARATOR, type SummaryState } from '../core/summary';
@@ -54,7 +54,7 @@ export function noiseOf(line: AuditedLine, earlier: readonly AuditedLine[]): Noi
   if (words.length < 2 || !words.some((w) => /[a-z]{3,}/i.test(w))) return 'empty';
   const cls = classifySentence(text, 'assistant').cls;
   if (cls === 'process' || cls === 'pleasantry') return cls;
-  if (earlier.some((e) => e.section !== 'Requests' && sameStatement(e.text, text))) return 'duplicate';
+  if (earlier.some((e) => e.section !== 'Requests' && sameFact(e.text, text))) return 'duplicate';
   return undefined;
 }
 

@@ -175,6 +175,9 @@ describe('sentence classes', () => {
     const list = sentencesOf('The problem is that:\n- `save()` writes every field\n\nAdd the switching logic that:\n- keeps the state');
     assert.equal(list.find((x) => x.text.includes('save()'))!.intro, 'The problem is that');
     assert.equal(list.find((x) => x.text.includes('keeps the state'))!.intro, undefined, 'an instruction is no sentence to finish');
+    const nested = sentencesOf('1. Detection was failing because:\n   - the path is nested deeper\n2. We fixed the issue by:\n   - updating `isSessionRepository`');
+    assert.equal(nested.find((x) => x.text.includes('nested deeper'))!.intro, 'Detection was failing because');
+    assert.equal(nested.find((x) => x.text.includes('updating'))!.intro, undefined, 'the next item of the level ends the sentence\'s reach');
   });
 
   it('a heading or lead-in tips the plain statements under it', () => {
