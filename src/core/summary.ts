@@ -390,6 +390,14 @@ export type LayoutKind = 'appended' | 'rendered';
 
 /** Lines a fold may append before the head is rendered in full again. */
 const LAYOUT_MAX_ADDED = 40;
+/** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
+const LAYOUT_CAP_SLACK = 0.3;
+
+/** How many archived lines a summary's pointer line counts as not shown. */
+function evictedCount(state: SummaryState): number {
+  const pointer = state.facts.Archived.find((l) => l.key === EVICTED_KEY);
+  return pointer ? Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0) : 0;
+}
 
 /** A line's identity and its text, as the head shows it. */
 function renderedLines(state: SummaryState): Map<string, string> {
@@ -425,14 +433,31 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   const bare = (t: string): string => t.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
   const added: string[] = previous.layout ? [...previous.layout.added] : [];
   const addedIds: string[] = previous.layout?.addedIds?.length === added.length ? [...previous.layout.addedIds] : added.map(() => '');
+  // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
+  // says what it said: the head keeps it as sent rather than rewriting every line after it. A line that left
+  // for any other reason (superseded, withdrawn) is no longer true, and the head is rendered in full.
+  const archived = new Set<string>();
+  for (const l of next.facts.Archived) for (const key of l.members ?? [l.key]) archived.add(key);
+  const evictedMore = evictedCount(next) > evictedCount(previous);
+  const kept = new Set<string>();
   for (const [id, text] of sent) {
     const current = now.get(id);
-    if (current === undefined) return full();
+    if (current === undefined) {
+      const key = id.slice(id.indexOf('\u0000') + 1);
+      const members = previous.facts.Archived.find((l) => l.key === key)?.members ?? [key];
+      const compressed = !id.startsWith('#') && (members.every((m) => archived.has(m)) || (evictedMore && id.startsWith('Archived\u0000')));
+      if (!compressed) return full();
+      for (const m of members) kept.add(m);
+      continue;
+    }
     if (id.startsWith('#') && current !== text) return full();
   }
   for (const [id, text] of now) {
     const before = sent.get(id);
     if (before !== undefined && bare(before) === bare(text)) continue;
+    // The compressed form of lines the head keeps as sent says less than they do: not repeated.
+    const line = next.facts.Archived.find((l) => `Archived\u0000${l.key}` === id);
+    if (line && (line.members ?? [line.key]).every((m) => kept.has(m))) continue;
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
     const at = addedIds.indexOf(id);
     if (at >= 0) added[at] = addedLine(id, text);
@@ -444,8 +469,8 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   if (added.length > LAYOUT_MAX_ADDED) return full();
   const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
   const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
-  // The lines repeated in their new wording must not push the head past its cap.
-  if (counter && cap !== undefined && counter.countSummary(state) > cap) return full();
+  // The lines repeated in their new wording must not push the head past its cap; lines kept as sent may, a little.
+  if (counter && cap !== undefined && counter.countSummary(state) > cap * (1 + LAYOUT_CAP_SLACK)) return full();
   return { state, kind: 'appended' };
 }
 

@@ -86,4 +86,29 @@ describe('the head written relative to the workspace', () => {
     assert.equal(added.length, 3, 'the new finding of each fold is appended after it');
     assert.ok(renderSummary(laid2.state).startsWith(renderSummary(laid1.state).slice(0, renderSummary(laid1.state).indexOf('- [Deliverables]'))), 'the text before the rewritten line keeps its bytes');
   });
+
+  it('a line the cap compressed since is kept as sent; a line superseded renders the head in full', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.upsert('Findings', { key: 'parser-slow', text: 'The parser reads `config.yml` twice on every start', sources: [3], priority: 3 });
+    b.upsert('Decisions', { key: 'use-cache', text: 'Cache the parsed `config.yml` in memory', sources: [4], priority: 2 });
+    const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
+    const sent = renderSummary(laid0);
+    // The next fold demotes the finding to an archived gist (same key) and adds a decision.
+    const demoted = new SummaryBuilder(laid0);
+    demoted.facts.Findings.splice(0, 1);
+    demoted.facts.Archived.push({ key: 'parser-slow', text: '[Findings] The parser reads `config.yml` twice…', sources: [3], priority: 3 });
+    demoted.upsert('Decisions', { key: 'lazy-load', text: 'Load plugins lazily', sources: [8], priority: 2 });
+    const laid1 = layoutAfterFold(laid0, demoted.build(10, 2));
+    assert.equal(laid1.kind, 'appended');
+    const text = renderSummary(laid1.state);
+    assert.ok(text.startsWith(sent.slice(0, sent.indexOf('### Current state'))), 'the lines already sent keep their bytes');
+    assert.ok(!text.includes('twice…'), 'the gist of a line kept whole is not repeated');
+    assert.match(text, /\[Decisions\] lazy-load: Load plugins lazily/);
+    // A decision withdrawn (no gist of it anywhere) is no longer true: the head is rendered again without it.
+    const withdrawn = new SummaryBuilder(laid1.state);
+    withdrawn.facts.Decisions.splice(withdrawn.facts.Decisions.findIndex((l) => l.key === 'use-cache'), 1);
+    const laid2 = layoutAfterFold(laid1.state, withdrawn.build(12, 3));
+    assert.equal(laid2.kind, 'rendered');
+    assert.ok(!renderSummary(laid2.state).includes('Cache the parsed'));
+  });
 });
