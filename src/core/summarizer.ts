@@ -495,7 +495,9 @@ function writtenContent(tool: ToolInvocation): string | undefined {
 function readContent(output: string): string {
   // The harness appends its reminders to what a read returns (Claude Code): they are no words of the file.
   const lines = output.slice(0, 6000).replace(/<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g, '').split('\n');
-  if (/^(?:Here's the result of running|\s*`[^`\n]+`\s*$|\[File: )/.test(lines[0] ?? '')) lines.shift();
+  // A tool's header names the file, not what it says ("Here's the result of running…", "[File: …]", Copilot's
+  // "Read [](file:///…/README.md#1-1), lines 1 to 30", which an export keeps without the lines).
+  if (/^(?:Here's the result of running|\s*`[^`\n]+`\s*$|\[File: |Read \[[^\]]*\]\([^)]*\))/.test(lines[0] ?? '')) lines.shift();
   const numbered = /^\s*\d+(?:→|\t|\|\s?|:\s)/;
   const filled = lines.filter((l) => l.trim() !== '');
   if (filled.length > 0 && filled.filter((l) => numbered.test(l)).length * 2 >= filled.length) return lines.map((l) => l.replace(numbered, '')).join('\n');

@@ -573,7 +573,9 @@ describe('the Task Context as a digest', () => {
       .user('Explore the repository and tell me what the scripts do.')
       .step('', [{ name: 'Read', input: { file_path: '/repo/scripts/sync_raw_logs.py' }, output: py }])
       .step('', [{ name: 'Read', input: { file_path: '/repo/journals/2025-12-25.md' }, output: md }])
-      .step('', [{ name: 'Read', input: { file_path: '/repo/scripts/sync_raw_logs.py' }, output: py }]);
+      .step('', [{ name: 'Read', input: { file_path: '/repo/scripts/sync_raw_logs.py' }, output: py }])
+      // Copilot's export keeps only the read tool's header: it says nothing of the file.
+      .step('', [{ name: 'copilot_readFile', input: { filePath: '/repo/README.md' }, output: 'Read [](file:///repo/README.md#1-1), lines 1 to 30' }]);
     const findings = (await fold(b)).facts.Findings.map((l) => l.text);
     assert.deepEqual(findings.filter((t) => /\(read\)/.test(t)), ['`/repo/scripts/sync_raw_logs.py` (read): Sync raw session logs from ~/.claude into the archive repository'], JSON.stringify(findings));
     assert.ok(!findings.some((t) => /malware/.test(t)), 'the reminder is no words of the file');
