@@ -470,7 +470,9 @@ function introOf(sentence: string): string | undefined {
 /** Longest sentence considered; longer pieces are prose dumps or pasted text. */
 const SENTENCE_MAX_CHARS = 600;
 const SENTENCE_MIN_CHARS = 2;
-const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])/;
+// Also where an agent left out the space ("…this third script.I will now use `curl`", "…will work!Lets try"):
+// after a word of three letters or more, before a capitalised word (a file name or a call keeps its lower case).
+const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|[A-Z][a-z]+)\s)/;
 
 /** A line that opens a patch: `diff --git`, a hunk header, the file headers. */
 const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ [ab/]|--- (?:a\/|\/dev\/null)|index [0-9a-f]{7,}\.\.)/;

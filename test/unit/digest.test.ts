@@ -169,6 +169,10 @@ describe('sentence classes', () => {
     assert.equal(classifySentence(answer.text, 'assistant', answer.lead).cls, 'finding');
   });
 
+  it('a sentence ends where the agent left out the space after it, not inside a file name', () => {
+    assert.deepEqual(sentencesOf('It is worth investigating this third script.I will now run `curl` on file.pl and forms.pl today.').map((x) => x.text), ['It is worth investigating this third script.', 'I will now run `curl` on file.pl and forms.pl today.']);
+  });
+
   it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
     const [one] = sentencesOf('1. Taking the entire state rather than the profile');
     assert.equal(one!.text, 'Taking the entire state rather than the profile');
