@@ -65,6 +65,10 @@ const NARRATED_ACTION =
 const OBSERVED =
   /^(?:(?:ok(?:ay)?|now|so|and)[,]?\s+)?(?:i (?:can |now )?see(?: now)?(?: that)?|i (?:notice|noticed)(?: that)?|i (?:have )?(?:found|discovered|realized|realised)(?: that)?|(?:looking|having looked) (?:at|through|into) [^,]{1,80},|(?:after |upon )?(?:checking|reviewing|examining|reading|inspecting|investigating) [^,]{1,80},)\s+/i;
 
+/** The agent about to look at something ("Let me check…", "I'll first verify…"). */
+const LOOK_NARRATION =
+  /^(?:(?:ok(?:ay)?|now|first|next|then|so)[,]?\s+)?(?:let me|let's|i'll|i will|i need to|we need to|i should|we should)\s+(?:first\s+|now\s+|also\s+)?(?:check|see|verify|look|investigate|confirm|find out|test|examine|inspect|review|read|search|explore|list)\b/i;
+
 /** The agent committing to an action of its own (not a look at something): with a reason it is a choice. */
 const CHOSEN_ACTION =
   /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
@@ -317,7 +321,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     // A choice inside the narration is a decision when it names what it replaces ("…a delayed redirect instead of a new
     // tab"); "Let me try a different approach - using `tags add`…" or "…and try the CLI instead" is the agent trying things.
     // "I'll help you redact secrets instead of blocking commits" restates the request (the request keeps it).
-    if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body) && !HELP_OPENING.test(body)) return { cls: 'decision', score: 3 };
+    // "Let me check if dnsmasq is using 5335 instead of forwarding", "Let me check the directory and then switch to
+    // the session": a look, whatever it names, decides nothing.
+    if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body) && !HELP_OPENING.test(body) && !LOOK_NARRATION.test(body)) return { cls: 'decision', score: 3 };
     // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
     if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
     return { cls: 'process', score: 0 };

@@ -21,6 +21,10 @@ describe('sentence classes', () => {
     assert.equal(agent('Okay, I will refactor the `unionIterablesAsync` function.'), 'process');
     assert.equal(agent("I've reviewed your CONVENTIONS.md file."), 'process');
     assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
+    // A look the agent is about to take decides nothing, whatever it names; a change with what it replaces does.
+    assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
+    assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
+    assert.equal(agent('Let me modify the test file to use mocking instead of a real git repository'), 'decision');
     assert.equal(agent('Great!'), 'pleasantry');
     assert.equal(agent('You are right, I apologize for the oversight.'), 'pleasantry');
     // A pleasantry opening does not hide what follows it.
