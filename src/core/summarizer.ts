@@ -356,7 +356,8 @@ function commandReportsError(cmd: string | undefined, output: string): boolean {
  * vitest, mocha, pytest, cargo, go). A time-bound value: the latest run wins.
  */
 export function testSummary(output: string): string | undefined {
-  const tail = output.slice(-4000);
+  // What the terminal printed (a Copilot record wraps it in JSON with its escapes), not the record around it.
+  const tail = terminalText(output).slice(-4000);
   const pass = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:pass(?:ed|ing)?)\b/im.exec(tail);
   const fail = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:fail(?:ed|ing|ures?)?)\b/im.exec(tail);
   // A result line counts both, or names tests: "3 passed, 1 failed", "Tests: 2 failed", "1 test failed".

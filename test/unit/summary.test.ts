@@ -8,6 +8,7 @@ import {
   protectedFromRaw,
   REQUEST_MAX_CHARS,
   StaticCheckpointSummarizer,
+  testSummary,
   topicKey,
 } from '../../src/core/summarizer';
 import {
@@ -318,6 +319,13 @@ describe('extractive summarizer', () => {
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\): Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
     assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
+  });
+
+  it("a test run's counts are read from what the terminal printed, inside Copilot's record too", () => {
+    const printed = 'running 24 tests\r\ntest result: \u001b[32mok\u001b[0m. 24 passed; 0 failed; 0 ignored\r\n';
+    const record = `{\n  "kind": "terminal",\n  "commandLine": { "original": "cargo test" },\n  "terminalCommandOutput": { "text": ${JSON.stringify(printed)}, "lineCount": 2 },\n  "terminalTheme": { "background": "${'#'.repeat(5000)}" }\n}`;
+    assert.equal(testSummary(record), '24 passed, 0 failed');
+    assert.equal(testSummary('Ran 3 tests\n 3 pass\n 0 fail'), '3 passed, 0 failed');
   });
 
   it('a failed test run and its later pass stay two lines: the error is kept once the tests pass', async () => {
