@@ -860,7 +860,7 @@ class Fold {
         } else entry.writes++;
         entry.sources.push(tool.callRecord);
         this.writes.set(key, entry);
-        this.modified.push(touch.path);
+        this.modified.push(key);
       }
       const edit = family === 'edit' ? editTexts(tool) : undefined;
       if (edit) {

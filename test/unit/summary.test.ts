@@ -226,6 +226,8 @@ describe('demotion by later references', () => {
       .step('', [write('reproduce_bug.py')])
       .step('', [{ name: 'Edit', input: { file_path: '/pydicom/reproduce_bug.py', old_string: 'x = 1', new_string: 'x = 2' }, output: 'ok' }])
       .step('', [write('/pydicom/docs/README.md'), write('/pydicom/README.md'), write('README.md')]);
+    const folded = await s.fold({ previous: undefined, units: unitsOf(swe).units.slice(0, 3), coverageEnd: swe.records.length });
+    assert.equal(folded.current.deliverable, '1 file(s) written so far; latest: reproduce_bug.py', 'the latest files name each file once');
     const lines = (await s.fold({ previous: undefined, units: unitsOf(swe).units, coverageEnd: swe.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
     assert.ok(lines.includes('reproduce_bug.py: created, modified ×1'), JSON.stringify(lines));
     assert.ok(lines.includes('README.md: created'), 'two candidates: no merge');
