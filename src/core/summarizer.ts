@@ -492,6 +492,22 @@ function writtenContent(tool: ToolInvocation): string | undefined {
   return r.search === '' && typeof r.replace === 'string' ? r.replace : undefined;
 }
 
+/** A here-document short enough to quote whole in a deliverable's note: lines and characters. */
+const HEREDOC_NOTE_LINES = 8;
+const HEREDOC_NOTE_CHARS = 240;
+
+/**
+ * What a shell command wrote with a here-document (`cat > f << 'EOF' … EOF`), its lines joined with "; ",
+ * comments left out, when it is short enough to quote; otherwise undefined.
+ */
+function heredocBody(cmd: string): string | undefined {
+  const m = /<<-?\s*(['"]?)(\w+)\1[^\n]*\n([\s\S]*?)\n\s*\2\b/.exec(cmd);
+  if (!m) return undefined;
+  const lines = m[3]!.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const text = lines.join('; ');
+  return lines.length > 0 && lines.length <= HEREDOC_NOTE_LINES && text.length <= HEREDOC_NOTE_CHARS ? text : undefined;
+}
+
 /** The text of a file as a read tool showed it: without its header line and the line numbers it prefixed. */
 function readContent(output: string): string {
   // The harness appends its reminders to what a read returns (Claude Code): they are no words of the file.
@@ -689,7 +705,7 @@ class Fold {
   private goal: string;
   private status: string;
   private next: string;
-  private readonly writes = new Map<string, { created: boolean; writes: number; sources: number[]; note: string; edit?: string; purpose?: string }>();
+  private readonly writes = new Map<string, { created: boolean; writes: number; sources: number[]; note: string; edit?: string; purpose?: string; written?: string }>();
   private readonly modified: string[] = [];
   private plan: { open: string[]; active: string | undefined } | undefined;
   private lastPlanSentence: string | undefined;
@@ -858,6 +874,12 @@ class Fold {
             if (purpose !== undefined) entry.purpose = redact(purpose).text;
           }
         } else entry.writes++;
+        // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
+        const body = heredocBody(shellCommand(tool) ?? '');
+        if (body !== undefined) {
+          const description = toolDescription(tool);
+          entry.written = `${description ? `${description}: ` : ''}\`${redact(body).text}\``;
+        }
         entry.sources.push(tool.callRecord);
         this.writes.set(key, entry);
         this.modified.push(key);
@@ -1066,7 +1088,7 @@ class Fold {
       const parts: string[] = [];
       if (entry.created) parts.push('created');
       if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
-      const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : '';
+      const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : entry.written ? ` — written: ${entry.written}` : '';
       this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
     }
     const delivered = this.b.facts.Deliverables.map((d) => d.key);

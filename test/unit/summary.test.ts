@@ -206,6 +206,17 @@ describe('demotion by later references', () => {
     assert.deepEqual(handlesOf('Nothing to point at here.'), []);
   });
 
+  it('a short file a shell command wrote with a here-document is said by its lines; a long one is not quoted', async () => {
+    const heredoc = (file: string, body: string, description?: string) => ({ name: 'Bash', input: { command: `ssh root@router "cat > ${file} << 'EOF'\n${body}\nEOF"`, ...(description ? { description } : {}) }, output: '' });
+    const b = new RecordBuilder()
+      .user('Point cloudflared at Mullvad.')
+      .step('', [heredoc('/etc/cloudflared/config.yml', 'proxy-dns: true\n# upstream\nproxy-dns-upstream:\n  - https://dns.mullvad.net/dns-query', 'Update cloudflared to use Mullvad DNS')])
+      .step('', [heredoc('/etc/big.conf', Array.from({ length: 12 }, (_, i) => `key${i}: ${i}`).join('\n'))]);
+    const deliverables = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    assert.ok(deliverables.includes('/etc/cloudflared/config.yml: modified ×1 — written: Update cloudflared to use Mullvad DNS: `proxy-dns: true; proxy-dns-upstream:; - https://dns.mullvad.net/dns-query`'), JSON.stringify(deliverables));
+    assert.ok(deliverables.includes('/etc/big.conf: modified ×1'), JSON.stringify(deliverables));
+  });
+
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x = 1\n' }, output: 'ok' });
     const b = new RecordBuilder()
