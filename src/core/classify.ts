@@ -477,8 +477,11 @@ function introOf(sentence: string): string | undefined {
 const SENTENCE_MAX_CHARS = 600;
 const SENTENCE_MIN_CHARS = 2;
 // Also where an agent left out the space ("…this third script.I will now use `curl`", "…will work!Lets try"):
-// after a word of three letters or more, before a capitalised word (a file name or a call keeps its lower case).
-const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|[A-Z][a-z]+)\s)/;
+// after a word of three letters or more, before a word that opens sentences ("http.Client to" is a call).
+const SENTENCE_BREAK =
+  /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As)\s)/;
+/** Where fenced code longer than a short chain stood in a text. */
+const CODE_BREAK = '\u0001';
 
 /** A line that opens a patch: `diff --git`, a hunk header, the file headers. */
 const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ [ab/]|--- (?:a\/|\/dev\/null)|index [0-9a-f]{7,}\.\.)/;
@@ -525,7 +528,7 @@ export function sentencesOf(text: string): Sentence[] {
   const body = withoutDiffs(
     text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
       // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
-      code.length <= 240 && code.split('\n').filter((l) => l.trim()).length <= 3 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : '\n',
+      code.length <= 240 && code.split('\n').filter((l) => l.trim()).length <= 3 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : `\n${CODE_BREAK}\n`,
     ),
   );
   const out: Sentence[] = [];
@@ -535,6 +538,12 @@ export function sentencesOf(text: string): Sentence[] {
   let introIndent = -1;
   let blank = false;
   for (const line of body.split('\n')) {
+    if (line === CODE_BREAK) {
+      // A block of code between a sentence and a list: the list no longer finishes the sentence.
+      intro = undefined;
+      blank = true;
+      continue;
+    }
     if (line.trim() === '') {
       blank = true;
       continue;
@@ -547,7 +556,9 @@ export function sentencesOf(text: string): Sentence[] {
     const lead = colonLead ?? headingLead;
     // The sentence a list finishes reaches that list only: not prose after it, not the next item of its own level.
     const indent = /^\s*/.exec(line)![0].length;
-    if (!isList || indent <= introIndent) intro = undefined;
+    // Only a marked item finishes the sentence: an indented line (a stack frame) is no item of it.
+    const marked = /^\s*(?:[-*+•]|\d+[.)]|[a-z][.)]|\[[ xX]\])\s/.test(line);
+    if (!marked || indent <= introIndent) intro = undefined;
     blank = false;
     const introduces = leadIn(line);
     let last: string | undefined;

@@ -380,14 +380,20 @@ function unwrapped(text: string): string {
   let width = 0;
   for (const line of lines) width = Math.max(width, line.length);
   if (width < WRAP_MIN_COLUMNS) return text;
+  // The longest line is a wrap only at a terminal's width: one more line as long, or a usual column count.
+  if (lines.filter((l) => l.length === width).length < 2 && !TERMINAL_COLUMNS.has(width)) return text;
   const out: string[] = [];
   for (const line of lines) {
     const previous = out[out.length - 1];
-    if (previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line)) out[out.length - 1] = previous + line;
+    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line);
+    if (wraps && !PROMPT_LINE.test(previous) && !PROMPT_LINE.test(line)) out[out.length - 1] = previous + line;
     else out.push(line);
   }
   return out.join('\n');
 }
+
+/** Column counts terminals are commonly set to. */
+const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
 
 /**
  * A shell prompt a terminal capture shows before a command or after it ends:

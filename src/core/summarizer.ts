@@ -298,10 +298,10 @@ function withIntro(intro: string, item: string): string | undefined {
 /** A command as a failure or an applied change quotes it. */
 const LABEL_CHARS = 72;
 
-function firstLine(text: string, max = 200): string {
+function firstLine(text: string, max = 200, shell = false): string {
   const lines = text.trim().split('\n');
   // A script's comment ("# 1. Start Qdrant") names no command: its first command does.
-  const line = lines.find((l) => l.trim() !== '' && !/^\s*#(?!!)/.test(l)) ?? lines[0] ?? '';
+  const line = (shell ? lines.find((l) => l.trim() !== '' && !/^\s*#(?:\s|$)/.test(l)) : undefined) ?? lines[0] ?? '';
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
@@ -474,7 +474,7 @@ function commandProper(cmd: string): string {
 function toolLabel(tool: ToolInvocation): string {
   const cmd = shellCommand(tool);
   // Secrets are hidden before the label is cut: a cut token would no longer look like one.
-  if (cmd !== undefined) return `\`${clipChars(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS), LABEL_CHARS)}\``;
+  if (cmd !== undefined) return `\`${clipChars(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS, true), LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
@@ -643,9 +643,11 @@ export function sameFact(a: string, b: string): boolean {
   return sameStatement(a, b);
 }
 
-/** What an event line names: its quoted command, else its commit hash, else its text. */
+/** What an event line names: a commit its hash, a command applied its quoted command, anything else its text. */
 function eventSubject(text: string): string {
-  return /`[^`]+`/.exec(text)?.[0] ?? /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
+  if (text.startsWith('committed')) return /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
+  if (text.startsWith('applied')) return /`[^`]+`/.exec(text)?.[0] ?? text;
+  return text.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
 }
 
 /** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
@@ -858,7 +860,10 @@ class Fold {
       (code !== undefined && code !== 0) ||
       (code === undefined && tool.output !== undefined && (commandReportsError(shellCommand(tool), tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
     if (!failed) {
-      for (const touch of touches.length ? touches : fileTouches(tool)) {
+      const targets = touches.length ? touches : fileTouches(tool);
+      // A here-document describes the file when the command writes one file only.
+      const body = targets.filter((t) => t.access !== 'read').length === 1 ? heredocBody(shellCommand(tool) ?? '') : undefined;
+      for (const touch of targets) {
         if (touch.access === 'read') {
           if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
           continue;
@@ -875,7 +880,6 @@ class Fold {
           }
         } else entry.writes++;
         // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
-        const body = heredocBody(shellCommand(tool) ?? '');
         if (body !== undefined) {
           const description = toolDescription(tool);
           entry.written = `${description ? `${description}: ` : ''}\`${redact(body).text}\``;
@@ -900,7 +904,8 @@ class Fold {
     if (tool.output === undefined) return;
     const cmd = shellCommand(tool);
     const label = toolLabel(tool);
-    if (cmd === undefined) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
+    // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
+    if (cmd === undefined && (family === 'other' || family === 'task')) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
@@ -923,7 +928,7 @@ class Fold {
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
-      const label60 = clipChars(firstLine(redact(commandProper(cmd!)).text, 60), 60);
+      const label60 = clipChars(firstLine(redact(commandProper(cmd!)).text, 60, true), 60);
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
@@ -944,7 +949,7 @@ class Fold {
         addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
       } else if (CONFIGURING_COMMAND.test(cmd)) {
         const description = toolDescription(tool);
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clipChars(firstLine(redact(cmd).text, 160), 160)}\``, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clipChars(firstLine(redact(cmd).text, 160, true), 160)}\``, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label}`;

@@ -393,6 +393,22 @@ const LAYOUT_MAX_ADDED = 40;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.3;
 
+/** Each archived key's gist and the section it came from (a grouped line's gists by member, in order). */
+function archivedGists(state: SummaryState): Map<string, { tag: string; gist: string }> {
+  const out = new Map<string, { tag: string; gist: string }>();
+  for (const l of state.facts.Archived) {
+    const tag = ARCHIVED_FROM.exec(l.text)?.[1] ?? '';
+    const parts = l.text.replace(ARCHIVED_FROM, '').split(GIST_SEPARATOR);
+    (l.members ?? [l.key]).forEach((key, i) => out.set(key, { tag, gist: l.members ? (parts[i] ?? '') : l.text.replace(ARCHIVED_FROM, '') }));
+  }
+  return out;
+}
+
+/** The words and numbers of a line, lower-cased, punctuation and source pointers left out. */
+function tokens(text: string): Set<string> {
+  return new Set(text.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+}
+
 /** How many archived lines a summary's pointer line counts as not shown. */
 function evictedCount(state: SummaryState): number {
   const pointer = state.facts.Archived.find((l) => l.key === EVICTED_KEY);
@@ -436,16 +452,30 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
   // says what it said: the head keeps it as sent rather than rewriting every line after it. A line that left
   // for any other reason (superseded, withdrawn) is no longer true, and the head is rendered in full.
-  const archived = new Set<string>();
-  for (const l of next.facts.Archived) for (const key of l.members ?? [l.key]) archived.add(key);
+  // A key still in a live section was moved or restated there: a new statement, not a compressed one.
+  const live = new Set<string>();
+  for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.add(l.key);
+  const gists = archivedGists(next);
   const evictedMore = evictedCount(next) > evictedCount(previous);
+  // Compressed: the key's gist now comes from the same section and says only words of the line as sent.
+  const compressedTo = (key: string, section: string, text: string): boolean => {
+    const g = gists.get(key);
+    if (live.has(key) || !g || (section !== 'Archived' && g.tag !== section)) return false;
+    const said = tokens(text);
+    return [...tokens(g.gist)].every((t) => said.has(t));
+  };
   const kept = new Set<string>();
   for (const [id, text] of sent) {
     const current = now.get(id);
     if (current === undefined) {
+      if (id.startsWith('#')) return full();
+      const section = id.slice(0, id.indexOf('\u0000'));
       const key = id.slice(id.indexOf('\u0000') + 1);
-      const members = previous.facts.Archived.find((l) => l.key === key)?.members ?? [key];
-      const compressed = !id.startsWith('#') && (members.every((m) => archived.has(m)) || (evictedMore && id.startsWith('Archived\u0000')));
+      const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
+      const members = group?.members ?? [key];
+      const compressed =
+        members.every((m) => compressedTo(m, section, section === 'Archived' && group?.members ? (group.text.replace(ARCHIVED_FROM, '').split(GIST_SEPARATOR)[group.members.indexOf(m)] ?? '') : text)) ||
+        (evictedMore && section === 'Archived' && members.every((m) => !live.has(m) && !gists.has(m)));
       if (!compressed) return full();
       for (const m of members) kept.add(m);
       continue;
@@ -469,7 +499,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   if (added.length > LAYOUT_MAX_ADDED) return full();
   const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
   const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
-  // The lines repeated in their new wording must not push the head past its cap; lines kept as sent may, a little.
+  // Lines repeated in their new wording and lines kept as sent may take the head a little past its cap, not more.
   if (counter && cap !== undefined && counter.countSummary(state) > cap * (1 + LAYOUT_CAP_SLACK)) return full();
   return { state, kind: 'appended' };
 }

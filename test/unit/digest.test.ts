@@ -175,6 +175,7 @@ describe('sentence classes', () => {
 
   it('a sentence ends where the agent left out the space after it, not inside a file name', () => {
     assert.deepEqual(sentencesOf('It is worth investigating this third script.I will now run `curl` on file.pl and forms.pl today.').map((x) => x.text), ['It is worth investigating this third script.', 'I will now run `curl` on file.pl and forms.pl today.']);
+    assert.deepEqual(sentencesOf('It uses http.Client to call the API.').map((x) => x.text), ['It uses http.Client to call the API.'], 'a call is no sentence break');
   });
 
   it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
@@ -186,6 +187,9 @@ describe('sentence classes', () => {
     const nested = sentencesOf('1. Detection was failing because:\n   - the path is nested deeper\n2. We fixed the issue by:\n   - updating `isSessionRepository`');
     assert.equal(nested.find((x) => x.text.includes('nested deeper'))!.intro, 'Detection was failing because');
     assert.equal(nested.find((x) => x.text.includes('updating'))!.intro, undefined, 'the next item of the level ends the sentence\'s reach');
+    const apart = sentencesOf('The new config is:\n```yaml\na: 1\nb: 2\nc: 3\nd: 4\n```\n- Restart the service\n\nThe error is because:\n    at foo (a.js:1)');
+    assert.equal(apart.find((x) => x.text.includes('Restart'))!.intro, undefined, 'code between them: the list does not finish the sentence');
+    assert.equal(apart.find((x) => x.text.includes('at foo'))!.intro, undefined, 'an indented line is no item');
   });
 
   it('a heading or lead-in tips the plain statements under it', () => {
@@ -361,6 +365,11 @@ describe('what a command printed', () => {
     const wrapped = 'cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or di\nrectory\nok';
     assert.deepEqual(outputLines(wrapped), ['cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or directory', 'ok']);
     assert.deepEqual(outputLines('total 8\nfile_a\nfile_b'), ['total 8', 'file_a', 'file_b']);
+    // The longest line alone at no usual terminal width is no wrap; a prompt is never joined to what follows.
+    const single = 'Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check\nYou can use /undo to undo';
+    assert.deepEqual(outputLines(single), ['Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check', 'You can use /undo to undo']);
+    const prompt = `${'edobry@linkslate minsky % ls -la /Users/edobry/.local/state/minsky/git/task'.padEnd(80, 'x')}\nls: task: No such file or directory`;
+    assert.deepEqual(outputLines(prompt), ['ls: task: No such file or directory']);
     assert.deepEqual(outputLines('PS C:\\Users\\me> git --version\ngit version 2.52.0\n(venv) me@box:~/src$ '), ['git version 2.52.0']);
     // An address is not a prompt.
     assert.deepEqual(outputLines('git@github.com: Permission denied (publickey).'), ['git@github.com: Permission denied (publickey).']);

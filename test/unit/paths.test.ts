@@ -111,4 +111,20 @@ describe('the head written relative to the workspace', () => {
     assert.equal(laid2.kind, 'rendered');
     assert.ok(!renderSummary(laid2.state).includes('Cache the parsed'));
   });
+
+  it('a line changed and compressed at the same fold is no longer what was sent: the head is rendered in full', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.upsert('Ruled out', { key: 'npm-test', text: '`npm test` failed (exit 1): Cannot find module foo', sources: [3], priority: 2 });
+    b.upsert('Findings', { key: 'tests-npm', text: '`npm test` → 12 passing (as of r4)', sources: [4], priority: 3 });
+    const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
+    // The failure was overcome (it moves to Findings as "later it worked"), and the count changed; the cap archives both.
+    const next = new SummaryBuilder(laid0);
+    next.facts['Ruled out'].splice(0, 1);
+    next.facts.Findings.splice(0, 1);
+    next.facts.Archived.push({ key: 'npm-test', text: '[Findings] npm test failed (exit 1): Cannot find module foo; later it worked (r9)', sources: [3, 9], priority: 3 });
+    next.facts.Archived.push({ key: 'tests-npm', text: '[Findings] `npm test` → 3 failing (as of r9)', sources: [4, 9], priority: 3 });
+    const laid1 = layoutAfterFold(laid0, next.build(10, 2));
+    assert.equal(laid1.kind, 'rendered');
+    assert.ok(!renderSummary(laid1.state).includes('12 passing'));
+  });
 });

@@ -196,6 +196,13 @@ describe('fact lines said once', () => {
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
+    // Two commits whose messages quote the same file are two commits.
+    const two = new RecordBuilder()
+      .user('Commit the docs.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: update README.md"' }, output: '[main abc1234] docs: update `README.md`\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: fix links in README.md"' }, output: '[main def5678] docs: fix links in `README.md`\n 1 file changed' }]);
+    const commits = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
+    assert.equal(commits.filter((t) => t.startsWith('committed')).length, 2, JSON.stringify(commits));
     assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
 });
