@@ -431,10 +431,7 @@ export function errorWeight(line: string): number {
  * else the last line. Stack frames never.
  */
 export function errorLine(output: string): string {
-  const lines = terminalText(output)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !PROMPT_LINE.test(l) && !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
+  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
   const ranked = lines
     .map((line, at) => ({ line, at, w: errorWeight(line) }))
     .filter((x) => x.w > 0)

@@ -21,7 +21,7 @@ import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
 import { clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
-import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
+import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
@@ -302,7 +302,7 @@ function firstLine(text: string, max = 200, shell = false): string {
   const lines = text.trim().split('\n');
   // A script's comment ("# 1. Start Qdrant") names no command: its first command does.
   const line = (shell ? lines.find((l) => l.trim() !== '' && !/^\s*#(?:\s|$)/.test(l)) : undefined) ?? lines[0] ?? '';
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return clipChars(line, max);
 }
 
 /** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
@@ -474,7 +474,7 @@ function commandProper(cmd: string): string {
 function toolLabel(tool: ToolInvocation): string {
   const cmd = shellCommand(tool);
   // Secrets are hidden before the label is cut: a cut token would no longer look like one.
-  if (cmd !== undefined) return `\`${clipChars(firstLine(redact(commandProper(cmd)).text, LABEL_CHARS, true), LABEL_CHARS)}\``;
+  if (cmd !== undefined) return `\`${firstLine(redact(commandProper(cmd)).text, LABEL_CHARS, true)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
@@ -647,7 +647,7 @@ export function sameFact(a: string, b: string): boolean {
 function eventSubject(text: string): string {
   if (text.startsWith('committed')) return /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
   if (text.startsWith('applied')) return /`[^`]+`/.exec(text)?.[0] ?? text;
-  return text.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
+  return text.replace(SOURCES_SUFFIX, '');
 }
 
 /** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
@@ -855,14 +855,16 @@ class Fold {
     const sources = tool.resultRecord !== undefined && tool.resultRecord !== tool.callRecord ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
     const code = exitCode(tool);
     const family = classifyTool(tool.name, tool.input).family;
+    const cmd = shellCommand(tool);
+    const counts = tool.output !== undefined ? testSummary(tool.output) : undefined;
     const failed =
       tool.isError ||
       (code !== undefined && code !== 0) ||
-      (code === undefined && tool.output !== undefined && (commandReportsError(shellCommand(tool), tool.output) || /\b[1-9]\d* failed\b/.test(testSummary(tool.output) ?? '')));
+      (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
     if (!failed) {
       const targets = touches.length ? touches : fileTouches(tool);
       // A here-document describes the file when the command writes one file only.
-      const body = targets.filter((t) => t.access !== 'read').length === 1 ? heredocBody(shellCommand(tool) ?? '') : undefined;
+      const body = targets.filter((t) => t.access !== 'read').length === 1 ? heredocBody(cmd ?? '') : undefined;
       for (const touch of targets) {
         if (touch.access === 'read') {
           if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
@@ -902,13 +904,13 @@ class Fold {
       if (plan) this.plan = plan;
     }
     if (tool.output === undefined) return;
-    const cmd = shellCommand(tool);
     const label = toolLabel(tool);
+    // A test run's counts, when the tool is a command.
+    const tests = cmd !== undefined ? counts : undefined;
     // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
     if (cmd === undefined && (family === 'other' || family === 'task')) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
-      const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
       const error = errorLine(tool.output);
       const at = raisedAt(tool.output);
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
@@ -921,14 +923,14 @@ class Fold {
     }
     // What the command's output says, one finding per command (a later run supersedes it): a test run's
     // counts, a short answer, or what a command that worked still printed as wrong.
-    const tests = cmd !== undefined ? testSummary(tool.output) : undefined;
+    const commit = cmd !== undefined ? commitOf(cmd, tool.output) : undefined;
     // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
-    const recorded = cmd !== undefined && (commitOf(cmd, tool.output) !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
+    const recorded = cmd !== undefined && (commit !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
     const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output) : undefined;
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
-      const label60 = clipChars(firstLine(redact(commandProper(cmd!)).text, 60, true), 60);
+      const label60 = firstLine(redact(commandProper(cmd!)).text, 60, true);
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
@@ -942,14 +944,13 @@ class Fold {
         this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
       }
       this.status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
-      const commit = commitOf(cmd, tool.output);
       if (commit) {
         addStatement(this.b, 'Decisions', { text: commit, sources, priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {
         addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
       } else if (CONFIGURING_COMMAND.test(cmd)) {
         const description = toolDescription(tool);
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${clipChars(firstLine(redact(cmd).text, 160, true), 160)}\``, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\``, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label}`;
@@ -1082,7 +1083,7 @@ class Fold {
     const earlier = this.edits.get(path) ?? [];
     const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
     if (undone) {
-      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${clipChars(firstLine(redact(undone.old).text, 60), 60)}\` → \`${clipChars(firstLine(redact(undone.new).text, 60), 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${firstLine(redact(undone.old).text, 60)}\` → \`${firstLine(redact(undone.new).text, 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
     }
     earlier.push({ ...edit, record: tool.callRecord });
     this.edits.set(path, earlier.slice(-20));

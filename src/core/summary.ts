@@ -241,6 +241,9 @@ export function mergeSources(a: readonly number[], b: readonly number[]): number
   return all.length > 6 ? [...all.slice(0, 2), ...all.slice(-4)] : all;
 }
 
+/** The source pointer `formatSources` puts at the end of a line, as a pattern (to compare lines without it). */
+export const SOURCES_SUFFIX = / \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/;
+
 export function formatSources(sources: readonly number[]): string {
   if (sources.length === 0) return '';
   if (sources.length <= 3) return ` (${sources.map((s) => `r${s}`).join(', ')})`;
@@ -406,13 +409,18 @@ function archivedGists(state: SummaryState): Map<string, { tag: string; gist: st
 
 /** The words and numbers of a line, lower-cased, punctuation and source pointers left out. */
 function tokens(text: string): Set<string> {
-  return new Set(text.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+  return new Set(text.replace(SOURCES_SUFFIX, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
 }
 
 /** How many archived lines a summary's pointer line counts as not shown. */
 function evictedCount(state: SummaryState): number {
   const pointer = state.facts.Archived.find((l) => l.key === EVICTED_KEY);
-  return pointer ? Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0) : 0;
+  return pointer ? pointerCount(pointer) : 0;
+}
+
+/** The number of archived lines a pointer line says are not shown. */
+function pointerCount(pointer: FactLine): number {
+  return Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0);
 }
 
 /** A line's identity and its text, as the head shows it. */
@@ -446,7 +454,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   if (!previous || previous.root !== next.root) return full();
   const sent = renderedLines(previous);
   const now = renderedLines(next);
-  const bare = (t: string): string => t.replace(/ \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/, '');
+  const bare = (t: string): string => t.replace(SOURCES_SUFFIX, '');
   const added: string[] = previous.layout ? [...previous.layout.added] : [];
   const addedIds: string[] = previous.layout?.addedIds?.length === added.length ? [...previous.layout.addedIds] : added.map(() => '');
   // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
@@ -456,6 +464,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   const live = new Set<string>();
   for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.add(l.key);
   const gists = archivedGists(next);
+  const sentGists = archivedGists(previous);
   const evictedMore = evictedCount(next) > evictedCount(previous);
   // Compressed: the key's gist now comes from the same section and says only words of the line as sent.
   const compressedTo = (key: string, section: string, text: string): boolean => {
@@ -474,7 +483,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
       const members = group?.members ?? [key];
       const compressed =
-        members.every((m) => compressedTo(m, section, section === 'Archived' && group?.members ? (group.text.replace(ARCHIVED_FROM, '').split(GIST_SEPARATOR)[group.members.indexOf(m)] ?? '') : text)) ||
+        members.every((m) => compressedTo(m, section, group?.members ? (sentGists.get(m)?.gist ?? '') : text)) ||
         (evictedMore && section === 'Archived' && members.every((m) => !live.has(m) && !gists.has(m)));
       if (!compressed) return full();
       for (const m of members) kept.add(m);
@@ -743,7 +752,7 @@ function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens
   let hi = -1;
   const pointer = archived.find((l) => l.key === EVICTED_KEY);
   if (pointer) {
-    evicted = Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0);
+    evicted = pointerCount(pointer);
     lo = Math.min(...pointer.sources);
     hi = Math.max(...pointer.sources);
     archived.splice(archived.indexOf(pointer), 1);

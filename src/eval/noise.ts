@@ -12,7 +12,7 @@ import { classifySentence } from '../core/classify';
 import { sameFact } from '../core/summarizer';
 import { parseJsonLines } from './labels';
 import { splitUserText } from '../core/harness';
-import { formatRequest, GIST_SEPARATOR, type SummaryState } from '../core/summary';
+import { formatRequest, GIST_SEPARATOR, SOURCES_SUFFIX, type SummaryState } from '../core/summary';
 
 export const NOISE_KINDS = ['process', 'pleasantry', 'harness', 'duplicate', 'empty'] as const;
 export type NoiseKind = (typeof NOISE_KINDS)[number];
@@ -29,7 +29,6 @@ export interface AuditedLine {
 }
 
 const SECTION_TAG = /^\[(?:Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
-const SOURCES = / \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/;
 
 /** The lines of a summary a reader weighs (requests are checked for harness text only). */
 export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
@@ -38,7 +37,7 @@ export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
   for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of state.facts[section]) {
       const body = line.text.replace(SECTION_TAG, '');
-      for (const piece of line.members ? body.split(GIST_SEPARATOR) : [body]) out.push({ section, text: piece.replace(SOURCES, '').trim() });
+      for (const piece of line.members ? body.split(GIST_SEPARATOR) : [body]) out.push({ section, text: piece.replace(SOURCES_SUFFIX, '').trim() });
     }
   }
   return out;
