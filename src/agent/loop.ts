@@ -55,6 +55,8 @@ export interface TurnOptions {
   readonly maxSteps: number;
   /** Waits before a retry (tests pass one that does not wait); default a real timer. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The jitter of retry delays, in [0, 1) (tests pass a fixed one); default Math.random. */
+  readonly random?: () => number;
   /** Told of each retry of a model call that failed transiently (logged by the participant). */
   readonly onRetry?: (attempt: number, delayMs: number, error: unknown) => void;
   /** What the user attached to the request (`#file`, a selection): recorded after it, as reads the user made. */
@@ -187,7 +189,7 @@ async function callModelRetrying(task: TaskSession, model: ChatModelPort, reques
       return await callModel(task, model, request, io, messageId, signal, attempt <= MODEL_RETRIES);
     } catch (error) {
       if (!(error instanceof RetryableModelError)) throw error;
-      const delay = retryDelayMs(attempt);
+      const delay = retryDelayMs(attempt, options.random);
       options.onRetry?.(attempt, delay, error.cause);
       io.progress(`The model did not answer (${messageOf(error.cause)}); trying again in ${Math.ceil(delay / 1000)} s (retry ${attempt} of ${MODEL_RETRIES})…`);
       await (options.sleep ?? sleep)(delay, signal);

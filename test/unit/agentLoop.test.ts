@@ -210,7 +210,8 @@ describe('@keeper agent loop (scripted model)', function () {
     const waited: number[] = [];
     const retried: number[] = [];
     const io = new Io();
-    const options = { system: SYSTEM, maxSteps: 5, sleep: async (ms: number) => void waited.push(ms), onRetry: (attempt: number) => void retried.push(attempt) };
+    // A fixed jitter: the delays are the same on every run (the default draws it at random).
+    const options = { system: SYSTEM, maxSteps: 5, sleep: async (ms: number) => void waited.push(ms), random: () => 0.5, onRetry: (attempt: number) => void retried.push(attempt) };
     const result = await runTurn(task, 'Read math.js', model, tools(root, () => task), io, options, new AbortController().signal);
     assert.equal(result.stoppedAt, 'answer');
     assert.equal(model.requests.length, 3, 'the same request, sent three times');
