@@ -316,6 +316,11 @@ const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?:
  * that is unusual (unsigned, amended, forced). A milestone the next step
  * builds on.
  */
+/** A commit line as `commitOf` writes it: hash, branch, message, flags. */
+const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
+/** The section tag an archived line starts with. */
+const ARCHIVED_TAG = /^\[[^\]]+\] /;
+
 function commitOf(cmd: string, output: string): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
@@ -750,10 +755,6 @@ class Fold {
       }
       this.question = undefined;
       this.interrupted = split.interrupted ? part.record : undefined;
-      if (req.resolved) {
-        const chose = `${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}" (offered r${req.resolved.offered})`;
-        addStatement(this.b, 'Decisions', { text: `the user ${chose}`, sources: [part.record], priority: 2 }, 'exact');
-      }
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
       }
@@ -934,7 +935,7 @@ class Fold {
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
-      this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
+      const replaced = this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
       // A command that failed before and now succeeds is no longer ruled out; what it failed with
       // stays a finding (the error and that it was overcome), so the same error is recognised next time.
       const worked = tool.resultRecord ?? tool.callRecord;
@@ -945,10 +946,12 @@ class Fold {
       }
       this.status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
       if (commit) {
-        addStatement(this.b, 'Decisions', { text: commit, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.replacedCommits(commit), sources), priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {
         addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
-      } else if (CONFIGURING_COMMAND.test(cmd)) {
+      } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
+        // A command that replaced a failed one is said on the failure's line ("… → then `brew install
+        // git-filter-repo` worked"): an "applied:" line would say it twice.
         const description = toolDescription(tool);
         addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\``, sources, priority: 2 }, 'exact');
       }
@@ -1030,17 +1033,43 @@ class Fold {
    * worked, said on the failure's line ("→ then `…` worked (r52)"), so the next
    * attempt starts from what worked rather than from what failed.
    */
-  private noteReplacement(cmd: string, label: string, record: number): void {
+  private noteReplacement(cmd: string, label: string, record: number): boolean {
     const program = programOf(cmd);
     const failed = this.unreplaced.get(program);
-    if (!failed) return;
+    if (!failed) return false;
     this.unreplaced.delete(program);
-    if (failed.label === label) return;
+    if (failed.label === label) return false;
     const lines = this.b.facts['Ruled out'];
     const at = lines.findIndex((l) => l.origin === 'exact' && FAILED_LINE.exec(l.text)?.[1] === failed.label && !/ → then `/.test(l.text));
-    if (at < 0) return;
+    if (at < 0) return false;
     const line = lines[at]!;
     lines[at] = { ...line, text: `${line.text} → then ${label} worked (r${record})`, sources: [...new Set([...line.sources, record])].sort((x, y) => x - y) };
+    return true;
+  }
+
+  /**
+   * The commits a new commit replaces on its branch, removed (their sources are
+   * returned for the new line): with `--amend` the branch's latest commit, and
+   * any earlier commit with the same message (the work redone after a reset or
+   * a rejected push). A branch holds one of them, so the summary says one.
+   */
+  private replacedCommits(commit: string): number[] {
+    const parsed = COMMIT_LINE.exec(commit);
+    if (!parsed) return [];
+    const [, , branch, message, flags] = parsed;
+    const gone: FactLine[] = [];
+    const ofBranch: { line: FactLine; message: string }[] = [];
+    for (const section of ['Decisions', 'Archived'] as const) {
+      for (const line of this.b.facts[section]) {
+        if (line.members) continue;
+        const earlier = COMMIT_LINE.exec(line.text.replace(ARCHIVED_TAG, '').replace(SOURCES_SUFFIX, ''));
+        if (earlier && earlier[2] === branch) ofBranch.push({ line, message: earlier[3]! });
+      }
+    }
+    const amended = flags?.includes('--amend') ? ofBranch[ofBranch.length - 1] : undefined;
+    for (const c of ofBranch) if (c === amended || c.message === message) gone.push(c.line);
+    for (const line of gone) this.b.remove(line.key);
+    return gone.flatMap((l) => l.sources);
   }
 
   /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */

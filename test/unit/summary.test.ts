@@ -203,6 +203,24 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: fix links in README.md"' }, output: '[main def5678] docs: fix links in `README.md`\n 1 file changed' }]);
     const commits = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
     assert.equal(commits.filter((t) => t.startsWith('committed')).length, 2, JSON.stringify(commits));
+    // An amended commit, and a commit of the same message redone after a reset, replace the one the branch lost.
+    const redone = new RecordBuilder()
+      .user('Commit and push.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Add docs"' }, output: '[main f934736] Add docs\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit --amend -m "Add testing docs"' }, output: '[main 46daca0] Add testing docs\n 2 files changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 1111111] Fix links\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git reset --soft HEAD~1' }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 2222222] Fix links\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[release 3333333] Fix links\n 1 file changed' }]);
+    const kept = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts.Decisions;
+    assert.deepEqual(
+      kept.filter((l) => l.text.startsWith('committed')).map((l) => [l.text, l.sources]),
+      [
+        ['committed 46daca0 on main: "Add testing docs" (--amend)', [1, 2, 3, 4]],
+        ['committed 2222222 on main: "Fix links"', [5, 6, 9, 10]],
+        ['committed 3333333 on release: "Fix links"', [11, 12]],
+      ],
+    );
     assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
 });
@@ -441,7 +459,8 @@ describe('the Task Context as a digest', () => {
       .user('2');
     const s = await fold(b);
     assert.equal(formatRequest(s.requests[1]!), '#2 (r2): "2" → chose "2. Use PowerShell as the primary shell" (offered r1)');
-    assert.ok(s.facts.Decisions.some((d) => d.text === 'the user chose "2. Use PowerShell as the primary shell" (offered r1)'));
+    // The request line is the user's decision: no other line says it again.
+    assert.ok(!everyLine(s).some((t) => !t.startsWith('#2 ') && t.includes('Use PowerShell')), JSON.stringify(everyLine(s)));
     // Folded apart, the reply still finds the options of the span before it.
     const { units } = unitsOf(b);
     const first = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: 2 });
@@ -496,6 +515,7 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.includes("`npm run build` failed (exit 2) ×2: src/a.ts(3,1): error TS2304: Cannot find name 'foo'."), JSON.stringify(ruled));
     assert.ok(ruled.some((t) => /^`ssh pi "ls \/opt"` and 1 more failed \(exit 1\): .*cygheap read copy failed/.test(t)), 'one cause, one line');
     assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
+    assert.ok(!s.facts.Decisions.some((l) => /pip install/.test(l.text)), 'what replaced a failure is said once, on its line');
     assert.ok(!ruled.some((t) => /grep/.test(t)), 'grep finding nothing is an answer, not a failure');
     assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
   });
