@@ -212,6 +212,8 @@ export function subjectKey(raw: string, n = 4): string {
 export interface Offered {
   readonly label: string;
   readonly text: string;
+  /** The line of the message the option stands on. */
+  readonly line?: number;
 }
 
 /** A reply that only selects: "2", "option 4, 5", "the second one", "yes, do that", "go ahead". */
@@ -228,7 +230,7 @@ const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth
 export function offeredLists(text: string): Offered[][] {
   const lists: Offered[][] = [];
   let current: Offered[] = [];
-  for (const line of text.split('\n')) {
+  for (const [at, line] of text.split('\n').entries()) {
     const m = /^\s{0,3}(?:#{1,4}\s*)?(?:[-*]\s*)?(?:\*\*|__)?(?:option|choice|approach|step)?\s*(\d{1,2}|[A-E])\s*[.):\]]\s*(?:\*\*|__)?\s*[-–—:]?\s*(.+)$/i.exec(line);
     if (!m) continue;
     const body = m[2]!.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
@@ -238,7 +240,7 @@ export function offeredLists(text: string): Offered[][] {
       lists.push(current);
       current = [];
     }
-    current.push({ label, text: statementOf(body, 14) });
+    current.push({ label, text: statementOf(body, 14), line: at });
   }
   if (current.length) lists.push(current);
   return lists;
@@ -248,6 +250,28 @@ export function offeredLists(text: string): Offered[][] {
 export function offeredOptions(text: string): Offered[] {
   const lists = offeredLists(text);
   return lists[lists.length - 1] ?? [];
+}
+
+/** Words that put a list to the user as a choice ("Would you like to:", "Let me know which"). */
+const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|would|do)|let me know|prefer|choose|pick one)\b/i;
+/** Words a message may still say after the options it ends with (a closing remark). */
+const OFFER_TAIL_WORDS = 30;
+
+/**
+ * The options a message ends by putting to the user ("Would you like to:
+ * 1. Push to GitHub 2. Clean up temp files"), quoted; undefined when it ends
+ * otherwise. The user's next message answers them.
+ */
+export function awaitedChoice(text: string): string | undefined {
+  const options = offeredOptions(text);
+  const first = options[0]?.line;
+  const last = options[options.length - 1]?.line;
+  if (options.length < 2 || first === undefined || last === undefined) return undefined;
+  const lines = text.split('\n');
+  const after = lines.slice(last + 1).join(' ');
+  if (words(after.replace(/[*_#`>-]/g, ' ').trim()).length > OFFER_TAIL_WORDS) return undefined;
+  if (!OFFER_LEAD.test(lines.slice(Math.max(0, first - 3), first).join(' ')) && !OFFER_LEAD.test(after)) return undefined;
+  return options.map((o) => `${o.label}. ${o.text}`).join('; ');
 }
 
 /** The last question an assistant message asks. */

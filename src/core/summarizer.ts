@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
-import { clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
+import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
@@ -764,6 +764,8 @@ class Fold {
   step(unit: Unit): void {
     const candidates: Candidate[] = [];
     let order = 0;
+    // The first next step a message states is the one it takes next ("Next, I'll X. Then Y."); the later ones wait on it.
+    let planned = false;
     for (const part of unit.parts) {
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(part.text) : { thoughts: '', answer: part.text };
@@ -781,7 +783,8 @@ class Fold {
           const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
           if (cls === 'plan') {
-            this.lastPlanSentence = statementOf(whole ?? s.text, 24);
+            if (!planned) this.lastPlanSentence = statementOf(whole ?? s.text, 24);
+            planned = true;
             continue;
           }
           let text = statementOf(whole ?? s.text);
@@ -792,7 +795,9 @@ class Fold {
           }
           candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++ });
         }
-        this.question = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
+        const choice = awaitedChoice(part.text);
+        const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
+        this.question = choice !== undefined ? `choice of ${choice}` : asked !== undefined ? `answer: ${asked}` : undefined;
         continue;
       }
       if (part.kind === 'reasoning') {
@@ -1130,13 +1135,15 @@ class Fold {
     const last = units[units.length - 1];
     let status = this.status;
     if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
-    else if (this.question && last?.kind === 'step') status = `awaiting the user's answer: ${this.question}`;
+    else if (this.question && last?.kind === 'step') status = `awaiting the user's ${this.question}`;
     else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
     // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
     let next = this.lastAsk?.answered && /^answer request #/.test(this.next) ? '' : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
+    // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
+    else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
     else if (this.lastPlanSentence) next = `${this.lastPlanSentence} (stated by the agent)`;
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
     this.b.current = {

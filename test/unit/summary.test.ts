@@ -651,6 +651,16 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.current.status, "the user's request #2 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
     assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
+    // Options a message ends by putting to the user: the status quotes them, and the agent waits.
+    const offering = new RecordBuilder()
+      .user('Commit the exporter.')
+      .step('## Committed\n\n### Next Steps\n\n**Would you like to:**\n1. **Push to GitHub** (`git push origin main`)\n2. **Clean up temp files**\n3. **Review the commit** before pushing\n\nThe repo is now committed with a signed commit! 🎯');
+    const offered = await fold(offering);
+    assert.equal(offered.current.status, "awaiting the user's choice of 1. Push to GitHub (`git push origin main`); 2. Clean up temp files; 3. Review the commit before pushing");
+    assert.equal(offered.current.next, "wait for the user's choice");
+    // A numbered list the message goes on past, or that nobody is asked to pick from, is no choice awaited.
+    const listed = new RecordBuilder().user('Fix the build.').step('I changed:\n1. The parser\n2. The lexer\n\nThe build passes now and every test is green, so the parser and the lexer both accept the new syntax; the next step is the docs update for the release notes and the changelog entry.');
+    assert.doesNotMatch((await fold(listed)).current.status, /awaiting/);
     const stated = new RecordBuilder().user('Port the exporter.').step('The CSV writer is in place. Next, we need to add tests for the quoting rules.');
     assert.equal((await fold(stated)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
     // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
