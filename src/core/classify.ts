@@ -67,7 +67,7 @@ const OBSERVED =
 
 /** The agent about to look at something ("Let me check…", "I'll first verify…"). */
 const LOOK_NARRATION =
-  /^(?:(?:ok(?:ay)?|now|first|next|then|so)[,]?\s+)?(?:let me|let's|i'll|i will|i need to|we need to|i should|we should)\s+(?:first\s+|now\s+|also\s+)?(?:check|see|verify|look|investigate|confirm|find out|test|examine|inspect|review|read|search|explore|list|try)\b/i;
+  /^(?:(?:ok(?:ay)?|now|first|next|then|so)[,]?\s+)?(?:let me|let's|i'll|i will|i need to|we need to|i should|we should)\s+(?:first\s+|now\s+|also\s+)?(?:check|see|verify|look|investigate|confirm|find out|test|examine|inspect|review|read|search|explore|list)\b/i;
 
 /** The agent committing to an action of its own (not a look at something): with a reason it is a choice. */
 const CHOSEN_ACTION =

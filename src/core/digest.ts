@@ -436,11 +436,14 @@ export function outputLines(output: string): string[] {
 }
 
 /** How telling an output line is about why a tool failed. */
-export function errorWeight(line: string): number {
+export function errorWeight(raw: string): number {
+  // A git server's lines come prefixed ("remote: error: GH013: Repository rule violations found"): the prefix is no part of them.
+  const line = raw.replace(/^remote:\s*/, '');
   // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
   // A traceback's header and the `raise …(` line of its last frame say where, not why.
   if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
-  let w = 0;
+  // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
+  let w = /^error: failed to push some refs\b/.test(line) ? -2 : 0;
   // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
   if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
   if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;

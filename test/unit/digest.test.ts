@@ -386,6 +386,12 @@ describe('what a command printed', () => {
     assert.deepEqual(outputLines(record('')), [], 'no bookkeeping line ("Result:") stands for what it printed');
     // With no line naming an error, the last line the command printed, never the prompt after it.
     assert.equal(errorLine('Starting server on 8001\nrafalwolak@MacBook-Pro rag %'), 'Starting server on 8001');
+    // A push the server refused: its code and reason, not git's "failed to push some refs" that every refused push prints.
+    const refused = ['remote: error: GH013: Repository rule violations found for refs/heads/fix.', 'remote:', 'remote: - GITHUB PUSH PROTECTION', 'remote:     - Push cannot contain secrets', 'To https://github.com/o/r.git', ' ! [remote rejected] fix -> fix (push declined due to repository rule violations)', "error: failed to push some refs to 'https://github.com/o/r.git'"].join('\n');
+    const why = errorLine(refused);
+    assert.match(why, /GH013/);
+    assert.match(why, /Push cannot contain secrets/);
+    assert.doesNotMatch(why, /failed to push some refs/);
   });
 
   it("a failed test run's error is the assertion that failed, never its code frame", () => {
