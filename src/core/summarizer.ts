@@ -21,7 +21,7 @@ import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
-import { enforceCap, GIST_SEPARATOR, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
+import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
@@ -610,11 +610,7 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
   for (const name of ['Findings', 'Decisions', 'Ruled out', 'Constraints', 'Archived'] as const) {
     const lines = b.facts[name];
     // An archived line may group several gists: any of them may be the statement.
-    const gists = (l: FactLine): string[] => {
-      const body = l.text.replace(/^\[[^\]]+\] /, '');
-      return l.members ? body.split(GIST_SEPARATOR) : [body];
-    };
-    const at = lines.findIndex((l) => gists(l).some((g) => sameFact(g.replace(/^…|…$/g, ''), line.text)));
+    const at = lines.findIndex((l) => gistsOf(l).some((g) => sameFact(g.replace(/^…|…$/g, ''), line.text)));
     if (at < 0) continue;
     const before = lines[at]!;
     const richer = handles(line.text).length > handles(before.text).length && name === section && !before.members;

@@ -396,13 +396,19 @@ const LAYOUT_MAX_ADDED = 40;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.3;
 
+/** The gists an archived line shows (one, or a group's side by side), without its section tag. */
+export function gistsOf(line: FactLine): string[] {
+  const body = line.text.replace(ARCHIVED_FROM, '');
+  return line.members ? body.split(GIST_SEPARATOR) : [body];
+}
+
 /** Each archived key's gist and the section it came from (a grouped line's gists by member, in order). */
 function archivedGists(state: SummaryState): Map<string, { tag: string; gist: string }> {
   const out = new Map<string, { tag: string; gist: string }>();
   for (const l of state.facts.Archived) {
     const tag = ARCHIVED_FROM.exec(l.text)?.[1] ?? '';
-    const parts = l.text.replace(ARCHIVED_FROM, '').split(GIST_SEPARATOR);
-    (l.members ?? [l.key]).forEach((key, i) => out.set(key, { tag, gist: l.members ? (parts[i] ?? '') : l.text.replace(ARCHIVED_FROM, '') }));
+    const parts = gistsOf(l);
+    (l.members ?? [l.key]).forEach((key, i) => out.set(key, { tag, gist: parts[i] ?? '' }));
   }
   return out;
 }
@@ -473,6 +479,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     const said = tokens(text);
     return [...tokens(g.gist)].every((t) => said.has(t));
   };
+  const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
   const kept = new Set<string>();
   for (const [id, text] of sent) {
     const current = now.get(id);
@@ -497,16 +504,25 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     // The compressed form of lines the head keeps as sent says less than they do: not repeated.
     const line = next.facts.Archived.find((l) => `Archived\u0000${l.key}` === id);
     if (line && (line.members ?? [line.key]).every((m) => kept.has(m))) continue;
+    // An archived line shows only the gists the head as first sent does not show: a group that only lost gists
+    // (one superseded, its new wording appended on its own) is not repeated. (Lines appended since may be
+    // rewritten where they stand, so what they show is no reason to leave a gist out.)
+    let shown = text;
+    if (line) {
+      const gists = gistsOf(line);
+      const fresh = gists.filter((g) => !frozen.includes(g));
+      if (fresh.length === 0) continue;
+      if (fresh.length < gists.length) shown = factLine(next, 'Archived', { ...line, text: `[${ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings'}] ${fresh.join(GIST_SEPARATOR)}` });
+    }
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
     const at = addedIds.indexOf(id);
-    if (at >= 0) added[at] = addedLine(id, text);
+    if (at >= 0) added[at] = addedLine(id, shown);
     else {
-      added.push(addedLine(id, text));
+      added.push(addedLine(id, shown));
       addedIds.push(id);
     }
   }
   if (added.length > LAYOUT_MAX_ADDED) return full();
-  const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
   const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
   // Lines repeated in their new wording and lines kept as sent may take the head a little past its cap, not more.
   if (counter && cap !== undefined && counter.countSummary(state) > cap * (1 + LAYOUT_CAP_SLACK)) return full();

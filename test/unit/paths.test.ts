@@ -112,6 +112,25 @@ describe('the head written relative to the workspace', () => {
     assert.ok(!renderSummary(laid2.state).includes('Cache the parsed'));
   });
 
+  it('an archived group shows only the gists the head did not show as sent: one that only lost a gist is not repeated', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.facts.Archived.push({ key: 'archived~store-repos', members: ['store-repos', 'created-at'], text: '[Decisions] Store repos under per-repo directories · Created: 2024-04-29T15:01', sources: [247, 337], priority: 3 });
+    const laid0 = layoutAfterFold(undefined, b.build(340, 1)).state;
+    const sent = renderSummary(laid0);
+    // The next fold supersedes one gist of the group (its new wording is a line of its own) and groups an old gist with a new one.
+    const next = new SummaryBuilder(laid0);
+    next.dropArchivedMember('created-at');
+    next.facts.Archived.push({ key: 'created-at', text: '[Decisions] Created: 2024-04-29T15:23', sources: [361], priority: 3 });
+    next.facts.Archived.push({ key: 'archived~store-repos-2', members: ['store-repos-2', 'pr-md'], text: '[Decisions] Store repos under per-repo directories · Generated `pr.md` summarizing the changes', sources: [337, 369], priority: 3 });
+    const laid1 = layoutAfterFold(laid0, next.build(370, 2));
+    assert.equal(laid1.kind, 'appended');
+    const text = renderSummary(laid1.state);
+    assert.ok(text.startsWith(sent.slice(0, sent.indexOf('### Current state'))), 'the lines already sent keep their bytes');
+    assert.equal(text.split('Store repos under per-repo directories').length - 1, 1, text);
+    assert.match(text, /- \[Archived\] .*Created: 2024-04-29T15:23 \(r361\)/, 'the new wording of the superseded gist');
+    assert.match(text, /- \[Archived\] \[Decisions\] Generated `pr\.md` summarizing the changes \(r337, r369\)/, 'only the gist not shown yet');
+  });
+
   it('a line changed and compressed at the same fold is no longer what was sent: the head is rendered in full', () => {
     const b = new SummaryBuilder(emptySummary());
     b.upsert('Ruled out', { key: 'npm-test', text: '`npm test` failed (exit 1): Cannot find module foo', sources: [3], priority: 2 });
