@@ -140,6 +140,8 @@ export function unformat(text: string): string {
 
 /** The reason of a version written by a user act (see the acts below). */
 const USER_ACT = /by the user$/;
+/** Why a user's message changed a fact (the version says it, so a state restored from the store knows it too). */
+const USER_MESSAGE_CHANGE = /^(?:lifted by the user's ask|reversed by the user) at r\d+$/;
 
 /** The state keeps every rule a message states (the summary keeps fewer); a bound against pasted documents. */
 const STATE_RULES_PER_MESSAGE = 200;
@@ -156,6 +158,8 @@ export class ProtectedState {
   private readonly latest = new Map<string, Fact>();
   private readonly order: string[] = [];
   private readonly history: Fact[] = [];
+  /** Every version of each fact, oldest first (the block shows a fact as it stood at the fold). */
+  private readonly versions = new Map<string, Fact[]>();
   private readonly conflictLog: Conflict[] = [];
   private versionCounter = 0;
   private changes = 0;
@@ -213,6 +217,7 @@ export class ProtectedState {
     this.track(written);
     this.latest.set(written.id, written);
     this.history.push(written);
+    this.addVersion(written);
     this.versionCounter++;
     // A new fact only extends the lists; a changed one has them computed again when next read.
     const listed = this.listed;
@@ -406,6 +411,30 @@ export class ProtectedState {
     this.blockIds.push(fact.id);
   }
 
+  private addVersion(fact: Fact): void {
+    const list = this.versions.get(fact.id);
+    if (list) list.push(fact);
+    else this.versions.set(fact.id, [fact]);
+  }
+
+  /**
+   * A fact as it stood before record `end`: a version the agent's work wrote
+   * from `end` on (a plan item done, its own decision reversed) comes from a
+   * record still in view, which shows the change itself. A change a user
+   * message made is shown at once. Undefined when the fact had no version then.
+   */
+  private asOf(fact: Fact, end: number): Fact | undefined {
+    if (fact.time < end) return fact;
+    const list = this.versions.get(fact.id) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const version = list[i]!;
+      if (version.time < end) return version;
+      // What the user's own message changed (a rule lifted, a decision reversed) is in force now.
+      if (USER_MESSAGE_CHANGE.test(version.reason)) return fact;
+    }
+    return undefined;
+  }
+
   /** The latest versions of the facts the block may show, in order of first appearance. */
   private blockFacts(): Fact[] {
     if (!this.blockSorted) {
@@ -418,7 +447,7 @@ export class ProtectedState {
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
   private decide(sentence: string, record: number, writer: 'user' | 'model'): void {
     const earlier = this.reversedBy(sentence);
-    if (earlier) this.change(earlier.id, { status: 'superseded' }, `reversed at r${record}`, record);
+    if (earlier) this.change(earlier.id, { status: 'superseded' }, `reversed ${writer === 'user' ? 'by the user ' : ''}at r${record}`, record);
     this.create('decision', sentence, record, writer, 'active', writer === 'user' ? 'the user decided' : 'the model decided');
   }
 
@@ -537,7 +566,9 @@ export class ProtectedState {
     // What the user corrected, confirmed or pinned is shown whether or not its record is folded:
     // the record in view still carries the old wording, and the user's act must win.
     // Only the facts the block can show are looked at (goals and completed effects, most of the facts, never are).
-    const candidates = this.blockFacts();
+    // A change made by a record still in view is seen there: the block shows the fact as it stood at the fold,
+    // so the head (and the prompt cache behind it) stays as sent until the next fold. The user's acts win at once.
+    const candidates = this.blockFacts().map((f) => (this.userActs.has(f.id) ? f : (this.asOf(f, coverageEnd) ?? f)));
     const shown = candidates.filter((f) => f.status === 'active' && ((RENDERED_TYPES.has(f.type) && folded(f)) || f.pinned || this.userActs.has(f.id)));
     const pending = candidates.filter((f) => f.status === 'pending' && folded(f));
     // What the user withdrew (deleted, superseded) may still be quoted by the summary or the record in view.
@@ -569,6 +600,7 @@ export class ProtectedState {
       this.track(fact);
       this.latest.set(fact.id, fact);
       this.history.push(fact);
+      this.addVersion(fact);
       this.versionCounter++;
     }
   }

@@ -150,6 +150,9 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const readOnly = rules.find((f) => /DO NOT modify code/.test(f.value))!;
     assert.deepEqual([readOnly.status, readOnly.reason], ['superseded', "lifted by the user's ask at r2"]);
     assert.equal(rules.find((f) => /package\.json/.test(f.value))!.status, 'active', 'a rule about one file stands');
+    // Lifted by a message still in view, the rule leaves the block at once (the agent's own changes wait for the fold).
+    assert.doesNotMatch(state.render(2), /DO NOT modify code/);
+    assert.match(state.render(2), /Never touch package\.json/);
     // The Task Context drops it too, and the raw-derived safety lines do not put it back.
     const record = new SessionRecord();
     for (const r of b.records) record.append(r);
@@ -204,6 +207,25 @@ describe('the plan as protected state', () => {
       'plan: Update docs': 'superseded/dropped from the plan (todo)',
     });
     assert.ok(plan.every((f) => f.type === 'open_issue' && f.writer === 'model'));
+  });
+
+  it('the block shows a fact as it stood at the fold: a change made in view leaves the head as sent until the next fold', () => {
+    const b = new RecordBuilder().user('Port the exporter. Never touch the legacy importer.');
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'in_progress' }, { content: 'Add tests', status: 'pending' }] }, output: 'ok' }]);
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add tests', status: 'in_progress' }] }, output: 'ok' }]);
+    const state = stateOf(b);
+    // Folded up to record 3 (the plan made, not yet changed): the block is what a fold at record 3 rendered.
+    const atFold = state.render(3);
+    assert.match(atFold, /- plan: Write the CSV writer \(r2\)/);
+    assert.match(atFold, /Never touch the legacy importer/);
+    // Once the fold covers the record that marked it done, the item leaves the block.
+    assert.doesNotMatch(state.render(b.records.length), /Write the CSV writer/);
+    assert.match(state.render(b.records.length), /- plan: Add tests/);
+    // What the user did wins at once, whatever the coverage.
+    const rule = state.active().find((f) => f.type === 'constraint')!;
+    state.delete(rule.id, b.records.length);
+    assert.doesNotMatch(state.render(3), /### constraint/);
+    assert.match(state.render(3), /### withdrawn by the user[^\n]*\n- Never touch the legacy importer\. \(deleted by the user/);
   });
 });
 
