@@ -127,6 +127,12 @@ const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|
 
 
 /** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
+/**
+ * A coding tool asking the user for files (aider: "the files most likely to need changes are: …", "please add
+ * them to the chat"): a request for context, no statement about the code.
+ */
+const FILE_REQUEST = /\bmost likely to need (?:changes|changing|to (?:be )?(?:edited|changed|modified))\b|\badd (?:these|those|them|the (?:\w+ )?files?)(?: \w+){0,3} to the chat\b/i;
+
 const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
@@ -334,6 +340,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (EXPECTATION.test(body)) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
   if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
+  if (FILE_REQUEST.test(body)) return { cls: 'process', score: 0 };
   if (/^(?:this|here) is (?:a |an |the )?(?:comprehensive |detailed |complete |full |high-level |brief |quick )?(?:plan|overview|summary|breakdown|outline|list|rundown)\b/i.test(body)) return { cls: 'other', score: 0 };
   // A gerund fragment with no verb of its own ("Building an interactive review canvas with ranked findings."): a progress note.
   if (PROGRESS_GERUND.test(body) && !/\b(?:is|are|was|were|has|have|had|does|did|do|can|will|would|should|could|must|caused?|causes|fails?|failed|works?|worked|returns?|returned|means)\b/i.test(body)) return { cls: 'process', score: 0 };

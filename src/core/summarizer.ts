@@ -396,7 +396,7 @@ const QUERY_COMMAND =
  */
 function observation(cmd: string, output: string): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
-  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l));
+  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l));
   const query = QUERY_COMMAND.test(commandProper(cmd).trim());
   if (lines.length === 0 || lines.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
   const text = lines.join('; ');
@@ -439,9 +439,12 @@ function outputNotice(cmd: string, output: string): string | undefined {
   const lines = outputLines(output);
   if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redact(errorLine(output)).text}`;
   if (lines.length > NOTICE_MAX_LINES) return undefined;
-  const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l));
+  const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l) && !GIT_EOL_NOTICE.test(l));
   return warning !== undefined ? `warned: ${redact(clipChars(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
 }
+
+/** Git's notice that it will convert a file's line endings ("LF will be replaced by CRLF the next time Git touches it"): routine on Windows, never a fact. */
+const GIT_EOL_NOTICE = /\b(?:CR)?LF will be replaced by (?:CR)?LF\b/;
 
 /** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
 const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|lsof|git diff|git grep|git show-ref|git rev-parse --verify|systemctl is-\w+|getent|dpkg -s|rpm -q|command -v|which|type|hash)\b/;

@@ -119,7 +119,10 @@ describe('sentence classes', () => {
     assert.equal(agent('This should correctly handle negative numbers by wrapping them in brackets.'), 'other');
     assert.equal(agent('After making these changes, the error should be resolved.'), 'other');
     assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
-    assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'other');
+    // A coding tool asking the user for files states nothing about the code, with or without the list it leads.
+    assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'process');
+    assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');
+    assert.equal(agent('If you have any files related to UI components that might include modal logic, please add them to the chat.'), 'process');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.
     assert.equal(agent("You're absolutely right - I've been making changes in the main workspace instead of the session directory."), 'pleasantry');

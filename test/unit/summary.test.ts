@@ -543,10 +543,12 @@ describe('the Task Context as a digest', () => {
       .step('', [{ name: 'Bash', input: { command: 'tree-sitter generate grammars/bash/grammar.js' }, output: 'Warning: No `tree-sitter.json` file found in your grammar. Using ABI version 14 instead.\nThis file can be set up with `tree-sitter init`.\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: "find grammars -name grammar.js -exec sh -c 'tree-sitter generate' _ {} \\;" }, output: 'Generating grammars/bash\nGenerating grammars/svelte\nError: Error when generating parser\nCaused by:\n    Failed to parse tree-sitter.json -- missing field `metadata` at line 39 column 1\nGenerating grammars/toml\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'grep -rn "Error:" logs/' }, output: 'logs/a.log:3: Error: disk full\nExit code: 0' }])
-      .step('', [{ name: 'Bash', input: { command: 'python reproduce_bug.py' }, output: `${traceback}\nExit code: 1`, isError: true }]);
+      .step('', [{ name: 'Bash', input: { command: 'python reproduce_bug.py' }, output: `${traceback}\nExit code: 1`, isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'git add -A' }, output: "warning: in the working copy of '.claude/settings.local.json', LF will be replaced by CRLF the next time Git touches it\nExit code: 0" }]);
     const s = await fold(b);
     const ruled = s.facts['Ruled out'].map((l) => l.text);
     const found = s.facts.Findings.map((l) => l.text);
+    assert.ok(!found.some((t) => /git add|CRLF/.test(t)), "git's line-ending notice is no fact");
     assert.ok(!ruled.some((t) => /git log/.test(t)), 'a silent failure says nothing about why');
     assert.ok(!ruled.some((t) => /lsof/.test(t)), 'lsof finding nothing is an answer');
     assert.ok(found.some((t) => /^`tree-sitter generate grammars\/bash\/grammar\.js` worked but warned: No `tree-sitter\.json` file found in your grammar\. Using ABI version 14 instead\./.test(t)), JSON.stringify(found));
