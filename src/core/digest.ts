@@ -253,7 +253,7 @@ export function offeredOptions(text: string): Offered[] {
 }
 
 /** Words that put a list to the user as a choice ("Would you like to:", "Let me know which"). */
-const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|would|do)|let me know|prefer|choose|pick one)\b/i;
+const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|of these|would|do)\b|(?:let me know|tell me) which\b|(?:choose|pick|select) (?:one|an option|which)\b|which (?:would|do) you prefer)/i;
 /** Words a message may still say after the options it ends with (a closing remark). */
 const OFFER_TAIL_WORDS = 30;
 

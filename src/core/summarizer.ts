@@ -310,6 +310,10 @@ const RESOLVED = /; later it worked \(r\d+\)$/;
 
 /** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
 const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
+/** A plan sentence that says it is the next step. */
+const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that|this)|afterwards|first|now|the next step)\b/i;
+/** What replaced a failed command, as its line says it (`noteReplacement`). */
+const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
 
 /**
  * A commit that went through: its hash and message, and how it was made when
@@ -763,8 +767,9 @@ class Fold {
   step(unit: Unit): void {
     const candidates: Candidate[] = [];
     let order = 0;
-    // The first next step a message states is the one it takes next ("Next, I'll X. Then Y."); the later ones wait on it.
-    let planned = false;
+    // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
+    // otherwise its last one.
+    let marked = false;
     for (const part of unit.parts) {
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(part.text) : { thoughts: '', answer: part.text };
@@ -782,8 +787,9 @@ class Fold {
           const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
           if (cls === 'plan') {
-            if (!planned) this.lastPlanSentence = statementOf(whole ?? s.text, 24);
-            planned = true;
+            const says = NEXT_MARKER.test(whole ?? s.text);
+            if (!marked) this.lastPlanSentence = statementOf(whole ?? s.text, 24);
+            marked ||= says;
             continue;
           }
           let text = statementOf(whole ?? s.text);
@@ -940,6 +946,7 @@ class Fold {
     }
     if (cmd !== undefined) {
       const replaced = this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
+      if (/\bgit (?:reset|rebase)\b/.test(cmd)) this.rewrittenAt = tool.callRecord;
       // A command that failed before and now succeeds is no longer ruled out; what it failed with
       // stays a finding (the error and that it was overcome), so the same error is recognised next time.
       const worked = tool.resultRecord ?? tool.callRecord;
@@ -1009,7 +1016,9 @@ class Fold {
       const kept = mergeSources(line.sources, sources);
       // A bare tool name (aider's console, an unnamed result) is no command: only the error can match.
       if (first === label && !more && label.startsWith('`') && !label.endsWith('…`') && shared(error!)) {
-        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        // What replaced it stays said: the line is the only place that names it.
+        const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
       // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
@@ -1057,6 +1066,9 @@ class Fold {
    * any earlier commit with the same message (the work redone after a reset or
    * a rejected push). A branch holds one of them, so the summary says one.
    */
+  /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
+  private rewrittenAt = -1;
+
   private replacedCommits(commit: string): number[] {
     const parsed = COMMIT_LINE.exec(commit);
     if (!parsed) return [];
@@ -1070,8 +1082,11 @@ class Fold {
         if (earlier && earlier[2] === branch) ofBranch.push({ line, message: earlier[3]! });
       }
     }
-    const amended = flags?.includes('--amend') ? ofBranch[ofBranch.length - 1] : undefined;
-    for (const c of ofBranch) if (c === amended || c.message === message) gone.push(c.line);
+    const latest = (c: { line: FactLine }): number => Math.max(-1, ...c.line.sources);
+    const amended = flags?.includes('--amend') ? ofBranch.reduce<(typeof ofBranch)[number] | undefined>((a, c) => (!a || latest(c) > latest(a) ? c : a), undefined) : undefined;
+    // The same message again replaces a commit only when the branch was rewritten since (a reset, a rebase):
+    // two commits of one message with work between them are two commits.
+    for (const c of ofBranch) if (c === amended || (c.message === message && this.rewrittenAt > latest(c))) gone.push(c.line);
     for (const line of gone) this.b.remove(line.key);
     return gone.flatMap((l) => l.sources);
   }

@@ -396,6 +396,9 @@ const LAYOUT_MAX_ADDED = 40;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.3;
 
+/** An archived line as rendered ("- [key: ][Findings] gist · gist"): its gists. */
+const ARCHIVED_GISTS = /^- (?:\S+: )?\[(?:Findings|Decisions|Ruled out|Constraints|Deliverables)\] (.*)$/;
+
 /** The gists an archived line shows (one, or a group's side by side), without its section tag. */
 export function gistsOf(line: FactLine): string[] {
   const body = line.text.replace(ARCHIVED_FROM, '');
@@ -480,6 +483,12 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     return [...tokens(g.gist)].every((t) => said.has(t));
   };
   const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
+  // The gists the frozen head shows, whole: an archived gist counts as shown only when it stands there as one.
+  const frozenGists = new Set<string>();
+  for (const l of frozen.split('\n')) {
+    const m = ARCHIVED_GISTS.exec(l.replace(SOURCES_SUFFIX, ''));
+    if (m) for (const g of m[1]!.split(GIST_SEPARATOR)) frozenGists.add(g);
+  }
   const kept = new Set<string>();
   for (const [id, text] of sent) {
     const current = now.get(id);
@@ -508,14 +517,21 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     // (one superseded, its new wording appended on its own) is not repeated. (Lines appended since may be
     // rewritten where they stand, so what they show is no reason to leave a gist out.)
     let shown = text;
+    const at = addedIds.indexOf(id);
     if (line) {
       const gists = gistsOf(line);
-      const fresh = gists.filter((g) => !frozen.includes(g));
-      if (fresh.length === 0) continue;
+      const fresh = gists.filter((g) => !frozenGists.has(g));
+      if (fresh.length === 0) {
+        // An appended line left with nothing the frozen head does not show goes (what it held changed since).
+        if (at >= 0) {
+          added.splice(at, 1);
+          addedIds.splice(at, 1);
+        }
+        continue;
+      }
       if (fresh.length < gists.length) shown = factLine(next, 'Archived', { ...line, text: `[${ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings'}] ${fresh.join(GIST_SEPARATOR)}` });
     }
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
-    const at = addedIds.indexOf(id);
     if (at >= 0) added[at] = addedLine(id, shown);
     else {
       added.push(addedLine(id, shown));

@@ -123,6 +123,7 @@ describe('sentence classes', () => {
     assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'process');
     assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');
     assert.equal(agent('If you have any files related to UI components that might include modal logic, please add them to the chat.'), 'process');
+    assert.equal(agent('`src/auth/token.ts` is the file most likely to need changes, because the expiry check lives there.'), 'finding');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.
     assert.equal(agent("You're absolutely right - I've been making changes in the main workspace instead of the session directory."), 'pleasantry');

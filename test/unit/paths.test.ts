@@ -131,6 +131,18 @@ describe('the head written relative to the workspace', () => {
     assert.match(text, /- \[Archived\] \[Decisions\] Generated `pr\.md` summarizing the changes \(r337, r369\)/, 'only the gist not shown yet');
   });
 
+  it('an archived gist counts as shown only when the frozen head shows it whole', () => {
+    const b = new SummaryBuilder(emptySummary());
+    b.facts.Archived.push({ key: 'port-8080', text: '[Findings] The server listens on port 8080', sources: [3], priority: 3 });
+    const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
+    const next = new SummaryBuilder(laid0);
+    next.facts.Archived.push({ key: 'archived~port-8080', members: ['port-8080', 'port-80'], text: '[Findings] The server listens on port 8080 · The server listens on port 80', sources: [3, 7], priority: 3 });
+    next.facts.Archived.splice(0, 1);
+    const laid1 = layoutAfterFold(laid0, next.build(10, 2));
+    assert.equal(laid1.kind, 'appended');
+    assert.match(renderSummary(laid1.state), /- \[Archived\] \[Findings\] The server listens on port 80 \(r3, r7\)/);
+  });
+
   it('a line changed and compressed at the same fold is no longer what was sent: the head is rendered in full', () => {
     const b = new SummaryBuilder(emptySummary());
     b.upsert('Ruled out', { key: 'npm-test', text: '`npm test` failed (exit 1): Cannot find module foo', sources: [3], priority: 2 });

@@ -213,6 +213,13 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 2222222] Fix links\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[release 3333333] Fix links\n 1 file changed' }]);
     const kept = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts.Decisions;
+    // Two commits of one message with work between them and no rewrite of the branch are two commits.
+    const twice = new RecordBuilder()
+      .user('Fix the lint errors as you go.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 1111111] Fix lint\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 2222222] Fix lint\n 2 files changed' }]);
+    const both = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(twice).units, coverageEnd: twice.records.length })).facts.Decisions.map((l) => l.text);
+    assert.deepEqual(both, ['committed 1111111 on main: "Fix lint"', 'committed 2222222 on main: "Fix lint"']);
     assert.deepEqual(
       kept.filter((l) => l.text.startsWith('committed')).map((l) => [l.text, l.sources]),
       [
@@ -516,6 +523,15 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`ssh pi "ls \/opt"` and 1 more failed \(exit 1\): .*cygheap read copy failed/.test(t)), 'one cause, one line');
     assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
     assert.ok(!s.facts.Decisions.some((l) => /pip install/.test(l.text)), 'what replaced a failure is said once, on its line');
+    // The same failure again keeps what replaced it: its line is the only one that says it.
+    const again = await fold(
+      new RecordBuilder()
+        .user('Install the test runner.')
+        .step('', [{ name: 'Bash', input: { command: 'pip install pytest' }, output: 'ERROR: Could not find a version that satisfies the requirement pytest\nExit code: 1', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'pip install --index-url https://pypi.org/simple pytest' }, output: 'Successfully installed pytest-8.0\nExit code: 0' }])
+        .step('', [{ name: 'Bash', input: { command: 'pip install pytest' }, output: 'ERROR: Could not find a version that satisfies the requirement pytest\nExit code: 1', isError: true }]),
+    );
+    assert.ok(again.facts['Ruled out'].some((l) => /^`pip install pytest` failed \(exit 1\) ×2: .* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(l.text)), JSON.stringify(again.facts['Ruled out']));
     assert.ok(!ruled.some((t) => /grep/.test(t)), 'grep finding nothing is an answer, not a failure');
     assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
   });
@@ -663,6 +679,11 @@ describe('the Task Context as a digest', () => {
     // A numbered list the message goes on past, or that nobody is asked to pick from, is no choice awaited.
     const listed = new RecordBuilder().user('Fix the build.').step('I changed:\n1. The parser\n2. The lexer\n\nThe build passes now and every test is green, so the parser and the lexer both accept the new syntax; the next step is the docs update for the release notes and the changelog entry.');
     assert.doesNotMatch((await fold(listed)).current.status, /awaiting/);
+    const reported = new RecordBuilder().user('Fix the build.').step('I made these changes:\n1. Fixed the parser\n2. Updated the lexer\n\nLet me know if you have any questions!');
+    assert.doesNotMatch((await fold(reported)).current.status, /awaiting/, 'a list of what was done, then an offer of help, is no choice');
+    // Of a message's next steps, the one it says comes next; a rationale classed with them is not it.
+    const reasoned = new RecordBuilder().user('Port the exporter.').step("The CSV writer is in place. It's important to keep the header order stable across versions. Next, we need to add tests for the quoting rules.");
+    assert.equal((await fold(reasoned)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
     const stated = new RecordBuilder().user('Port the exporter.').step('The CSV writer is in place. Next, we need to add tests for the quoting rules.');
     assert.equal((await fold(stated)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
     // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
