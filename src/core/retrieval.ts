@@ -49,6 +49,13 @@ function split(text: string): string[] {
   return out;
 }
 
+/**
+ * A search looks at most this many passages of one term, the newest: a term
+ * that common has an idf near its floor and its oldest passages are the least
+ * likely to be what the current request is about.
+ */
+const MAX_POSTINGS_PER_TERM = 2000;
+
 export class RetrievalIndex {
   private readonly passages: Passage[] = [];
   private readonly postings = new Map<string, number[]>();
@@ -101,7 +108,11 @@ export class RetrievalIndex {
       const list = this.postings.get(term);
       if (!list || (!keepCommon && list.length > n / 2)) continue; // too common to tell passages apart
       const idf = Math.log(1 + n / list.length);
-      for (const id of list) scores.set(id, (scores.get(id) ?? 0) + idf);
+      // A term's newest passages only, so a search costs the same however long the task grows.
+      for (let k = list.length - 1, stop = Math.max(0, list.length - MAX_POSTINGS_PER_TERM); k >= stop; k--) {
+        const id = list[k]!;
+        scores.set(id, (scores.get(id) ?? 0) + idf);
+      }
     }
     const ranked = [...scores.entries()]
       .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord)

@@ -212,9 +212,10 @@ export class ProtectedState {
     const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
     const isNew = !this.latest.has(written.id);
     if (isNew) this.order.push(written.id);
-    // A repetition past the three sources the block shows changes nothing anyone sees.
-    else if (!(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
     this.track(written);
+    // A change the block can show re-renders it: not a fact it never shows (a goal replaced at every turn), nor a
+    // repetition past the three sources it shows.
+    if (!isNew && this.inBlock.has(written.id) && !(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
     this.latest.set(written.id, written);
     this.history.push(written);
     this.addVersion(written);
@@ -231,9 +232,10 @@ export class ProtectedState {
   }
 
   /**
-   * Bumped when an existing fact changes (superseded, corrected, confirmed…), not
-   * when a new one is created: new facts come from records still in view, so the
-   * block of folded facts only needs re-rendering on a change (or a fold).
+   * Bumped when an existing fact the block can show changes (superseded,
+   * corrected, confirmed…), not when a new one is created: new facts come from
+   * records still in view, so the block of folded facts only needs re-rendering
+   * on such a change (or a fold).
    */
   get changeRevision(): number {
     return this.changes;

@@ -209,6 +209,21 @@ describe('the plan as protected state', () => {
     assert.ok(plan.every((f) => f.type === 'open_issue' && f.writer === 'model'));
   });
 
+  it('only a change the block can show asks for it to be rendered again', () => {
+    const b = new RecordBuilder().user('Port the exporter.');
+    b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'in_progress' }] }, output: 'ok' }]);
+    const state = stateOf(b);
+    const before = state.changeRevision;
+    // The same request again adds a source to its goal (a fact the block never shows): nothing to render again.
+    state.observe('user', { kind: 'text', role: 'user', text: 'Port the exporter.', record: 3, address: 'text:again' });
+    assert.equal(state.facts().find((f) => f.type === 'goal')!.version, 2, 'the goal was written again');
+    assert.equal(state.changeRevision, before);
+    // A plan item done is shown by the block: render again.
+    const done = state.active().find((f) => f.value === 'plan: Write the CSV writer')!;
+    state.close(done.id, 4);
+    assert.equal(state.changeRevision, before + 1);
+  });
+
   it('the block shows a fact as it stood at the fold: a change made in view leaves the head as sent until the next fold', () => {
     const b = new RecordBuilder().user('Port the exporter. Never touch the legacy importer.');
     b.step('', [{ name: 'todo', input: { todos: [{ content: 'Write the CSV writer', status: 'in_progress' }, { content: 'Add tests', status: 'pending' }] }, output: 'ok' }]);
@@ -305,6 +320,18 @@ describe('original-text retrieval', () => {
     const hits = index.search('what about the zeta-function?', 1000);
     assert.equal(hits[0]!.record, 2);
     assert.equal(index.search('alpha', 1000).length, 0, 'a term in every passage tells nothing');
+  });
+
+  it("a search looks at a common term's newest passages only, so its cost does not grow with the task", async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    // "build" in 3,000 of 9,000 passages: common, yet under half, so it still counts.
+    for (let i = 0; i < 9000; i++) r.append({ index: i, role: 'user', content: i % 3 === 0 ? `build step ${i} passed` : `note ${i} filed` });
+    const index = new RetrievalIndex();
+    index.extend(r.units, r.units.length);
+    const hits = index.search('did the build pass', 1_000_000);
+    assert.equal(hits.length, 2000, 'the newest 2,000 passages of the term');
+    assert.equal(Math.min(...hits.map((h) => h.record)), 9000 - 3 * 2000, 'none older than them');
   });
 });
 
