@@ -126,13 +126,13 @@ const GERUND_CLAUSE_END = /,|;|\s[—–-]\s|\b(?:since|because|so that|rather t
 const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
 
 
-/** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
 /**
  * A coding tool asking the user for files (aider: "the files most likely to need changes are: …", "please add
  * them to the chat"): a request for context, no statement about the code.
  */
 const FILE_REQUEST = /\bmost likely to need (?:changes|changing|to (?:be )?(?:edited|changed|modified)) (?:are|is)\s*:|\badd (?:these|those|them|the (?:\w+ )?files?)(?: \w+){0,3} to the chat\b/i;
 
+/** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
 const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */

@@ -213,13 +213,10 @@ export class ProtectedState {
     const isNew = !this.latest.has(written.id);
     if (isNew) this.order.push(written.id);
     this.track(written);
-    // A change the block can show re-renders it: not a fact it never shows (a goal replaced at every turn), nor a
+    // A change the block can show re-renders it: not a fact it never shows (a goal asked again), nor a
     // repetition past the three sources it shows.
     if (!isNew && this.inBlock.has(written.id) && !(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
-    this.latest.set(written.id, written);
-    this.history.push(written);
-    this.addVersion(written);
-    this.versionCounter++;
+    this.keep(written);
     // A new fact only extends the lists; a changed one has them computed again when next read.
     const listed = this.listed;
     if (isNew && listed?.revision === this.versionCounter - 1) {
@@ -413,10 +410,14 @@ export class ProtectedState {
     this.blockIds.push(fact.id);
   }
 
-  private addVersion(fact: Fact): void {
+  /** A version written: the latest of its fact, in the audit and among its fact's versions. */
+  private keep(fact: Fact): void {
+    this.latest.set(fact.id, fact);
+    this.history.push(fact);
     const list = this.versions.get(fact.id);
     if (list) list.push(fact);
     else this.versions.set(fact.id, [fact]);
+    this.versionCounter++;
   }
 
   /**
@@ -600,10 +601,7 @@ export class ProtectedState {
       if (USER_ACT.test(fact.reason)) this.userActs.add(fact.id);
       if (!this.latest.has(fact.id)) this.order.push(fact.id);
       this.track(fact);
-      this.latest.set(fact.id, fact);
-      this.history.push(fact);
-      this.addVersion(fact);
-      this.versionCounter++;
+      this.keep(fact);
     }
   }
 

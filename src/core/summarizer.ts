@@ -315,16 +315,14 @@ const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that
 /** What replaced a failed command, as its line says it (`noteReplacement`). */
 const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
 
+/** A commit line as `commitOf` writes it: hash, branch, message, flags. */
+const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
+
 /**
  * A commit that went through: its hash and message, and how it was made when
  * that is unusual (unsigned, amended, forced). A milestone the next step
  * builds on.
  */
-/** A commit line as `commitOf` writes it: hash, branch, message, flags. */
-const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
-/** The section tag an archived line starts with. */
-const ARCHIVED_TAG = /^\[[^\]]+\] /;
-
 function commitOf(cmd: string, output: string): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
@@ -1060,15 +1058,16 @@ class Fold {
     return true;
   }
 
-  /**
-   * The commits a new commit replaces on its branch, removed (their sources are
-   * returned for the new line): with `--amend` the branch's latest commit, and
-   * any earlier commit with the same message (the work redone after a reset or
-   * a rejected push). A branch holds one of them, so the summary says one.
-   */
   /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
   private rewrittenAt = -1;
 
+  /**
+   * The commits a new commit replaces on its branch, removed (their sources are
+   * returned for the new line): with `--amend` the branch's latest commit, and
+   * an earlier commit with the same message when the branch was rewritten since
+   * (the work redone after a reset). A branch holds one of them, so the summary
+   * says one.
+   */
   private replacedCommits(commit: string): number[] {
     const parsed = COMMIT_LINE.exec(commit);
     if (!parsed) return [];
@@ -1078,7 +1077,7 @@ class Fold {
     for (const section of ['Decisions', 'Archived'] as const) {
       for (const line of this.b.facts[section]) {
         if (line.members) continue;
-        const earlier = COMMIT_LINE.exec(line.text.replace(ARCHIVED_TAG, '').replace(SOURCES_SUFFIX, ''));
+        const earlier = COMMIT_LINE.exec(gistsOf(line)[0]!.replace(SOURCES_SUFFIX, ''));
         if (earlier && earlier[2] === branch) ofBranch.push({ line, message: earlier[3]! });
       }
     }

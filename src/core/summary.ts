@@ -396,9 +396,6 @@ const LAYOUT_MAX_ADDED = 40;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.3;
 
-/** An archived line as rendered ("- [key: ][Findings] gist · gist"): its gists. */
-const ARCHIVED_GISTS = /^- (?:\S+: )?\[(?:Findings|Decisions|Ruled out|Constraints|Deliverables)\] (.*)$/;
-
 /** The gists an archived line shows (one, or a group's side by side), without its section tag. */
 export function gistsOf(line: FactLine): string[] {
   const body = line.text.replace(ARCHIVED_FROM, '');
@@ -487,7 +484,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   const frozenGists = new Set<string>();
   for (const l of frozen.split('\n')) {
     const m = ARCHIVED_GISTS.exec(l.replace(SOURCES_SUFFIX, ''));
-    if (m) for (const g of m[1]!.split(GIST_SEPARATOR)) frozenGists.add(g);
+    if (m) for (const g of m[2]!.split(GIST_SEPARATOR)) frozenGists.add(g);
   }
   const kept = new Set<string>();
   for (const [id, text] of sent) {
@@ -638,6 +635,8 @@ const GROUP_SIZE = 4;
 
 /** The section a demoted line came from, as its archived line names it. */
 const ARCHIVED_FROM = /^\[(Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
+/** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
+const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
 
 /** Characters of a failed command an archived gist keeps: the program and its subcommand, words whole. */
 const COMMAND_HEAD_CHARS = 36;

@@ -12,7 +12,7 @@ import { classifySentence } from '../core/classify';
 import { sameFact } from '../core/summarizer';
 import { parseJsonLines } from './labels';
 import { splitUserText } from '../core/harness';
-import { formatRequest, GIST_SEPARATOR, SOURCES_SUFFIX, type SummaryState } from '../core/summary';
+import { formatRequest, gistsOf, SOURCES_SUFFIX, type SummaryState } from '../core/summary';
 
 export const NOISE_KINDS = ['process', 'pleasantry', 'harness', 'duplicate', 'empty'] as const;
 export type NoiseKind = (typeof NOISE_KINDS)[number];
@@ -28,7 +28,6 @@ export interface AuditedLine {
   readonly text: string;
 }
 
-const SECTION_TAG = /^\[(?:Findings|Decisions|Ruled out|Constraints|Deliverables)\] /;
 
 /** The lines of a summary a reader weighs (requests are checked for harness text only). */
 export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
@@ -36,8 +35,7 @@ export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
   const out: AuditedLine[] = state.requests.map((r) => ({ section: 'Requests', text: formatRequest(r).replace(/^#\d+ \(r\d+\): /, '') }));
   for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of state.facts[section]) {
-      const body = line.text.replace(SECTION_TAG, '');
-      for (const piece of line.members ? body.split(GIST_SEPARATOR) : [body]) out.push({ section, text: piece.replace(SOURCES_SUFFIX, '').trim() });
+      for (const piece of gistsOf(line)) out.push({ section, text: piece.replace(SOURCES_SUFFIX, '').trim() });
     }
   }
   return out;
