@@ -8,7 +8,8 @@ import { DisposableStore } from './adapters/disposableStore';
 import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { callUri, DOC_SCHEME, EvidenceDocuments, recordUri } from './agent/documents';
 import { registerKeeperTools } from './agent/lmTools';
-import { KeeperAgent, PARTICIPANT_ID, type Confirm, type SentEvent, type TurnEndEvent } from './agent/participant';
+import { followupsFor } from './agent/chatCommands';
+import { KeeperAgent, PARTICIPANT_ID, type Confirm, type KeeperMetadata, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { CommandIds, COMMANDS, ReportDocuments, REPORT_SCHEME, reportingFailures, type Ctx } from './commands';
 import { messageOf } from './core/errors';
 import { BudgetGauge } from './panel/gauge';
@@ -65,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     // The task's context, record and tool calls, for every agent in VS Code (#taskContext, Copilot's agent mode).
     root.add(registerKeeperTools(agent, sessions));
     participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
+    participant.followupProvider = { provideFollowups: (result) => followupsFor(result.metadata as Partial<KeeperMetadata> | undefined) };
 
     const lastSent = new Map<string, SentEvent>();
     const gauge = root.add(new BudgetGauge(CommandIds.showContext));

@@ -107,7 +107,8 @@ export function describeCompaction(report: StepReport, folded: FoldedSoFar): str
   return `🗜 Compacted the context: ${tokens}; ${what} ${how}. Rules and requests are kept word for word.`;
 }
 
-function foldedSoFar(session: CompactionSession): FoldedSoFar {
+/** How much of the record the Task Context stands for now. */
+export function foldedSoFar(session: CompactionSession): FoldedSoFar {
   const units = session.record.units;
   let toolCalls = 0;
   for (let i = 0; i < session.engine.firstUnitInView; i++) for (const part of units[i]!.parts) if (part.kind === 'tool') toolCalls++;

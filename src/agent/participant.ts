@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isOverTrigger } from '../core/budget';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
@@ -17,7 +18,8 @@ import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskStoreHost } from './ports';
-import { describeCompaction, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { contextMarkdown, factsMarkdown, isChatCommand, NO_TASK_YET, nothingToFold, rebuildMarkdown, type ChatCommandName } from './chatCommands';
+import { describeCompaction, foldedSoFar, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf, type ToolSpec } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
@@ -36,7 +38,10 @@ export interface KeeperMetadata {
   readonly cancelled?: boolean;
   /** How many requests of the task were recorded once this one was: a history that shows fewer lost turns (Restore Checkpoint, Start Over). */
   readonly turn?: number;
+  /** How the turn ended when it did not answer: the step limit stopped it, or the model failed (the followups offer to go on). */
+  readonly stopped?: 'max-steps' | 'error';
 }
+
 
 export type Confirm = (request: ConfirmRequest) => Promise<boolean>;
 
@@ -77,6 +82,8 @@ export function turnsInHistory(history: readonly (vscode.ChatRequestTurn | vscod
 export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
 /** Opens the Task Context panel on a task (registered by the extension; a button in a response that compacted). */
 export const OPEN_PANEL_COMMAND = 'contextKeeper.openPanel';
+/** Opens the messages of a task's last model call as a document. */
+const SHOW_CONTEXT_COMMAND = 'contextKeeper.showContext';
 /** Turns whose edits can still be undone from their button. */
 const MAX_UNDOABLE_TURNS = 20;
 
@@ -156,6 +163,7 @@ export class KeeperAgent implements vscode.Disposable {
     if (!model) {
       return { errorDetails: { message: 'No language model is selected. Pick one in the chat view\'s model picker and ask again.' }, metadata };
     }
+    if (isChatCommand(request.command)) return this.chatCommand(request.command, taskId, model, stream);
     const prompt = request.prompt.trim();
     if (prompt === '') {
       stream.markdown('Ask @keeper to do something in this workspace, e.g. `@keeper add input validation to src/api.ts and run the tests`.');
@@ -225,7 +233,7 @@ export class KeeperAgent implements vscode.Disposable {
           onRetry: (attempt, delayMs, error) => this.log?.warn(`task ${taskId}: model ${model.id} failed (${describeModelError(error)}); retry ${attempt} in ${delayMs} ms`),
         }, controller.signal);
       this._onDidEndTurn.fire({ taskId, outcome: result.stoppedAt });
-      return { metadata };
+      return { metadata: result.stoppedAt === 'max-steps' ? { ...metadata, stopped: 'max-steps' } : metadata };
     } catch (error) {
       if (isAbort(error) || token.isCancellationRequested) {
         this._onDidEndTurn.fire({ taskId, outcome: 'cancelled' });
@@ -234,7 +242,7 @@ export class KeeperAgent implements vscode.Disposable {
       const message = error instanceof ModelCallError ? error.message : `@keeper stopped: ${describeModelError(error)}`;
       this.log?.error(`task ${taskId}: ${message}`, error instanceof ModelCallError ? error.cause : error);
       this._onDidEndTurn.fire({ taskId, outcome: 'error', error: message });
-      return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata };
+      return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata: { ...metadata, stopped: 'error' } };
     } finally {
       if (edits.length > 0) {
         const key = this.keepEdits(taskId, metadata.turn ?? 0, edits);
@@ -262,6 +270,74 @@ export class KeeperAgent implements vscode.Disposable {
     return task;
   }
 
+  /**
+   * A slash command on the chat's task: `/compact` folds now, `/context` shows
+   * what the model is sent next, `/facts` the protected facts, `/rebuild` the
+   * drift against a rebuild from the raw record. None is recorded in the task:
+   * they act on it, they do not ask the agent anything.
+   */
+  private async chatCommand(name: ChatCommandName, taskId: string, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const metadata: KeeperMetadata = { taskId };
+    if (!this.tasks.has(taskId) && !(await this.sessions.store()).has(taskId)) {
+      stream.markdown(NO_TASK_YET);
+      return { metadata };
+    }
+    if (this.busy.has(taskId)) return { errorDetails: { message: `This task is still running a turn; use /${name} when it ends.` }, metadata };
+    const panelButton = (): void => stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId], title: 'Show the Task Context' });
+    if (name === 'rebuild') {
+      const rebuilt = await this.rebuild(taskId);
+      stream.markdown(rebuildMarkdown(rebuilt.records, rebuilt.lines));
+      panelButton();
+      return { metadata };
+    }
+    const { settings } = readSettings();
+    // The window of the model picked in this chat, as a turn would use it.
+    const task = await this.task(taskId, '', new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined).maxInputTokens, settings);
+    const session = task.session;
+    if (name === 'facts') {
+      stream.markdown(factsMarkdown(session.state.active(), session.state.pending()));
+      panelButton();
+      return { metadata };
+    }
+    this.busy.add(taskId);
+    try {
+      session.preflight();
+      if (name === 'compact') {
+        const controller = new AbortController();
+        task.summarizer.target = await this.summarizerFor(settings, model, stream, (m) => stream.progress(m), controller.signal, () => undefined);
+        stream.progress('Folding the older steps into the Task Context…');
+        const report = await session.compactNow(task.nextIndex);
+        if (report.tier === 0) stream.markdown(nothingToFold(session.engine.protectRecentSteps, session.engine.coverageEnd));
+        else {
+          stream.markdown(`> ${describeCompaction(report, foldedSoFar(session))}\n\n`);
+          panelButton();
+        }
+        return { metadata };
+      }
+      const head = session.engine.project().find((m) => m.head !== undefined)?.content ?? '';
+      const notLoaded = session.engine.notLoaded();
+      stream.markdown(
+        contextMarkdown({
+          predicted: session.engine.predicted(),
+          window: session.budget.window,
+          reserve: session.budget.reserve,
+          coverageEnd: session.engine.coverageEnd,
+          records: task.records.length,
+          head,
+          headTokens: head ? this.counter.count(head) : 0,
+          shortened: notLoaded.filter((e) => e.how !== 'folded').length,
+          notLoaded: { count: notLoaded.length, tokens: notLoaded.reduce((n, e) => n + e.tokens, 0) },
+        }),
+      );
+      panelButton();
+      stream.button({ command: SHOW_CONTEXT_COMMAND, arguments: [taskId], title: 'Show What the Model Saw Last' });
+      return { metadata };
+    } finally {
+      this.busy.delete(taskId);
+      this._onDidChangeTask.fire(taskId);
+    }
+  }
+
   /** The deterministic floor summarizer for these settings (the model one is chosen per turn). */
   private deterministic(settings: KeeperSettings): Summarizer {
     return new ExtractiveSummarizer(new SummaryLineCounter(this.counter), settings.summaryBudgetTokens || undefined);
@@ -277,10 +353,29 @@ export class KeeperAgent implements vscode.Disposable {
     this.used.set(taskId, Date.now());
     const open = this.tasks.get(taskId);
     if (open) return open;
+    const opening = this.opening.get(taskId);
+    if (opening) return opening;
+    const derived = this.derive(taskId).finally(() => this.opening.delete(taskId));
+    this.opening.set(taskId, derived);
+    return derived;
+  }
+
+  /** Inspections deriving a task from its store, so that two callers share one derivation. */
+  private readonly opening = new Map<string, Promise<TaskSession | undefined>>();
+
+  /**
+   * A task derived from its store for inspection. A record that is over the
+   * budget's trigger as restored (an imported session, never run here; a
+   * window made smaller since) is reduced as its next model call would be —
+   * with the deterministic summarizer, no model call — so the panel and the
+   * commands show what the model would be sent, not the raw record.
+   */
+  private async derive(taskId: string): Promise<TaskSession | undefined> {
     const workspace = await this.sessions.store();
     if (!workspace.has(taskId)) return undefined;
     const { settings } = readSettings();
     const task = TaskSession.open(await workspace.task(taskId), taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.deterministic(settings));
+    if (task.records.length > 0 && isOverTrigger(task.session.budget, task.session.engine.predicted())) await task.session.step(task.nextIndex);
     this.tasks.set(taskId, task);
     return task;
   }

@@ -34,17 +34,30 @@ export function summaryDiff(current: SummaryState, rebuilt: SummaryState): Summa
 }
 
 
-/** The drift as text, one line per section and one per differing line. */
+/**
+ * The drift report, verdict first: how many lines differ and in which
+ * sections, whether the request log and the safety rules are affected; then
+ * each differing section's lines ("-" only in the current summary, "+" only in
+ * the rebuild). Sections that agree are named on one line.
+ */
 export function formatDrift(current: SummaryState, drift: SummaryDrift): string[] {
+  const differing = Object.entries(drift.sections).filter(([, d]) => d.onlyCurrent.length + d.onlyRebuilt.length > 0);
+  const count = differing.reduce((n, [, d]) => n + d.onlyCurrent.length + d.onlyRebuilt.length, 0);
+  const span = `records r0–r${current.coverageEnd - 1} (${current.folds} ${current.folds === 1 ? 'fold' : 'folds'})`;
+  const rules = drift.protectedIdentical ? 'the request log and the safety rules are identical' : 'the request log or the safety rules DIFFER — the rebuild is what the record says';
   const out = [
-    `summary of records r0–r${current.coverageEnd - 1}, built in ${current.folds} folds, against one rebuilt from the raw record:`,
-    `request log and safety rules: ${drift.protectedIdentical ? 'identical' : 'DIFFERENT'}`,
+    count === 0
+      ? `No drift: the summary of ${span} says what one rebuilt from the raw record says; ${rules}.`
+      : `${count} ${count === 1 ? 'line differs' : 'lines differ'} from a rebuild of ${span} from the raw record, in ${differing.map(([section]) => section).join(', ')}; ${rules}.`,
   ];
-  for (const [section, d] of Object.entries(drift.sections)) {
-    out.push(`${section}: ${d.shared} lines shared, ${d.onlyCurrent.length} only in the current summary, ${d.onlyRebuilt.length} only in the rebuild`);
+  for (const [section, d] of differing) {
+    out.push(`${section} (${d.shared} shared):`);
     for (const l of d.onlyCurrent) out.push(`  - ${l}`);
     for (const l of d.onlyRebuilt) out.push(`  + ${l}`);
   }
+  const agreeing = Object.entries(drift.sections).filter(([, d]) => d.onlyCurrent.length + d.onlyRebuilt.length === 0 && d.shared > 0);
+  if (count > 0 && agreeing.length) out.push(`The same in both: ${agreeing.map(([section, d]) => `${section} (${d.shared})`).join(', ')}.`);
+  if (count > 0) out.push('"-" only in the current summary, "+" only in the rebuild.');
   return out;
 }
 

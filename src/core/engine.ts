@@ -315,7 +315,8 @@ export class CompactionEngine {
   private readonly snapshots: SnapshotStore;
   private readonly toolStore: ToolCompactionStore;
   private readonly counter: CachedTokenCounter;
-  private readonly protectRecentSteps: number;
+  /** The last steps kept word for word by tiers ① and ② (the near window). */
+  readonly protectRecentSteps: number;
   readonly budget: Budget;
 
   /** Units [0, coverageUnit) are folded into `summary`. */
@@ -672,15 +673,8 @@ export class CompactionEngine {
     const out: Compaction[] = [];
     const units = this.record.units;
     const note = (tier: Tier, before: number, reactive = false): void => {
-      this.refreshBlocks();
-      const after = this.predicted();
-      if (after === before) return;
-      const c: Compaction = reactive ? { atRecord, tier, before, after, reactive } : { atRecord, tier, before, after };
-      out.push(c);
-      // The log is history, not a decision: kept in the store so that a resumed
-      // session reports the same compactions as an uninterrupted one.
-      this.snapshots.put(logKey(this.log.length), { type: 'log', compaction: c });
-      this.log.push(c);
+      const c = this.logged(atRecord, tier, before, reactive);
+      if (c) out.push(c);
     };
     const near = this.nearWindowStart();
     let folded = false;
@@ -725,6 +719,43 @@ export class CompactionEngine {
       note(4, before, true);
     }
     return out;
+  }
+
+  /**
+   * Logs a reduction that changed the view (`before` → now). The log is
+   * history, not a decision: kept in the store so that a resumed session
+   * reports the same compactions as an uninterrupted one.
+   */
+  private logged(atRecord: number, tier: Tier, before: number, reactive = false): Compaction | undefined {
+    this.refreshBlocks();
+    const after = this.predicted();
+    if (after === before) return undefined;
+    const c: Compaction = reactive ? { atRecord, tier, before, after, reactive } : { atRecord, tier, before, after };
+    this.snapshots.put(logKey(this.log.length), { type: 'log', compaction: c });
+    this.log.push(c);
+    return c;
+  }
+
+  /**
+   * A fold the user asked for (`/compact` in the chat), whatever the budget:
+   * everything before the near window (the protected last steps stay word for
+   * word) goes into the summary now. It is stored and logged like any fold, so
+   * every later derivation restores it. Nothing is folded when the near window
+   * already starts where the summary ends, or when the fold would not make the
+   * view smaller (its report then has no compaction).
+   */
+  async compactNow(atRecord: number): Promise<StepReport> {
+    this.refreshBlocks();
+    const predicted = this.predicted();
+    const near = this.nearWindowStart();
+    const compactions: Compaction[] = [];
+    if (near > this.coverageUnit && (await this.fold(near, 1))) {
+      const c = this.logged(atRecord, 2, predicted);
+      if (c) compactions.push(c);
+    }
+    const after = this.predicted();
+    this.prepareFold(after);
+    return { predicted, after, tier: compactions.length ? 2 : 0, compactions, held: false };
   }
 
   /**

@@ -251,6 +251,12 @@ export class CompactionSession {
     return this.engine.step(atRecord);
   }
 
+  /** A fold the user asked for (`/compact`), before record `atRecord`: see `CompactionEngine.compactNow`. */
+  compactNow(atRecord: number): Promise<StepReport> {
+    this.persistFacts();
+    return this.engine.compactNow(atRecord);
+  }
+
   /** The full raw input and output of a tool call, whatever its form in the view. */
   viewToolCall(toolCallId: string): ToolCallView | undefined {
     return toolCallView(this.record, toolCallId);

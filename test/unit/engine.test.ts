@@ -351,6 +351,43 @@ describe('floor summary through the engine', () => {
   });
 });
 
+describe('a fold the user asks for (/compact)', () => {
+  it('folds everything before the near window under the trigger, and a new derivation restores it', async () => {
+    const snapshots = new InMemorySnapshotStore();
+    const tools = new InMemoryToolCompactionStore();
+    const b = longSession(8, 20);
+    const budget = budgetOf(200_000);
+    const s = newSession(budget, { snapshots, tools });
+    await play(s, b.records);
+    assert.equal(s.engine.coverageEnd, 0, 'far under the trigger: nothing folded on its own');
+    const report = await s.compactNow(b.records.length);
+    assert.equal(report.tier, 2);
+    assert.equal(report.compactions.length, 1);
+    assert.ok(report.after < report.predicted, `${report.predicted} → ${report.after}`);
+    const steps = s.record.units.filter((u) => u.kind === 'step');
+    const near = steps.slice(-COMPACTION_PROTECT_RECENT_STEPS);
+    assert.equal(s.engine.coverageEnd, near[0]!.firstRecord, 'folded up to the near window, and no further');
+    assert.match(renderSummary(s.engine.currentSummary!), /Refactor the parser/);
+    // Derived again from the same records and store (a reload): the fold stands, and the log says it happened.
+    const again = newSession(budget, { snapshots, tools });
+    for (const r of b.records) again.append(r);
+    again.preflight();
+    assert.equal(again.engine.coverageEnd, s.engine.coverageEnd);
+    assert.equal(again.engine.compactions.at(-1)?.tier, 2);
+  });
+
+  it('folds nothing when only the protected last steps are in view', async () => {
+    const b = longSession(2, 20);
+    const s = newSession(budgetOf(200_000));
+    await play(s, b.records);
+    const report = await s.compactNow(b.records.length);
+    assert.equal(report.tier, 0);
+    assert.equal(report.compactions.length, 0);
+    assert.equal(report.after, report.predicted);
+    assert.equal(s.engine.coverageEnd, 0);
+  });
+});
+
 describe('determinism', () => {
   it('two runs give byte-identical projections', async () => {
     const b = longSession(45, 90);

@@ -7,7 +7,7 @@
 // history carries no tool calls).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, waitUntil } from '../workbench.mjs';
+import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
 
 const FIRST = 'KEEPER-ANSWER-ONE: multiply now converts strings.';
 const SECOND = 'KEEPER-ANSWER-TWO: I changed src/math.js.';
@@ -42,6 +42,9 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(askedRun, 'the command waits for the user in an inline confirmation');
   if (askedRun) await skip.click();
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
+  // Each tool call stays in the answer as a line once the turn is over (VS Code renders @keeper's tool invocations).
+  const answer = (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: FIRST }).last())).replace(/\s+/g, ' ');
+  check(answer.includes('Reading src/math.js') && answer.includes('Editing src/math.js') && answer.includes('touch declined-marker.txt'), `the read, the edit and the command stay as lines in the answer (${answer.slice(0, 240)})`);
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
   check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the allowed edit is applied to the file');
   check(!existsSync(join(workspace, 'declined-marker.txt')), 'the declined command did not run');
@@ -97,4 +100,25 @@ export async function run({ page, workspace, log, check, fakeModel }) {
     check(said.includes('1 earlier turn of this task was taken out of the chat'), 'the retried answer says a recorded turn left the chat');
     await page.screenshot({ path: '.vscode-test/shots/keeper-retry.png' }).catch(() => undefined);
   }
+
+  // The slash commands act on the chat's task; /facts and /context ask the model nothing
+  // (/compact may ask it for the summary, as a fold does: unscripted, the summary falls back to the deterministic one).
+  let asked = fakeModel.requests().length;
+  const command = async (text, lead, what) => {
+    await sendChatMessage(page, `@keeper ${text}`);
+    const shown = await responseRendered(page, lead, 30000);
+    if (!shown) log(`${text} answered: ${(await visibleText(page.locator('.interactive-list .interactive-response').last()).catch(() => '?')).replace(/\s+/g, ' ').slice(0, 400)}`);
+    check(shown, what);
+    return shown ? (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: lead }).last())).replace(/\s+/g, ' ') : '';
+  };
+  const facts = await command('/facts', 'Protected facts are sent with every call', '/facts lists the protected facts');
+  check(facts.includes('Always keep add unchanged.') && /r0\b/.test(facts), `/facts shows the user's rule with its source record (${facts.slice(0, 200)})`);
+  check(fakeModel.requests().length === asked, '/facts did not call the model');
+  const compacted = await command('/compact', 'Compacted the context', '/compact folds the first turn into the Task Context and says so');
+  check(/\d[\d,]* → \d[\d,]* tokens/.test(compacted), `/compact gives the tokens before → after (${compacted.slice(0, 200)})`);
+  asked = fakeModel.requests().length;
+  const context = await command('/context', 'The next call sends about', '/context states what the next call sends');
+  check(/stands for records 0–\d+/.test(context) && context.includes('Current state'), `/context shows the Task Context the model reads (${context.slice(0, 300)})`);
+  await page.screenshot({ path: '.vscode-test/shots/keeper-context.png' }).catch(() => undefined);
+  check(fakeModel.requests().length === asked, '/context did not call the model');
 }
