@@ -15,7 +15,7 @@ import { FACT_GROUPS, plural, percent, SECTIONS } from './format';
 import type { Host } from './host';
 import { renderBudget } from './render/budget';
 import { activeFactRenderer, pastFactRenderer, pendingRenderer, type FactUiState } from './render/facts';
-import { Header, renderDrift, renderNotices } from './render/header';
+import { driftCount, Header, renderDrift, renderNotices } from './render/header';
 import { artifactRenderer, compactionKeys, compactionRenderer, notLoadedRenderer, summaryLineRenderer } from './render/lists';
 import { Collapsible, countText } from './render/region';
 
@@ -119,6 +119,13 @@ export class App implements FactUiState {
 
     this.drift = this.collapsible('drift', { title: 'Drift report', icon: 'git-compare', level: 2, countLabel: 'lines' });
     this.budget = this.collapsible('budget', { title: 'Budget', icon: 'dashboard', level: 2, countLabel: 'of the effective window' });
+    // The gauge is drawn at the region's width in pixels: drawn again when the panel is resized.
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => {
+        const width = this.gaugeWidth();
+        if (width !== undefined && width !== this.drawnGaugeWidth && this.state.budget) this.drawBudget(this.state.budget);
+      }).observe(this.budget.body);
+    }
 
     this.pending = this.listRegion('pending', { title: 'Pending candidates', icon: 'inbox', level: 2, countLabel: 'to confirm' }, pendingRenderer(this), 'Nothing to confirm.');
     const pendingIntro = h('p', { class: 'region-intro muted' }, 'Rules found in tool output or model text. They protect nothing until you confirm them.');
@@ -268,14 +275,31 @@ export class App implements FactUiState {
     this.drift.setVisible(drift !== null);
     if (drift === null) return;
     this.drift.body.replaceChildren(h('p', { class: 'region-intro muted' }, 'How the summary built fold by fold differs from one rebuilt from the raw record.'), ...renderDrift(drift));
-    this.drift.setCount(drift.length > 0 ? String(drift.length) : '');
+    const differing = driftCount(drift);
+    this.drift.setCount(differing > 0 ? String(differing) : '');
   }
 
   private renderBudget(): void {
     const budget = this.state.budget;
     if (!this.changedSince('budget', budget)) return;
-    this.budget.body.replaceChildren(...renderBudget(budget));
+    this.drawBudget(budget);
     this.budget.setCount(budget ? percent(budget.current, budget.effective) : '');
+  }
+
+  private drawnGaugeWidth: number | undefined;
+
+  private drawBudget(budget: PanelState['budget']): void {
+    const width = this.gaugeWidth();
+    this.drawnGaugeWidth = width;
+    this.budget.body.replaceChildren(...renderBudget(budget, width));
+  }
+
+  /** The budget region's content width in whole pixels; undefined while it is not laid out (collapsed, hidden). */
+  private gaugeWidth(): number | undefined {
+    const body = this.budget.body;
+    const style = getComputedStyle(body);
+    const width = Math.floor(body.clientWidth - parseFloat(style.paddingLeft || '0') - parseFloat(style.paddingRight || '0'));
+    return width > 0 ? width : undefined;
   }
 
   private renderFacts(): void {

@@ -9,6 +9,7 @@ import type { TaskSession } from '../agent/taskSession';
 import { messageOf } from '../core/errors';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskContextViewProvider } from '../panel/panelProvider';
+import type { SessionSummary } from '../store/sessionStore';
 import type { WorkspaceStoreHost } from '../store/workspaceStore';
 import type { ReportDocuments } from './reports';
 
@@ -52,12 +53,24 @@ export async function pickTask(ctx: Ctx, arg: unknown, purpose: string): Promise
     void vscode.window.showInformationMessage('Context Keeper: there is no @keeper task in this workspace yet.');
     return undefined;
   }
-  const active = ctx.agent.activeTaskId;
-  const items = stored
-    .map((s) => ({ label: s.title || s.id, description: `${s.records} records${s.id === active ? ' · active' : ''}`, detail: s.id, id: s.id }))
-    .sort((a, b) => (a.id === active ? -1 : b.id === active ? 1 : b.id.localeCompare(a.id)));
-  const picked = await vscode.window.showQuickPick(items, { title: purpose, placeHolder: 'Choose a task', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(taskPickItems(stored, ctx.agent.activeTaskId, ctx.panel.taskId), { title: purpose, placeHolder: 'Choose a task', matchOnDetail: true, matchOnDescription: true });
   return picked?.id;
+}
+
+/**
+ * The stored tasks as quick-pick items, newest first (the chat's active task
+ * on top): chat tasks and imported sessions, each with its size and kind.
+ */
+export function taskPickItems(stored: readonly SessionSummary[], active: string | undefined, shown?: string): (vscode.QuickPickItem & { id: string })[] {
+  const newest = (s: SessionSummary): number => s.lastUsed ?? 0;
+  return [...stored]
+    .sort((a, b) => (a.id === active ? -1 : b.id === active ? 1 : newest(b) - newest(a) || b.id.localeCompare(a.id)))
+    .map((s) => ({
+      label: s.title || s.id,
+      description: [s.id.startsWith('import-') ? 'imported' : 'chat', `${s.records} records`, s.id === active ? 'active in the chat' : '', s.id === shown ? 'shown' : ''].filter(Boolean).join(' · '),
+      detail: s.id,
+      id: s.id,
+    }));
 }
 
 export async function requireTask(ctx: Ctx, id: string): Promise<TaskSession | undefined> {

@@ -8,13 +8,14 @@ import type { CommandFactory } from './context';
 import { runProbesCommand } from './probes';
 import { projectTranscriptCommand } from './reports';
 import { revealSecretsCommand } from './secrets';
-import { deleteSessionCommand, exportSessionCommand, importSessionCommand, openPanelCommand, rebuildCommand, showContextCommand, viewToolCallCommand } from './tasks';
+import { deleteSessionCommand, exportSessionCommand, importSessionCommand, openPanelCommand, rebuildCommand, showContextCommand, switchTaskCommand, viewToolCallCommand } from './tasks';
 
 export { reportingFailures, type Ctx } from './context';
 export { ReportDocuments, REPORT_SCHEME } from './reports';
 
 export const CommandIds = {
   openPanel: 'contextKeeper.openPanel',
+  switchTask: 'contextKeeper.switchTask',
   projectTranscript: 'contextKeeper.projectTranscript',
   rebuild: 'contextKeeper.rebuild',
   viewToolCall: 'contextKeeper.viewToolCall',
@@ -32,6 +33,7 @@ export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 /** Every command, id → factory. Each id is also contributed in package.json. */
 export const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.openPanel]: openPanelCommand,
+  [CommandIds.switchTask]: switchTaskCommand,
   [CommandIds.projectTranscript]: projectTranscriptCommand,
   [CommandIds.rebuild]: rebuildCommand,
   [CommandIds.viewToolCall]: viewToolCallCommand,

@@ -26,6 +26,19 @@ export function openPanelCommand(ctx: Ctx): CommandHandler {
   };
 }
 
+/**
+ * The panel's task picker (its title bar): any stored task — chat tasks and
+ * imported sessions, newest first — shown in the panel. Returns the id shown.
+ */
+export function switchTaskCommand(ctx: Ctx): CommandHandler {
+  return async (arg?: unknown) => {
+    const id = await pickTask(ctx, arg, 'Show a task in the Task Context panel');
+    if (!id) return undefined;
+    await ctx.panel.showTask(id);
+    return id;
+  };
+}
+
 /** View a tool call: its raw input and output, whatever form the model saw. */
 export function viewToolCallCommand(ctx: Ctx): CommandHandler {
   return async (taskArg?: unknown, callArg?: unknown) => {

@@ -189,7 +189,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     this.drift.set(taskId, lines);
     this.schedule();
     if (!drift) return `Derived again from ${records} raw records; nothing is folded yet.`;
-    return `Derived again from ${records} raw records; the request log and safety rules are ${drift.protectedIdentical ? 'identical' : 'DIFFERENT'} in a rebuild from the raw record.`;
+    return `Derived again from ${records} raw records. ${lines[0] ?? ''}`.trim();
   }
 
   /** Opens a file of the workspace folder; a path that leads outside it (`..`, a symlink) is refused. */

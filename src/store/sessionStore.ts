@@ -104,6 +104,8 @@ export interface SessionSummary {
   readonly id: string;
   readonly records: number;
   readonly title: string;
+  /** When the task was last opened (ms since the epoch), where the workspace index keeps it. */
+  readonly lastUsed?: number;
 }
 
 export class StoreReadOnlyError extends Error {}

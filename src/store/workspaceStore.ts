@@ -203,7 +203,7 @@ export class WorkspaceStore {
   /** The stored tasks, from the index (and, for a task open in this window, its live counts); no database is opened. */
   sessions(): SessionSummary[] {
     if (this.refreshOpen()) this.writeIndex();
-    return this.byId().map((t) => ({ id: t.id, title: t.title, records: t.records }));
+    return this.byId().map((t) => ({ id: t.id, title: t.title, records: t.records, lastUsed: t.lastUsed }));
   }
 
   has(id: string): boolean {

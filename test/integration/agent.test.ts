@@ -433,6 +433,33 @@ describe('@keeper in the chat view', function () {
     assert.ok(!store.sessions().some((s) => s.id === id));
   });
 
+  it('an imported session over the configured window is shown as its next call would send it: folded, under the window', async () => {
+    const config = vscode.workspace.getConfiguration('contextKeeper');
+    await config.update('windowTokens', 8000, vscode.ConfigurationTarget.Workspace);
+    try {
+      const lines = [JSON.stringify({ role: 'user', content: 'Port the parser to TypeScript. Never change the grammar file.', tool_name: null, tool_call_id: null, tool_input: null, tool_output: null, meta: null })];
+      for (let i = 0; i < 24; i++) {
+        const body = Array.from({ length: 40 }, (_, l) => `parser ${i} line ${l}: the quick brown fox jumps over the lazy dog`).join('\n');
+        lines.push(JSON.stringify({ role: 'assistant', content: '', tool_name: 'read_file', tool_call_id: `imp-${i}`, tool_input: { path: `src/p${i}.js` }, tool_output: null, meta: { message_id: `m${i}` } }));
+        lines.push(JSON.stringify({ role: 'tool', content: '', tool_name: 'read_file', tool_call_id: `imp-${i}`, tool_input: null, tool_output: body, meta: null }));
+      }
+      const file = vscode.Uri.file(path.join(root(), 'big-import.jsonl'));
+      writeFileSync(file.fsPath, lines.join('\n') + '\n');
+      const id = await vscode.commands.executeCommand<string>('contextKeeper.importSession', file);
+      assert.ok(id);
+      const task = await api.agent.inspect(id);
+      assert.ok(task);
+      assert.equal(task.session.budget.window, 8000, 'the configured window');
+      assert.ok(task.session.engine.coverageEnd > 0, 'the Task Context stands for the older records');
+      assert.ok(task.session.engine.predicted() <= 8000, `the view fits the window (${task.session.engine.predicted()})`);
+      assert.match(task.session.engine.project()[0]!.content, /Never change the grammar file\./);
+      // The panel's task picker shows it (the picker's quick pick is skipped when a task is given).
+      assert.equal(await vscode.commands.executeCommand('contextKeeper.switchTask', id), id);
+    } finally {
+      await config.update('windowTokens', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('Run Probes asks the probes of the picked model with the full history and with the projected context, and reports Δtask', async () => {
     const transcript = vscode.Uri.file(path.join(root(), 'probe-session.jsonl'));
     const lines = [

@@ -32,7 +32,8 @@ export const TEXT = {
   evidenceText: 'text:9c1e0f4b2a77',
   artifact: 'src/middleware/rateLimiter.ts',
   notice: 'The protected block is over its budget (1,480 of 1,200 tokens): pin fewer facts or raise contextKeeper.summaryBudgetTokens.',
-  driftLine: '~ Decisions/limiter-storage: "in-memory token bucket" (folds) vs "in-memory sliding window" (rebuild)',
+  driftVerdict: '2 lines differ from a rebuild of records r0–r240 (6 folds) from the raw record, in Decisions; the request log and the safety rules are identical.',
+  driftLine: 'limiter-storage: in-memory token bucket (r88)',
 } as const;
 
 function sections(): SectionView[] {
@@ -171,7 +172,7 @@ export function buildPanelState(overrides: Partial<PanelState> = {}): PanelState
     artifacts: artifacts(),
     compactions: compactions(),
     notices: [TEXT.notice],
-    drift: [TEXT.driftLine, '+ Findings/clock-skew only in the rebuild', '- Archived/lint-setup only in the folds'],
+    drift: [TEXT.driftVerdict, 'Decisions (4 shared):', `  - ${TEXT.driftLine}`, '  + limiter-storage: in-memory sliding window (r88)', 'The same in both: Requests (3), Findings (7).', '"-" only in the current summary, "+" only in the rebuild.'],
     ...overrides,
   };
   // Everything is sent (the fixture is one page), unless the test sets the pages itself.

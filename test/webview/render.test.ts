@@ -66,7 +66,11 @@ describe('webview: rendering the panel state', function () {
     assert.equal(await panel.text('.running'), 'Running');
     assert.ok(await page.getByRole('button', { name: 'Rebuild from raw record' }).isVisible());
     assert.equal(await page.locator('.notices[role="status"] li').textContent(), TEXT.notice);
-    assert.ok(await page.locator('.region-drift').getByText(TEXT.driftLine).isVisible());
+    // The drift report: its verdict first, then the differing lines of each section, marked.
+    assert.equal(await page.locator('.region-drift .drift-verdict').textContent(), TEXT.driftVerdict);
+    assert.equal(await page.locator('.region-drift .drift-section').first().textContent(), 'Decisions · 4 shared');
+    assert.deepEqual(await page.locator('.region-drift .drift-lines li').allTextContents(), [`only now${TEXT.driftLine}`, 'rebuildlimiter-storage: in-memory sliding window (r88)']);
+    assert.equal(await page.locator('.region-drift .count').first().textContent(), '2');
 
     // Task Context: sections in order, with key, priority, confidence and sources.
     const headings = await page.locator('.region-context .group:not([hidden]) h3 .toggle-title').allTextContents();
@@ -121,7 +125,7 @@ describe('webview: rendering the panel state', function () {
     assert.equal(await gauge.locator('rect.block').count(), 6);
     assert.deepEqual(await page.locator('.legend .legend-label').allTextContents(), ['Overhead', 'Protected state', 'Summary', 'Retrieved', 'Evidence', 'Raw tail']);
     assert.equal(await page.locator('.legend li:has-text("Evidence") .legend-tokens').textContent(), '18,900');
-    assert.equal(await page.locator('table.visually-hidden tr:has(th:text-is("Trigger")) td').first().textContent(), '78,000');
+    assert.equal(await page.locator('.visually-hidden table tr:has(th:text-is("Trigger")) td').first().textContent(), '78,000');
 
     // Evidence not loaded: size, how, View for a tool call, the recover text otherwise.
     const shrunk = page.locator(`.not-loaded-list li[data-key="${TEXT.evidenceToolCall}"]`);

@@ -19,13 +19,19 @@ export const BLOCKS: readonly { readonly key: BlockKey; readonly label: string }
   { key: 'rawTail', label: 'Raw tail' },
 ];
 
-/** Width of the drawing in SVG units (it scales to the panel's width). */
-const W = 360;
+/**
+ * Width of the drawing when the panel's is not known (not laid out yet). The
+ * panel draws it at its own width in pixels, so a label's 11 px are 11 px at
+ * sidebar width too (a fixed drawing scaled down to 260 px made them 7 px).
+ */
+export const GAUGE_DEFAULT_WIDTH = 360;
+/** The narrowest drawing: below it the labels are stacked on more rows rather than shrunk. */
+const MIN_WIDTH = 180;
 const BAR_TOP = 17;
 const BAR_HEIGHT = 18;
 const ROW_HEIGHT = 12;
-/** Average width of a label character at font-size 10, for collision checks. */
-const CHAR_WIDTH = 5.4;
+/** Average width of a label character at font-size 11 (styles.css `.gauge .label`), for collision checks. */
+const CHAR_WIDTH = 6;
 
 export type BudgetLevel = 'ok' | 'near' | 'over-trigger' | 'over-window';
 
@@ -87,7 +93,7 @@ const BESIDE = 3;
  * sits on its preferred side of its line, is kept inside the drawing, and moves
  * to the next row when it would cover a label placed before it.
  */
-function placeLabels(labels: readonly Label[]): Placed[] {
+function placeLabels(labels: readonly Label[], W: number): Placed[] {
   const placed: Placed[] = [];
   for (const label of labels) {
     const width = label.text.length * CHAR_WIDTH;
@@ -112,7 +118,8 @@ function rowBaseline(row: number): number {
   return row === 0 ? BAR_TOP - 5 : BAR_TOP + BAR_HEIGHT + 4 + row * ROW_HEIGHT - 2;
 }
 
-function gaugeSvg(b: BudgetView): SVGSVGElement {
+function gaugeSvg(b: BudgetView, width: number): SVGSVGElement {
+  const W = Math.max(MIN_WIDTH, Math.round(width));
   const max = Math.max(b.window, b.current, 1);
   const x = (tokens: number): number => Math.min(W, (tokens / max) * W);
   const xEff = x(b.effective);
@@ -123,7 +130,7 @@ function gaugeSvg(b: BudgetView): SVGSVGElement {
     { x: x(b.trigger), text: `trigger ${formatCompact(b.trigger)}`, className: 'label-trigger', side: 'right' },
     { x: x(b.window), text: `window ${formatCompact(b.window)}`, className: 'label-window', side: 'left' },
     { x: xEff, text: `effective ${formatCompact(b.effective)}`, className: 'label-effective', side: 'left' },
-  ]);
+  ], W);
   const rows = Math.max(1, ...labels.map((l) => l.row));
   const height = rowBaseline(rows) + 4;
 
@@ -181,25 +188,31 @@ function legend(b: BudgetView): HTMLElement {
 
 function table(b: BudgetView): HTMLElement {
   const row = (name: string, tokens: number, share?: string): HTMLElement => h('tr', null, h('th', { scope: 'row' }, name), h('td', null, formatTokens(tokens)), h('td', null, share ?? ''));
+  // Hidden by its wrapper: a table keeps its content's width whatever its own, and would widen the panel.
   return h(
-    'table',
+    'div',
     { class: 'visually-hidden' },
-    h('caption', null, 'Context budget in tokens'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Measure'), h('th', { scope: 'col' }, 'Tokens'), h('th', { scope: 'col' }, 'Share of current'))),
     h(
-      'tbody',
+      'table',
       null,
-      row('Window', b.window),
-      row('Effective window', b.effective),
-      row('Trigger', b.trigger),
-      row('Stop', b.stop),
-      row('Current', b.current, percent(b.current, b.effective) + ' of effective'),
-      BLOCKS.map(({ key, label }) => row(label, b.blocks[key], percent(b.blocks[key], b.current))),
+      h('caption', null, 'Context budget in tokens'),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Measure'), h('th', { scope: 'col' }, 'Tokens'), h('th', { scope: 'col' }, 'Share of current'))),
+      h(
+        'tbody',
+        null,
+        row('Window', b.window),
+        row('Effective window', b.effective),
+        row('Trigger', b.trigger),
+        row('Stop', b.stop),
+        row('Current', b.current, percent(b.current, b.effective) + ' of effective'),
+        BLOCKS.map(({ key, label }) => row(label, b.blocks[key], percent(b.blocks[key], b.current))),
+      ),
     ),
   );
 }
 
-export function renderBudget(b: BudgetView | null): Node[] {
+/** The budget region; `width` is the gauge's width in pixels (the region's), when known. */
+export function renderBudget(b: BudgetView | null, width = GAUGE_DEFAULT_WIDTH): Node[] {
   if (!b) return [h('p', { class: 'empty-note' }, 'No context has been sent yet.')];
   const level = budgetLevel(b);
   const headroom = b.trigger - b.current;
@@ -217,7 +230,7 @@ export function renderBudget(b: BudgetView | null): Node[] {
       headroom > 0 ? `${formatTokens(headroom)} tokens until compaction · ` : `${LEVEL_TEXT[level]} · `,
       `window ${formatTokens(b.window)} − reserve ${formatTokens(b.window - b.effective)}`,
     ),
-    gaugeSvg(b),
+    gaugeSvg(b, width),
     legend(b),
     table(b),
   ];

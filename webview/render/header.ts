@@ -34,7 +34,8 @@ export class Header {
     this.filter = h('input', {
       type: 'search',
       class: 'filter-input',
-      placeholder: 'Filter facts, lines, evidence, files',
+      placeholder: 'Filter facts, lines, files',
+      title: 'Filter facts, Task Context lines, evidence and files',
       'aria-label': 'Filter facts, Task Context lines, evidence and files',
       'data-focus': 'filter',
       'data-filter': '',
@@ -84,7 +85,35 @@ export function renderNotices(container: HTMLElement, all: readonly string[]): v
   setHidden(container, notices.length === 0);
 }
 
+/**
+ * The drift report (`formatDrift`'s lines): its verdict as the lead, then each
+ * differing section with its lines marked "only now" (in the summary built
+ * fold by fold) or "rebuild" (only in the one rebuilt from the raw record).
+ * Lines of another shape are listed as they are.
+ */
 export function renderDrift(drift: readonly string[]): Node[] {
   if (drift.length === 0) return [h('p', { class: 'empty-note' }, 'No drift: the summary built fold by fold matches the one rebuilt from the raw record.')];
-  return [h('ol', { class: 'drift-lines' }, drift.map((line) => h('li', null, h('code', null, line))))];
+  const [verdict, ...rest] = drift;
+  const out: Node[] = [h('p', { class: 'drift-verdict' }, verdict!)];
+  let list: HTMLElement | undefined;
+  for (const line of rest) {
+    const section = /^(.+) \((\d+) shared\):$/.exec(line);
+    const item = /^ {2}([-+]) (.*)$/.exec(line);
+    if (section) {
+      list = h('ul', { class: 'drift-lines', 'aria-label': section[1]! });
+      out.push(h('h4', { class: 'drift-section' }, section[1]!, h('span', { class: 'muted' }, ` · ${section[2]} shared`)), list);
+    } else if (item && list) {
+      const now = item[1] === '-';
+      list.append(h('li', { class: now ? 'drift-now' : 'drift-rebuilt' }, h('span', { class: 'drift-mark' }, now ? 'only now' : 'rebuild'), h('span', { class: 'drift-text' }, item[2]!)));
+    } else if (!/^"-" only in/.test(line)) {
+      list = undefined;
+      out.push(h('p', { class: 'drift-note muted' }, line));
+    }
+  }
+  return out;
+}
+
+/** How many lines differ in a drift report (its "-" and "+" lines). */
+export function driftCount(drift: readonly string[]): number {
+  return drift.filter((line) => /^ {2}[-+] /.test(line)).length;
 }
