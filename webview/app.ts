@@ -227,7 +227,34 @@ export class App implements FactUiState {
       case 'action/result':
         this.result(message.requestId, message.ok, message.message);
         break;
+      case 'reveal':
+        this.pendingReveal = message.atRecord;
+        this.reveal();
+        break;
     }
+  }
+
+  /** A compaction to show once it is rendered (the host may post the reveal before the state that lists it). */
+  private pendingReveal: number | undefined;
+
+  /**
+   * Shows the compaction the chat's line pointed at: the Compactions region
+   * opened, the entry scrolled into view and marked (the last one made before
+   * that record, when a reactive one followed it).
+   */
+  private reveal(): void {
+    const atRecord = this.pendingReveal;
+    if (atRecord === undefined) return;
+    const entries = [...this.timeline.list.container.querySelectorAll<HTMLElement>('li[data-key]')].filter((el) => el.dataset['key']?.startsWith(`${atRecord}:`));
+    const entry = entries[entries.length - 1];
+    if (!entry) return;
+    this.pendingReveal = undefined;
+    this.timeline.region.setOpen(true);
+    this.host.ui.open['timeline'] = true;
+    this.host.save();
+    for (const marked of this.root.querySelectorAll('.is-revealed')) marked.classList.remove('is-revealed');
+    entry.classList.add('is-revealed');
+    entry.scrollIntoView({ block: 'center' });
   }
 
   private apply(state: PanelState, keys: readonly PanelKey[]): void {
@@ -256,6 +283,7 @@ export class App implements FactUiState {
       if (changed.has('compactions') || changed.has('pages')) this.renderList(this.timeline, compactionKeys(state.compactions), false);
     });
     if (first && state.task && this.host.ui.scrollY > 0) window.scrollTo(0, this.host.ui.scrollY);
+    this.reveal();
   }
 
   // ------------------------------------------------------------ regions

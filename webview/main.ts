@@ -7,7 +7,7 @@ import type { HostMessage } from '../src/protocol/messages';
 import { App } from './app';
 import { Host } from './host';
 
-const HOST_MESSAGES: ReadonlySet<string> = new Set<HostMessage['type']>(['state/full', 'state/patch', 'action/result']);
+const HOST_MESSAGES: ReadonlySet<string> = new Set<HostMessage['type']>(['state/full', 'state/patch', 'action/result', 'reveal']);
 
 function isHostMessage(data: unknown): data is HostMessage {
   return typeof data === 'object' && data !== null && HOST_MESSAGES.has(String((data as { type?: unknown }).type));

@@ -219,7 +219,7 @@ export class KeeperAgent implements vscode.Disposable {
         // A lasting line in the response (Copilot leaves "Summarized conversation history"), with the way to what was folded.
         compacted: (report, folded) => {
           stream.markdown(`\n\n> ${describeCompaction(report, folded)}\n\n`);
-          if (report.tier >= 2) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId], title: 'Show the Task Context' });
+          if (report.tier >= 2) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
         },
         sent: (info) => {
           this._onDidSend.fire({ ...info, taskId });
@@ -310,7 +310,7 @@ export class KeeperAgent implements vscode.Disposable {
         if (report.tier === 0) stream.markdown(nothingToFold(session.engine.protectRecentSteps, session.engine.coverageEnd));
         else {
           stream.markdown(`> ${describeCompaction(report, foldedSoFar(session))}\n\n`);
-          panelButton();
+          stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
         }
         return { metadata };
       }

@@ -20,9 +20,10 @@ export function rebuildCommand(ctx: Ctx): CommandHandler {
 
 /** Opens the Task Context panel on a task: the argument, the active chat's task, or one the user picks. */
 export function openPanelCommand(ctx: Ctx): CommandHandler {
-  return async (arg?: unknown) => {
+  return async (arg?: unknown, compactionAt?: unknown) => {
     const id = typeof arg === 'string' && arg !== '' ? arg : (ctx.agent.activeTaskId ?? (await pickTask(ctx, undefined, 'Show a task in the Task Context panel')));
-    await ctx.panel.showTask(id);
+    // From a chat's compaction line: the panel shows that compaction.
+    await ctx.panel.showTask(id, typeof compactionAt === 'number' && Number.isInteger(compactionAt) && compactionAt >= 0 ? compactionAt : undefined);
   };
 }
 

@@ -121,12 +121,20 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     );
   }
 
-  /** Shows a task in the panel (the open-panel command) and reveals the panel. */
-  async showTask(taskId?: string): Promise<void> {
+  /**
+   * Shows a task in the panel (the open-panel command) and reveals the panel;
+   * `compactionAt` (a chat's compaction line) also shows the compaction made
+   * before that record, once the panel has the task's state.
+   */
+  async showTask(taskId?: string, compactionAt?: number): Promise<void> {
     if (taskId !== undefined) this.shown = taskId;
+    this.pendingReveal = compactionAt !== undefined && this.taskId !== undefined ? { taskId: this.taskId, atRecord: compactionAt } : undefined;
     await vscode.commands.executeCommand(FOCUS_COMMAND);
     this.schedule();
   }
+
+  /** A compaction to reveal after the next state the webview is known to have received. */
+  private pendingReveal: { readonly taskId: string; readonly atRecord: number } | undefined;
 
   // ---------------------------------------------------------------- inbound
 
@@ -272,17 +280,22 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     }
     const json = new Map((Object.keys(state) as PanelSectionKey[]).map((key) => [key, JSON.stringify(state[key])]));
     const previous = this.posted;
-    let message: HostMessage;
+    let message: HostMessage | undefined;
     if (full || !previous) message = { type: 'state/full', state };
     else {
       const patch: Partial<PanelState> = {};
       for (const [key, value] of json) if (previous.get(key) !== value) Object.assign(patch, { [key]: state[key] });
-      if (Object.keys(patch).length === 0) return;
-      message = { type: 'state/patch', patch };
+      if (Object.keys(patch).length > 0) message = { type: 'state/patch', patch };
     }
-    const delivered = await this.post(message);
+    const delivered = message === undefined || (await this.post(message));
     this.posted = delivered ? json : undefined;
     if (delivered) this.postedTask = state.task?.id;
+    // A webview that answered `ready` (full) or had a state before has its script running: the reveal is not lost.
+    const reveal = this.pendingReveal;
+    if (delivered && reveal && reveal.taskId === state.task?.id && (full || previous)) {
+      this.pendingReveal = undefined;
+      await this.post({ type: 'reveal', atRecord: reveal.atRecord });
+    }
   }
 
   private async snapshot(): Promise<PanelState> {

@@ -144,7 +144,9 @@ export type HostMessage =
   | { readonly type: 'state/full'; readonly state: PanelState }
   | { readonly type: 'state/patch'; readonly patch: Partial<PanelState> }
   /** The result of an action the webview asked for (for focus and announcements). */
-  | { readonly type: 'action/result'; readonly requestId: string; readonly ok: boolean; readonly message: string };
+  | { readonly type: 'action/result'; readonly requestId: string; readonly ok: boolean; readonly message: string }
+  /** Show the compaction made before record `atRecord` (a chat's compaction line was followed): its region opened, scrolled to, marked. */
+  | { readonly type: 'reveal'; readonly atRecord: number };
 
 // ---------------------------------------------------------------- webview → host
 

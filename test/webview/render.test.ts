@@ -182,4 +182,19 @@ describe('webview: rendering the panel state', function () {
     assert.equal(await panel.page.locator('.notices').isVisible(), false);
     assert.ok(await panel.page.getByText('Nothing left out: the model sees every part in full.').isVisible());
   });
+
+  it("reveals the compaction a chat's line points at: its region opened, the entry in view and marked, even when the reveal comes first", async () => {
+    panel = await suite.open({ viewport: { width: 300, height: 500 }, uiState: { open: { timeline: false } } });
+    // Posted before the state that lists it: kept until that state is rendered.
+    await panel.send({ type: 'reveal', atRecord: 121 });
+    await panel.sendState(buildPanelState());
+    const entry = panel.page.locator('.region-timeline li[data-key="121:1"]');
+    assert.equal(await entry.getAttribute('class').then((c) => c?.includes('is-revealed')), true);
+    assert.ok(await entry.isVisible(), 'the Compactions region is open');
+    assert.ok(await entry.evaluate((el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= (globalThis as any).innerHeight; }), 'scrolled into view');
+    // Another reveal moves the mark.
+    await panel.send({ type: 'reveal', atRecord: 244 });
+    assert.equal(await panel.page.locator('.is-revealed').count(), 1);
+    assert.equal(await panel.page.locator('.is-revealed').getAttribute('data-key'), '244:1');
+  });
 });

@@ -116,6 +116,17 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(fakeModel.requests().length === asked, '/facts did not call the model');
   const compacted = await command('/compact', 'Compacted the context', '/compact folds the first turn into the Task Context and says so');
   check(/\d[\d,]* → \d[\d,]* tokens/.test(compacted), `/compact gives the tokens before → after (${compacted.slice(0, 200)})`);
+  // Its button opens the Task Context panel at that compaction.
+  await page.locator('.interactive-list .interactive-response', { hasText: 'Compacted the context' }).last().locator('.monaco-button', { hasText: 'Show the Task Context' }).click();
+  const revealed = await waitUntil(async () => {
+    for (const frame of page.frames()) {
+      if (!frame.url().includes('webview')) continue;
+      const marked = frame.locator('.region-timeline .is-revealed');
+      if ((await marked.count().catch(() => 0)) > 0 && (await marked.first().isVisible())) return (await marked.first().innerText()).replace(/\s+/g, ' ');
+    }
+    return undefined;
+  }, { timeout: 30000, interval: 500, what: 'the compaction shown in the panel' }).catch(() => undefined);
+  check(revealed !== undefined, `the compaction line's button opens the panel at that compaction (${revealed ?? 'not shown'})`);
   asked = fakeModel.requests().length;
   const context = await command('/context', 'The next call sends about', '/context states what the next call sends');
   check(/stands for records 0–\d+/.test(context) && context.includes('Current state'), `/context shows the Task Context the model reads (${context.slice(0, 300)})`);
