@@ -45,7 +45,7 @@ import { outlineOf } from './outline';
 import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
 import { BackgroundTask, type BackgroundRunner } from './background';
-import { fileTouches, reduceTool, renderToolInput, shellCommand } from './tools';
+import { fileTouches, reduceTool, renderToolInput, shellCommand, toolSubject } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 import { redact } from './redact';
 
@@ -121,6 +121,11 @@ export interface NotLoadedEntry {
   readonly address: string;
   readonly kind: 'tool' | 'text' | 'reasoning' | 'span';
   readonly toolCallId?: string;
+  /** The tool's name, and what the call was about (its command or first file, secrets hidden). */
+  readonly tool?: string;
+  readonly subject?: string;
+  /** The record the part starts at (the call, for a tool part). */
+  readonly record?: number;
   readonly tokens: number;
   readonly how: 'shrunk' | 'dropped' | 'folded';
   readonly recover: string;
@@ -1479,11 +1484,12 @@ export class CompactionEngine {
         const entry: NotLoadedEntry = {
           address: part.address,
           kind: part.kind,
+          record: part.record,
           tokens: this.rawTokens(part),
           how: form.how,
           recover: form.recover ?? 'not recoverable by the model (dropped by the tool\'s own declaration)',
         };
-        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId } : entry);
+        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId, ...this.callLabel(part.tool) } : entry);
       }
     }
     return out;
@@ -1503,13 +1509,21 @@ export class CompactionEngine {
         const tokens = this.rawTokens(part);
         cache.spanTokens += tokens;
         if (part.kind === 'tool' && part.tool) {
-          cache.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
+          cache.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, ...this.callLabel(part.tool), record: part.record, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
         }
       }
     }
     cache.upTo = this.coverageUnit;
     this.foldedCache = cache;
     return cache;
+  }
+
+  /** A call's name and subject as the evidence list shows them (secrets hidden, long subjects cut). */
+  private callLabel(tool: ToolInvocation): { tool: string; subject?: string } {
+    const subject = toolSubject(tool);
+    if (subject === undefined || subject === '') return { tool: tool.name };
+    const shown = this.options.redact ? this.options.redact(subject) : subject;
+    return { tool: tool.name, subject: shown.length > 120 ? `${shown.slice(0, 119)}…` : shown };
   }
 
   private rawTokens(part: Part): number {

@@ -653,6 +653,13 @@ function isShellName(name: unknown): boolean {
   return FAMILY_BY_NAME.get(canonicalName(name)) === 'shell';
 }
 
+/** What a call is about, for a person scanning a list of calls: the command it ran, else the first file it touched. */
+export function toolSubject(inv: ToolInvocation): string | undefined {
+  const command = shellCommand(inv);
+  if (command !== undefined) return command.split('\n')[0]!.trim();
+  return fileTouches(inv)[0]?.path;
+}
+
 /**
  * The command line of a shell-family call (any call of a shell tool, so a
  * SWE-agent `bash` call running `open x` yields `open x`). From the input

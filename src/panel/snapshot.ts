@@ -83,7 +83,7 @@ export function buildPanelState(input: PanelStateInput): PanelState {
     sections: sectionsOf(engine.currentSummary),
     facts: factsOf(session.state.facts(), session.state.audit()),
     budget: budgetOf(task, input.lastSent, input.counter),
-    notLoaded: notLoaded.items.map(notLoadedView),
+    notLoaded: notLoaded.items.map((e) => notLoadedView(e, task.records.length)),
     artifacts: artifacts.items.map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
     compactions: compactionsOf(task, compactions.items),
     pages: {
@@ -245,9 +245,18 @@ function tokens(n: number): number {
 
 // ---------------------------------------------------------------- the rest
 
-function notLoadedView(entry: NotLoadedEntry): NotLoadedView {
-  const view: NotLoadedView = { address: entry.address, kind: entry.kind, tokens: tokens(entry.tokens), how: entry.how, recover: entry.recover };
-  return entry.toolCallId !== undefined ? { ...view, toolCallId: entry.toolCallId } : view;
+function notLoadedView(entry: NotLoadedEntry, records: number): NotLoadedView {
+  return {
+    address: entry.address,
+    kind: entry.kind,
+    ...(entry.toolCallId !== undefined ? { toolCallId: entry.toolCallId } : {}),
+    ...(entry.tool !== undefined ? { tool: entry.tool } : {}),
+    ...(entry.subject !== undefined ? { subject: entry.subject } : {}),
+    ...(entry.record !== undefined ? { record: entry.record, age: Math.max(0, records - 1 - entry.record) } : {}),
+    tokens: tokens(entry.tokens),
+    how: entry.how,
+    recover: entry.recover,
+  };
 }
 
 /** The engine's compactions, each with the loss ledger taken at its boundary (when there is one). */

@@ -72,6 +72,12 @@ export const NotLoadedSchema = z.object({
   address: z.string(),
   kind: z.enum(['tool', 'text', 'reasoning', 'span']),
   toolCallId: z.string().optional(),
+  /** The tool and what the call was about (its command or first file). */
+  tool: z.string().optional(),
+  subject: z.string().optional(),
+  /** The record the part starts at, and how many records the task has had since (its age). */
+  record: z.number().int().min(0).optional(),
+  age: z.number().int().min(0).optional(),
   tokens: z.number().int().min(0),
   how: z.enum(['shrunk', 'dropped', 'folded']),
   recover: z.string(),

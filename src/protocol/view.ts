@@ -25,8 +25,8 @@ export function emptyPages(): Record<PagedList, Page> {
 }
 
 /** The text the panel's filter matches in an entry of evidence not loaded (the host pages by it, the webview filters by it). */
-export function notLoadedSearchText(part: { readonly address: string; readonly kind: string; readonly how: string; readonly toolCallId?: string | undefined; readonly recover: string }): string {
-  return `${part.address} ${part.kind} ${part.how} ${part.toolCallId ?? ''} ${part.recover}`.toLowerCase();
+export function notLoadedSearchText(part: { readonly address: string; readonly kind: string; readonly how: string; readonly toolCallId?: string | undefined; readonly tool?: string | undefined; readonly subject?: string | undefined; readonly recover: string }): string {
+  return `${part.tool ?? ''} ${part.subject ?? ''} ${part.address} ${part.kind} ${part.how} ${part.toolCallId ?? ''} ${part.recover}`.toLowerCase();
 }
 
 /** The text the panel's filter matches in a file of the artifact index. */

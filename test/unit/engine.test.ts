@@ -368,6 +368,9 @@ describe('a fold the user asks for (/compact)', () => {
     const near = steps.slice(-COMPACTION_PROTECT_RECENT_STEPS);
     assert.equal(s.engine.coverageEnd, near[0]!.firstRecord, 'folded up to the near window, and no further');
     assert.match(renderSummary(s.engine.currentSummary!), /Refactor the parser/);
+    // What was folded is listed by tool, file and record (the panel's evidence rows).
+    const folded = s.engine.notLoaded().find((e) => e.how === 'folded' && e.kind === 'tool');
+    assert.deepEqual(folded && { tool: folded.tool, subject: folded.subject, record: folded.record }, { tool: 'Read', subject: 'src/file0.ts', record: 2 });
     // Derived again from the same records and store (a reload): the fold stands, and the log says it happened.
     const again = newSession(budget, { snapshots, tools });
     for (const r of b.records) again.append(r);

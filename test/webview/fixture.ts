@@ -128,10 +128,10 @@ function facts(): FactView[] {
 function notLoaded(): NotLoadedView[] {
   return [
     { address: 'span:r0-r119', kind: 'span', tokens: 48210, how: 'folded', recover: 'records r0–r119 (summarized in ## Task Context)' },
-    { address: 'toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6', kind: 'tool', toolCallId: 'toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6', tokens: 6120, how: 'folded', recover: 'view_tool_call("toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6")' },
-    { address: TEXT.evidenceToolCall, kind: 'tool', toolCallId: TEXT.evidenceToolCall, tokens: 12840, how: 'shrunk', recover: `view_tool_call("${TEXT.evidenceToolCall}")` },
-    { address: 'toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh', kind: 'tool', toolCallId: 'toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh', tokens: 3391, how: 'dropped', recover: 'view_tool_call("toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh")' },
-    { address: TEXT.evidenceText, kind: 'reasoning', tokens: 1975, how: 'shrunk', recover: 'record r214' },
+    { address: 'toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6', kind: 'tool', toolCallId: 'toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6', tool: 'Read', subject: 'src/middleware/rateLimit.ts', record: 64, age: 204, tokens: 6120, how: 'folded', recover: 'view_tool_call("toolu_01Bq3Zx8mYp2Ld5Rw9Tc4Vn6")' },
+    { address: TEXT.evidenceToolCall, kind: 'tool', toolCallId: TEXT.evidenceToolCall, tool: 'Bash', subject: 'npm test -- --runInBand test/rateLimiter.test.ts', record: 231, age: 37, tokens: 12840, how: 'shrunk', recover: `view_tool_call("${TEXT.evidenceToolCall}")` },
+    { address: 'toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh', kind: 'tool', toolCallId: 'toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh', tool: 'TodoWrite', record: 240, age: 28, tokens: 3391, how: 'dropped', recover: 'view_tool_call("toolu_01PmQ4rT8wXc2Vb6Ny1Lk3Jh")' },
+    { address: TEXT.evidenceText, kind: 'reasoning', record: 214, age: 54, tokens: 1975, how: 'shrunk', recover: 'record r214' },
   ];
 }
 

@@ -131,6 +131,11 @@ describe('webview: rendering the panel state', function () {
     const shrunk = page.locator(`.not-loaded-list li[data-key="${TEXT.evidenceToolCall}"]`);
     assert.equal(await shrunk.locator('.part-tokens').textContent(), '12,840 tok');
     assert.equal(await shrunk.locator('.tag.how').textContent(), 'shrunk');
+    // Each row says its tool and command or file, and its age in records; the address is in the tooltip.
+    assert.equal(await shrunk.locator('.part-tool').textContent(), 'Bash');
+    assert.equal(await shrunk.locator('.part-subject').textContent(), 'npm test -- --runInBand test/rateLimiter.test.ts');
+    assert.equal(await shrunk.locator('.part-age').textContent(), 'r231 · 37 records ago');
+    assert.match((await shrunk.locator('.part-what').getAttribute('title')) ?? '', new RegExp(TEXT.evidenceToolCall));
     const view = shrunk.getByRole('button', { name: `View tool call ${TEXT.evidenceToolCall}` });
     await view.scrollIntoViewIfNeeded(); // off-screen items skip rendering (content-visibility) until scrolled to
     assert.ok(await view.isVisible());

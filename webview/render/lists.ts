@@ -43,22 +43,33 @@ export const notLoadedRenderer: ItemRenderer<NotLoadedView> = {
         'div',
         { class: 'part-row' },
         h('span', { class: `part-icon how-${part.how}`, title: `${how.label}: ${how.long}` }, icon(how.icon)),
-        h('code', { class: 'part-address', title: part.address }, part.address),
+        // What the part is, for a person: the tool and its command or file (the address stays in the tooltip).
+        part.tool
+          ? h('span', { class: 'part-what', title: `${part.tool}${part.subject ? ` ${part.subject}` : ''} — ${part.address}` }, h('span', { class: 'part-tool' }, part.tool))
+          : h('code', { class: 'part-address', title: part.address }, part.address),
         h('span', { class: 'part-tokens' }, formatTokens(part.tokens), h('span', { class: 'unit' }, ' tok')),
         part.toolCallId
           ? actionButton({ action: 'open-tool', label: 'View', icon: 'eye', kind: 'secondary', focus: `part:${part.address}:view`, data: { 'tool-call': part.toolCallId }, ariaLabel: `View tool call ${part.toolCallId}`, title: 'Open the full input and output of this tool call' })
           : null,
       ),
+      // The command or file on a line of its own: whole, wrapped at sidebar width.
+      part.subject ? h('code', { class: 'part-subject' }, part.subject) : null,
       h(
         'div',
         { class: 'part-detail' },
         tag(how.label, `how how-${part.how}`, how.long),
         h('span', { class: 'muted' }, KIND_LABEL[part.kind]),
+        part.record !== undefined ? h('span', { class: 'muted part-age', title: `Record r${part.record}; the task has had ${part.age ?? 0} records since` }, `r${part.record} · ${ageText(part.age ?? 0)}`) : null,
         part.toolCallId ? null : h('span', { class: 'recover' }, h('span', { class: 'muted' }, 'recover: '), h('code', null, part.recover)),
       ),
     ));
   },
 };
+
+/** How long ago a part was, in records of the task (the record is the task's clock). */
+function ageText(records: number): string {
+  return records === 0 ? 'the last record' : `${records.toLocaleString('en-US')} ${records === 1 ? 'record' : 'records'} ago`;
+}
 
 function splitPath(path: string): { name: string; dir: string } {
   const at = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
