@@ -25,7 +25,7 @@ import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
 import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, type KeeperSettings } from './settings';
 import { TaskSession } from './taskSession';
-import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext } from './tools';
+import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext, type ToolOutcome } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
 import { KeeperTerminals } from './terminal';
 import { editorFiles, undoEdits, WORKSPACE_TOOLS, WorkspaceTools, type TurnEdit } from './workspaceTools';
@@ -552,35 +552,42 @@ export class KeeperAgent implements vscode.Disposable {
 
   private toolRunner(task: TaskSession, root: string, settings: KeeperSettings, stream: vscode.ChatResponseStream, token: vscode.ChatParticipantToolToken, edits: TurnEdit[], others: readonly vscode.LanguageModelToolInformation[]): ToolRunner {
     const other = new Map(others.map((t) => [t.name, t]));
+    const run = (name: string, input: unknown, signal: AbortSignal): Promise<ToolOutcome> => {
+      if (other.has(name)) return invokeOtherTool(name, input, token, signal, settings.toolOutputMaxChars);
+      const ctx: ToolContext = {
+        root,
+        signal,
+        // Only the workspace tools change anything, and they are approved by VS Code (or the tests' replacement).
+        confirm: (request) => (this.confirm ? this.confirm(request) : Promise.resolve(false)),
+        viewToolCall: (id) => {
+          const view = task.session.viewToolCall(id);
+          return view ? { name: view.name, input: view.input, output: view.output, isError: view.isError } : undefined;
+        },
+        progress: (message) => stream.progress(message),
+        commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
+        maxOutputChars: settings.toolOutputMaxChars,
+        files: editorFiles(edits),
+        seen: task.seen,
+        ...(settings.runCommandsInTerminal ? { terminal: this.terminals } : {}),
+        ...ripgrepFor(),
+      };
+      // The workspace tools run as VS Code's language model tools: shown in the chat, approved inline.
+      if (WORKSPACE_TOOLS[name] !== undefined) {
+        const preapproved = (request: ConfirmRequest): boolean => request.kind === 'run' && allowListed(request.command ?? '', settings.allowedCommands);
+        return this.workspaceTools.run(name, input, ctx, token, this.confirm, preapproved);
+      }
+      return runTool(name, input, ctx);
+    };
     return {
       specs: [
         ...AGENT_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
         ...others.map((t) => ({ name: t.name, description: t.description, inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} } })),
       ],
-      run: (name, input, signal) => {
-        if (other.has(name)) return invokeOtherTool(name, input, token, signal, settings.toolOutputMaxChars);
-        const ctx: ToolContext = {
-          root,
-          signal,
-          // Only the workspace tools change anything, and they are approved by VS Code (or the tests' replacement).
-          confirm: (request) => (this.confirm ? this.confirm(request) : Promise.resolve(false)),
-          viewToolCall: (id) => {
-            const view = task.session.viewToolCall(id);
-            return view ? { name: view.name, input: view.input, output: view.output, isError: view.isError } : undefined;
-          },
-          progress: (message) => stream.progress(message),
-          commandTimeoutMs: settings.commandTimeoutSeconds * 1000,
-          maxOutputChars: settings.toolOutputMaxChars,
-          files: editorFiles(edits),
-          ...(settings.runCommandsInTerminal ? { terminal: this.terminals } : {}),
-          ...ripgrepFor(),
-        };
-        // The workspace tools run as VS Code's language model tools: shown in the chat, approved inline.
-        if (WORKSPACE_TOOLS[name] !== undefined) {
-          const preapproved = (request: ConfirmRequest): boolean => request.kind === 'run' && allowListed(request.command ?? '', settings.allowedCommands);
-          return this.workspaceTools.run(name, input, ctx, token, this.confirm, preapproved);
-        }
-        return runTool(name, input, ctx);
+      run: async (name, input, signal) => {
+        const outcome = await run(name, input, signal);
+        // A failed or declined call is logged (the "Context Keeper" output channel), as model errors are.
+        if (outcome.isError) this.log?.warn(`task ${task.id}: ${name} ${/^The user declined\b/.test(outcome.output) ? 'declined by the user' : 'failed'}: ${outcome.output.replace(/\s+/g, ' ').slice(0, 300)}`);
+        return outcome;
       },
     };
   }

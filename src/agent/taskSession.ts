@@ -13,6 +13,7 @@ import type { TokenCounter } from '../core/tokens';
 import type { SnapshotStore, ToolCompactionStore } from '../core/store';
 import type { RawRecord } from '../core/types';
 import type { TaskRecordLog } from './ports';
+import { SeenFiles } from './tools';
 
 /** Distributes Omit over a union-free interface while keeping optional fields optional. */
 export type NewRecord = Omit<RawRecord, 'index'>;
@@ -52,6 +53,8 @@ export function budgetFor(options: TaskSessionOptions): Budget {
 
 export class TaskSession {
   readonly session: CompactionSession;
+  /** The version of each file the model last read or changed in this window (edit_file refuses one changed since). */
+  readonly seen = new SeenFiles();
   /** The loss ledger of every compaction boundary met in this window (for the panel's timeline). */
   readonly ledger: LedgerCounts[] = [];
   private next: number;

@@ -11,7 +11,7 @@
  * outputs by family.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Dirent, Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
@@ -108,6 +108,42 @@ export interface ToolContext {
   readonly ripgrep?: { readonly path: string; readonly excludes: readonly string[] };
   /** Runs commands where the user sees them (a terminal); without it, or when it cannot, /bin/sh in the background. */
   readonly terminal?: CommandRunner;
+  /** What the model last saw of each file (a task's): edit_file refuses a file changed since. */
+  readonly seen?: SeenFiles;
+}
+
+/**
+ * The version of each file the model last saw, by absolute path: taken when
+ * it read the file or changed it itself. A file whose version differs when the
+ * model edits it was changed meanwhile — by the user (an open buffer typed in,
+ * a save), a formatter, a command — and the edit is refused with a request to
+ * read it again: the model's picture of the rest of the file is stale.
+ */
+export class SeenFiles {
+  private readonly versions = new Map<string, string>();
+
+  get(file: string): string | undefined {
+    return this.versions.get(file);
+  }
+
+  set(file: string, version: string): void {
+    this.versions.set(file, version);
+  }
+}
+
+/** A file's version: its open buffer's text (unsaved changes included) when the editor has it open, else its size and time on disk. */
+async function fileVersion(ctx: ToolContext, file: string): Promise<string | undefined> {
+  const open = await ctx.files?.openText(file).catch(() => undefined);
+  if (open !== undefined) return `buffer:${createHash('sha256').update(open).digest('hex')}`;
+  const stats = await fs.stat(file).catch(() => undefined);
+  return stats ? `disk:${stats.size}:${stats.mtimeMs}` : undefined;
+}
+
+/** Notes the version of a file the model has just seen whole or changed (no-op without `seen`). */
+async function noteSeen(ctx: ToolContext, file: string): Promise<void> {
+  if (!ctx.seen) return;
+  const version = await fileVersion(ctx, file);
+  if (version !== undefined) ctx.seen.set(file, version);
 }
 
 /** How edit_file and write_file reach a file the editor may have open. */
@@ -818,6 +854,7 @@ const readFileTool = defineTool({
       note = `[lines ${from}-${last} of ${window.total}${last >= window.total ? '; end of file' : ''}]`;
     }
     if (window.clippedLine !== undefined) note += `\n[line ${window.clippedLine} is longer than the limit and was clipped]`;
+    await noteSeen(ctx, target.real);
     return { isError: false, output: `${window.lines.join('\n')}\n${note}` };
   },
 });
@@ -1381,7 +1418,8 @@ const editFileTool = defineTool({
   description:
     'Replace text in an existing file. oldText must match the file exactly (whitespace and indentation included) and occur exactly once, unless replaceAll is true; ' +
     'include enough surrounding lines to make it unique. Line endings are handled for you: the file keeps its own (LF or CRLF). ' +
-    'The user is asked to approve the change; if they decline, nothing is written. Returns a short summary of the changed lines. To create a file or rewrite it whole, use write_file.',
+    'The user is asked to approve the change; if they decline, nothing is written. A file that changed since you last read it (the user, a formatter or a command changed it) is refused: read it again first. ' +
+    'Returns a short summary of the changed lines. To create a file or rewrite it whole, use write_file.',
   schema: z.strictObject({
     path: pathField,
     oldText: z.string().min(1).describe('The exact text to replace (read the file first).'),
@@ -1391,6 +1429,10 @@ const editFileTool = defineTool({
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     const { text: before, stats } = await readTextForChange(target);
+    const seen = ctx.seen?.get(target.real);
+    if (seen !== undefined && seen !== (await fileVersion(ctx, target.real))) {
+      throw new ToolError(`${target.rel} changed since you last read it (the user, a formatter or a command changed it); nothing was written. Read it again, then edit it.`);
+    }
     // An open buffer is what the user sees: its text (unsaved changes included) is what is edited.
     const open = await ctx.files?.openText(target.real);
     return editText(input, ctx, target, open ?? before, stats.mode & 0o7777);
@@ -1421,6 +1463,7 @@ async function editText(input: { path: string; oldText: string; newText: string;
     const approved = await askUser(ctx, { kind: 'edit', title: `Edit ${target.rel}`, path: target.rel, before, after });
     if (!approved) return { isError: true, output: declinedMessage({ kind: 'edit', path: target.rel }) };
     const note = await replaceText(ctx, target, before, after, mode);
+    await noteSeen(ctx, target.real);
     const diff = diffSummary(work, changed);
     const count = positions.length === 1 ? '1 replacement' : `${positions.length} replacements`;
     return {
@@ -1495,6 +1538,8 @@ const writeFileTool = defineTool({
       // Through the editor when there is one (the new file can be undone); on disk otherwise.
       if (!(existing === undefined && (await ctx.files?.create?.(target.real, target.rel, input.content)))) await writeAtomic(target.real, input.content, existing?.mode);
     }
+    // The model wrote it whole: it knows this version.
+    await noteSeen(ctx, target.real);
     const bytes = Buffer.byteLength(input.content, 'utf8');
     const size = `${bytes} bytes, ${plural(countLines(input.content), 'line')}`;
     const noted = note ? ` (${note})` : '';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compileGlob, expandBraces } from '../../src/agent/glob';
-import { AGENT_TOOLS, runTool, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
+import { AGENT_TOOLS, runTool, SeenFiles, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
 
 interface Harness {
   readonly ctx: ToolContext;
@@ -414,6 +414,42 @@ describe('agent tools', function () {
   });
 
   describe('edit_file', () => {
+    it('refuses to edit a file changed since the model read it (on disk, or its open buffer typed in); its own edits and writes keep it known', async () => {
+      populate(root, { 'c.js': 'const x = 1;\nconst y = 2;\n' });
+      const seen = new SeenFiles();
+      const h = harness(root);
+      const ctx = { ...h.ctx, seen };
+      ok(await runTool('read_file', { path: 'c.js' }, ctx));
+      ok(await runTool('edit_file', { path: 'c.js', oldText: 'const x = 1;', newText: 'const x = 10;' }, ctx));
+      // Its own edit is what it knows: a second edit goes through.
+      ok(await runTool('edit_file', { path: 'c.js', oldText: 'const y = 2;', newText: 'const y = 20;' }, ctx));
+      // Someone else changes the file (a later mtime and another size).
+      const file = path.join(root, 'c.js');
+      fs.writeFileSync(file, 'const x = 10;\nconst y = 20;\nconst z = 3; // added by the user\n');
+      fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+      assert.match(failed(await runTool('edit_file', { path: 'c.js', oldText: 'const y = 20;', newText: 'const y = 2;' }, ctx)), /c\.js changed since you last read it .*nothing was written\. Read it again/);
+      assert.match(fs.readFileSync(file, 'utf8'), /const y = 20;/, 'not edited');
+      ok(await runTool('read_file', { path: 'c.js' }, ctx));
+      ok(await runTool('edit_file', { path: 'c.js', oldText: 'const y = 20;', newText: 'const y = 2;' }, ctx));
+      // An open buffer typed in after the read is a change too.
+      const real = fs.realpathSync(file);
+      const buffers = new Map<string, string>([[real, fs.readFileSync(file, 'utf8')]]);
+      const files = {
+        openText: async (f: string) => buffers.get(f),
+        replace: async (f: string, _rel: string, before: string, after: string) => (buffers.get(f) === before ? (buffers.set(f, after), {}) : undefined),
+      };
+      const editor = { ...ctx, files };
+      ok(await runTool('read_file', { path: 'c.js' }, editor));
+      buffers.set(real, `${buffers.get(real)}// typed, unsaved\n`);
+      assert.match(failed(await runTool('edit_file', { path: 'c.js', oldText: 'const x = 10;', newText: 'const x = 1;' }, editor)), /changed since you last read it/);
+      // A file the model wrote whole is known without a read.
+      ok(await runTool('write_file', { path: 'd.js', content: 'one\n' }, ctx));
+      ok(await runTool('edit_file', { path: 'd.js', oldText: 'one', newText: 'two' }, ctx));
+      // Without a record of what was seen (another agent's call), nothing is refused.
+      fs.writeFileSync(path.join(root, 'd.js'), 'three\n');
+      ok(await runTool('edit_file', { path: 'd.js', oldText: 'three', newText: 'four' }, h.ctx));
+    });
+
     it('through the editor: the open buffer (unsaved changes included) is what is edited; a buffer changed meanwhile is a conflict', async () => {
       populate(root, { 'b.js': 'let a = 1;\n' });
       const buffers = new Map<string, string>([[fs.realpathSync(path.join(root, 'b.js')), 'let a = 1;\nlet unsaved = true;\n']]);
