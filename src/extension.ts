@@ -54,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
     const log = root.add(vscode.window.createOutputChannel('Context Keeper', { log: true }));
-    agent = root.add(new KeeperAgent(sessions, counter, log));
+    agent = root.add(new KeeperAgent(sessions, counter, log, context.workspaceState));
 
     // A task nobody used for a while is let go and its store closed: memory stays bounded by the tasks in use.
     const sweep = setInterval(() => {

@@ -86,6 +86,17 @@ export const OPEN_PANEL_COMMAND = 'contextKeeper.openPanel';
 const SHOW_CONTEXT_COMMAND = 'contextKeeper.showContext';
 /** Turns whose edits can still be undone from their button. */
 const MAX_UNDOABLE_TURNS = 20;
+/** The workspace-state key of the undoable turns, and the most text a turn may hold to be kept there. */
+const UNDO_STATE_KEY = 'contextKeeper.undoableTurns';
+const UNDO_STATE_MAX_CHARS = 2_000_000;
+
+/** An undoable turn as the workspace's state keeps it (JSON). */
+interface SavedTurn {
+  readonly key: string;
+  readonly taskId: string;
+  readonly turn: number;
+  readonly edits: readonly { readonly uri: string; readonly rel: string; readonly before: string; readonly after: string; readonly created?: boolean }[];
+}
 
 export function newTaskId(now = new Date()): string {
   return `task-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${Math.random().toString(36).slice(2, 8)}`;
@@ -132,7 +143,10 @@ export class KeeperAgent implements vscode.Disposable {
     private readonly counter: TokenCounter,
     /** Where model errors, retries and tool failures are logged (the "Context Keeper" output channel). */
     private readonly log?: vscode.LogOutputChannel,
+    /** Where the undoable turns are kept across window reloads (the workspace's state). */
+    private readonly undoState?: vscode.Memento,
   ) {
+    this.loadUndoable();
     this.workspaceTools = new WorkspaceTools((signal) => {
       const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
       if (!folder) return undefined;
@@ -510,13 +524,45 @@ export class KeeperAgent implements vscode.Disposable {
 
   /** Keeps a turn's edits for its Undo (the last MAX_UNDOABLE_TURNS turns); returns their key. */
   private keepEdits(taskId: string, turn: number, edits: readonly TurnEdit[]): string {
-    const key = `turn-${++this.editedTurns}`;
+    // Unique across reloads: a button of an earlier window keeps pointing at its own turn.
+    const key = `turn-${Date.now().toString(36)}-${++this.editedTurns}`;
     this.turnEdits.set(key, { taskId, turn, edits });
     for (const old of this.turnEdits.keys()) {
       if (this.turnEdits.size <= MAX_UNDOABLE_TURNS) break;
       this.turnEdits.delete(old);
     }
+    this.saveUndoable();
     return key;
+  }
+
+  /**
+   * The undoable turns, kept in the workspace's state so that a turn's Undo
+   * button still works after a window reload (a turn whose texts are over
+   * UNDO_STATE_MAX_CHARS is undoable in this window only).
+   */
+  private saveUndoable(): void {
+    if (!this.undoState) return;
+    const saved: SavedTurn[] = [];
+    for (const [key, t] of this.turnEdits) {
+      if (t.edits.reduce((n, e) => n + e.before.length + e.after.length, 0) > UNDO_STATE_MAX_CHARS) continue;
+      saved.push({ key, taskId: t.taskId, turn: t.turn, edits: t.edits.map((e) => ({ uri: e.uri.toString(), rel: e.rel, before: e.before, after: e.after, ...(e.created ? { created: true } : {}) })) });
+    }
+    this.undoState.update(UNDO_STATE_KEY, saved).then(undefined, (error: unknown) => this.log?.warn(`the undoable edits could not be kept for the next window: ${messageOf(error)}`));
+  }
+
+  private loadUndoable(): void {
+    const saved = this.undoState?.get<unknown>(UNDO_STATE_KEY);
+    if (!Array.isArray(saved)) return;
+    for (const raw of saved) {
+      const t = raw as Partial<SavedTurn> | null;
+      if (!t || typeof t.key !== 'string' || typeof t.taskId !== 'string' || typeof t.turn !== 'number' || !Array.isArray(t.edits)) continue;
+      const edits: TurnEdit[] = [];
+      for (const e of t.edits) {
+        if (!e || typeof e.uri !== 'string' || typeof e.rel !== 'string' || typeof e.before !== 'string' || typeof e.after !== 'string') continue;
+        edits.push({ uri: vscode.Uri.parse(e.uri), rel: e.rel, before: e.before, after: e.after, ...(e.created === true ? { created: true } : {}) });
+      }
+      if (edits.length) this.turnEdits.set(t.key, { taskId: t.taskId, turn: t.turn, edits });
+    }
   }
 
   /**
@@ -537,13 +583,15 @@ export class KeeperAgent implements vscode.Disposable {
       if (turn) byTask.set(turn.taskId, [...(byTask.get(turn.taskId) ?? []), turn.turn]);
     }
     for (const [taskId, turns] of byTask) {
-      const task = this.tasks.get(taskId);
+      // A task not open in this window (a turn undone after a reload) is opened to record it.
+      const task = this.busy.has(taskId) ? undefined : (this.tasks.get(taskId) ?? (await this.inspect(taskId).catch(() => undefined)));
       const files = new Set(chosen.flatMap((k) => (this.turnEdits.get(k)?.taskId === taskId ? this.turnEdits.get(k)!.edits.map((e) => e.rel) : [])));
       if (task && !this.busy.has(taskId)) {
         await recordUndo(task, turns, undone.filter((f) => files.has(f)), changedSince.filter((f) => files.has(f))).catch((error: unknown) => this.log?.error(`task ${taskId}: the undo could not be recorded`, error));
       }
     }
     for (const k of chosen) this.turnEdits.delete(k);
+    this.saveUndoable();
     const parts = [];
     if (undone.length) parts.push(`Undid @keeper's edits to ${undone.join(', ')}.`);
     if (changedSince.length) parts.push(`Left ${changedSince.join(', ')} as ${changedSince.length === 1 ? 'it is' : 'they are'}: changed since @keeper edited ${changedSince.length === 1 ? 'it' : 'them'}.`);

@@ -245,11 +245,17 @@ describe('@keeper in the chat view', function () {
     await vscode.commands.executeCommand('workbench.action.files.revert');
     assert.equal(document.isDirty, false);
 
+    // The user took the edit back since @keeper made it: an edit from the model's stale picture is refused
+    // until it reads the file again.
     const second = await ask('Set value to 3.', [
       { toolCalls: [{ callId: 'undo-2', name: 'edit_file', input: { path: 'src/undo-me.js', oldText: 'const value = 1;', newText: 'const value = 3;' } }] },
+      { toolCalls: [{ callId: 'undo-2-read', name: 'read_file', input: { path: 'src/undo-me.js' } }] },
+      { toolCalls: [{ callId: 'undo-2-again', name: 'edit_file', input: { path: 'src/undo-me.js', oldText: 'const value = 1;', newText: 'const value = 3;' } }] },
       { text: 'Done.' },
     ]);
     assert.equal(second.outcome, 'answer', second.error);
+    const refused = (await records(second.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'undo-2');
+    assert.match(refused?.toolOutput ?? '', /src\/undo-me\.js changed since you last read it/);
     assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 3;\n', 'a clean buffer is saved after the edit');
     await vscode.commands.executeCommand('contextKeeper.undoTurnEdits');
     assert.equal(readFileSync(file.fsPath, 'utf8'), 'const value = 1;\n', "the turn's Undo reverts its edits, saved");

@@ -42,8 +42,15 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(askedRun, 'the command waits for the user in an inline confirmation');
   if (askedRun) await skip.click();
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
-  // Each tool call stays in the answer as a line once the turn is over (VS Code renders @keeper's tool invocations).
-  const answer = (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: FIRST }).last())).replace(/\s+/g, ' ');
+  // Each tool call stays in the answer as a line once the turn is over (VS Code renders @keeper's tool
+  // invocations; once the turn ends it folds them under "Completed N steps", which opens them again).
+  const firstAnswer = page.locator('.interactive-list .interactive-response', { hasText: FIRST }).last();
+  const steps = firstAnswer.getByText(/^Completed \d+ steps?/).first();
+  if (await steps.isVisible().catch(() => false)) {
+    await steps.click();
+    await waitUntil(async () => (await visibleText(firstAnswer)).includes('Editing src/math.js'), { timeout: 5000, what: 'the folded steps to open' }).catch(() => undefined);
+  }
+  const answer = (await visibleText(firstAnswer)).replace(/\s+/g, ' ');
   check(answer.includes('Reading src/math.js') && answer.includes('Editing src/math.js') && answer.includes('touch declined-marker.txt'), `the read, the edit and the command stay as lines in the answer (${answer.slice(0, 240)})`);
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
   check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the allowed edit is applied to the file');
@@ -86,6 +93,13 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   if (!seen.includes('[result ui-read')) log(`request after the reload: ${JSON.stringify(last?.messages.map((m) => m.content.slice(0, 200)))}`);
   check(seen.includes('[result ui-read') && seen.includes('Always keep add unchanged.'), 'the request after the reload carries the first turn from the session store (its tool result and the stated rule)');
 
+  // After the reload the chat shows the first turn's Undo button disabled (VS Code keeps a restored response's
+  // buttons inert); the command undoes @keeper's last edits, which are kept in the workspace's state.
+  await runCommand(page, "Context Keeper: Undo @keeper's Last Edits");
+  const reverted = await waitUntil(() => readFileSync(join(workspace, 'src', 'math.js'), 'utf8').includes('return a * b;'), { timeout: 15000, what: 'src/math.js as it was' }).catch(() => false);
+  if (!reverted) log(`undo after the reload: notifications: ${(await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ').slice(0, 300)}`);
+  check(reverted, "after the reload, Undo @keeper's Last Edits reverts the first turn's edit on disk");
+
   // Retry takes the last turn out of the chat, not out of the task: the new answer says so.
   const THIRD = 'KEEPER-ANSWER-THREE: retried.';
   fakeModel.script([{ text: THIRD }]);
@@ -112,7 +126,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
     return shown ? (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: lead }).last())).replace(/\s+/g, ' ') : '';
   };
   const facts = await command('/facts', 'Protected facts are sent with every call', '/facts lists the protected facts');
-  check(facts.includes('Always keep add unchanged.') && /r0\b/.test(facts), `/facts shows the user's rule with its source record (${facts.slice(0, 200)})`);
+  check(facts.includes('Always keep add unchanged.') && /r0\b/.test(facts), `/facts shows the user's rule with its source record (${facts.slice(0, 600)})`);
   check(fakeModel.requests().length === asked, '/facts did not call the model');
   const compacted = await command('/compact', 'Compacted the context', '/compact folds the first turn into the Task Context and says so');
   check(/\d[\d,]* → \d[\d,]* tokens/.test(compacted), `/compact gives the tokens before → after (${compacted.slice(0, 200)})`);
@@ -129,7 +143,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(revealed !== undefined, `the compaction line's button opens the panel at that compaction (${revealed ?? 'not shown'})`);
   asked = fakeModel.requests().length;
   const context = await command('/context', 'The next call sends about', '/context states what the next call sends');
-  check(/stands for records 0–\d+/.test(context) && context.includes('Current state'), `/context shows the Task Context the model reads (${context.slice(0, 300)})`);
+  check(/stands for records 0–\d+/.test(context) && context.includes('Current state'), `/context shows the Task Context the model reads (${context.slice(0, 1500)})`);
   await page.screenshot({ path: '.vscode-test/shots/keeper-context.png' }).catch(() => undefined);
   check(fakeModel.requests().length === asked, '/context did not call the model');
 }
