@@ -31,7 +31,7 @@ const configs = {
   extension: {
     // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
     // The tokenizer's tables are a file of their own (dist/o200k.js), read on the first count, not at activation.
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, plugins: [tokenizerBeside()] },
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, plugins: [tokenizerBeside(), zodEnglishOnly()] },
   },
   tokenizer: {
     options: { ...node, entryPoints: ['node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js'], outfile: 'dist/o200k.js', minify: true, sourcemap: false },
@@ -64,6 +64,22 @@ function tokenizerBeside() {
     name: 'tokenizer-beside',
     setup(b) {
       b.onResolve({ filter: /^gpt-tokenizer\/cjs\/encoding\/o200k_base$/ }, () => ({ path: './o200k.js', external: true }));
+    },
+  };
+}
+
+/**
+ * zod re-exports every locale of its error messages (`z.locales`, about 40% of
+ * the extension bundle); Context Keeper speaks English only (zod's default,
+ * which it loads itself), so the locale index is an empty module: less to
+ * compile when the extension host loads the bundle.
+ */
+function zodEnglishOnly() {
+  return {
+    name: 'zod-english-only',
+    setup(b) {
+      b.onResolve({ filter: /locales\/index\.c?js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({ contents: 'export {};', loader: 'js' }));
     },
   };
 }
