@@ -25,7 +25,7 @@ import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
 import { matchesToolPattern, parseSettings, sessionOptionsFor, SETTINGS_SECTION, type KeeperSettings } from './settings';
 import { TaskSession } from './taskSession';
-import { AGENT_TOOLS, allowListed, runTool, type ConfirmRequest, type ToolContext, type ToolOutcome } from './tools';
+import { AGENT_TOOLS, allowListed, describeToolCall, runTool, type ConfirmRequest, type ToolContext, type ToolOutcome } from './tools';
 import { describeModelError, VsCodeChatModel } from './vscodeModel';
 import { KeeperTerminals } from './terminal';
 import { editorFiles, undoEdits, WORKSPACE_TOOLS, WorkspaceTools, type TurnEdit } from './workspaceTools';
@@ -225,7 +225,7 @@ export class KeeperAgent implements vscode.Disposable {
         markdown: (text) => stream.markdown(text),
         progress: (message) => stream.progress(message),
         toolCall: (name, input) => {
-          stream.progress(describeCall(name, input));
+          stream.progress(`${describeToolCall(name, input)}…`);
           // The files a turn reads or changes are listed with the response, as Copilot lists its references.
           const file = (input as { path?: unknown } | null)?.path;
           if (typeof file === 'string' && FILE_TOOLS.has(name)) stream.reference(vscode.Uri.joinPath(root, file));
@@ -744,13 +744,5 @@ async function attachmentsOf(references: readonly vscode.ChatPromptReference[], 
   }
   return out;
 }
-
-function describeCall(name: string, input: unknown): string {
-  const o = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
-  const what = typeof o.path === 'string' ? o.path : typeof o.pattern === 'string' ? o.pattern : typeof o.command === 'string' ? o.command : '';
-  const verb: Record<string, string> = { read_file: 'Reading', list_dir: 'Listing', glob: 'Finding', grep: 'Searching for', edit_file: 'Editing', write_file: 'Writing', run_command: 'Running', view_tool_call: 'Recovering tool output', todo: 'Updating the plan' };
-  return `${verb[name] ?? `Calling ${name}`}${what ? ` ${what.length > 80 ? `${what.slice(0, 79)}…` : what}` : ''}…`;
-}
-
 
 export { messageOf };

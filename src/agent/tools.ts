@@ -64,6 +64,22 @@ export function declinedMessage(request: Pick<ConfirmRequest, 'kind' | 'path' | 
 }
 
 /**
+ * A tool call as one line for the chat: what it does and to what ("Reading
+ * src/api.ts, lines 1–80", "Running npm test"). VS Code shows it as the call's
+ * line in the response; the turn's progress uses it too.
+ */
+export function describeToolCall(name: string, raw: unknown): string {
+  const input = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const what = typeof input.path === 'string' ? input.path : typeof input.pattern === 'string' ? input.pattern : typeof input.command === 'string' ? input.command : '';
+  const verb: Record<string, string> = { read_file: 'Reading', list_dir: 'Listing', glob: 'Finding files', grep: 'Searching for', edit_file: 'Editing', write_file: 'Writing', run_command: 'Running', view_tool_call: 'Recovering tool output', todo: 'Updating the plan' };
+  const shown = what.length > 80 ? `${what.slice(0, 79)}…` : what;
+  const from = typeof input.startLine === 'number' ? input.startLine : undefined;
+  const to = typeof input.endLine === 'number' ? input.endLine : undefined;
+  const lines = name === 'read_file' && (from !== undefined || to !== undefined) ? `, lines ${from ?? 1}–${to ?? 'end'}` : '';
+  return `${verb[name] ?? `Calling ${name}`}${shown ? ` ${shown}` : ''}${lines}`;
+}
+
+/**
  * The change or command as the user is asked to approve it, in markdown: the
  * changed lines of an edit or an overwrite as a diff, the start of a new
  * file, a command in a shell block with its folder.

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { AbortError, messageOf } from './model';
-import { confirmationMarkdown, declinedMessage, runTool, WORKSPACE_TOOLS, type ConfirmRequest, type FilePort, type ToolContext, type ToolOutcome } from './tools';
+import { confirmationMarkdown, declinedMessage, describeToolCall, runTool, WORKSPACE_TOOLS, type ConfirmRequest, type FilePort, type ToolContext, type ToolOutcome } from './tools';
 
 export { WORKSPACE_TOOLS };
 
@@ -117,7 +117,7 @@ export class WorkspaceTools implements vscode.Disposable {
     return {
       prepareInvocation: async (options, token) => {
         const { call, input } = split(options.input);
-        const invocationMessage = describeWorkspaceCall(name, input);
+        const invocationMessage = describeToolCall(name, input);
         if (!APPROVED.has(name) || call?.decided !== undefined) return { invocationMessage };
         const previewed = await this.preview(name, input, contextFor(call, token));
         if (!previewed) return { invocationMessage };
@@ -153,12 +153,6 @@ function callKey(name: string, input: Record<string, unknown>): string {
 }
 
 /** The line VS Code shows in the chat for a call ("Reading src/a.ts"). */
-function describeWorkspaceCall(name: string, input: Record<string, unknown>): string {
-  const what = typeof input.path === 'string' ? input.path : typeof input.pattern === 'string' ? input.pattern : typeof input.command === 'string' ? input.command : '';
-  const verb: Record<string, string> = { read_file: 'Reading', list_dir: 'Listing', glob: 'Finding files', grep: 'Searching for', edit_file: 'Editing', write_file: 'Writing', run_command: 'Running' };
-  const shown = what.length > 80 ? `${what.slice(0, 79)}…` : what;
-  return `${verb[name] ?? name}${shown ? ` ${shown}` : ''}`;
-}
 
 // ---------------------------------------------------------------- edits through the editor
 

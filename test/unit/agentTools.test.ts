@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compileGlob, expandBraces } from '../../src/agent/glob';
-import { AGENT_TOOLS, runTool, SeenFiles, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
+import { AGENT_TOOLS, describeToolCall, runTool, SeenFiles, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
 
 interface Harness {
   readonly ctx: ToolContext;
@@ -95,6 +95,15 @@ describe('agent tools', function () {
   });
   afterEach(() => {
     fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('describes a call as one line for the chat: what it does, to what, a read\'s lines', () => {
+    assert.equal(describeToolCall('read_file', { path: 'src/api.ts', startLine: 1, endLine: 80 }), 'Reading src/api.ts, lines 1–80');
+    assert.equal(describeToolCall('read_file', { path: 'src/api.ts', startLine: 200 }), 'Reading src/api.ts, lines 200–end');
+    assert.equal(describeToolCall('read_file', { path: 'src/api.ts' }), 'Reading src/api.ts');
+    assert.equal(describeToolCall('run_command', { command: 'npm test' }), 'Running npm test');
+    assert.equal(describeToolCall('grep', { pattern: 'x'.repeat(100) }), `Searching for ${'x'.repeat(79)}…`);
+    assert.equal(describeToolCall('mcp_fetch', null), 'Calling mcp_fetch');
   });
 
   describe('the table and dispatch', () => {
