@@ -36,11 +36,15 @@ export const NO_TASK_YET = 'There is no @keeper task in this chat yet: ask @keep
 const tokens = (n: number): string => n.toLocaleString('en-US');
 const records = (end: number): string => (end <= 1 ? 'record 0' : `records 0–${end - 1}`);
 
-/** A `/compact` that found nothing to fold, and why. */
-export function nothingToFold(protectedSteps: number, coverageEnd: number): string {
-  return coverageEnd > 0
-    ? `Nothing more to fold: the Task Context already stands for ${records(coverageEnd)}, and what follows is the last ${protectedSteps} steps, which stay word for word.`
-    : `Nothing to fold yet: the whole task is in its last ${protectedSteps} steps, which stay word for word.`;
+/**
+ * A `/compact` that folded nothing, and why: every step is one of the last
+ * `protectedSteps` (kept word for word), or folding what lies before them
+ * would not have made the context smaller.
+ */
+export function nothingToFold(protectedSteps: number, coverageEnd: number, outsideNearWindow: boolean): string {
+  const folded = coverageEnd > 0 ? `the Task Context already stands for ${records(coverageEnd)}; ` : '';
+  if (outsideNearWindow) return `Nothing folded: ${folded}summarizing the older steps would not have made the context smaller.`;
+  return `Nothing ${coverageEnd > 0 ? 'more ' : ''}to fold: ${folded}no step is older than the last ${protectedSteps}, which stay word for word.`;
 }
 
 export interface ContextFacts {
@@ -54,10 +58,8 @@ export interface ContextFacts {
   /** The head message (Task Context, protected state, retrieved evidence), '' when there is none. */
   readonly head: string;
   readonly headTokens: number;
-  /** Tool outputs and other parts in view shown shortened or dropped. */
-  readonly shortened: number;
-  /** Parts left out of the view (shortened, dropped or folded) and their tokens. */
-  readonly notLoaded: { readonly count: number; readonly tokens: number };
+  /** What is not loaded (`notLoadedTotals`): its tokens (the folded records counted once), parts in view shortened, parts dropped. */
+  readonly notLoaded: { readonly tokens: number; readonly shrunk: number; readonly dropped: number };
 }
 
 /** `/context`: what the model is sent next, verdict first, then the head itself. */
@@ -67,18 +69,15 @@ export function contextMarkdown(c: ContextFacts): string {
     `**The next call sends about ${tokens(c.predicted)} tokens** of the ${tokens(c.window)}-token window (${share}%; ${tokens(c.reserve)} kept free for the answer).`,
     '',
   ];
+  const reduced = [c.notLoaded.shrunk ? `${c.notLoaded.shrunk} older ${c.notLoaded.shrunk === 1 ? 'part' : 'parts'} shortened` : '', c.notLoaded.dropped ? `${c.notLoaded.dropped} dropped` : ''].filter(Boolean).join(', ');
   if (c.coverageEnd > 0) {
     const raw = c.records - c.coverageEnd;
-    out.push(
-      `- The Task Context (${tokens(c.headTokens)} tokens) stands for ${records(c.coverageEnd)}; the last ${raw} ${raw === 1 ? 'record follows' : 'records follow'} word for word${c.shortened ? `, ${c.shortened} older tool ${c.shortened === 1 ? 'output' : 'outputs'} shortened` : ''}.`,
-    );
-  } else if (c.head) {
-    out.push(`- Nothing is folded yet: all ${c.records} records are sent${c.shortened ? ` (${c.shortened} older tool ${c.shortened === 1 ? 'output' : 'outputs'} shortened)` : ' word for word'}, after the protected facts below (${tokens(c.headTokens)} tokens).`);
+    out.push(`- The Task Context (${tokens(c.headTokens)} tokens) stands for ${records(c.coverageEnd)}; the last ${raw} ${raw === 1 ? 'record follows' : 'records follow'} word for word${reduced ? `, ${reduced}` : ''}.`);
   } else {
-    out.push(`- Nothing is folded yet: all ${c.records} records are sent${c.shortened ? ` (${c.shortened} older tool ${c.shortened === 1 ? 'output' : 'outputs'} shortened)` : ' word for word'}.`);
+    out.push(`- Nothing is folded yet: all ${c.records} records are sent${reduced ? ` (${reduced})` : ' word for word'}${c.head ? `, after the protected facts below (${tokens(c.headTokens)} tokens)` : ''}.`);
   }
-  if (c.notLoaded.count > 0) {
-    out.push(`- Not loaded: ${c.notLoaded.count} ${c.notLoaded.count === 1 ? 'part' : 'parts'} (${tokens(c.notLoaded.tokens)} tokens), each still in the record: the model can read a tool call back with \`view_tool_call\`, and the panel lists them.`);
+  if (c.notLoaded.tokens > 0) {
+    out.push(`- Not loaded: ${tokens(c.notLoaded.tokens)} tokens of the record, each part still there: the model can read a tool call back with \`view_tool_call\`, and the panel lists them.`);
   }
   if (c.head) out.push('', 'What the model reads first (the exact text: **Show What the Model Saw Last**):', '', quoted(c.head));
   return out.join('\n');

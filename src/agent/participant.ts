@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isOverTrigger } from '../core/budget';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
+import { notLoadedTotals } from '../core/engine';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
@@ -86,16 +86,24 @@ export const OPEN_PANEL_COMMAND = 'contextKeeper.openPanel';
 const SHOW_CONTEXT_COMMAND = 'contextKeeper.showContext';
 /** Turns whose edits can still be undone from their button. */
 const MAX_UNDOABLE_TURNS = 20;
-/** The workspace-state key of the undoable turns, and the most text a turn may hold to be kept there. */
+/** The workspace-state key of the undoable turns, the most text they may hold there in all, and how long they are kept. */
 const UNDO_STATE_KEY = 'contextKeeper.undoableTurns';
 const UNDO_STATE_MAX_CHARS = 2_000_000;
+const UNDO_STATE_MAX_AGE_MS = 7 * 24 * 3600_000;
 
 /** An undoable turn as the workspace's state keeps it (JSON). */
 interface SavedTurn {
   readonly key: string;
   readonly taskId: string;
   readonly turn: number;
+  /** When the turn ended (ms since the epoch). */
+  readonly savedAt: number;
   readonly edits: readonly { readonly uri: string; readonly rel: string; readonly before: string; readonly after: string; readonly created?: boolean }[];
+}
+
+/** A session brought in with Import a Session (its id is made by the import command). */
+export function isImportedTask(taskId: string): boolean {
+  return taskId.startsWith('import-');
 }
 
 export function newTaskId(now = new Date()): string {
@@ -134,7 +142,7 @@ export class KeeperAgent implements vscode.Disposable {
   /** Where run_command runs: a terminal with shell integration, the user's shell. */
   private readonly terminals = new KeeperTerminals();
   /** The edits of the last turns that changed files, by the key their Undo button carries. */
-  private readonly turnEdits = new Map<string, { readonly taskId: string; readonly turn: number; readonly edits: readonly TurnEdit[] }>();
+  private readonly turnEdits = new Map<string, { readonly taskId: string; readonly turn: number; readonly savedAt: number; readonly edits: readonly TurnEdit[] }>();
   private editedTurns = 0;
 
   constructor(
@@ -177,7 +185,7 @@ export class KeeperAgent implements vscode.Disposable {
     if (!model) {
       return { errorDetails: { message: 'No language model is selected. Pick one in the chat view\'s model picker and ask again.' }, metadata };
     }
-    if (isChatCommand(request.command)) return this.chatCommand(request.command, taskId, model, stream);
+    if (isChatCommand(request.command)) return this.chatCommand(request.command, taskId, model, stream, token);
     const prompt = request.prompt.trim();
     if (prompt === '') {
       stream.markdown('Ask @keeper to do something in this workspace, e.g. `@keeper add input validation to src/api.ts and run the tests`.');
@@ -273,6 +281,8 @@ export class KeeperAgent implements vscode.Disposable {
 
   /** The task's session for this window and these settings (derived again when they changed). */
   private async task(taskId: string, prompt: string, modelWindow: number, settings: KeeperSettings): Promise<TaskSession> {
+    // An inspection deriving the task from its store finishes first: one session per task.
+    await this.opening.get(taskId);
     this.windows.set(taskId, modelWindow);
     this.used.set(taskId, Date.now());
     const options = sessionOptionsFor(settings, modelWindow);
@@ -290,7 +300,7 @@ export class KeeperAgent implements vscode.Disposable {
    * drift against a rebuild from the raw record. None is recorded in the task:
    * they act on it, they do not ask the agent anything.
    */
-  private async chatCommand(name: ChatCommandName, taskId: string, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+  private async chatCommand(name: ChatCommandName, taskId: string, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
     const metadata: KeeperMetadata = { taskId };
     if (!this.tasks.has(taskId) && !(await this.sessions.store()).has(taskId)) {
       stream.markdown(NO_TASK_YET);
@@ -317,19 +327,38 @@ export class KeeperAgent implements vscode.Disposable {
     try {
       session.preflight();
       if (name === 'compact') {
+        // Stop stops the summary (a model summarizer's call included), as it stops a turn.
         const controller = new AbortController();
-        task.summarizer.target = await this.summarizerFor(settings, model, stream, (m) => stream.progress(m), controller.signal, () => undefined);
-        stream.progress('Folding the older steps into the Task Context…');
-        const report = await session.compactNow(task.nextIndex);
-        if (report.tier === 0) stream.markdown(nothingToFold(session.engine.protectRecentSteps, session.engine.coverageEnd));
-        else {
-          stream.markdown(`> ${describeCompaction(report, foldedSoFar(session))}\n\n`);
-          stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
+        const cancellation = token.onCancellationRequested(() => {
+          session.engine.cancelBackground();
+          controller.abort();
+        });
+        let open = true;
+        const say = (message: string): void => {
+          if (open) stream.progress(message);
+        };
+        try {
+          task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal, () => undefined);
+          say('Folding the older steps into the Task Context…');
+          const report = await session.compactNow(task.nextIndex);
+          if (token.isCancellationRequested) return { metadata: { ...metadata, cancelled: true } };
+          if (report.tier === 0) stream.markdown(nothingToFold(session.engine.protectRecentSteps, session.engine.coverageEnd, report.outsideNearWindow));
+          else {
+            stream.markdown(`> ${describeCompaction(report, foldedSoFar(session))}\n\n`);
+            stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
+          }
+          return { metadata };
+        } catch (error) {
+          if (isAbort(error) || token.isCancellationRequested) return { metadata: { ...metadata, cancelled: true } };
+          throw error;
+        } finally {
+          open = false;
+          cancellation.dispose();
+          // The next turn picks its summarizer again; until then, the deterministic one (no response to speak into).
+          task.summarizer.target = this.deterministic(settings);
         }
-        return { metadata };
       }
       const head = session.engine.project().find((m) => m.head !== undefined)?.content ?? '';
-      const notLoaded = session.engine.notLoaded();
       stream.markdown(
         contextMarkdown({
           predicted: session.engine.predicted(),
@@ -339,8 +368,7 @@ export class KeeperAgent implements vscode.Disposable {
           records: task.records.length,
           head,
           headTokens: head ? this.counter.count(head) : 0,
-          shortened: notLoaded.filter((e) => e.how !== 'folded').length,
-          notLoaded: { count: notLoaded.length, tokens: notLoaded.reduce((n, e) => n + e.tokens, 0) },
+          notLoaded: notLoadedTotals(session.engine.notLoaded()),
         }),
       );
       panelButton();
@@ -378,18 +406,22 @@ export class KeeperAgent implements vscode.Disposable {
   private readonly opening = new Map<string, Promise<TaskSession | undefined>>();
 
   /**
-   * A task derived from its store for inspection. A record that is over the
-   * budget's trigger as restored (an imported session, never run here; a
-   * window made smaller since) is reduced as its next model call would be —
-   * with the deterministic summarizer, no model call — so the panel and the
-   * commands show what the model would be sent, not the raw record.
+   * A task derived from its store for inspection. An imported session over
+   * the budget's trigger is reduced as its first model call would be — with
+   * the deterministic summarizer, no model call — so the panel and the
+   * commands show what a model would be sent, not the raw record.
    */
   private async derive(taskId: string): Promise<TaskSession | undefined> {
     const workspace = await this.sessions.store();
     if (!workspace.has(taskId)) return undefined;
     const { settings } = readSettings();
     const task = TaskSession.open(await workspace.task(taskId), taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.deterministic(settings));
-    if (task.records.length > 0 && isOverTrigger(task.session.budget, task.session.engine.predicted())) await task.session.step(task.nextIndex);
+    // An imported session never had a model call: it is shown as its first one would be sent. A chat task is
+    // shown as its turns left it (its next turn reduces it for the model it runs with).
+    if (isImportedTask(taskId) && task.records.length > 0) await task.session.engine.reduceNow(task.nextIndex);
+    // A turn that opened the task meanwhile keeps its session.
+    const opened = this.tasks.get(taskId);
+    if (opened) return opened;
     this.tasks.set(taskId, task);
     return task;
   }
@@ -422,9 +454,13 @@ export class KeeperAgent implements vscode.Disposable {
     };
   }
 
-  /** Forgets a task's live session (after a delete, or to force a derivation from the raw record). */
+  /** Forgets a deleted task: its live session and its undoable edits. */
   forget(taskId: string): void {
     this.tasks.delete(taskId);
+    // A deleted task's edits are no longer offered for undo (here or after a reload).
+    let dropped = false;
+    for (const [key, t] of this.turnEdits) if (t.taskId === taskId) dropped = this.turnEdits.delete(key) || dropped;
+    if (dropped) this.saveUndoable();
     if (this.lastTaskId === taskId) this.lastTaskId = undefined;
     this._onDidChangeTask.fire(taskId);
   }
@@ -526,7 +562,7 @@ export class KeeperAgent implements vscode.Disposable {
   private keepEdits(taskId: string, turn: number, edits: readonly TurnEdit[]): string {
     // Unique across reloads: a button of an earlier window keeps pointing at its own turn.
     const key = `turn-${Date.now().toString(36)}-${++this.editedTurns}`;
-    this.turnEdits.set(key, { taskId, turn, edits });
+    this.turnEdits.set(key, { taskId, turn, savedAt: Date.now(), edits });
     for (const old of this.turnEdits.keys()) {
       if (this.turnEdits.size <= MAX_UNDOABLE_TURNS) break;
       this.turnEdits.delete(old);
@@ -536,16 +572,21 @@ export class KeeperAgent implements vscode.Disposable {
   }
 
   /**
-   * The undoable turns, kept in the workspace's state so that a turn's Undo
-   * button still works after a window reload (a turn whose texts are over
-   * UNDO_STATE_MAX_CHARS is undoable in this window only).
+   * The undoable turns, kept in the workspace's state so that Undo still
+   * works after a window reload: the newest turns up to UNDO_STATE_MAX_CHARS
+   * of text in all (an older one stays undoable in this window only), for
+   * UNDO_STATE_MAX_AGE_MS.
    */
   private saveUndoable(): void {
     if (!this.undoState) return;
     const saved: SavedTurn[] = [];
-    for (const [key, t] of this.turnEdits) {
-      if (t.edits.reduce((n, e) => n + e.before.length + e.after.length, 0) > UNDO_STATE_MAX_CHARS) continue;
-      saved.push({ key, taskId: t.taskId, turn: t.turn, edits: t.edits.map((e) => ({ uri: e.uri.toString(), rel: e.rel, before: e.before, after: e.after, ...(e.created ? { created: true } : {}) })) });
+    let chars = 0;
+    // Newest first, until the state's budget is spent: an older turn stays undoable in this window only.
+    for (const [key, t] of [...this.turnEdits].reverse()) {
+      const size = t.edits.reduce((n, e) => n + e.before.length + e.after.length, 0);
+      if (chars + size > UNDO_STATE_MAX_CHARS) continue;
+      chars += size;
+      saved.unshift({ key, taskId: t.taskId, turn: t.turn, savedAt: t.savedAt, edits: t.edits.map((e) => ({ uri: e.uri.toString(), rel: e.rel, before: e.before, after: e.after, ...(e.created ? { created: true } : {}) })) });
     }
     this.undoState.update(UNDO_STATE_KEY, saved).then(undefined, (error: unknown) => this.log?.warn(`the undoable edits could not be kept for the next window: ${messageOf(error)}`));
   }
@@ -555,13 +596,15 @@ export class KeeperAgent implements vscode.Disposable {
     if (!Array.isArray(saved)) return;
     for (const raw of saved) {
       const t = raw as Partial<SavedTurn> | null;
-      if (!t || typeof t.key !== 'string' || typeof t.taskId !== 'string' || typeof t.turn !== 'number' || !Array.isArray(t.edits)) continue;
+      if (!t || typeof t.key !== 'string' || typeof t.taskId !== 'string' || typeof t.turn !== 'number' || typeof t.savedAt !== 'number' || !Array.isArray(t.edits)) continue;
+      // A week later the files have moved on: the turn is no longer offered.
+      if (Date.now() - t.savedAt > UNDO_STATE_MAX_AGE_MS) continue;
       const edits: TurnEdit[] = [];
       for (const e of t.edits) {
         if (!e || typeof e.uri !== 'string' || typeof e.rel !== 'string' || typeof e.before !== 'string' || typeof e.after !== 'string') continue;
         edits.push({ uri: vscode.Uri.parse(e.uri), rel: e.rel, before: e.before, after: e.after, ...(e.created === true ? { created: true } : {}) });
       }
-      if (edits.length) this.turnEdits.set(t.key, { taskId: t.taskId, turn: t.turn, edits });
+      if (edits.length) this.turnEdits.set(t.key, { taskId: t.taskId, turn: t.turn, savedAt: t.savedAt, edits });
     }
   }
 
@@ -634,7 +677,7 @@ export class KeeperAgent implements vscode.Disposable {
       run: async (name, input, signal) => {
         const outcome = await run(name, input, signal);
         // A failed or declined call is logged (the "Context Keeper" output channel), as model errors are.
-        if (outcome.isError) this.log?.warn(`task ${task.id}: ${name} ${/^The user declined\b/.test(outcome.output) ? 'declined by the user' : 'failed'}: ${outcome.output.replace(/\s+/g, ' ').slice(0, 300)}`);
+        if (outcome.isError) this.log?.warn(`task ${task.id}: ${name} ${/^The user declined\b/.test(outcome.output) ? 'declined by the user' : 'failed'}: ${redact(outcome.output.slice(0, 4096)).text.replace(/\s+/g, ' ').slice(0, 300)}`);
         return outcome;
       },
     };

@@ -147,18 +147,33 @@ export class SeenFiles {
   }
 }
 
-/** A file's version: its open buffer's text (unsaved changes included) when the editor has it open, else its size and time on disk. */
-async function fileVersion(ctx: ToolContext, file: string): Promise<string | undefined> {
-  const open = await ctx.files?.openText(file).catch(() => undefined);
-  if (open !== undefined) return `buffer:${createHash('sha256').update(open).digest('hex')}`;
-  const stats = await fs.stat(file).catch(() => undefined);
-  return stats ? `disk:${stats.size}:${stats.mtimeMs}` : undefined;
+/** Above this size a file's version is its size and time on disk (hashing it at every read would cost too much). */
+const SEEN_HASH_MAX_BYTES = 4 * 1024 * 1024;
+
+function textVersion(text: string): string {
+  return `text:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-/** Notes the version of a file the model has just seen whole or changed (no-op without `seen`). */
-async function noteSeen(ctx: ToolContext, file: string): Promise<void> {
+/**
+ * A file's version as an edit would meet it: the hash of its open buffer's
+ * text (unsaved changes included) when the editor has it, else of its text on
+ * disk; a large file's size and time on disk. `diskOnly`: the text on disk
+ * whatever the editor holds (what read_file reads).
+ */
+async function fileVersion(ctx: ToolContext, file: string, diskOnly = false): Promise<string | undefined> {
+  const stats = await fs.stat(file).catch(() => undefined);
+  if (!stats) return undefined;
+  if (stats.size > SEEN_HASH_MAX_BYTES) return `disk:${stats.size}:${stats.mtimeMs}`;
+  const open = diskOnly ? undefined : await ctx.files?.openText(file).catch(() => undefined);
+  if (open !== undefined) return textVersion(open);
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : textVersion(text);
+}
+
+/** Notes the version of a file the model has just read or written: `text` (a buffer read, what was written), else its text on disk; no-op without `seen`. */
+async function noteSeen(ctx: ToolContext, file: string, text?: string): Promise<void> {
   if (!ctx.seen) return;
-  const version = await fileVersion(ctx, file);
+  const version = text !== undefined && Buffer.byteLength(text, 'utf8') <= SEEN_HASH_MAX_BYTES ? textVersion(text) : await fileVersion(ctx, file, true);
   if (version !== undefined) ctx.seen.set(file, version);
 }
 
@@ -766,7 +781,7 @@ interface LineWindow {
  * `maxLines` and `budget` characters, and count every line. Memory stays within
  * the budget whatever the file's size or line lengths.
  */
-async function readLineWindow(file: string, from: number, to: number, budget: number, signal: AbortSignal): Promise<LineWindow> {
+async function readLineWindow(source: string | { readonly text: string }, from: number, to: number, budget: number, signal: AbortSignal): Promise<LineWindow> {
   const lastWanted = Math.min(to, from + READ_MAX_LINES - 1);
   const width = Math.max(4, String(lastWanted).length);
   const lines: string[] = [];
@@ -821,17 +836,20 @@ async function readLineWindow(file: string, from: number, to: number, budget: nu
     }
   };
 
-  const decoder = new StringDecoder('utf8');
-  const stream = (await fs.open(file, 'r')).createReadStream({ highWaterMark: 1 << 16 });
-  try {
-    for await (const chunk of stream) {
-      if (signal.aborted) throw abortError();
-      consume(decoder.write(chunk as Buffer));
+  if (typeof source !== 'string') consume(source.text);
+  else {
+    const decoder = new StringDecoder('utf8');
+    const stream = (await fs.open(source, 'r')).createReadStream({ highWaterMark: 1 << 16 });
+    try {
+      for await (const chunk of stream) {
+        if (signal.aborted) throw abortError();
+        consume(decoder.write(chunk as Buffer));
+      }
+    } finally {
+      stream.destroy();
     }
-  } finally {
-    stream.destroy();
+    consume(decoder.end());
   }
-  consume(decoder.end());
   if (currentLength > 0) {
     lineNo++;
     complete(lineNo);
@@ -855,7 +873,9 @@ const readFileTool = defineTool({
     const from = input.startLine ?? 1;
     const to = input.endLine ?? Number.MAX_SAFE_INTEGER;
     const budget = Math.max(200, maxOutputChars(ctx) - CLIP_RESERVE);
-    const window = await readLineWindow(target.real, from, to, budget, ctx.signal);
+    // An open buffer is what the user sees, unsaved changes included: it is what is read (and what edit_file changes).
+    const open = await ctx.files?.openText(target.real).catch(() => undefined);
+    const window = await readLineWindow(open !== undefined ? { text: open } : target.real, from, to, budget, ctx.signal);
     if (window.total === 0) return { isError: false, output: `[${target.rel} is empty: 0 lines]` };
     if (from > window.total) {
       throw new ToolError(`startLine ${from} is past the end of ${target.rel}, which has ${plural(window.total, 'line')}`);
@@ -870,7 +890,7 @@ const readFileTool = defineTool({
       note = `[lines ${from}-${last} of ${window.total}${last >= window.total ? '; end of file' : ''}]`;
     }
     if (window.clippedLine !== undefined) note += `\n[line ${window.clippedLine} is longer than the limit and was clipped]`;
-    await noteSeen(ctx, target.real);
+    await noteSeen(ctx, target.real, open);
     return { isError: false, output: `${window.lines.join('\n')}\n${note}` };
   },
 });
@@ -1479,7 +1499,7 @@ async function editText(input: { path: string; oldText: string; newText: string;
     const approved = await askUser(ctx, { kind: 'edit', title: `Edit ${target.rel}`, path: target.rel, before, after });
     if (!approved) return { isError: true, output: declinedMessage({ kind: 'edit', path: target.rel }) };
     const note = await replaceText(ctx, target, before, after, mode);
-    await noteSeen(ctx, target.real);
+    await noteSeen(ctx, target.real, after);
     const diff = diffSummary(work, changed);
     const count = positions.length === 1 ? '1 replacement' : `${positions.length} replacements`;
     return {
@@ -1555,7 +1575,7 @@ const writeFileTool = defineTool({
       if (!(existing === undefined && (await ctx.files?.create?.(target.real, target.rel, input.content)))) await writeAtomic(target.real, input.content, existing?.mode);
     }
     // The model wrote it whole: it knows this version.
-    await noteSeen(ctx, target.real);
+    await noteSeen(ctx, target.real, input.content);
     const bytes = Buffer.byteLength(input.content, 'utf8');
     const size = `${bytes} bytes, ${plural(countLines(input.content), 'line')}`;
     const noted = note ? ` (${note})` : '';

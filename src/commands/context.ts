@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { EvidenceDocuments } from '../agent/documents';
-import type { KeeperAgent, SentEvent } from '../agent/participant';
+import { isImportedTask, type KeeperAgent, type SentEvent } from '../agent/participant';
 import type { TaskSession } from '../agent/taskSession';
 import { messageOf } from '../core/errors';
 import type { TokenCounter } from '../core/tokens';
@@ -67,7 +67,7 @@ export function taskPickItems(stored: readonly SessionSummary[], active: string 
     .sort((a, b) => (a.id === active ? -1 : b.id === active ? 1 : newest(b) - newest(a) || b.id.localeCompare(a.id)))
     .map((s) => ({
       label: s.title || s.id,
-      description: [s.id.startsWith('import-') ? 'imported' : 'chat', `${s.records} records`, s.id === active ? 'active in the chat' : '', s.id === shown ? 'shown' : ''].filter(Boolean).join(' · '),
+      description: [isImportedTask(s.id) ? 'imported' : 'chat', `${s.records} records`, s.id === active ? 'active in the chat' : '', s.id === shown ? 'shown' : ''].filter(Boolean).join(' · '),
       detail: s.id,
       id: s.id,
     }));

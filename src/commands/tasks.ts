@@ -125,7 +125,7 @@ export function importSessionCommand(ctx: Ctx): CommandHandler {
       void vscode.window.showErrorMessage(`Context Keeper could not import ${fileNameOf(source)}: ${messageOf(error)}`);
       return undefined;
     }
-    const id = `import-${sessionIdFor(source.fsPath, transcript)}`;
+    const id = `import-${sessionIdFor(source.fsPath, transcript)}`; // isImportedTask knows this prefix
     const store = await (await ctx.sessions.store()).task(id, transcript.title ?? fileNameOf(source));
     if (store.mode === 'reader') throw new Error(`the store of task ${id} is read-only in this window (another window writes it)`);
     const held = store.recordCount(id);

@@ -46,9 +46,11 @@ export function formatDrift(current: SummaryState, drift: SummaryDrift): string[
   const span = `records r0–r${current.coverageEnd - 1} (${current.folds} ${current.folds === 1 ? 'fold' : 'folds'})`;
   const rules = drift.protectedIdentical ? 'the request log and the safety rules are identical' : 'the request log or the safety rules DIFFER — the rebuild is what the record says';
   const out = [
-    count === 0
-      ? `No drift: the summary of ${span} says what one rebuilt from the raw record says; ${rules}.`
-      : `${count} ${count === 1 ? 'line differs' : 'lines differ'} from a rebuild of ${span} from the raw record, in ${differing.map(([section]) => section).join(', ')}; ${rules}.`,
+    count > 0
+      ? `${count} ${count === 1 ? 'line differs' : 'lines differ'} from a rebuild of ${span} from the raw record, in ${differing.map(([section]) => section).join(', ')}; ${rules}.`
+      : drift.protectedIdentical
+        ? `No drift: the summary of ${span} says what one rebuilt from the raw record says; ${rules}.`
+        : `The summary of ${span} holds the same lines as a rebuild from the raw record, but ${rules}.`,
   ];
   for (const [section, d] of differing) {
     out.push(`${section} (${d.shared} shared):`);

@@ -45,7 +45,7 @@ import { outlineOf } from './outline';
 import { renderRetrieved, RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
 import { BackgroundTask, type BackgroundRunner } from './background';
-import { fileTouches, reduceTool, renderToolInput, shellCommand, toolSubject } from './tools';
+import { reduceTool, renderToolInput, shellCommand, toolSubject } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 import { redact } from './redact';
 
@@ -129,6 +129,24 @@ export interface NotLoadedEntry {
   readonly tokens: number;
   readonly how: 'shrunk' | 'dropped' | 'folded';
   readonly recover: string;
+}
+
+/**
+ * What a list of parts not loaded adds up to: the folded span's tokens count
+ * its tool calls (listed too, each with its own size) once; shrunk and dropped
+ * parts are counted apart.
+ */
+export function notLoadedTotals(entries: readonly NotLoadedEntry[]): { readonly tokens: number; readonly shrunk: number; readonly dropped: number } {
+  const span = entries.some((e) => e.kind === 'span');
+  let tokens = 0;
+  let shrunk = 0;
+  let dropped = 0;
+  for (const e of entries) {
+    if (!(span && e.how === 'folded' && e.kind !== 'span')) tokens += e.tokens;
+    if (e.how === 'shrunk') shrunk++;
+    else if (e.how === 'dropped') dropped++;
+  }
+  return { tokens, shrunk, dropped };
 }
 
 export interface EngineOptions {
@@ -300,13 +318,26 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
   return [{ role: 'assistant', content, prose: prose.join('\n'), calls }, ...results];
 }
 
+/**
+ * A call's name and what it was about (its command's first line, else the
+ * first file it touched), secrets hidden before the subject is cut (a cut
+ * token no longer looks like one); `ellipsis` marks a cut.
+ */
+function callLabel(tool: ToolInvocation, max = 120, ellipsis = true): { tool: string; subject?: string } {
+  const subject = toolSubject(tool);
+  if (subject === undefined || subject === '') return { tool: tool.name };
+  const shown = redact(subject.slice(0, 4096)).text;
+  if (shown.length <= max) return { tool: tool.name, subject: shown };
+  return { tool: tool.name, subject: ellipsis ? `${shown.slice(0, max - 1)}…` : shown.slice(0, max) };
+}
+
+/** A folded call as the head's evidence block names it: `Bash \`npm test\``, `Read src/a.ts`. */
 function evidenceLabel(part: Part): string {
   const tool = part.tool!;
-  const cmd = shellCommand(tool);
-  // Secrets are hidden before the label is cut (a cut token no longer looks like one).
-  if (cmd !== undefined) return `${tool.name} \`${redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 80)}\``;
-  const touch = fileTouches(tool)[0];
-  return touch ? `${tool.name} ${redact(touch.path).text}` : tool.name;
+  const command = shellCommand(tool) !== undefined;
+  const { subject } = callLabel(tool, command ? 80 : Number.POSITIVE_INFINITY, false);
+  if (subject === undefined) return tool.name;
+  return command ? `${tool.name} \`${subject}\`` : `${tool.name} ${subject}`;
 }
 
 /** A stored floor summary's key and what it covers. */
@@ -749,7 +780,7 @@ export class CompactionEngine {
    * already starts where the summary ends, or when the fold would not make the
    * view smaller (its report then has no compaction).
    */
-  async compactNow(atRecord: number): Promise<StepReport> {
+  async compactNow(atRecord: number): Promise<StepReport & { readonly outsideNearWindow: boolean }> {
     this.refreshBlocks();
     const predicted = this.predicted();
     const near = this.nearWindowStart();
@@ -760,7 +791,23 @@ export class CompactionEngine {
     }
     const after = this.predicted();
     this.prepareFold(after);
-    return { predicted, after, tier: compactions.length ? 2 : 0, compactions, held: false };
+    return { predicted, after, tier: compactions.length ? 2 : 0, compactions, held: false, outsideNearWindow: near > this.coverageUnit || compactions.length > 0 };
+  }
+
+  /**
+   * The ladder at once for a record no model call ran on (an imported
+   * session shown in the panel): over the trigger, it reduces as a step
+   * would, without waiting for a background summary (there is no next call
+   * to wait for) and without the anti-thrash gate (there is no turn).
+   */
+  async reduceNow(atRecord: number): Promise<StepReport> {
+    this.refreshBlocks();
+    const predicted = this.predicted();
+    if (!isOverTrigger(this.budget, predicted)) return { predicted, after: predicted, tier: 0, compactions: [], held: false };
+    const compactions = await this.reduce(atRecord);
+    const after = this.predicted();
+    const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
+    return { predicted, after, tier, compactions, held: false };
   }
 
   /**
@@ -1489,7 +1536,7 @@ export class CompactionEngine {
           how: form.how,
           recover: form.recover ?? 'not recoverable by the model (dropped by the tool\'s own declaration)',
         };
-        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId, ...this.callLabel(part.tool) } : entry);
+        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId, ...callLabel(part.tool) } : entry);
       }
     }
     return out;
@@ -1509,21 +1556,13 @@ export class CompactionEngine {
         const tokens = this.rawTokens(part);
         cache.spanTokens += tokens;
         if (part.kind === 'tool' && part.tool) {
-          cache.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, ...this.callLabel(part.tool), record: part.record, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
+          cache.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, ...callLabel(part.tool), record: part.record, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
         }
       }
     }
     cache.upTo = this.coverageUnit;
     this.foldedCache = cache;
     return cache;
-  }
-
-  /** A call's name and subject as the evidence list shows them (secrets hidden, long subjects cut). */
-  private callLabel(tool: ToolInvocation): { tool: string; subject?: string } {
-    const subject = toolSubject(tool);
-    if (subject === undefined || subject === '') return { tool: tool.name };
-    const shown = this.options.redact ? this.options.redact(subject) : subject;
-    return { tool: tool.name, subject: shown.length > 120 ? `${shown.slice(0, 119)}…` : shown };
   }
 
   private rawTokens(part: Part): number {

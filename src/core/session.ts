@@ -252,7 +252,7 @@ export class CompactionSession {
   }
 
   /** A fold the user asked for (`/compact`), before record `atRecord`: see `CompactionEngine.compactNow`. */
-  compactNow(atRecord: number): Promise<StepReport> {
+  compactNow(atRecord: number): Promise<StepReport & { readonly outsideNearWindow: boolean }> {
     this.persistFacts();
     return this.engine.compactNow(atRecord);
   }

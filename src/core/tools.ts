@@ -656,7 +656,7 @@ function isShellName(name: unknown): boolean {
 /** What a call is about, for a person scanning a list of calls: the command it ran, else the first file it touched. */
 export function toolSubject(inv: ToolInvocation): string | undefined {
   const command = shellCommand(inv);
-  if (command !== undefined) return command.split('\n')[0]!.trim();
+  if (command !== undefined) return command.split('\n')[0]!;
   return fileTouches(inv)[0]?.path;
 }
 

@@ -9,7 +9,7 @@
  * only the last context sent, through a counter that remembers what it counted.
  */
 import { redact } from '../core/redact';
-import type { Compaction, NotLoadedEntry, ProjectedMessage } from '../core/engine';
+import { notLoadedTotals, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
 import { FACT_SECTIONS, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
@@ -87,7 +87,7 @@ export function buildPanelState(input: PanelStateInput): PanelState {
     artifacts: artifacts.items.map((a): ArtifactView => ({ path: a.path, reads: a.reads, modifications: a.modifications, creations: a.creations, steps: [...a.steps] })),
     compactions: compactionsOf(task, compactions.items),
     pages: {
-      notLoaded: { ...notLoaded.page, tokens: tokens(sumTokens(notLoaded.all)) },
+      notLoaded: { ...notLoaded.page, tokens: tokens(notLoadedTotals(notLoaded.all).tokens) },
       artifacts: artifacts.page,
       compactions: compactions.page,
     },
@@ -106,12 +106,6 @@ function page<T>(all: readonly T[], limit: number, filter: string, text: (item: 
   const n = Math.max(0, limit);
   const items = from === 'start' ? matching.slice(0, n) : matching.slice(Math.max(0, matching.length - n));
   return { all, items, page: { total: all.length, matching: matching.length, tokens: 0 } };
-}
-
-function sumTokens(entries: readonly NotLoadedEntry[]): number {
-  let sum = 0;
-  for (const entry of entries) sum += entry.tokens;
-  return sum;
 }
 
 /** The first line of the first user record, clipped; the task id when there is none. */

@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { taskPickItems } from '../../src/commands/context';
 import type { ContextKeeperApi } from '../../src/extension';
 import type { TurnEndEvent } from '../../src/agent/participant';
 import { FAKE_LARGE, FAKE_SMALL, FAKE_VENDOR, fakeModel, type FakeModelApi, type FakeStep } from './fakeModelApi';
@@ -459,7 +460,9 @@ describe('@keeper in the chat view', function () {
       assert.ok(task.session.engine.coverageEnd > 0, 'the Task Context stands for the older records');
       assert.ok(task.session.engine.predicted() <= 8000, `the view fits the window (${task.session.engine.predicted()})`);
       assert.match(task.session.engine.project()[0]!.content, /Never change the grammar file\./);
-      // The panel's task picker shows it (the picker's quick pick is skipped when a task is given).
+      // The panel's task picker lists it as imported, and shows it when picked (the quick pick itself: panel.ui.mjs).
+      const items = taskPickItems((await api.sessions.store()).sessions(), api.agent.activeTaskId);
+      assert.match(items.find((i) => i.id === id)?.description ?? '', /^imported · 49 records/);
       assert.equal(await vscode.commands.executeCommand('contextKeeper.switchTask', id), id);
     } finally {
       await config.update('windowTokens', undefined, vscode.ConfigurationTarget.Workspace);

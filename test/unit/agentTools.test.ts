@@ -448,7 +448,11 @@ describe('agent tools', function () {
         replace: async (f: string, _rel: string, before: string, after: string) => (buffers.get(f) === before ? (buffers.set(f, after), {}) : undefined),
       };
       const editor = { ...ctx, files };
-      ok(await runTool('read_file', { path: 'c.js' }, editor));
+      // Opening the file the model read (its buffer holds the same text) changes nothing.
+      ok(await runTool('edit_file', { path: 'c.js', oldText: 'const y = 2;', newText: 'const y = 22;' }, editor));
+      // Its edit is in the unsaved buffer: a read shows the buffer, and the next edit goes through.
+      assert.match(ok(await runTool('read_file', { path: 'c.js' }, editor)), /const y = 22;/);
+      ok(await runTool('edit_file', { path: 'c.js', oldText: 'const y = 22;', newText: 'const y = 23;' }, editor));
       buffers.set(real, `${buffers.get(real)}// typed, unsaved\n`);
       assert.match(failed(await runTool('edit_file', { path: 'c.js', oldText: 'const x = 10;', newText: 'const x = 1;' }, editor)), /changed since you last read it/);
       // A file the model wrote whole is known without a read.

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CHAT_COMMANDS, contextMarkdown, factsMarkdown, fenced, followupsFor, isChatCommand, nothingToFold, quoted, rebuildMarkdown } from '../../src/agent/chatCommands';
 import { formatDrift, summaryDiff } from '../../src/core/drift';
+import { notLoadedTotals } from '../../src/core/engine';
 import type { Fact } from '../../src/core/state';
 import { emptySummary } from '../../src/core/summary';
 
@@ -23,15 +24,24 @@ describe('@keeper slash commands', () => {
   });
 
   it('/context leads with the budget and shows the head the model reads', () => {
-    const text = contextMarkdown({ predicted: 12_307, window: 16_000, reserve: 2_000, coverageEnd: 237, records: 260, head: '## Task Context\n- a `tick` here', headTokens: 2_900, shortened: 2, notLoaded: { count: 40, tokens: 31_000 } });
+    const text = contextMarkdown({ predicted: 12_307, window: 16_000, reserve: 2_000, coverageEnd: 237, records: 260, head: '## Task Context\n- a `tick` here', headTokens: 2_900, notLoaded: { tokens: 31_000, shrunk: 2, dropped: 1 } });
     assert.match(text, /^\*\*The next call sends about 12,307 tokens\*\* of the 16,000-token window \(77%; 2,000 kept free for the answer\)\./);
-    assert.match(text, /stands for records 0–236; the last 23 records follow word for word, 2 older tool outputs shortened/);
-    assert.match(text, /Not loaded: 40 parts \(31,000 tokens\)/);
+    assert.match(text, /stands for records 0–236; the last 23 records follow word for word, 2 older parts shortened, 1 dropped\./);
+    assert.match(text, /Not loaded: 31,000 tokens of the record/);
     assert.match(text, /\n> \*\*Task Context\*\* {2}\n> - a `tick` here {2}$/, 'the head as a quote that wraps, headings in bold');
-    const fresh = contextMarkdown({ predicted: 900, window: 8_000, reserve: 1_000, coverageEnd: 0, records: 4, head: '', headTokens: 0, shortened: 0, notLoaded: { count: 0, tokens: 0 } });
+    const fresh = contextMarkdown({ predicted: 900, window: 8_000, reserve: 1_000, coverageEnd: 0, records: 4, head: '', headTokens: 0, notLoaded: { tokens: 0, shrunk: 0, dropped: 0 } });
     assert.match(fresh, /Nothing is folded yet: all 4 records are sent word for word\./);
     assert.doesNotMatch(fresh, /Not loaded|^>/m);
     assert.equal(quoted('## A\n\n```\n# not a heading\n```'), '> **A**  \n>\n> ```  \n> # not a heading  \n> ```  ');
+  });
+
+  it('the not-loaded total counts the folded records once, whatever calls of them are listed', () => {
+    const span = { address: 'span:r0-r9', kind: 'span' as const, tokens: 5_000, how: 'folded' as const, recover: '' };
+    const call = { address: 'tool:a', kind: 'tool' as const, toolCallId: 'a', tokens: 3_000, how: 'folded' as const, recover: '' };
+    const shrunk = { address: 'tool:b', kind: 'tool' as const, toolCallId: 'b', tokens: 700, how: 'shrunk' as const, recover: '' };
+    assert.deepEqual(notLoadedTotals([span, call, shrunk]), { tokens: 5_700, shrunk: 1, dropped: 0 });
+    // A filtered list without the span counts the calls it shows.
+    assert.deepEqual(notLoadedTotals([call]), { tokens: 3_000, shrunk: 0, dropped: 0 });
   });
 
   it('offers to continue after a turn the step limit or an error stopped, and nothing after an answer', () => {
@@ -58,8 +68,9 @@ describe('@keeper slash commands', () => {
   });
 
   it('/compact says why nothing was folded', () => {
-    assert.match(nothingToFold(5, 0), /whole task is in its last 5 steps/);
-    assert.match(nothingToFold(3, 120), /already stands for records 0–119/);
+    assert.equal(nothingToFold(5, 0, false), 'Nothing to fold: no step is older than the last 5, which stay word for word.');
+    assert.match(nothingToFold(3, 120, false), /^Nothing more to fold: the Task Context already stands for records 0–119; no step is older than the last 3/);
+    assert.match(nothingToFold(3, 120, true), /^Nothing folded: .*would not have made the context smaller\.$/);
   });
 
   it('the drift report leads with a verdict; /rebuild shows the differing lines as a diff', () => {

@@ -15,6 +15,14 @@ describe('sentence classes', () => {
   const agent = (s: string): string => classifySentence(s, 'assistant').cls;
   const user = (s: string): string => classifySentence(s, 'user').cls;
 
+  it('a preference stated is a decision; code that "prefers" one input describes behaviour', () => {
+    assert.equal(agent('I prefer the sliding window over the token bucket here.'), 'decision');
+    assert.equal(agent('Our preference is PostgreSQL for the session store.'), 'decision');
+    assert.equal(agent('Preferably the cache lives in Redis, not in the process.'), 'decision');
+    assert.equal(agent('The preferred approach is to sign tokens with jose.'), 'decision');
+    assert.equal(agent('Because extractToken prefers the Authorization Bearer header, a refresh request with a refresh cookie fails verification.'), 'finding');
+  });
+
   it('process narration and pleasantries are told apart from content', () => {
     assert.equal(agent('Let me check the implementation of the `SessionDB` class.'), 'process');
     assert.equal(agent("Now I'll run the tests to see what fails."), 'process');

@@ -70,6 +70,23 @@ function layoutProblems(): string[] {
 describe('webview: the panel at sidebar width', function () {
   const suite = panelSuite();
 
+  it('draws the gauge again when the panel is made narrower: its labels keep 11 px and stay apart', async () => {
+    const panel = await suite.open({ theme: 'dark', viewport: { width: 420, height: HEIGHT } });
+    await panel.sendState(buildPanelState());
+    const drawnAt = (width: number) =>
+      panel.page.waitForFunction((w) => {
+        const svg = (globalThis as any).document.querySelector('svg.gauge');
+        return svg && Math.abs(svg.getBoundingClientRect().width - svg.viewBox.baseVal.width) < 1.5 && svg.viewBox.baseVal.width < w;
+      }, width);
+    await drawnAt(420);
+    const wide = await panel.page.evaluate(() => (globalThis as any).document.querySelector('svg.gauge').viewBox.baseVal.width as number);
+    await panel.page.setViewportSize({ width: 260, height: HEIGHT });
+    await drawnAt(260);
+    const narrow = await panel.page.evaluate(() => (globalThis as any).document.querySelector('svg.gauge').viewBox.baseVal.width as number);
+    assert.ok(narrow < wide - 100, `redrawn at the new width (${wide} → ${narrow})`);
+    assert.deepEqual(await panel.page.evaluate(layoutProblems), []);
+  });
+
   for (const width of [280, 400]) {
     for (const theme of ['light', 'dark', 'high-contrast'] as const satisfies readonly ThemeName[]) {
       const shot = width === 280 && theme !== 'high-contrast' ? `panel-${width}-${theme}.png` : undefined;

@@ -18,7 +18,7 @@ export class Header {
 
   constructor(filterValue: string) {
     this.title = h('h1', { class: 'task-title' });
-    this.taskId = h('code', { class: 'task-id', title: 'Task id' });
+    this.taskId = h('code', { class: 'task-id' });
     this.records = h('span', { class: 'task-records' });
     this.runningIcon = icon('circle-large-outline');
     this.runningText = h('span');
@@ -55,6 +55,8 @@ export class Header {
     setText(this.title, task.title || 'Untitled task');
     setAttr(this.title, 'title', task.title);
     setText(this.taskId, task.id);
+    // Cut with an ellipsis in a narrow panel: the whole id is one hover away.
+    this.taskId.title = `Task id: ${task.id}`;
     setText(this.records, `${formatTokens(task.records)} ${task.records === 1 ? 'record' : 'records'}`);
     setText(this.runningText, task.running ? 'Running' : 'Idle');
     setAttr(this.running, 'class', `running${task.running ? ' is-running' : ''}`);
