@@ -185,7 +185,11 @@ export class KeeperAgent implements vscode.Disposable {
     if (!model) {
       return { errorDetails: { message: 'No language model is selected. Pick one in the chat view\'s model picker and ask again.' }, metadata };
     }
-    if (isChatCommand(request.command)) return this.chatCommand(request.command, taskId, model, stream, token);
+    if (isChatCommand(request.command)) {
+      // A command acts on the task; words after it are no request (they would be lost without a word).
+      if (request.prompt.trim() !== '') stream.markdown(`> The text after /${request.command} is not used: to ask @keeper something, send it without a command.\n\n`);
+      return this.chatCommand(request.command, taskId, model, stream, token);
+    }
     const prompt = request.prompt.trim();
     if (prompt === '') {
       stream.markdown('Ask @keeper to do something in this workspace, e.g. `@keeper add input validation to src/api.ts and run the tests`.');
