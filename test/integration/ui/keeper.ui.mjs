@@ -5,7 +5,7 @@
 // a second request in the same chat continues the same task: the model is sent
 // the first turn's tool result, which only the session store holds (the chat
 // history carries no tool calls).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
 
@@ -123,7 +123,11 @@ export async function run({ page, workspace, log, check, fakeModel }) {
     const shown = await responseRendered(page, lead, 30000);
     if (!shown) log(`${text} answered: ${(await visibleText(page.locator('.interactive-list .interactive-response').last()).catch(() => '?')).replace(/\s+/g, ' ').slice(0, 400)}`);
     check(shown, what);
-    return shown ? (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: lead }).last())).replace(/\s+/g, ' ') : '';
+    if (!shown) return '';
+    // The answer streams: it is whole once its closing button is there (each command's answer ends with one).
+    const answer = page.locator('.interactive-list .interactive-response', { hasText: lead }).last();
+    await answer.locator('.monaco-button', { hasText: 'Show the Task Context' }).first().waitFor({ state: 'visible', timeout: 30000 }).catch(() => undefined);
+    return (await visibleText(answer)).replace(/\s+/g, ' ');
   };
   const facts = await command('/facts', 'Protected facts are sent with every call', '/facts lists the protected facts');
   check(facts.includes('Always keep add unchanged.') && /r0\b/.test(facts), `/facts shows the user's rule with its source record (${facts.slice(0, 600)})`);
@@ -146,4 +150,16 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(/stands for records 0–\d+/.test(context) && context.includes('Current state'), `/context shows the Task Context the model reads (${context.slice(0, 1500)})`);
   await page.screenshot({ path: '.vscode-test/shots/keeper-context.png' }).catch(() => undefined);
   check(fakeModel.requests().length === asked, '/context did not call the model');
+
+  // A turn whose reads overflow the 8k window compacts on its own: the line stays in its answer once the turn is over.
+  const FOURTH = 'KEEPER-ANSWER-FOUR: read the three notes.';
+  const notes = ['a', 'b', 'c'].map((n) => {
+    writeFileSync(join(workspace, `notes-${n}.txt`), Array.from({ length: 160 }, (_, i) => `note ${n} line ${i}: the quick brown fox jumps over the lazy dog`).join('\n'));
+    return `notes-${n}.txt`;
+  });
+  fakeModel.script([...notes.map((path, i) => ({ toolCalls: [{ callId: `ui-note-${i}`, name: 'read_file', input: { path } }] })), { text: FOURTH }]);
+  await sendChatMessage(page, '@keeper Read the three notes.');
+  check(await responseRendered(page, FOURTH, 60000), '@keeper answers the turn that overflows the window');
+  const overflowed = (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: FOURTH }).last())).replace(/\s+/g, ' ');
+  check(/Compacted the context: \d[\d,]* → \d[\d,]* tokens/.test(overflowed), `the turn's own compaction line stays in its answer (${overflowed.slice(0, 300)})`);
 }
