@@ -42,7 +42,6 @@ export interface KeeperMetadata {
   readonly stopped?: 'max-steps' | 'error';
 }
 
-
 export type Confirm = (request: ConfirmRequest) => Promise<boolean>;
 
 export interface SentEvent extends SentInfo {
@@ -311,7 +310,8 @@ export class KeeperAgent implements vscode.Disposable {
       return { metadata };
     }
     if (this.busy.has(taskId)) return { errorDetails: { message: `This task is still running a turn; use /${name} when it ends.` }, metadata };
-    const panelButton = (): void => stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId], title: 'Show the Task Context' });
+    // The panel, at a compaction when one is named.
+    const panelButton = (compactionAt?: number): void => stream.button({ command: OPEN_PANEL_COMMAND, arguments: compactionAt === undefined ? [taskId] : [taskId, compactionAt], title: 'Show the Task Context' });
     if (name === 'rebuild') {
       const rebuilt = await this.rebuild(taskId);
       stream.markdown(rebuildMarkdown(rebuilt.records, rebuilt.lines));
@@ -349,7 +349,7 @@ export class KeeperAgent implements vscode.Disposable {
           if (report.tier === 0) stream.markdown(nothingToFold(session.engine.protectRecentSteps, session.engine.coverageEnd, report.outsideNearWindow));
           else {
             stream.markdown(`> ${describeCompaction(report, foldedSoFar(session))}\n\n`);
-            stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
+            panelButton(report.compactions.at(-1)?.atRecord);
           }
           return { metadata };
         } catch (error) {

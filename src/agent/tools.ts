@@ -155,25 +155,30 @@ function textVersion(text: string): string {
 }
 
 /**
- * A file's version as an edit would meet it: the hash of its open buffer's
- * text (unsaved changes included) when the editor has it, else of its text on
- * disk; a large file's size and time on disk. `diskOnly`: the text on disk
- * whatever the editor holds (what read_file reads).
+ * The version of a file's text: its hash, or for a file over
+ * SEEN_HASH_MAX_BYTES on disk its size and time there (`stats`).
  */
-async function fileVersion(ctx: ToolContext, file: string, diskOnly = false): Promise<string | undefined> {
+function versionOf(text: string, stats: Stats): string {
+  return stats.size > SEEN_HASH_MAX_BYTES ? diskStamp(stats) : textVersion(text);
+}
+
+function diskStamp(stats: Stats): string {
+  return `disk:${stats.size}:${stats.mtimeMs}`;
+}
+
+/** The version of a file's text on disk (what read_file reads when the editor has no buffer of it). */
+async function diskVersion(file: string): Promise<string | undefined> {
   const stats = await fs.stat(file).catch(() => undefined);
   if (!stats) return undefined;
-  if (stats.size > SEEN_HASH_MAX_BYTES) return `disk:${stats.size}:${stats.mtimeMs}`;
-  const open = diskOnly ? undefined : await ctx.files?.openText(file).catch(() => undefined);
-  if (open !== undefined) return textVersion(open);
+  if (stats.size > SEEN_HASH_MAX_BYTES) return diskStamp(stats);
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : textVersion(text);
+  return text === undefined ? undefined : versionOf(text, stats);
 }
 
 /** Notes the version of a file the model has just read or written: `text` (a buffer read, what was written), else its text on disk; no-op without `seen`. */
 async function noteSeen(ctx: ToolContext, file: string, text?: string): Promise<void> {
   if (!ctx.seen) return;
-  const version = text !== undefined && Buffer.byteLength(text, 'utf8') <= SEEN_HASH_MAX_BYTES ? textVersion(text) : await fileVersion(ctx, file, true);
+  const version = text !== undefined && Buffer.byteLength(text, 'utf8') <= SEEN_HASH_MAX_BYTES ? textVersion(text) : await diskVersion(file);
   if (version !== undefined) ctx.seen.set(file, version);
 }
 
@@ -1465,13 +1470,14 @@ const editFileTool = defineTool({
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     const { text: before, stats } = await readTextForChange(target);
-    const seen = ctx.seen?.get(target.real);
-    if (seen !== undefined && seen !== (await fileVersion(ctx, target.real))) {
-      throw new ToolError(`${target.rel} changed since you last read it (the user, a formatter or a command changed it); nothing was written. Read it again, then edit it.`);
-    }
     // An open buffer is what the user sees: its text (unsaved changes included) is what is edited.
     const open = await ctx.files?.openText(target.real);
-    return editText(input, ctx, target, open ?? before, stats.mode & 0o7777);
+    const current = open ?? before;
+    const seen = ctx.seen?.get(target.real);
+    if (seen !== undefined && seen !== versionOf(current, stats)) {
+      throw new ToolError(`${target.rel} changed since you last read it (the user, a formatter or a command changed it); nothing was written. Read it again, then edit it.`);
+    }
+    return editText(input, ctx, target, current, stats.mode & 0o7777);
   },
 });
 

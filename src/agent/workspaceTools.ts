@@ -152,8 +152,6 @@ function callKey(name: string, input: Record<string, unknown>): string {
   return `${name}\u0000${JSON.stringify(input)}`;
 }
 
-/** The line VS Code shows in the chat for a call ("Reading src/a.ts"). */
-
 // ---------------------------------------------------------------- edits through the editor
 
 /** One change @keeper made to a file in a turn, for the turn's Undo. */

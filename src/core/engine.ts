@@ -131,6 +131,11 @@ export interface NotLoadedEntry {
   readonly recover: string;
 }
 
+/** The highest tier among a step's compactions (0: none). */
+function highestTier(compactions: readonly Compaction[]): 0 | Tier {
+  return compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
+}
+
 /**
  * What a list of parts not loaded adds up to: the folded span's tokens count
  * its tool calls (listed too, each with its own size) once; shrunk and dropped
@@ -682,8 +687,7 @@ export class CompactionEngine {
     }
     this.snapshots.put(GATE_KEY, { type: 'gate', gate: { turnRecord: this.currentTurnRecord(), ineffective: this.ineffective, held: this.held } });
     this.prepareFold(after);
-    const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
-    return { predicted, after, tier, compactions, held: false };
+    return { predicted, after, tier: highestTier(compactions), compactions, held: false };
   }
 
   private summaryTokensOf(state: SummaryState): number {
@@ -784,14 +788,15 @@ export class CompactionEngine {
     this.refreshBlocks();
     const predicted = this.predicted();
     const near = this.nearWindowStart();
+    const outsideNearWindow = near > this.coverageUnit;
     const compactions: Compaction[] = [];
-    if (near > this.coverageUnit && (await this.fold(near, 1))) {
+    if (outsideNearWindow && (await this.fold(near, 1))) {
       const c = this.logged(atRecord, 2, predicted);
       if (c) compactions.push(c);
     }
     const after = this.predicted();
     this.prepareFold(after);
-    return { predicted, after, tier: compactions.length ? 2 : 0, compactions, held: false, outsideNearWindow: near > this.coverageUnit || compactions.length > 0 };
+    return { predicted, after, tier: highestTier(compactions), compactions, held: false, outsideNearWindow };
   }
 
   /**
@@ -806,8 +811,7 @@ export class CompactionEngine {
     if (!isOverTrigger(this.budget, predicted)) return { predicted, after: predicted, tier: 0, compactions: [], held: false };
     const compactions = await this.reduce(atRecord);
     const after = this.predicted();
-    const tier = compactions.reduce<0 | Tier>((t, c) => (c.tier > t ? c.tier : t), 0);
-    return { predicted, after, tier, compactions, held: false };
+    return { predicted, after, tier: highestTier(compactions), compactions, held: false };
   }
 
   /**
