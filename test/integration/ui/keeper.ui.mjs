@@ -12,6 +12,20 @@ import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, vis
 const FIRST = 'KEEPER-ANSWER-ONE: multiply now converts strings.';
 const SECOND = 'KEEPER-ANSWER-TWO: I changed src/math.js.';
 
+/**
+ * The text of the answer holding `lead`, with VS Code's "Completed N steps" fold opened
+ * (once a turn ends, VS Code folds what it streamed between tool calls under it) until `inside` shows.
+ */
+async function unfoldedAnswer(page, lead, inside) {
+  const answer = page.locator('.interactive-list .interactive-response', { hasText: lead }).last();
+  const steps = answer.getByText(/^Completed \d+ steps?/).first();
+  if (!(await visibleText(answer)).includes(inside) && (await steps.isVisible().catch(() => false))) {
+    await steps.click();
+    await waitUntil(async () => (await visibleText(answer)).includes(inside), { timeout: 5000, what: 'the folded steps to open' }).catch(() => undefined);
+  }
+  return (await visibleText(answer)).replace(/\s+/g, ' ');
+}
+
 export async function run({ page, workspace, log, check, fakeModel }) {
   fakeModel.script([
     { text: 'Reading src/math.js.', toolCalls: [{ callId: 'ui-read', name: 'read_file', input: { path: 'src/math.js' } }] },
@@ -44,13 +58,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
   // Each tool call stays in the answer as a line once the turn is over (VS Code renders @keeper's tool
   // invocations; once the turn ends it folds them under "Completed N steps", which opens them again).
-  const firstAnswer = page.locator('.interactive-list .interactive-response', { hasText: FIRST }).last();
-  const steps = firstAnswer.getByText(/^Completed \d+ steps?/).first();
-  if (await steps.isVisible().catch(() => false)) {
-    await steps.click();
-    await waitUntil(async () => (await visibleText(firstAnswer)).includes('Editing src/math.js'), { timeout: 5000, what: 'the folded steps to open' }).catch(() => undefined);
-  }
-  const answer = (await visibleText(firstAnswer)).replace(/\s+/g, ' ');
+  const answer = await unfoldedAnswer(page, FIRST, 'Editing src/math.js');
   check(answer.includes('Reading src/math.js') && answer.includes('Editing src/math.js') && answer.includes('touch declined-marker.txt'), `the read, the edit and the command stay as lines in the answer (${answer.slice(0, 240)})`);
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
   check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the allowed edit is applied to the file');
@@ -160,6 +168,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   fakeModel.script([...notes.map((path, i) => ({ toolCalls: [{ callId: `ui-note-${i}`, name: 'read_file', input: { path } }] })), { text: FOURTH }]);
   await sendChatMessage(page, '@keeper Read the three notes.');
   check(await responseRendered(page, FOURTH, 60000), '@keeper answers the turn that overflows the window');
-  const overflowed = (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: FOURTH }).last())).replace(/\s+/g, ' ');
+  // The line is written between the turn's tool calls, so VS Code folds it with them under "Completed N steps".
+  const overflowed = await unfoldedAnswer(page, FOURTH, 'Compacted the context');
   check(/Compacted the context: \d[\d,]* → \d[\d,]* tokens/.test(overflowed), `the turn's own compaction line stays in its answer (${overflowed.slice(0, 300)})`);
 }
