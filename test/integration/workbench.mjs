@@ -50,6 +50,28 @@ export async function runCommand(page, title, { timeout = 30000 } = {}) {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
 }
 
+/**
+ * Answers VS Code's simple file dialog (the one code-server shows) with a path.
+ * The dialog fills its input with the current folder once it has read it; a path
+ * typed before that is overwritten, so this waits for the dialog's own value,
+ * types the path, and types it again while the dialog is still open after Enter.
+ */
+export async function answerFileDialog(page, path, { timeout = 30000 } = {}) {
+  const input = quickInput(page);
+  const widget = page.locator('.quick-input-widget');
+  await waitUntil(async () => (await input.isVisible()) && (await input.inputValue()) !== '', { timeout: 10000, what: 'the file dialog to show its folder' });
+  await waitUntil(
+    async () => {
+      if (!(await widget.isVisible())) return true;
+      await input.fill(path);
+      await waitUntil(async () => (await input.inputValue()) === path, { timeout: 2000, interval: 100, what: 'the typed path' });
+      await page.keyboard.press('Enter');
+      return widget.waitFor({ state: 'hidden', timeout: 3000 }).then(() => true, () => false);
+    },
+    { timeout, interval: 250, what: `the file dialog to accept ${path}` },
+  );
+}
+
 /** Closes the quick input (palette, quick pick) if it is open, and waits until it is gone. */
 export async function closeQuickInput(page) {
   const widget = page.locator('.quick-input-widget');

@@ -5,7 +5,7 @@
 // title bar shows it folded, under the window, and switches back to the chat's task.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openChat, pickModel, quickInput, responseRendered, runCommand, sendChatMessage, waitUntil } from '../workbench.mjs';
+import { answerFileDialog, openChat, pickModel, responseRendered, runCommand, sendChatMessage, waitUntil } from '../workbench.mjs';
 
 const FIRST = 'KEEPER-PANEL-ONE: noted.';
 const SECOND = 'KEEPER-PANEL-TWO: using two spaces.';
@@ -68,11 +68,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   writeFileSync(file, records.join('\n') + '\n');
   await runCommand(page, 'Context Keeper: Import a Session');
   // code-server's open dialog is VS Code's simple one: a path in the quick input.
-  const input = quickInput(page);
-  await input.waitFor({ state: 'visible', timeout: 10000 });
-  await input.fill(file);
-  await page.waitForTimeout(300);
-  await page.keyboard.press('Enter');
+  await answerFileDialog(page, file);
   // The picker in the panel's title bar lists both tasks; the imported one is shown folded, under its window.
   // The import ends with its records stored: until then the picker does not list it yet, and is opened again.
   const pick = async (label) => {
