@@ -31,7 +31,9 @@ const configs = {
   extension: {
     // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
     // The tokenizer's tables are a file of their own (dist/o200k.js), read on the first count, not at activation.
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, plugins: [tokenizerBeside(), zodEnglishOnly()] },
+    // `navigator` is undefined in it: the extension host is Node, where reading the global logs a deprecation
+    // warning at activation (zod probes it for Cloudflare Workers, sql.js for the user's language).
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerBeside(), zodEnglishOnly()] },
   },
   tokenizer: {
     options: { ...node, entryPoints: ['node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js'], outfile: 'dist/o200k.js', minify: true, sourcemap: false },

@@ -107,6 +107,20 @@ export function describeCompaction(report: StepReport, folded: FoldedSoFar): str
   return `🗜 Compacted the context: ${tokens}; ${what} ${how}. Rules and requests are kept word for word.`;
 }
 
+/**
+ * The line a response keeps at its end for the compactions of its turn: the one
+ * compaction's line, or how many there were with the last one's tokens and what
+ * the Task Context stands for after them.
+ */
+export function describeTurnCompactions(compactions: readonly { readonly report: StepReport; readonly folded: FoldedSoFar }[]): string {
+  const last = compactions.at(-1);
+  if (!last) return '';
+  if (compactions.length === 1) return describeCompaction(last.report, last.folded);
+  const deepest = compactions.reduce((a, b) => (b.report.tier > a.report.tier ? b : a));
+  const line = describeCompaction({ ...last.report, tier: deepest.report.tier }, last.folded);
+  return line.replace(/^🗜 Compacted the context: /, `🗜 Compacted the context ${compactions.length} times in this turn, the last time `);
+}
+
 /** How much of the record the Task Context stands for now. */
 export function foldedSoFar(session: CompactionSession): FoldedSoFar {
   const units = session.record.units;

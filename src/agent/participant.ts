@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
-import { notLoadedTotals } from '../core/engine';
+import { notLoadedTotals, type StepReport } from '../core/engine';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
@@ -19,7 +19,7 @@ import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskStoreHost } from './ports';
 import { contextMarkdown, factsMarkdown, isChatCommand, NO_TASK_YET, nothingToFold, rebuildMarkdown, type ChatCommandName } from './chatCommands';
-import { describeCompaction, foldedSoFar, ModelCallError, recordUndo, runTurn, type Attachment, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { describeCompaction, describeTurnCompactions, foldedSoFar, ModelCallError, recordUndo, runTurn, type Attachment, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf, type ToolSpec } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
@@ -220,6 +220,8 @@ export class KeeperAgent implements vscode.Disposable {
     this.lastTaskId = taskId;
     /** The files this turn changed, for its Undo button. */
     const edits: TurnEdit[] = [];
+    /** The compactions of this turn, for the line its response keeps. */
+    const compactions: { report: StepReport; folded: FoldedSoFar }[] = [];
     try {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
@@ -241,10 +243,10 @@ export class KeeperAgent implements vscode.Disposable {
           const file = (input as { path?: unknown } | null)?.path;
           if (typeof file === 'string' && FILE_TOOLS.has(name)) stream.reference(vscode.Uri.joinPath(root, file));
         },
-        // A lasting line in the response (Copilot leaves "Summarized conversation history"), with the way to what was folded.
+        // Said while the turn goes on; the lasting line is written when it ends (see finally).
         compacted: (report, folded) => {
-          stream.markdown(`\n\n> ${describeCompaction(report, folded)}\n\n`);
-          if (report.tier >= 2) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, report.compactions.at(-1)?.atRecord], title: 'Show the Task Context' });
+          compactions.push({ report, folded });
+          stream.progress(describeCompaction(report, folded));
         },
         sent: (info) => {
           this._onDidSend.fire({ ...info, taskId });
@@ -269,6 +271,14 @@ export class KeeperAgent implements vscode.Disposable {
       this._onDidEndTurn.fire({ taskId, outcome: 'error', error: message });
       return { errorDetails: { message: `${message} The turn so far is kept in the task's record; send a message to continue.` }, metadata: { ...metadata, stopped: 'error' } };
     } finally {
+      // A lasting line at the end of the response (Copilot leaves "Summarized conversation history", Roo "Context
+      // condensed"), with the way to what was folded. Written between tool calls, VS Code would fold it under
+      // "Completed N steps" with them once the turn ends.
+      if (compactions.length > 0) {
+        stream.markdown(`\n\n> ${describeTurnCompactions(compactions)}\n\n`);
+        const folded = [...compactions].reverse().find((c) => c.report.tier >= 2)?.report.compactions.at(-1)?.atRecord;
+        if (folded !== undefined) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, folded], title: 'Show the Task Context' });
+      }
       if (edits.length > 0) {
         const key = this.keepEdits(taskId, metadata.turn ?? 0, edits);
         const files = new Set(edits.map((e) => e.rel)).size;

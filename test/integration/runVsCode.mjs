@@ -427,6 +427,37 @@ class CodeServer {
     }
   }
 
+  /**
+   * Warnings the extension host logged with this extension's bundle in their
+   * stack (a deprecated global read at activation, say): each warning line with
+   * the frames that follow it, for every extension host this server started.
+   */
+  warningsFromOurBundle() {
+    const logs = join(this.folders.userData, 'logs');
+    const found = [];
+    const walk = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name === 'remoteexthost.log') {
+          const lines = readFileSync(path, 'utf8').split('\n');
+          lines.forEach((line, i) => {
+            if (!/\[warning\]/.test(line)) return;
+            const frames = [];
+            for (let j = i + 1; j < lines.length && !/^\d{4}-\d\d-\d\d /.test(lines[j]); j++) frames.push(lines[j]);
+            if (frames.some((frame) => frame.includes(join(root, 'dist')))) found.push([line, ...frames.slice(0, 4)].join('\n'));
+          });
+        }
+      }
+    };
+    try {
+      walk(logs);
+    } catch {
+      // no logs yet
+    }
+    return found;
+  }
+
   /** The newest extension host log of this server, for failure reports. */
   extensionHostLogTail(lines) {
     const logs = join(this.folders.userData, 'logs');
@@ -667,6 +698,9 @@ async function main() {
   const results = new Results();
   if (options.phases.includes('host')) await runHostTests(browser, server, folders, results);
   if (options.phases.includes('ui')) await runUiModules(browser, server, folders, results, options.grep);
+  const warnings = server.warningsFromOurBundle();
+  if (warnings.length === 0) results.pass('the extension host logged no warning from this extension');
+  else results.fail('the extension host logged no warning from this extension', warnings.join('\n'));
 
   if (results.failed > 0) {
     console.log(`--- code-server log (last lines of ${folders.serverLog})\n${readTail(folders.serverLog, 60)}`);

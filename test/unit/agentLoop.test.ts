@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
-import { describeCompaction, ModelCallError, runTurn, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import { describeCompaction, describeTurnCompactions, ModelCallError, runTurn, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
 import type { StepReport } from '../../src/core/engine';
 import { isTransientModelError, retryDelayMs } from '../../src/agent/retry';
 import { matchesToolPattern } from '../../src/agent/settings';
@@ -100,9 +100,11 @@ class Io implements TurnIO {
     this.progressLines.push(name);
   }
   readonly compactionLines: string[] = [];
+  readonly compacted_: { report: StepReport; folded: FoldedSoFar }[] = [];
   compacted(report: StepReport, folded: FoldedSoFar): void {
     this.compactions++;
     this.compactionLines.push(describeCompaction(report, folded));
+    this.compacted_.push({ report, folded });
   }
   sent(info: SentInfo): void {
     this.sentInfo.push(info);
@@ -182,6 +184,12 @@ describe('@keeper agent loop (scripted model)', function () {
     const fold = io.compactionLines.find((l) => /tool calls?\) folded into the Task Context/.test(l));
     assert.ok(fold, io.compactionLines.join('\n'));
     assert.match(fold, /^🗜 Compacted the context: [\d,]+ → [\d,]+ tokens; records 0–\d+ \(\d+ tool calls?\) folded into the Task Context/);
+    // The response keeps one line for the turn: how many compactions, the last one's tokens, what is folded after them.
+    const lastFold = io.compacted_.at(-1)!;
+    const turnLine = describeTurnCompactions(io.compacted_);
+    assert.ok(turnLine.startsWith(`🗜 Compacted the context ${io.compactions} times in this turn, the last time ${lastFold.report.predicted.toLocaleString('en-US')} → ${lastFold.report.after.toLocaleString('en-US')} tokens; records 0–${lastFold.folded.records - 1} (${lastFold.folded.toolCalls} tool calls) folded into the Task Context`), turnLine);
+    assert.equal(describeTurnCompactions(io.compacted_.slice(0, 1)), io.compactionLines[0]);
+    assert.equal(describeTurnCompactions([]), '');
     for (const [i, request] of model.requests.entries()) {
       const tokens = sentTokens(request);
       assert.ok(tokens <= window, `request ${i}: ${tokens} tokens > window ${window}`);

@@ -26,6 +26,23 @@ async function unfoldedAnswer(page, lead, inside) {
   return (await visibleText(answer)).replace(/\s+/g, ' ');
 }
 
+/** A turn's compaction line: once ("Compacted the context: a → b tokens") or "N times in this turn, the last time a → b tokens". */
+const TURN_COMPACTION = /Compacted the context(?::| \d+ times in this turn, the last time) \d[\d,]* → \d[\d,]* tokens/;
+
+/** The compaction the panel marks as revealed (one other than `other`), as text; undefined when none is within 30 s. */
+async function revealedCompaction(page, other) {
+  return waitUntil(async () => {
+    for (const frame of page.frames()) {
+      if (!frame.url().includes('webview')) continue;
+      const marked = frame.locator('.region-timeline .is-revealed');
+      if ((await marked.count().catch(() => 0)) === 0 || !(await marked.first().isVisible())) continue;
+      const text = (await marked.first().innerText()).replace(/\s+/g, ' ');
+      if (text !== other) return text;
+    }
+    return undefined;
+  }, { timeout: 30000, interval: 500, what: 'the compaction shown in the panel' }).catch(() => undefined);
+}
+
 export async function run({ page, workspace, log, check, fakeModel }) {
   fakeModel.script([
     { text: 'Reading src/math.js.', toolCalls: [{ callId: 'ui-read', name: 'read_file', input: { path: 'src/math.js' } }] },
@@ -144,14 +161,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(/\d[\d,]* → \d[\d,]* tokens/.test(compacted), `/compact gives the tokens before → after (${compacted.slice(0, 200)})`);
   // Its button opens the Task Context panel at that compaction.
   await page.locator('.interactive-list .interactive-response', { hasText: 'Compacted the context' }).last().locator('.monaco-button', { hasText: 'Show the Task Context' }).click();
-  const revealed = await waitUntil(async () => {
-    for (const frame of page.frames()) {
-      if (!frame.url().includes('webview')) continue;
-      const marked = frame.locator('.region-timeline .is-revealed');
-      if ((await marked.count().catch(() => 0)) > 0 && (await marked.first().isVisible())) return (await marked.first().innerText()).replace(/\s+/g, ' ');
-    }
-    return undefined;
-  }, { timeout: 30000, interval: 500, what: 'the compaction shown in the panel' }).catch(() => undefined);
+  const revealed = await revealedCompaction(page);
   check(revealed !== undefined, `the compaction line's button opens the panel at that compaction (${revealed ?? 'not shown'})`);
   asked = fakeModel.requests().length;
   const context = await command('/context', 'The next call sends about', '/context states what the next call sends');
@@ -168,7 +178,17 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   fakeModel.script([...notes.map((path, i) => ({ toolCalls: [{ callId: `ui-note-${i}`, name: 'read_file', input: { path } }] })), { text: FOURTH }]);
   await sendChatMessage(page, '@keeper Read the three notes.');
   check(await responseRendered(page, FOURTH, 60000), '@keeper answers the turn that overflows the window');
-  // The line is written between the turn's tool calls, so VS Code folds it with them under "Completed N steps".
-  const overflowed = await unfoldedAnswer(page, FOURTH, 'Compacted the context');
-  check(/Compacted the context: \d[\d,]* → \d[\d,]* tokens/.test(overflowed), `the turn's own compaction line stays in its answer (${overflowed.slice(0, 300)})`);
+  // The line is written when the turn ends, after its answer: VS Code's "Completed N steps" fold does not hide it.
+  const overflowAnswer = page.locator('.interactive-list .interactive-response', { hasText: FOURTH }).last();
+  const overflowed = await waitUntil(async () => {
+    const text = (await visibleText(overflowAnswer)).replace(/\s+/g, ' ');
+    return TURN_COMPACTION.test(text) ? text : undefined;
+  }, { timeout: 15000, what: "the turn's compaction line" }).catch(async () => (await visibleText(overflowAnswer)).replace(/\s+/g, ' '));
+  check(TURN_COMPACTION.test(overflowed), `the turn's own compaction line is shown in its answer without opening the folded steps (${overflowed.slice(0, 300)})`);
+  check(overflowed.indexOf('Compacted the context') > overflowed.indexOf(FOURTH), 'the compaction line follows the answer');
+  await overflowAnswer.scrollIntoViewIfNeeded().catch(() => undefined);
+  await page.screenshot({ path: '.vscode-test/shots/keeper-turn-compaction.png' }).catch(() => undefined);
+  await overflowAnswer.locator('.monaco-button', { hasText: 'Show the Task Context' }).last().click();
+  const again = await revealedCompaction(page, revealed);
+  check(again !== undefined, `the turn's compaction button opens the panel at that compaction (${again ?? 'not shown'})`);
 }
