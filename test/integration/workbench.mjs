@@ -72,6 +72,23 @@ export async function answerFileDialog(page, path, { timeout = 30000 } = {}) {
   );
 }
 
+/**
+ * The activation time VS Code shows for an extension in Developer: Show Running
+ * Extensions ("Activation: 231ms"): the time the extension host spent loading
+ * its code and running its activate(). Undefined when the row is not shown.
+ */
+export async function runningExtensionActivationMs(page, extensionId) {
+  await runCommand(page, 'Developer: Show Running Extensions');
+  const row = page.locator('.runtime-extensions-editor .monaco-list-row', { hasText: extensionId }).first();
+  const text = await waitUntil(async () => {
+    const value = await row.locator('.activation-time').innerText().catch(() => '');
+    return /\d/.test(value) ? value : undefined;
+  }, { timeout: 15000, what: `${extensionId} in Running Extensions` }).catch(() => undefined);
+  await page.keyboard.press('Escape');
+  const ms = /(\d+)\s*ms/.exec(text ?? '')?.[1];
+  return ms === undefined ? undefined : Number(ms);
+}
+
 /** Closes the quick input (palette, quick pick) if it is open, and waits until it is gone. */
 export async function closeQuickInput(page) {
   const widget = page.locator('.quick-input-widget');

@@ -5,7 +5,7 @@
 // title bar shows it folded, under the window, and switches back to the chat's task.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerFileDialog, openChat, pickModel, responseRendered, runCommand, sendChatMessage, waitUntil } from '../workbench.mjs';
+import { answerFileDialog, openChat, pickModel, responseRendered, runCommand, runningExtensionActivationMs, sendChatMessage, waitUntil } from '../workbench.mjs';
 
 const FIRST = 'KEEPER-PANEL-ONE: noted.';
 const SECOND = 'KEEPER-PANEL-TWO: using two spaces.';
@@ -30,6 +30,11 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(await pickModel(page, 'Fake Small').catch(() => false), 'Fake Small is picked');
   await sendChatMessage(page, '@keeper Format the sources. Always use tabs for indentation.');
   check(await responseRendered(page, FIRST), 'the first answer is rendered');
+  // The figure VS Code's Running Extensions shows for the activation this first @keeper message caused: printed,
+  // not judged (a shared 2-core machine moves it); the README reports it.
+  const activation = await runningExtensionActivationMs(page, 'context-keeper');
+  check(activation !== undefined, 'Running Extensions shows how long Context Keeper took to activate');
+  log(`measured: activation ${activation} ms (Developer: Show Running Extensions; the issue's bound: 300 ms)`);
 
   await runCommand(page, 'Context Keeper: Open the Task Context Panel');
   const frame = await panelFrame(page).catch(() => undefined);
