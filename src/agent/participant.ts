@@ -77,6 +77,12 @@ export function turnsInHistory(history: readonly (vscode.ChatRequestTurn | vscod
   return most;
 }
 
+/** A line the response keeps after its answer, with its button. */
+interface Notice {
+  readonly markdown: string;
+  readonly button?: vscode.Command;
+}
+
 /** The command a turn's Undo button runs (contributed in package.json). */
 export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
 /** Opens the Task Context panel on a task (registered by the extension; a button in a response that compacted). */
@@ -129,6 +135,10 @@ export class KeeperAgent implements vscode.Disposable {
   /** A task's record or state changed (a turn step, a user act on a fact). */
   readonly onDidChangeTask = this._onDidChangeTask.event;
   private lastTaskId: string | undefined;
+  /** The task this window ran before the last one (whose edits a new task's first turn names). */
+  private previousTaskId: string | undefined;
+  /** Undoable turns already named to a new task as left applied. */
+  private readonly leftEditsSaid = new Set<string>();
 
   /**
    * How edits, writes and commands are approved: undefined (the default) asks
@@ -203,7 +213,11 @@ export class KeeperAgent implements vscode.Disposable {
     }
 
     const { settings, problems } = readSettings();
-    for (const problem of problems) stream.markdown(`> ⚠ Setting ignored: ${problem}\n\n`);
+    /**
+     * What the response says after its answer: notices, the compaction line, buttons. Written at the start, VS Code
+     * folds them under "Completed N steps" with the turn's tool calls and progress once the turn ends.
+     */
+    const footer: Notice[] = problems.map((problem) => ({ markdown: `> ⚠ Setting ignored: ${problem}` }));
     const controller = new AbortController();
     // A stopped turn also stops the summary being computed ahead for it: its result would not be the model's.
     const cancellation = token.onCancellationRequested(() => {
@@ -217,6 +231,7 @@ export class KeeperAgent implements vscode.Disposable {
     };
     this.running.add(controller);
     this.busy.add(taskId);
+    this.previousTaskId = this.lastTaskId === taskId ? this.previousTaskId : this.lastTaskId;
     this.lastTaskId = taskId;
     /** The files this turn changed, for its Undo button. */
     const edits: TurnEdit[] = [];
@@ -226,12 +241,13 @@ export class KeeperAgent implements vscode.Disposable {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
       const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
       const recorded = task.records.reduce((n, r) => n + (r.role === 'user' ? 1 : 0), 0);
-      this.reportRewind(taskId, recorded, turnsInHistory(context.history), stream);
+      footer.push(...this.rewound(taskId, recorded, turnsInHistory(context.history)));
+      if (recorded === 0) footer.push(...this.leftEdits(taskId));
       metadata = { ...metadata, turn: recorded + 1 };
-      if (!task.durable) stream.markdown('> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.\n\n');
+      if (!task.durable) footer.push({ markdown: '> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.' });
       const system = systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) });
       let frame: { system: string; tools: readonly ToolSpec[] } | undefined;
-      task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal, () => frame);
+      task.summarizer.target = await this.summarizerFor(settings, model, footer, say, controller.signal, () => frame);
       const tools = this.toolRunner(task, root.fsPath, settings, stream, request.toolInvocationToken, edits, otherToolsFor(request, settings));
       frame = { system, tools: tools.specs };
       const io: TurnIO = {
@@ -275,9 +291,12 @@ export class KeeperAgent implements vscode.Disposable {
       // condensed"), with the way to what was folded. Written between tool calls, VS Code would fold it under
       // "Completed N steps" with them once the turn ends.
       if (compactions.length > 0) {
-        stream.markdown(`\n\n> ${describeTurnCompactions(compactions)}\n\n`);
         const folded = [...compactions].reverse().find((c) => c.report.tier >= 2)?.report.compactions.at(-1)?.atRecord;
-        if (folded !== undefined) stream.button({ command: OPEN_PANEL_COMMAND, arguments: [taskId, folded], title: 'Show the Task Context' });
+        footer.push({ markdown: `> ${describeTurnCompactions(compactions)}`, ...(folded !== undefined ? { button: { command: OPEN_PANEL_COMMAND, arguments: [taskId, folded], title: 'Show the Task Context' } } : {}) });
+      }
+      for (const notice of footer) {
+        stream.markdown(`\n\n${notice.markdown}\n\n`);
+        if (notice.button) stream.button(notice.button);
       }
       if (edits.length > 0) {
         const key = this.keepEdits(taskId, metadata.turn ?? 0, edits);
@@ -352,7 +371,9 @@ export class KeeperAgent implements vscode.Disposable {
           if (open) stream.progress(message);
         };
         try {
-          task.summarizer.target = await this.summarizerFor(settings, model, stream, say, controller.signal, () => undefined);
+          const notices: Notice[] = [];
+          task.summarizer.target = await this.summarizerFor(settings, model, notices, say, controller.signal, () => undefined);
+          for (const notice of notices) stream.markdown(`${notice.markdown}\n\n`);
           say('Folding the older steps into the Task Context…');
           const report = await session.compactNow(task.nextIndex);
           if (token.isCancellationRequested) return { metadata: { ...metadata, cancelled: true } };
@@ -521,7 +542,7 @@ export class KeeperAgent implements vscode.Disposable {
   private async summarizerFor(
     settings: KeeperSettings,
     chatModel: vscode.LanguageModelChat,
-    stream: vscode.ChatResponseStream,
+    notices: Notice[],
     say: (message: string) => void,
     signal: AbortSignal,
     chatFrame: () => { system: string; tools: readonly ToolSpec[] } | undefined,
@@ -533,7 +554,7 @@ export class KeeperAgent implements vscode.Disposable {
     if (settings.summarizerModel !== '') {
       const picked = (await vscode.lm.selectChatModels({ id: settings.summarizerModel }))[0] ?? (await vscode.lm.selectChatModels({ family: settings.summarizerModel }))[0];
       if (picked) model = picked;
-      else stream.markdown(`> ⚠ The summarizer model \`${settings.summarizerModel}\` is not available; summaries use the chat's model.\n\n`);
+      else notices.push({ markdown: `> ⚠ The summarizer model \`${settings.summarizerModel}\` is not available; summaries use the chat's model.` });
     }
     const port = new VsCodeChatModel(model);
     return new ModelSummarizer({
@@ -557,19 +578,42 @@ export class KeeperAgent implements vscode.Disposable {
    * turns than were recorded, the chat says so, names the files those turns
    * changed that are still as they left them, and offers to undo them.
    */
-  private reportRewind(taskId: string, recorded: number, shown: number | undefined, stream: vscode.ChatResponseStream): void {
-    if (shown === undefined || recorded <= shown) return;
+  private rewound(taskId: string, recorded: number, shown: number | undefined): Notice[] {
+    if (shown === undefined || recorded <= shown) return [];
     const removed = recorded - shown;
     const keys = [...this.turnEdits].filter(([, t]) => t.taskId === taskId && t.turn > shown).map(([key]) => key);
     const files = [...new Set(keys.flatMap((key) => this.turnEdits.get(key)!.edits.map((e) => e.rel)))];
     const turns = `${removed} earlier ${removed === 1 ? 'turn' : 'turns'}`;
-    stream.markdown(
-      `> ⚠ ${turns} of this task ${removed === 1 ? 'was' : 'were'} taken out of the chat (Retry, Restore Checkpoint or Start Over). ` +
-        `@keeper's record of the task still holds ${removed === 1 ? 'it' : 'them'}, ` +
-        (files.length ? `and ${removed === 1 ? 'its' : 'their'} changes are still in ${files.map((f) => `\`${f}\``).join(', ')}.\n\n` : `and any file ${removed === 1 ? 'it' : 'they'} changed is as ${removed === 1 ? 'it' : 'they'} left it.\n\n`),
-    );
-    if (files.length) stream.button({ command: UNDO_TURN_COMMAND, arguments: [keys], title: `Undo the edits of the removed ${removed === 1 ? 'turn' : 'turns'}` });
     this._onDidRewind.fire({ taskId, removed, files });
+    return [
+      {
+        markdown:
+          `> ⚠ ${turns} of this task ${removed === 1 ? 'was' : 'were'} taken out of the chat (Retry, Restore Checkpoint or Start Over). ` +
+          `@keeper's record of the task still holds ${removed === 1 ? 'it' : 'them'}, ` +
+          (files.length ? `and ${removed === 1 ? 'its' : 'their'} changes are still in ${files.map((f) => `\`${f}\``).join(', ')}.` : `and any file ${removed === 1 ? 'it' : 'they'} changed is as ${removed === 1 ? 'it' : 'they'} left it.`),
+        ...(files.length ? { button: { command: UNDO_TURN_COMMAND, arguments: [keys], title: `Undo the edits of the removed ${removed === 1 ? 'turn' : 'turns'}` } } : {}),
+      },
+    ];
+  }
+
+  /**
+   * A new task's first turn: the edits of the task this window ran before it
+   * are still applied (VS Code's Start Over and a new chat revert only the edits
+   * of its own editing session, not @keeper's). Said once, with their undo.
+   */
+  private leftEdits(taskId: string): Notice[] {
+    const before = this.previousTaskId;
+    if (before === undefined || before === taskId) return [];
+    const keys = [...this.turnEdits].filter(([key, t]) => t.taskId === before && !this.leftEditsSaid.has(key)).map(([key]) => key);
+    if (keys.length === 0) return [];
+    for (const key of keys) this.leftEditsSaid.add(key);
+    const files = [...new Set(keys.flatMap((key) => this.turnEdits.get(key)!.edits.map((e) => e.rel)))];
+    return [
+      {
+        markdown: `> ⚠ The task @keeper worked on before this one left its edits in ${files.map((f) => `\`${f}\``).join(', ')}: Start Over and a new chat do not revert them. They stay unless you undo them.`,
+        button: { command: UNDO_TURN_COMMAND, arguments: [keys], title: `Undo the earlier task's edits (${files.length} ${files.length === 1 ? 'file' : 'files'})` },
+      },
+    ];
   }
 
   /** Keeps a turn's edits for its Undo (the last MAX_UNDOABLE_TURNS turns); returns their key. */

@@ -349,11 +349,21 @@ describe('@keeper in the chat view', function () {
   it('run_command runs in a terminal with shell integration: the user sees it, its output and exit code come back', async () => {
     const config = vscode.workspace.getConfiguration('contextKeeper');
     await config.update('runCommandsInTerminal', true, vscode.ConfigurationTarget.Workspace);
+    // The terminal's own shell integration reports the execution: the output came from there, not from the fallback.
+    const executions: { terminal: string; command: string; exitCode: number | undefined }[] = [];
+    const watch = vscode.window.onDidEndTerminalShellExecution((e) => executions.push({ terminal: e.terminal.name, command: e.execution.commandLine.value, exitCode: e.exitCode }));
     const end = await ask('Compute it in the shell.', [
       { toolCalls: [{ callId: 'term-1', name: 'run_command', input: { command: 'echo "from the terminal: $((6*7))"; sh -c "exit 3"' } }] },
       { text: 'Done.' },
-    ]).finally(() => config.update('runCommandsInTerminal', undefined, vscode.ConfigurationTarget.Workspace));
+    ]).finally(() => {
+      watch.dispose();
+      return config.update('runCommandsInTerminal', undefined, vscode.ConfigurationTarget.Workspace);
+    });
     assert.equal(end.outcome, 'answer', end.error);
+    const ran = executions.find((e) => e.command.includes('from the terminal'));
+    assert.ok(ran, `the terminal's shell integration ran the command (executions: ${JSON.stringify(executions)})`);
+    assert.equal(ran.terminal, '@keeper');
+    assert.equal(ran.exitCode, 3);
     const output = (await records(end.taskId)).find((r) => r.role === 'tool' && r.toolCallId === 'term-1')?.toolOutput ?? '';
     assert.match(output, /from the terminal: 42/);
     assert.match(output, /exit code: 3$/);

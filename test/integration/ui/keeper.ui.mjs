@@ -135,8 +135,9 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(retried, 'the last answer has a Retry button');
   if (retried) {
     check(await responseRendered(page, THIRD, 60000), '@keeper answers the retried request');
-    const said = (await page.locator('.interactive-list').innerText()).replace(/\s+/g, ' ');
-    check(said.includes('1 earlier turn of this task was taken out of the chat'), 'the retried answer says a recorded turn left the chat');
+    // The notice follows the answer (written when the turn ends).
+    const said = await waitUntil(async () => (await page.locator('.interactive-list').innerText()).replace(/\s+/g, ' ').includes('1 earlier turn of this task was taken out of the chat'), { timeout: 15000, what: 'the notice of the turn taken out' }).catch(() => false);
+    check(said, 'the retried answer says a recorded turn left the chat');
     await page.screenshot({ path: '.vscode-test/shots/keeper-retry.png' }).catch(() => undefined);
   }
 
