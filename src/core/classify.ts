@@ -155,19 +155,35 @@ const RULE_IMPERATIVE =
 
 /** A modal or prohibition addressed to the agent anywhere in the sentence. */
 const RULE_MODAL =
-  /\b(?:you|we|it|they|the \w+|claude|agent) (?:must|must not|mustn't|should never|should always|shall not|may not|are not allowed to|is not allowed to|need to always|have to always)\b|\byou (?:do not|don't|never|will not|won't|should not|shouldn't|may only|can only|are only|only)\b|\bi (?:do not|don't|dont) (?:want|wish)\b|(?<!\b(?:i|we|it|this|that)(?:'ve| have| had)? )\b(?:always|never)\b(?! (?:\w+ed|worked|works|fails|failed|seen|had|been|gotten)\b)|\b(?:must never|must always|must not|not allowed|forbidden|prohibited|under no circumstances)\b|\bi (?:do not|don't) want (?:you|it) to\b|\bi want you to (?:always|never|only)\b|\b(?:from now on|going forward)\b|\b(?:without (?:asking|changing|modifying|touching|breaking|removing|deleting))\b/i;
+  /\b(?:you|we|it|they|the \w+|claude|agent) (?:must|must not|mustn't|should never|should always|shall not|may not|are not allowed to|is not allowed to|need to always|have to always)\b|\byou (?:do not|don't|never|will not|won't|should not|shouldn't|may only|can only|are only|only)\b|\bi (?:do not|don't|dont) (?:want|wish)\b|(?<!\b(?:i|we|it|this|that)(?:'ve| have| had)? )\b(?:always|never)\b(?! (?:\w+ed|worked|works|fails|failed|seen|had|been|gotten|got|saw|heard|found|came|went|ran|took|gave|made|knew|thought|did)\b)|\b(?:must never|must always|must not|not allowed|forbidden|prohibited|under no circumstances)\b|\bi (?:do not|don't) want (?:you|it) to\b|\bi want you to (?:always|never|only)\b|\b(?:from now on|going forward)\b|\b(?:without (?:asking|changing|modifying|touching|breaking|removing|deleting))\b/i;
 
 /** A first-person report or a question that merely contains "don't" or "only" is not a rule. */
 const NOT_A_RULE = /^no \w+(?: \w+)? (?:found|available|matches?|matching|results?|such|errors?|issues?|changes?|output|data|response|problems?|longer|more (?:than|results))\b|^(?:i|we)(?: still| just| really)? (?:don't|do not|can't|cannot|didn't|did not|haven't|only)\b(?! want (?:you|it) to| wish\b)|^(?:only|just) (?:\w+ ){0,2}(?:works?|worked|happens?|fails?)\b|^keep (?:going|working|it up|at it)\b|^no(?:pe)?[,.!]?$|^no,? (?:that|this|it)'?s?\b/i;
 
-/** Whether a user sentence states a standing rule (verbatim prescriptive wording). */
-export function isRuleSentence(sentence: string): boolean {
+/**
+ * A prescriptive clause inside a sentence, after a comma or "and/but/then": "implement it, ensure to lint the code",
+ * "run them in order, but only one at a time", "When editing a file, make sure to indent". Not in a report of what
+ * the user or something else did ("I tried it, and never got an answer").
+ */
+const RULE_CLAUSE = /(?:[,;:—–]\s*|\s(?:and|but|then)\s+)(?:please\s+|also\s+|just\s+)?(?:make sure|be sure to|ensure(?: to| that)?|always|never|do not|don't|only (?!to\b|if\b|when\b|after\b|because\b)\w+ (?:\w+ )?(?:at a time|one|once)\b)\b/i;
+const REPORT = /^(?:i|we|it|this|that|there|they|he|she)\b(?! (?:want|need|would like) (?:you|it) to\b)/i;
+
+/**
+ * How a user sentence states a standing rule (verbatim prescriptive wording): as a whole ("Never commit without
+ * signing."), or in a clause of a sentence that also asks for something ("run them in order, but only one at a time").
+ */
+export function ruleKind(sentence: string): 'whole' | 'clause' | undefined {
   const s = sentence.trim();
-  if (s.endsWith('?')) return false;
+  if (s.endsWith('?')) return undefined;
   const body = s.replace(RULE_LEAD, '');
-  if (NOT_A_RULE.test(body)) return false;
-  if (RULE_IMPERATIVE.test(body)) return true;
-  return RULE_MODAL.test(s);
+  if (NOT_A_RULE.test(body)) return undefined;
+  if (RULE_IMPERATIVE.test(body) || RULE_MODAL.test(s)) return 'whole';
+  return RULE_CLAUSE.test(s) && !REPORT.test(body) ? 'clause' : undefined;
+}
+
+/** Whether a user sentence states a standing rule, as a whole or in a clause. */
+export function isRuleSentence(sentence: string): boolean {
+  return ruleKind(sentence) !== undefined;
 }
 
 // -------------------------------------------------------------- agent cues

@@ -18,7 +18,7 @@
  * summarizer fails.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
+import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
@@ -158,7 +158,8 @@ function onlyRules(words: string): boolean {
   let rules = 0;
   for (const { text } of sentencesOf(splitQuoted(words).own)) {
     const { cls } = classifySentence(text, 'user');
-    if (cls === 'rule') rules++;
+    // A rule in a clause of an ask ("run them in order, but only one at a time") asks for the work too.
+    if (cls === 'rule' && ruleKind(text) !== 'clause') rules++;
     else if (cls !== 'pleasantry' && cls !== 'other') return false;
   }
   return rules > 0;

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { classifySentence, isFragment, isRuleSentence, sentencesOf, splitThoughts } from '../../src/core/classify';
+import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
 import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { askText, splitUserText } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
@@ -233,11 +233,18 @@ describe('sentence classes', () => {
       'YOU DO NOT write final code.',
       'Preserve agent-first design',
       'For numbered lists, pad the marker so it is always 4 characters long.',
+      // A prescriptive clause inside an ask.
+      'please go ahead and implement everything discussed above, ensure to lint the code after updates.',
+      'can you now run those in order, but only one at a time',
+      'When editing a file, make sure to insert appropriate indentation before each line!',
+      'Suggest further changes and make sure each sentence is on a new line in markdown.',
     ]) {
       assert.ok(isRuleSentence(rule), rule);
       assert.equal(user(rule), 'rule', rule);
     }
-    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup']) assert.ok(!isRuleSentence(notRule), notRule);
+    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.']) assert.ok(!isRuleSentence(notRule), notRule);
+    assert.equal(ruleKind('can you now run those in order, but only one at a time'), 'clause', 'a rule inside an ask');
+    assert.equal(ruleKind('Never commit without signing.'), 'whole');
     assert.equal(user('fix the login bug'), 'ask');
     assert.equal(user('still doesnt work'), 'failure');
     assert.equal(user('thanks!'), 'pleasantry');

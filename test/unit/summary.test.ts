@@ -599,6 +599,13 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.requests.length, 2, 'the rule is still a request, verbatim');
   });
 
+  it('an ask with a rule in a clause moves the goal and keeps the rule as a constraint', async () => {
+    const b = new RecordBuilder().user('List the quality scripts in package.json.').step('There are four: check-types, lint, test, compile.').user('can you now run those in order, but only one at a time');
+    const s = await fold(b);
+    assert.match(s.current.goal, /^#2 \(r2\): can you now run those in order, but only one at a time/);
+    assert.ok(s.facts.Constraints.some((c) => c.text === 'can you now run those in order, but only one at a time'), JSON.stringify(s.facts.Constraints));
+  });
+
   it('"continue" keeps the goal on the work under way and says it was taken up again', async () => {
     const b = new RecordBuilder().user('Port the exporter to the new CSV writer.').step('The CSV writer is in place.').user('continue').step('The JSON writer is next.').user('i agree, continue');
     const s = await fold(b);
