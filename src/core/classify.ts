@@ -169,6 +169,13 @@ const RULE_CLAUSE = /(?:[,;:—–]\s*|\s(?:and|but|then)\s+)(?:please\s+|also\s
 const REPORT = /^(?:i|we|it|this|that|there|they|he|she)\b(?! (?:want|need|would like) (?:you|it) to\b)/i;
 
 /**
+ * The user correcting what the agent does ("you're editing in the main workspace", "you keep adding comments",
+ * "you should be in the session repo"): a standing rule said as a reproach, as binding as "don't".
+ */
+const RULE_CORRECTION =
+  /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)(?: still| again| now| actually)? (?!(?:right|correct|welcome|absolutely|so|quite|totally|exactly|spot|going to|about to|an?|the|my|our|doing (?:great|good|well|fine)|getting (?:there|close)|almost)\b)(?:\w+ing|in|not|on|inside|outside)\b|you(?:'ve| have) been \w+ing\b|you keep \w+ing\b|you should(?:n't| not)? (?:be|have been|stay|work|edit|use|run|keep)\b)/i;
+
+/**
  * How a user sentence states a standing rule (verbatim prescriptive wording): as a whole ("Never commit without
  * signing."), or in a clause of a sentence that also asks for something ("run them in order, but only one at a time").
  */
@@ -177,7 +184,7 @@ export function ruleKind(sentence: string): 'whole' | 'clause' | undefined {
   if (s.endsWith('?')) return undefined;
   const body = s.replace(RULE_LEAD, '');
   if (NOT_A_RULE.test(body)) return undefined;
-  if (RULE_IMPERATIVE.test(body) || RULE_MODAL.test(s)) return 'whole';
+  if (RULE_IMPERATIVE.test(body) || RULE_MODAL.test(s) || RULE_CORRECTION.test(s)) return 'whole';
   return RULE_CLAUSE.test(s) && !REPORT.test(body) ? 'clause' : undefined;
 }
 
@@ -345,6 +352,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     // "I'll help you redact secrets instead of blocking commits" restates the request (the request keeps it).
     // "Let me check if dnsmasq is using 5335 instead of forwarding", "Let me check the directory and then switch to
     // the session": a look, whatever it names, decides nothing.
+    // "Let me switch to the session directory:" announces the tool step that follows: the step is the record of it.
+    if (/[:：]\s*$/.test(body)) return { cls: 'process', score: 0 };
     if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body) && !HELP_OPENING.test(body) && !LOOK_NARRATION.test(body)) return { cls: 'decision', score: 3 };
     // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
     if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };

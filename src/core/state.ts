@@ -321,7 +321,10 @@ export class ProtectedState {
     // ("I'll use the `replace_string_in_file` function for this" is narration of a tool step).
     for (const sentence of splitSentences(splitThoughts(part.text).answer)) {
       if (looksLikeCode(sentence)) continue;
-      if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
+      // "Now let's run the tests again to see which issues still need to be fixed:" narrates a step; it marks nothing open.
+      if (OPEN_MARKER.test(sentence)) {
+        if (classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
+      }
       else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
       else if (RULE_IN_TEXT.test(sentence) && /\b(from now on|you must|we must|always)\b/i.test(sentence)) {
         this.create('constraint', sentence, part.record, 'model', 'pending', 'a rule in model text: the user must confirm it');

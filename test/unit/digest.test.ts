@@ -33,6 +33,8 @@ describe('sentence classes', () => {
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
     assert.equal(agent('Let me modify the test file to use mocking instead of a real git repository'), 'decision');
+    // Announcing the tool step that follows (a colon ends it): the step says what was done.
+    assert.equal(agent('Let me switch to the session directory:'), 'process');
     assert.equal(agent('Great!'), 'pleasantry');
     assert.equal(agent('You are right, I apologize for the oversight.'), 'pleasantry');
     // A pleasantry opening does not hide what follows it.
@@ -233,6 +235,9 @@ describe('sentence classes', () => {
       'YOU DO NOT write final code.',
       'Preserve agent-first design',
       'For numbered lists, pad the marker so it is always 4 characters long.',
+      // The user correcting what the agent does.
+      "you're editing in the main workspace",
+      'you keep adding comments to every line',
       // A prescriptive clause inside an ask.
       'please go ahead and implement everything discussed above, ensure to lint the code after updates.',
       'can you now run those in order, but only one at a time',
@@ -242,7 +247,7 @@ describe('sentence classes', () => {
       assert.ok(isRuleSentence(rule), rule);
       assert.equal(user(rule), 'rule', rule);
     }
-    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.']) assert.ok(!isRuleSentence(notRule), notRule);
+    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.', "you're right, thanks", 'You are an expert Python developer.', "you're going to need the key"]) assert.ok(!isRuleSentence(notRule), notRule);
     assert.equal(ruleKind('can you now run those in order, but only one at a time'), 'clause', 'a rule inside an ask');
     assert.equal(ruleKind('Never commit without signing.'), 'whole');
     assert.equal(user('fix the login bug'), 'ask');

@@ -68,6 +68,18 @@ describe('protected state', function () {
     assert.equal(state.audit().filter((f) => f.id === decisions[0]!.id).length, 2, 'the earlier version stays in the audit');
   });
 
+  it("a user's correction of the agent is a constraint; narration of the next step marks nothing open", () => {
+    const b = new RecordBuilder()
+      .user('Continue working on task 022.')
+      .step("Now let's run the tests again to see which issues still need to be fixed: the P95 latency is still to be tested under load.")
+      .user("you're editing in the main workspace");
+    const state = stateOf(b);
+    const constraints = state.active().filter((f) => f.type === 'constraint').map((f) => f.value);
+    assert.deepEqual(constraints, ["you're editing in the main workspace"]);
+    const open = state.active().filter((f) => f.type === 'open_issue').map((f) => f.value);
+    assert.ok(!open.some((v) => /^Now let's run the tests/.test(v)), JSON.stringify(open));
+  });
+
   it('never lets a summary report an open issue as done, nor reword a constraint', () => {
     const b = new RecordBuilder()
       .user('Ship the search page. You must not modify the production database.')
