@@ -35,6 +35,33 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
   return [];
 }
 
+/**
+ * The form of `path` already known: one file named by its absolute path and by
+ * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`) is one
+ * file, under the form seen first — when exactly one known path of the other
+ * form matches. Otherwise `path` itself.
+ */
+export function knownPathOf(path: string, known: Iterable<string>): string {
+  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^\.\//, '');
+  const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
+  const p = slashed(path);
+  if (p.startsWith('~')) return path;
+  let match: string | undefined;
+  for (const k of known) {
+    const q = slashed(k);
+    if (q.startsWith('~') || absolute(p) === absolute(q)) continue;
+    if (!(absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`))) continue;
+    if (match !== undefined) return path;
+    match = k;
+  }
+  return match ?? path;
+}
+
+/** The last segment of a path, the key under which the index finds the other forms of a path. */
+function baseName(path: string): string {
+  return path.replace(/\\/g, '/').split('/').pop() ?? path;
+}
+
 export interface ArtifactEntry {
   readonly path: string;
   readonly reads: number;
@@ -60,6 +87,8 @@ interface MutableEntry {
 
 export class ArtifactIndex {
   private readonly byPath = new Map<string, MutableEntry>();
+  /** Known paths by their last segment (see knownPathOf). */
+  private readonly byBase = new Map<string, string[]>();
 
   /**
    * Records the files one tool call touched (called once per call; `touches`
@@ -70,12 +99,17 @@ export class ArtifactIndex {
     const touched: string[] = [];
     for (const raw of touches) {
       // A path is shown in the index, the head and the panel: an address or a token in it is hidden like anywhere.
-      const touch = containsSecret(raw.path) ? { ...raw, path: redact(raw.path).text } : raw;
+      const shown = containsSecret(raw.path) ? redact(raw.path).text : raw.path;
+      // One file named by its absolute path and by a relative one is one entry.
+      const base = baseName(shown);
+      const path = this.byPath.has(shown) ? shown : knownPathOf(shown, this.byBase.get(base) ?? []);
+      const touch = { ...raw, path };
       touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
       if (!entry) {
         entry = { path: touch.path, reads: 0, modifications: 0, creations: 0, steps: [], toolCalls: [], firstRecord: tool.callRecord };
         this.byPath.set(touch.path, entry);
+        this.byBase.set(base, [...(this.byBase.get(base) ?? []), touch.path]);
       }
       if (touch.access === 'read') entry.reads++;
       else if (touch.access === 'create') entry.creations++;

@@ -22,7 +22,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLik
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
-import { touchesInStep } from './artifacts';
+import { knownPathOf, touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
 import { redact } from './redact';
 import type { TokenCounter } from './tokens';
@@ -904,7 +904,7 @@ class Fold {
       if (edit) {
         this.checkUndo(tool, edit, sources);
         const path = (touches[0] ?? fileTouches(tool)[0])?.path;
-        const entry = path !== undefined ? this.writes.get(path) : undefined;
+        const entry = path !== undefined ? this.writes.get(this.deliverableKey(path)) : undefined;
         const diff = changedLine(edit.old, edit.new);
         if (entry && diff) entry.edit = diff;
       }
@@ -1100,17 +1100,7 @@ class Fold {
    * written by — when exactly one earlier path of the other form matches.
    */
   private deliverableKey(path: string): string {
-    if (this.writes.has(path)) return path;
-    const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^\.\//, '');
-    const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
-    const p = slashed(path);
-    if (p.startsWith('~')) return path;
-    const matches = [...this.writes.keys()].filter((k) => {
-      const q = slashed(k);
-      if (q.startsWith('~') || absolute(p) === absolute(q)) return false;
-      return absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`);
-    });
-    return matches.length === 1 ? matches[0]! : path;
+    return this.writes.has(path) ? path : knownPathOf(path, this.writes.keys());
   }
 
   /**

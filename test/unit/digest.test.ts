@@ -33,6 +33,17 @@ describe('sentence classes', () => {
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
     assert.equal(agent('Let me modify the test file to use mocking instead of a real git repository'), 'decision');
+    // Reasoning about the conversation itself (what the user said, what to say back) is no statement about the work.
+    for (const meta of [
+      'User says: "I added these files to the chat: frontend/src/store/slices/jobs/index.ts"',
+      "Now they've added `frontend/src/store/slices/jobs/index.ts`.",
+      'I need to ask them to provide the specific files related to hotkeys.',
+      "Explain that it's just an index/re-export file, so I need the actual implementation files.",
+      "Context: We're discussing a bug where push-to-talk inserts the same text repeatedly.",
+      'I previously suggested looking at hotkey/P2T handling.',
+      'This is a greeting/request for acknowledgment or readiness.',
+    ]) assert.equal(agent(meta), 'process', meta);
+    assert.equal(agent('User settings are stored in `~/.config/app/settings.json`.'), 'finding');
     // Announcing the tool step that follows (a colon ends it): the step says what was done.
     assert.equal(agent('Let me switch to the session directory:'), 'process');
     assert.equal(agent('Great!'), 'pleasantry');

@@ -25,6 +25,7 @@ import {
   validateTaskContext,
   type SummaryState,
 } from '../../src/core/summary';
+import { ArtifactIndex } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -262,7 +263,8 @@ describe('demotion by later references', () => {
     assert.equal(first.root, '/r/app/');
     const second = await s.fold({ previous: first, units: units.slice(2), coverageEnd: b.records.length });
     const run = second.facts.Deliverables.filter((l) => /run\.sh$/.test(l.key));
-    assert.deepEqual(run.map((l) => [l.key, l.text]), [['/r/app/scripts/run.sh', 'created, modified ×1']]);
+    // The edit's change is said on the one deliverable too, whichever form of the path the edit used.
+    assert.deepEqual(run.map((l) => [l.key, l.text]), [['/r/app/scripts/run.sh', 'created, modified ×1 — last edit `x = 1` → `x = 2`']]);
     // No workspace known: a relative path, then the absolute one it names (SWE-agent's create, then edit).
     const swe = new RecordBuilder()
       .user('Reproduce the bug.')
@@ -272,8 +274,13 @@ describe('demotion by later references', () => {
     const folded = await s.fold({ previous: undefined, units: unitsOf(swe).units.slice(0, 3), coverageEnd: swe.records.length });
     assert.equal(folded.current.deliverable, '1 file(s) written so far; latest: reproduce_bug.py', 'the latest files name each file once');
     const lines = (await s.fold({ previous: undefined, units: unitsOf(swe).units, coverageEnd: swe.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
-    assert.ok(lines.includes('reproduce_bug.py: created, modified ×1'), JSON.stringify(lines));
+    assert.ok(lines.includes('reproduce_bug.py: created, modified ×1 — last edit `x = 1` → `x = 2`'), JSON.stringify(lines));
     assert.ok(lines.includes('README.md: created'), 'two candidates: no merge');
+    // The artifact index keeps one entry for the file too, by the same rule.
+    const index = new ArtifactIndex();
+    for (const unit of unitsOf(swe).units) for (const part of unit.parts) if (part.tool) index.observe(part.tool, unit.step);
+    const entries = index.entries().map((e) => `${e.path}: ${e.creations}c ${e.modifications}m`);
+    assert.deepEqual(entries, ['reproduce_bug.py: 1c 1m', '/pydicom/docs/README.md: 1c 0m', '/pydicom/README.md: 1c 0m', 'README.md: 1c 0m']);
   });
 
   it('counts the later units that name a line, and the cap demotes the least referred first', async () => {
