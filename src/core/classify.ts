@@ -313,6 +313,8 @@ const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   [/^(?!.*\b(?:would you like|do you want|want me to|shall i|should i|should we|which (?:one|would|do you))\b).*\?\s*$/i, 'finding'],
   [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
   [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status)\b/i, 'finding'],
+  // "Updated Appendix TODO Items:", "Added next steps section:" head what was changed in a document, not the plan.
+  [/^[^a-z]*(?:updated|added|created|reorganized|reorganised|rewrote|rewritten|expanded|revised|amended)\b/i, 'change'],
   [/\b(?:next steps?|todo|to do|remaining|still (?:needed|to do)|follow[- ]ups?|recommend\w*|suggest\w*|to (?:complete|finish))\b/i, 'plan'],
   [/\b(?:plan|steps|here's what (?:i'll|we'll|i will|we will) do|we need to|i'll need to|to do this)\b/i, 'plan'],
   [/\b(?:decision|decisions|approach|solution|strategy|design|architecture)\b/i, 'decision'],

@@ -44,6 +44,9 @@ describe('sentence classes', () => {
       'This is a greeting/request for acknowledgment or readiness.',
     ]) assert.equal(agent(meta), 'process', meta);
     assert.equal(agent('User settings are stored in `~/.config/app/settings.json`.'), 'finding');
+    // Under a heading that reports a document's update, an item says what changed, not what comes next.
+    assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
+    assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
     // Announcing the tool step that follows (a colon ends it): the step says what was done.
     assert.equal(agent('Let me switch to the session directory:'), 'process');
     assert.equal(agent('Great!'), 'pleasantry');
