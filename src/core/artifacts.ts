@@ -37,22 +37,24 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
 
 /**
  * The form of `path` already known: one file named by its absolute path and by
- * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`) is one
- * file, under the form seen first — when exactly one known path of the other
- * form matches. Otherwise `path` itself.
+ * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`), or with and
+ * without a leading `./`, is one file, under the form seen first — when the known
+ * forms that match all name one file. Otherwise `path` itself.
  */
 export function knownPathOf(path: string, known: Iterable<string>): string {
-  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^\.\//, '');
+  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
   const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
   const p = slashed(path);
   if (p.startsWith('~')) return path;
   let match: string | undefined;
   for (const k of known) {
     const q = slashed(k);
-    if (q.startsWith('~') || absolute(p) === absolute(q)) continue;
-    if (!(absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`))) continue;
-    if (match !== undefined) return path;
-    match = k;
+    if (q.startsWith('~')) continue;
+    const same = q === p || (absolute(p) !== absolute(q) && (absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`)));
+    if (!same) continue;
+    // Two known forms of one file (`a/x.json` and `./a/x.json` seen before they were merged) are not two candidates.
+    if (match !== undefined && slashed(match) !== q) return path;
+    match ??= k;
   }
   return match ?? path;
 }

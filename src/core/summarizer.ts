@@ -718,7 +718,10 @@ class Fold {
   private readonly modified: string[] = [];
   private plan: { open: string[]; active: string | undefined } | undefined;
   private lastPlanSentence: string | undefined;
-  private lastAsk: { ordinal: number; text: string; answered: boolean } | undefined;
+  /** The user's latest ask: `answered` once a step followed it, `closed` while the latest step made no tool call (the agent replied). */
+  private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
+  /** The latest step of this span made no tool call: the agent replied. */
+  private replied = false;
   private question: string | undefined;
   private interrupted: number | undefined;
 
@@ -813,6 +816,9 @@ class Fold {
     const offer = offerOf(unit);
     if (offer) this.b.offer = offer;
     if (this.lastAsk) this.lastAsk.answered = true;
+    // Whether the agent's latest step replied (no tool call) or its work goes on.
+    this.replied = !unit.parts.some((p) => p.kind === 'tool');
+    if (this.lastAsk) this.lastAsk.closed = this.replied;
     this.keep(candidates, PER_STEP);
   }
 
@@ -1142,7 +1148,8 @@ class Fold {
     else if (this.question && last?.kind === 'step') status = `awaiting the user's ${this.question}`;
     else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
     // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
-    let next = this.lastAsk?.answered && /^answer request #/.test(this.next) ? '' : this.next;
+    // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
+    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ? '' : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
@@ -1150,6 +1157,8 @@ class Fold {
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
     else if (this.lastPlanSentence) next = `${this.lastPlanSentence} (stated by the agent)`;
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
+    // The span ends while the agent is still calling tools for the last ask: that work goes on.
+    if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;
     this.b.current = {
       goal: plain(this.goal),
       deliverable: delivered.length

@@ -281,6 +281,10 @@ describe('demotion by later references', () => {
     for (const unit of unitsOf(swe).units) for (const part of unit.parts) if (part.tool) index.observe(part.tool, unit.step);
     const entries = index.entries().map((e) => `${e.path}: ${e.creations}c ${e.modifications}m`);
     assert.deepEqual(entries, ['reproduce_bug.py: 1c 1m', '/pydicom/docs/README.md: 1c 0m', '/pydicom/README.md: 1c 0m', 'README.md: 1c 0m']);
+    // `./a/x.json`, `a/x.json` and the absolute path ending in it are one file (Claude Code names it all three ways).
+    const forms = new ArtifactIndex();
+    for (const path of ['.taskmaster/tasks.json', './.taskmaster/tasks.json', '/Users/c/proj/.taskmaster/tasks.json']) forms.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
+    assert.deepEqual(forms.entries().map((e) => `${e.path}: ${e.reads}r`), ['.taskmaster/tasks.json: 3r']);
   });
 
   it('counts the later units that name a line, and the cap demotes the least referred first', async () => {
@@ -708,5 +712,21 @@ describe('the Task Context as a digest', () => {
     assert.match(first.current.next, /^answer request #2/);
     const second = await summarizer.fold({ previous: first, units: units.slice(3), coverageEnd: later.records.length });
     assert.doesNotMatch(second.current.next, /answer request #2/);
+  });
+
+  it('current state: a span that ends while the agent is still working on the last ask continues it; a reply ends that', async () => {
+    const read = { name: 'Read', input: { file_path: 'src/export.ts' }, output: 'export function run() {}' };
+    const working = new RecordBuilder().user('Port the exporter to the new API.').step('Let me look at the exporter.', [read]).step('', [read]);
+    const { units } = unitsOf(working);
+    const summarizer = new ExtractiveSummarizer(counter);
+    const first = await summarizer.fold({ previous: undefined, units, coverageEnd: working.records.length });
+    assert.equal(first.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
+    // The next fold: still tool calls, the work goes on; then the agent replies and the pointer is gone.
+    const more = new RecordBuilder().user('Port the exporter to the new API.').step('Let me look at the exporter.', [read]).step('', [read]).step('', [read]).step('The exporter uses the new API now.');
+    const all = unitsOf(more).units;
+    const goingOn = await summarizer.fold({ previous: first, units: all.slice(3, 4), coverageEnd: all[3]!.lastRecord + 1 });
+    assert.equal(goingOn.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
+    const replied = await summarizer.fold({ previous: goingOn, units: all.slice(4), coverageEnd: more.records.length });
+    assert.doesNotMatch(replied.current.next, /continue request/);
   });
 });
