@@ -83,6 +83,14 @@ interface Notice {
   readonly button?: vscode.Command;
 }
 
+/** Writes notices into a response, each a paragraph of its own with its button. */
+function writeNotices(stream: vscode.ChatResponseStream, notices: readonly Notice[]): void {
+  for (const notice of notices) {
+    stream.markdown(`\n\n${notice.markdown}\n\n`);
+    if (notice.button) stream.button(notice.button);
+  }
+}
+
 /** The command a turn's Undo button runs (contributed in package.json). */
 export const UNDO_TURN_COMMAND = 'contextKeeper.undoTurnEdits';
 /** Opens the Task Context panel on a task (registered by the extension; a button in a response that compacted). */
@@ -294,10 +302,7 @@ export class KeeperAgent implements vscode.Disposable {
         const folded = [...compactions].reverse().find((c) => c.report.tier >= 2)?.report.compactions.at(-1)?.atRecord;
         footer.push({ markdown: `> ${describeTurnCompactions(compactions)}`, ...(folded !== undefined ? { button: { command: OPEN_PANEL_COMMAND, arguments: [taskId, folded], title: 'Show the Task Context' } } : {}) });
       }
-      for (const notice of footer) {
-        stream.markdown(`\n\n${notice.markdown}\n\n`);
-        if (notice.button) stream.button(notice.button);
-      }
+      writeNotices(stream, footer);
       if (edits.length > 0) {
         const key = this.keepEdits(taskId, metadata.turn ?? 0, edits);
         const files = new Set(edits.map((e) => e.rel)).size;
@@ -373,7 +378,7 @@ export class KeeperAgent implements vscode.Disposable {
         try {
           const notices: Notice[] = [];
           task.summarizer.target = await this.summarizerFor(settings, model, notices, say, controller.signal, () => undefined);
-          for (const notice of notices) stream.markdown(`${notice.markdown}\n\n`);
+          writeNotices(stream, notices);
           say('Folding the older steps into the Task Context…');
           const report = await session.compactNow(task.nextIndex);
           if (token.isCancellationRequested) return { metadata: { ...metadata, cancelled: true } };
@@ -582,7 +587,7 @@ export class KeeperAgent implements vscode.Disposable {
     if (shown === undefined || recorded <= shown) return [];
     const removed = recorded - shown;
     const keys = [...this.turnEdits].filter(([, t]) => t.taskId === taskId && t.turn > shown).map(([key]) => key);
-    const files = [...new Set(keys.flatMap((key) => this.turnEdits.get(key)!.edits.map((e) => e.rel)))];
+    const files = this.filesOf(keys);
     const turns = `${removed} earlier ${removed === 1 ? 'turn' : 'turns'}`;
     this._onDidRewind.fire({ taskId, removed, files });
     return [
@@ -596,6 +601,11 @@ export class KeeperAgent implements vscode.Disposable {
     ];
   }
 
+  /** The files the kept turns `keys` changed, each once. */
+  private filesOf(keys: readonly string[]): string[] {
+    return [...new Set(keys.flatMap((key) => this.turnEdits.get(key)?.edits.map((e) => e.rel) ?? []))];
+  }
+
   /**
    * A new task's first turn: the edits of the task this window ran before it
    * are still applied (VS Code's Start Over and a new chat revert only the edits
@@ -607,7 +617,7 @@ export class KeeperAgent implements vscode.Disposable {
     const keys = [...this.turnEdits].filter(([key, t]) => t.taskId === before && !this.leftEditsSaid.has(key)).map(([key]) => key);
     if (keys.length === 0) return [];
     for (const key of keys) this.leftEditsSaid.add(key);
-    const files = [...new Set(keys.flatMap((key) => this.turnEdits.get(key)!.edits.map((e) => e.rel)))];
+    const files = this.filesOf(keys);
     return [
       {
         markdown: `> ⚠ The task @keeper worked on before this one left its edits in ${files.map((f) => `\`${f}\``).join(', ')}: Start Over and a new chat do not revert them. They stay unless you undo them.`,

@@ -172,7 +172,7 @@ async function diskVersion(file: string): Promise<string | undefined> {
   if (!stats) return undefined;
   if (stats.size > SEEN_HASH_MAX_BYTES) return diskStamp(stats);
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : versionOf(text, stats);
+  return text === undefined ? undefined : textVersion(text);
 }
 
 /** Notes the version of a file the model has just read or written: `text` (a buffer read, what was written), else its text on disk; no-op without `seen`. */

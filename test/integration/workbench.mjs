@@ -196,10 +196,23 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   );
 }
 
+/** The chat responses containing `text`. */
+export function chatResponses(page, text) {
+  return page.locator('.interactive-list .interactive-response', { hasText: text });
+}
+
+/**
+ * The buttons of the inline confirmation VS Code shows for a tool call (docked
+ * in the chat view above the input): "Allow…" and "Skip".
+ */
+export function inlineConfirmation(page) {
+  const chat = page.locator('.interactive-session');
+  return { chat, allow: chat.locator('.monaco-button', { hasText: /^(Allow|Continue)/ }).last(), skip: chat.locator('.monaco-button', { hasText: /^(Skip|Cancel|Deny)$/ }).last() };
+}
+
 /** Resolves to true once a chat response containing `text` is rendered (false after `timeout`). */
 export async function responseRendered(page, text, timeout = 30000) {
-  return page
-    .locator('.interactive-list .interactive-response', { hasText: text })
+  return chatResponses(page, text)
     .first()
     .waitFor({ state: 'visible', timeout })
     .then(() => true)

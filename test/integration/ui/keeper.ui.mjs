@@ -7,7 +7,7 @@
 // history carries no tool calls).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openChat, pickModel, responseRendered, runCommand, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
+import { chatResponses, inlineConfirmation, openChat, pickModel, responseRendered, runCommand, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
 
 const FIRST = 'KEEPER-ANSWER-ONE: multiply now converts strings.';
 const SECOND = 'KEEPER-ANSWER-TWO: I changed src/math.js.';
@@ -17,12 +17,20 @@ const SECOND = 'KEEPER-ANSWER-TWO: I changed src/math.js.';
  * (once a turn ends, VS Code folds what it streamed between tool calls under it) until `inside` shows.
  */
 async function unfoldedAnswer(page, lead, inside) {
-  const answer = page.locator('.interactive-list .interactive-response', { hasText: lead }).last();
+  const answer = chatResponses(page, lead).last();
   const steps = answer.getByText(/^Completed \d+ steps?/).first();
-  if (!(await visibleText(answer)).includes(inside) && (await steps.isVisible().catch(() => false))) {
-    await steps.click();
-    await waitUntil(async () => (await visibleText(answer)).includes(inside), { timeout: 5000, what: 'the folded steps to open' }).catch(() => undefined);
-  }
+  const shows = async () => (await visibleText(answer)).includes(inside);
+  // The fold is a <details> whose summary is clicked open; a click that lands while the finished turn re-renders
+  // is lost (seen on a loaded machine), so a fold still closed after it is opened directly.
+  await waitUntil(async () => {
+    if (await shows()) return true;
+    if (!(await steps.isVisible().catch(() => false))) return false;
+    const open = await steps.evaluate((el) => el.closest('details')?.open ?? false).catch(() => false);
+    if (!open) await steps.click({ timeout: 3000 }).catch(() => undefined);
+    if (await waitUntil(shows, { timeout: 3000, what: 'the folded steps to open' }).catch(() => false)) return true;
+    await steps.evaluate((el) => { const fold = el.closest('details'); if (fold) fold.open = true; }).catch(() => undefined);
+    return waitUntil(shows, { timeout: 3000, what: 'the opened fold to show its lines' }).catch(() => false);
+  }, { timeout: 20000, interval: 500, what: 'the folded steps to show their lines' }).catch(() => undefined);
   return (await visibleText(answer)).replace(/\s+/g, ' ');
 }
 
@@ -56,9 +64,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
 
   // VS Code asks inline in the chat, with the change as a diff.
   // The confirmation sits in the chat view (VS Code docks it above the input): its buttons are "Allow…" and "Skip".
-  const chat = page.locator('.interactive-session');
-  const allow = chat.locator('.monaco-button', { hasText: /^(Allow|Continue)/ }).last();
-  const skip = chat.locator('.monaco-button', { hasText: /^(Skip|Cancel|Deny)$/ }).last();
+  const { chat, allow, skip } = inlineConfirmation(page);
   const askedEdit = await waitUntil(async () => (await chat.innerText()).includes('Edit src/math.js') && (await allow.isVisible()), { timeout: 30000, what: 'the edit confirmation' }).catch(() => false);
   await page.screenshot({ path: '.vscode-test/shots/keeper-confirm-edit.png' }).catch(() => undefined);
   check(askedEdit, 'the edit waits for the user in an inline confirmation in the chat');
@@ -97,7 +103,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   await page.waitForTimeout(5000);
   await runCommand(page, 'Developer: Reload Window');
   await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-  const restored = await waitUntil(() => page.locator('.interactive-list .interactive-response', { hasText: FIRST }).count().then((n) => n > 0), { timeout: 60000, what: 'the chat to be restored after the reload' }).catch(() => false);
+  const restored = await waitUntil(() => chatResponses(page, FIRST).count().then((n) => n > 0), { timeout: 60000, what: 'the chat to be restored after the reload' }).catch(() => false);
   check(restored, 'the chat is restored after the window reload');
   log('window reloaded; the earlier chat is open');
   // The participant is registered when the extension activates: sendChatMessage waits until the input
@@ -128,7 +134,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   // Retry takes the last turn out of the chat, not out of the task: the new answer says so.
   const THIRD = 'KEEPER-ANSWER-THREE: retried.';
   fakeModel.script([{ text: THIRD }]);
-  const response = page.locator('.interactive-list .interactive-response', { hasText: SECOND }).last();
+  const response = chatResponses(page, SECOND).last();
   await response.hover().catch(() => undefined);
   const retry = response.locator('.codicon-refresh').first();
   const retried = await retry.click({ timeout: 10000 }).then(() => true).catch(() => false);
@@ -151,7 +157,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
     check(shown, what);
     if (!shown) return '';
     // The answer streams: it is whole once its closing button is there (each command's answer ends with one).
-    const answer = page.locator('.interactive-list .interactive-response', { hasText: lead }).last();
+    const answer = chatResponses(page, lead).last();
     await answer.locator('.monaco-button', { hasText: 'Show the Task Context' }).first().waitFor({ state: 'visible', timeout: 30000 }).catch(() => undefined);
     return (await visibleText(answer)).replace(/\s+/g, ' ');
   };
@@ -161,7 +167,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   const compacted = await command('/compact', 'Compacted the context', '/compact folds the first turn into the Task Context and says so');
   check(/\d[\d,]* → \d[\d,]* tokens/.test(compacted), `/compact gives the tokens before → after (${compacted.slice(0, 200)})`);
   // Its button opens the Task Context panel at that compaction.
-  await page.locator('.interactive-list .interactive-response', { hasText: 'Compacted the context' }).last().locator('.monaco-button', { hasText: 'Show the Task Context' }).click();
+  await chatResponses(page, 'Compacted the context').last().locator('.monaco-button', { hasText: 'Show the Task Context' }).click();
   const revealed = await revealedCompaction(page);
   check(revealed !== undefined, `the compaction line's button opens the panel at that compaction (${revealed ?? 'not shown'})`);
   asked = fakeModel.requests().length;
@@ -180,7 +186,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   await sendChatMessage(page, '@keeper Read the three notes.');
   check(await responseRendered(page, FOURTH, 60000), '@keeper answers the turn that overflows the window');
   // The line is written when the turn ends, after its answer: VS Code's "Completed N steps" fold does not hide it.
-  const overflowAnswer = page.locator('.interactive-list .interactive-response', { hasText: FOURTH }).last();
+  const overflowAnswer = chatResponses(page, FOURTH).last();
   const overflowed = await waitUntil(async () => {
     const text = (await visibleText(overflowAnswer)).replace(/\s+/g, ' ');
     return TURN_COMPACTION.test(text) ? text : undefined;

@@ -6,20 +6,19 @@
 // answer names the edits the earlier task left and offers their undo.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openChat, pickModel, responseRendered, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
+import { chatResponses, inlineConfirmation, openChat, pickModel, responseRendered, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
 
 const EDIT = { name: 'edit_file', input: { path: 'src/math.js', oldText: 'return a * b;', newText: 'return Number(a) * Number(b);' } };
 
 export async function run({ page, workspace, log, check, fakeModel }) {
   const edited = () => readFileSync(join(workspace, 'src', 'math.js'), 'utf8').includes('Number(a) * Number(b)');
-  const chat = page.locator('.interactive-session');
-  const allow = chat.locator('.monaco-button', { hasText: /^(Allow|Continue)/ }).last();
+  const { allow } = inlineConfirmation(page);
   /** Sends a message whose turn reads and edits src/math.js (an edit needs a read of the file as it is), allows the edit inline, and waits for `answer`. */
   const editTurn = async (message, callId, answer) => {
     fakeModel.script([{ toolCalls: [{ callId: `${callId}-read`, name: 'read_file', input: { path: 'src/math.js' } }] }, { toolCalls: [{ callId, ...EDIT }] }, { text: answer }]);
     await sendChatMessage(page, message);
     // VS Code asks inline, unless the user allowed such edits for the session already.
-    const answered = () => page.locator('.interactive-list .interactive-response', { hasText: answer }).count().then((n) => n > 0);
+    const answered = () => chatResponses(page, answer).count().then((n) => n > 0);
     const asked = await waitUntil(async () => ((await allow.isVisible()) ? 'asked' : (await answered()) ? 'answered' : undefined), { timeout: 30000, what: 'the edit confirmation' }).catch(() => undefined);
     if (asked === 'asked') await allow.click();
     return responseRendered(page, answer, 60000);
@@ -43,7 +42,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   };
   /** The answer led by `lead` once it holds `expected` (notices follow the answer, written when the turn ends), or as it is after 15 s. */
   const answerOf = async (lead, expected) => {
-    const text = async () => (await visibleText(page.locator('.interactive-list .interactive-response', { hasText: lead }).last())).replace(/\s+/g, ' ');
+    const text = async () => (await visibleText(chatResponses(page, lead).last())).replace(/\s+/g, ' ');
     return waitUntil(async () => ((await text()).includes(expected) ? text() : undefined), { timeout: 15000, what: `"${expected}" in the answer` }).catch(text);
   };
   const requestFor = (prompt) => waitUntil(() => fakeModel.requests().find((r) => r.messages.at(-1)?.content === prompt), { timeout: 10000, what: `the model request for "${prompt}"` }).catch(() => undefined);
@@ -70,7 +69,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   check(said.includes('1 earlier turn of this task was taken out of the chat') && said.includes('src/math.js'), `the answer says the removed turn's change is still in src/math.js (${said.slice(0, 300)})`);
   const two = await requestFor('What is left to do?');
   check((two?.messages ?? []).some((m) => m.content.includes('Make multiply accept strings.')), "the task's record still holds the removed turn (the model is told of it)");
-  await page.locator('.interactive-list .interactive-response', { hasText: 'REWIND-TWO' }).last().locator('.monaco-button', { hasText: 'Undo the edits of the removed turn' }).click();
+  await chatResponses(page, 'REWIND-TWO').last().locator('.monaco-button', { hasText: 'Undo the edits of the removed turn' }).click();
   check(await waitUntil(() => !edited(), { timeout: 15000, what: 'src/math.js as it was' }).catch(() => false), "the answer's Undo reverts the removed turn's edit");
 
   fakeModel.script([{ text: 'REWIND-THREE' }]);
@@ -94,7 +93,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   await page.screenshot({ path: '.vscode-test/shots/rewind-start-over.png' }).catch(() => undefined);
   const fresh = await requestFor('Start again from here.');
   check(fresh !== undefined && !fresh.messages.some((m) => m.content.includes('Make multiply accept strings')), 'after Start Over the model starts a new task (the earlier turns are not in its context)');
-  await page.locator('.interactive-list .interactive-response', { hasText: 'REWIND-FIVE' }).last().locator('.monaco-button', { hasText: "Undo the earlier task's edits" }).click();
+  await chatResponses(page, 'REWIND-FIVE').last().locator('.monaco-button', { hasText: "Undo the earlier task's edits" }).click();
   check(await waitUntil(() => !edited(), { timeout: 15000, what: 'src/math.js as it was' }).catch(() => false), "its Undo reverts the earlier task's edit");
   log(`rewind: ${fakeModel.requests().length} model requests`);
 }
