@@ -129,3 +129,6 @@ export function isInDeadZone(budget: Budget, predicted: number): boolean {
 export function isOverWindow(budget: Budget, predicted: number): boolean {
   return predicted > budget.effective;
 }
+
+/** Providers cache a changed message's common start in blocks of this many tokens (OpenAI: 128). */
+export const CACHE_BLOCK_TOKENS = 128;

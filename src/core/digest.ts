@@ -409,7 +409,8 @@ function unwrapped(text: string): string {
   const out: string[] = [];
   for (const line of lines) {
     const previous = out[out.length - 1];
-    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line);
+    // A word cut by the wrap goes on in its own case: "…is missing" then "Exit code: 1" are two lines.
+    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line) && !(/[a-z]$/.test(previous) && /^[A-Z]/.test(line));
     if (wraps && !PROMPT_LINE.test(previous) && !PROMPT_LINE.test(line)) out[out.length - 1] = previous + line;
     else out.push(line);
   }

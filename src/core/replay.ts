@@ -5,7 +5,7 @@
  * compacted forms as they arrive. A simulated provider measures each projected
  * context in real tokens and refreshes the calibration anchor.
  */
-import { MESSAGE_OVERHEAD_TOKENS } from './budget';
+import { CACHE_BLOCK_TOKENS, MESSAGE_OVERHEAD_TOKENS } from './budget';
 import type { Compaction, FloorSource, ProjectedMessage, StepReport } from './engine';
 import type { LayoutKind } from './summary';
 import { CompactionSession, type SessionOptions } from './session';
@@ -144,8 +144,6 @@ export class ProviderMeter {
   }
 }
 
-/** Providers cache a changed message's common start in blocks of this many tokens (OpenAI: 128). */
-export const CACHE_BLOCK_TOKENS = 128;
 
 /** Characters two texts share from their start. */
 export function commonPrefixLength(a: string, b: string): number {

@@ -311,6 +311,11 @@ const RESOLVED = /; later it worked \(r\d+\)$/;
 
 /** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
 const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
+/** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
+const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b/i;
+/** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
+const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
+const REPRODUCES = ' reproduced the bug ';
 /** A plan sentence that says it is the next step. */
 const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that|this)|afterwards|first|now|the next step)\b/i;
 /** What replaced a failed command, as its line says it (`noteReplacement`). */
@@ -759,6 +764,8 @@ class Fold {
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
       }
       this.question = undefined;
+      // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
+      if (this.status.startsWith('blocked:')) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -849,9 +856,37 @@ class Fold {
       if (c.cls === 'change' && this.noteChange(c)) continue;
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;
+      if (c.cls === 'finding' && this.reproduced(c)) continue;
       const text = c.cls === 'finding' && /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }
+  }
+
+  /**
+   * "The script has reproduced the bug": the command that just failed was the
+   * reproduction, meant to fail. Its line moves from Ruled out to Findings as
+   * what reproduces the bug, with its verbatim error; the sentence joins it.
+   */
+  private reproduced(c: Candidate): boolean {
+    const confirms = CONFIRMS.test(c.text);
+    if (!confirms && !REPRODUCED.test(c.text)) return false;
+    const near = (l: FactLine): boolean => l.sources.some((r) => r < c.record && r >= c.record - RESTATED_WITHIN_RECORDS);
+    // A second sentence saying so ("This confirms the issue described.") joins the line already moved.
+    const moved = this.b.facts.Findings.findIndex((l) => l.text.includes(REPRODUCES) && near(l));
+    if (moved >= 0) {
+      const line = this.b.facts.Findings[moved]!;
+      this.b.facts.Findings[moved] = { ...line, sources: mergeSources(line.sources, [c.record]) };
+      return true;
+    }
+    if (!REPRODUCED.test(c.text)) return false;
+    const lines = this.b.facts['Ruled out'];
+    let at = lines.length - 1;
+    while (at >= 0 && !(lines[at]!.origin === 'exact' && near(lines[at]!))) at--;
+    const m = at >= 0 ? FAILED_LINE.exec(lines[at]!.text) : null;
+    if (!m || m[2] !== undefined || m[4] !== undefined || m[5]!.includes(' → then ')) return false;
+    const line = lines.splice(at, 1)[0]!;
+    this.b.upsert('Findings', { ...line, text: `${m[1]}${REPRODUCES}(${m[3]}): ${m[5]}`, sources: mergeSources(line.sources, [c.record]), priority: PRIORITY_OF.Findings });
+    return true;
   }
 
   /** A change report that names a file written in the session becomes that deliverable's note. */

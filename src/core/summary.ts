@@ -7,7 +7,7 @@
  * constraints and ruled-out approaches move to Archived as pointers; the
  * request log and safety constraints (P0) and deliverable paths (P1) stay.
  */
-import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
+import { CACHE_BLOCK_TOKENS, ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { gistOf, GIST_WORDS, salience, words } from './digest';
 import { relativeTo, workspaceRootOf } from './paths';
 import { containsSecret, redact } from './redact';
@@ -459,6 +459,9 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   // A workspace chosen at this fold rewrites the paths of lines already sent.
   if (!previous || previous.root !== next.root) return full();
   const sent = renderedLines(previous);
+  // A head that said (almost) nothing yet is no prefix worth keeping: no cache block would be served from it,
+  // and appending would leave every section reading "(none)" above the lines that fill it.
+  if (sent.size === 0 || (counter && counter.count(previous.layout?.frozen ?? renderFacts(previous).join('\n')) < CACHE_BLOCK_TOKENS)) return full();
   const now = renderedLines(next);
   const bare = (t: string): string => t.replace(SOURCES_SUFFIX, '');
   const added: string[] = previous.layout ? [...previous.layout.added] : [];

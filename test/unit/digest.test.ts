@@ -406,6 +406,9 @@ describe('what a command printed', () => {
     // The longest line alone at no usual terminal width is no wrap; a prompt is never joined to what follows.
     const single = 'Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check\nYou can use /undo to undo';
     assert.deepEqual(outputLines(single), ['Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check', 'You can use /undo to undo']);
+    // A line exactly as long as a terminal is wide, then a new line: a word does not go on from lower to upper case.
+    const exact = 'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing';
+    assert.deepEqual(outputLines(`${exact}\nExit code: 1`), [exact, 'Exit code: 1']);
     const prompt = `${'edobry@linkslate minsky % ls -la /Users/edobry/.local/state/minsky/git/task'.padEnd(80, 'x')}\nls: task: No such file or directory`;
     assert.deepEqual(outputLines(prompt), ['ls: task: No such file or directory']);
     assert.deepEqual(outputLines('PS C:\\Users\\me> git --version\ngit version 2.52.0\n(venv) me@box:~/src$ '), ['git version 2.52.0']);

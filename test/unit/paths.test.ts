@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { relativeTo, workspaceRootOf } from '../../src/core/paths';
-import { emptySummary, layoutAfterFold, renderSummary, SummaryBuilder, type SummaryState } from '../../src/core/summary';
+import { emptySummary, layoutAfterFold, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
+import { CharRatioTokenCounter } from '../../src/core/tokens';
 
 describe('the workspace of a session\'s paths', () => {
   it('is where the paths branch, POSIX and Windows alike', () => {
@@ -110,6 +111,23 @@ describe('the head written relative to the workspace', () => {
     const laid2 = layoutAfterFold(laid1.state, withdrawn.build(12, 3));
     assert.equal(laid2.kind, 'rendered');
     assert.ok(!renderSummary(laid2.state).includes('Cache the parsed'));
+  });
+
+  it('a head that said nothing yet, or less than a cache block, is rendered in full rather than appended to', () => {
+    const counter = new SummaryLineCounter(new CharRatioTokenCounter());
+    const grown = (from: SummaryState, n: number): SummaryState => {
+      const b = new SummaryBuilder(from);
+      for (let i = 0; i < n; i++) b.upsert('Findings', { key: `f-${from.folds}-${i}`, text: `Module ${i} of fold ${from.folds} reads \`config.yml\` at start-up and caches it for the whole run`, sources: [from.coverageEnd + i], priority: 3 });
+      return b.build(from.coverageEnd + n + 1, from.folds + 1);
+    };
+    const empty = layoutAfterFold(undefined, emptySummary()).state;
+    const first = layoutAfterFold(empty, grown(empty, 2), counter);
+    assert.equal(first.kind, 'rendered', 'nothing was sent: no "(none)" sections above the first lines');
+    assert.ok(!renderSummary(first.state).includes('### Added at later folds'));
+    const small = layoutAfterFold(first.state, grown(first.state, 2), counter);
+    assert.equal(small.kind, 'rendered', 'two lines are less than a cache block');
+    const large = layoutAfterFold(small.state, grown(small.state, 3), counter);
+    assert.equal(large.kind, 'appended', 'four lines and more are a prefix worth keeping');
   });
 
   it('an archived group shows only the gists the head did not show as sent: one that only lost a gist is not repeated', () => {

@@ -584,6 +584,24 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`python reproduce_bug\.py` failed \(exit 1\): AttributeError: .*PixelRepresentation is missing — at get_pixeldata \(numpy_handler\.py:293\)$/.test(t)), JSON.stringify(ruled));
   });
 
+  it('a failure the agent says reproduced the bug is a finding with its error, not a ruled-out approach', async () => {
+    const traceback = ['Traceback (most recent call last):', '  File "reproduce_bug.py", line 9, in <module>', '    ds.pixel_array', '  File "/repo/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing'].join('\n');
+    const repro = { name: 'Bash', input: { command: 'python reproduce_bug.py' }, output: `${traceback}\nExit code: 1`, isError: true };
+    const b = new RecordBuilder()
+      .user('PixelRepresentation should be optional for the numpy handler.')
+      .step('', [repro])
+      .step('The script has successfully reproduced the bug, as it raised an `AttributeError` for the missing `PixelRepresentation`. This confirms the issue described.', [])
+      .step('', [{ name: 'Bash', input: { command: 'python check_other.py' }, output: 'Traceback (most recent call last):\nValueError: bad header\nExit code: 1', isError: true }])
+      .step('The header parser rejects the file: the `check_other.py` run failed with a ValueError.', []);
+    const s = await fold(b);
+    const found = s.facts.Findings.map((l) => `${l.text} ${JSON.stringify(l.sources)}`);
+    const ruled = s.facts['Ruled out'].map((l) => l.text);
+    assert.deepEqual(found.filter((t) => /reproduce_bug/.test(t)), ['`python reproduce_bug.py` reproduced the bug (exit 1): AttributeError: Unable to convert the pixel data: PixelRepresentation is missing — at get_pixeldata (numpy_handler.py:293) [1,2,3]']);
+    assert.ok(!found.some((t) => /confirms the issue/.test(t)), 'the sentence saying so again joins the line');
+    assert.ok(!ruled.some((t) => /reproduce_bug/.test(t)), JSON.stringify(ruled));
+    assert.ok(ruled.some((t) => /^`python check_other\.py` failed/.test(t)), 'a failure nobody says reproduced anything stays ruled out');
+  });
+
   it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
     const b = new RecordBuilder()
       .user('Tune the retry.')
@@ -629,6 +647,15 @@ describe('the Task Context as a digest', () => {
     b.records.push({ index: b.records.length, role: 'tool', content: '', toolCallId: 'lost-1', toolOutput: 'Exit code 1\n❌ Secrets detected! Commit blocked.' });
     const s = await fold(b);
     assert.match(s.current.status, /^blocked: a call missing from the record failed \(exit 1\): .*Secrets detected/);
+  });
+
+  it('a failure blocks until the user asks past it; Ruled out keeps it', async () => {
+    const failing = { name: 'Bash', input: { command: 'aider --model lm_studio/qwen' }, output: 'litellm.AuthenticationError: Incorrect API key provided\nExit code: 1', isError: true };
+    const blocked = await fold(new RecordBuilder().user('Start aider.').step('', [failing]));
+    assert.match(blocked.current.status, /^blocked: `aider --model lm_studio\/qwen` failed \(exit 1\): litellm\.AuthenticationError/);
+    const moved = await fold(new RecordBuilder().user('Start aider.').step('', [failing]).user('What is the project about?').step('It is a dictation app with a RAG index.'));
+    assert.doesNotMatch(moved.current.status, /blocked/);
+    assert.ok(moved.facts['Ruled out'].some((l) => /AuthenticationError/.test(l.text)), JSON.stringify(moved.facts['Ruled out']));
   });
 
   it('a request sent again word for word points at its first sending', async () => {
