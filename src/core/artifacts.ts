@@ -37,26 +37,42 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
 
 /**
  * The form of `path` already known: one file named by its absolute path and by
- * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`), or with and
- * without a leading `./`, is one file, under the form seen first — when the known
- * forms that match all name one file. Otherwise `path` itself.
+ * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`), with and
+ * without a leading `./`, or from the home directory (`~/proj/x` and
+ * `C:\Users\me\proj\x` or `/Users/me/proj/x`), is one file, under the form
+ * seen first — when the known forms that match all name one file. Otherwise
+ * `path` itself.
  */
 export function knownPathOf(path: string, known: Iterable<string>): string {
   const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
   const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
   const p = slashed(path);
-  if (p.startsWith('~')) return path;
+  const pHome = underHome(p);
   let match: string | undefined;
   for (const k of known) {
     const q = slashed(k);
-    if (q.startsWith('~')) continue;
-    const same = q === p || (absolute(p) !== absolute(q) && (absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`)));
+    const qHome = underHome(q);
+    const same =
+      q === p ||
+      (pHome !== undefined && qHome !== undefined ? pHome.tilde !== qHome.tilde && sameRest(pHome, qHome) : !p.startsWith('~') && !q.startsWith('~') && absolute(p) !== absolute(q) && (absolute(p) ? p.endsWith(`/${q}`) : q.endsWith(`/${p}`)));
     if (!same) continue;
     // Two known forms of one file (`a/x.json` and `./a/x.json` seen before they were merged) are not two candidates.
     if (match !== undefined && slashed(match) !== q) return path;
     match ??= k;
   }
   return match ?? path;
+}
+
+/** A path in a home directory: what follows `~/`, or `/Users/<name>/`, `/home/<name>/`, `C:/Users/<name>/`. */
+function underHome(p: string): { tilde: boolean; rest: string; windows: boolean } | undefined {
+  if (p.startsWith('~/')) return { tilde: true, rest: p.slice(2), windows: false };
+  const m = /^(?:([A-Za-z]):)?\/(?:Users|home)\/[^/]+\/(.+)$/.exec(p);
+  return m ? { tilde: false, rest: m[2]!, windows: m[1] !== undefined } : undefined;
+}
+
+/** Whether two paths under a home name one file (a Windows path in any case). */
+function sameRest(a: { rest: string; windows: boolean }, b: { rest: string; windows: boolean }): boolean {
+  return a.windows || b.windows ? a.rest.toLowerCase() === b.rest.toLowerCase() : a.rest === b.rest;
 }
 
 /** The last segment of a path, the key under which the index finds the other forms of a path. */

@@ -2,6 +2,7 @@
  * The metrics of the evaluation, each a pure function with a known answer on a
  * hand-made input (see test/unit/evalMetrics.test.ts).
  */
+import { knownPathOf } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
 import { redact } from '../core/redact';
 import { ExtractiveSummarizer, protectedFromRaw } from '../core/summarizer';
@@ -87,11 +88,14 @@ function normalisePath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '').toLowerCase();
 }
 
-/** Two paths name the same file when equal or when one ends the other at a '/' boundary. */
+/**
+ * Two paths name the same file when equal, when one ends the other at a '/' boundary, or by the
+ * engine's own rule (`knownPathOf`: `~/x` and the home directory's absolute `…/x`).
+ */
 export function samePath(a: string, b: string): boolean {
   const x = normalisePath(a);
   const y = normalisePath(b);
-  return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`);
+  return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`) || knownPathOf(a, [b]) === b;
 }
 
 /** Precision and recall of predicted paths against the truth (1 when both are empty). */

@@ -113,6 +113,7 @@ describe('eval: artifact trail and citations', () => {
     assert.equal(samePath('/home/u/repo/src/a.ts', 'src/a.ts'), true);
     assert.equal(samePath('./src/a.ts', 'src/a.ts'), true);
     assert.equal(samePath('src/ba.ts', 'a.ts'), false);
+    assert.equal(samePath('~/Documents/repo/.git/config', 'C:\\Users\\me\\Documents\\repo\\.git\\config'), true, 'the home directory by its name and by its path');
     const pr = precisionRecall(['/r/src/a.ts', '/r/src/b.ts', 'junk.ts'], ['src/a.ts', 'src/b.ts', 'src/c.ts', 'README.md']);
     assert.equal(pr.precision, 2 / 3);
     assert.equal(pr.recall, 2 / 4);

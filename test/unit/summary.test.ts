@@ -285,6 +285,11 @@ describe('demotion by later references', () => {
     const forms = new ArtifactIndex();
     for (const path of ['.taskmaster/tasks.json', './.taskmaster/tasks.json', '/Users/c/proj/.taskmaster/tasks.json']) forms.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
     assert.deepEqual(forms.entries().map((e) => `${e.path}: ${e.reads}r`), ['.taskmaster/tasks.json: 3r']);
+    // A file named from the home directory and by its absolute path is one file too; two homes that could hold it are not.
+    const home = new ArtifactIndex();
+    const read = (path: string): void => void home.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
+    for (const path of ['~/Documents/M-Claude/.git/config', 'C:\\Users\\Mischa\\Documents\\M-Claude\\.git\\config', '/Users/a/notes.md', '/Users/b/notes.md', '~/notes.md']) read(path);
+    assert.deepEqual(home.entries().map((e) => `${e.path}: ${e.reads}r`), ['/Users/a/notes.md: 1r', '/Users/b/notes.md: 1r', '~/Documents/M-Claude/.git/config: 2r', '~/notes.md: 1r']);
   });
 
   it('counts the later units that name a line, and the cap demotes the least referred first', async () => {
