@@ -16,172 +16,21 @@
  * (process, pleasantry) decide before the rest is read. Deterministic and
  * cheap: a handful of regular expressions per sentence.
  */
-
-export const SENTENCE_CLASSES = ['ask', 'rule', 'finding', 'decision', 'failure', 'plan', 'change', 'process', 'pleasantry', 'other'] as const;
-export type SentenceClass = (typeof SENTENCE_CLASSES)[number];
-
-/** Classes whose sentences may carry a fact the summary keeps. */
-export const CONTENT_CLASSES: ReadonlySet<SentenceClass> = new Set(['ask', 'rule', 'finding', 'decision', 'failure', 'plan', 'change']);
-
-export type SpeakerRole = 'user' | 'assistant';
-
-export interface Cue {
-  readonly cls: SentenceClass;
-  readonly pattern: RegExp;
-  readonly weight: number;
-  /** Only sentences of this speaker. */
-  readonly role?: SpeakerRole;
-}
+import {
+  AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF,
+  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
+  NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PROCESS_OPENING, PROGRESS_GERUND,
+  REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_LEAD, RULE_MODAL, type SentenceClass,
+  type SpeakerRole, TITLE_CASE, WORK_GERUND
+} from './cues';
+export { SENTENCE_CLASSES, CONTENT_CLASSES, CHOICE_CUE } from './cues';
+export type { SentenceClass, SpeakerRole, Cue } from './cues';
 
 export interface Classified {
   readonly cls: SentenceClass;
   /** Total weight of the winning class (0 for a default). */
   readonly score: number;
 }
-
-// ----------------------------------------------------------------- openings
-
-/** Agent narration of its own next step: decides "process" before anything else is read. */
-const PROCESS_OPENING =
-  /^(?:(?:ok(?:ay)?|alright|all right|so|now|first|next|then|great|perfect|good|excellent)[,!.]?\s+)*(?:let me|let's (?!go with\b|use\b|call\b|name\b|keep\b|stick\b|switch\b|stay\b|not\b)[\w-]+|now,? let's|i'll (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|take|get|begin|now|also|go ahead|proceed|continue|do|try|test|see|help|create|update|add|fix|make|write|implement|modify|apply|edit|change|remove|delete|install|set up|setup|commit|push|move|rename|clean|use the|use a tool|summarize|provide|analy[sz]e)|i will (?:check|look|read|search|examine|start|first|run|verify|investigate|explore|review|inspect|find|open|now|also|proceed|continue|create|update|add|fix|make|write|implement|modify|help|try|use the)|i need to (?:check|look|read|see|find|examine|verify|understand|investigate|explore|review|first|update|create|add|fix|make|write|implement|modify|run|get|re-?examine|re-?check|re-?run|re-?read|double[- ]check|dig|figure out|carefully)|we can use (?:the )?`[^`]+` (?:command|tool|utility) to|i should (?:check|look|read|see|find|examine|verify|first)|i'm going to|i am going to|i'm now|i am now (?:going|checking|looking|reading)|i can see|i see (?:that |the |a |it |there |now)|i notice|i'll now|looking at|checking|reading|searching|running|examining|exploring|investigating|reviewing|inspecting|now i (?:need|have|can|see|will|'ll|'m|am)|the user (?:wants|is asking|asked|has asked|wants me|would like|is requesting|requested|needs|is)|user wants|we need to (?:check|look|see|find|first|examine|verify|understand)|to (?:do|start|begin) (?:this|that)|time to|moving on|we see (?:that|the|a)|i(?:'m| am) (?:now |also |currently |still )?(?:\w+ing)\b|currently,? i(?:'m| am)|my (?:goal|next move|aim|plan) is to (?:understand|check|look|see|run|find|examine)|now that (?:i|we|the|everything)[^,]*,\s*(?:let's|let me|i'll|we can|we'll|i will|we should)|(?:first|next|then),? (?:we|i) (?:should|need to|will|'ll|can) (?:find|look|check|see|open|search|navigate|locate|list|read|run|examine|create)|we (?:should|can|will|'ll) (?:navigate|find|look|check|open|search|locate|list|read|run|examine|create a new file|create a script|start by)|let's use (?:the )?(?:`[^`]+`|\w+_\w+|find_file|search_\w+|curl|grep|ls|cat|find)|calling `|marking (?:the )?(?:remaining )?todos?|sprawdźmy|sprawdzę|zobaczmy|teraz sprawdź|widzę|давай(?:те)?|посмотрим|проверим|сейчас (?:я )?(?:посмотрю|проверю))/i;
-
-/** A greeting, thanks, praise or apology at the start; the rest of the sentence may still carry content. */
-const PLEASANTRY_OPENING =
-  /^(?:great|perfect|excellent|awesome|nice|good|wonderful|fantastic|amazing|brilliant|cool|thanks|thank you|thx|sorry|apologies|you're (?:absolutely )?right|you are (?:absolutely )?right|absolutely|sure|of course|certainly|got it|understood|hi|hello|hey|yes|yep|ok(?:ay)?|alright|excellent progress|good (?:catch|point|question|progress|news)|we're making progress|making progress|good progress)\b[\s!.,:;—–-]*/i;
-
-/**
- * The agent announcing its own next action or reporting that it looked:
- * "Okay, I will refactor…", "I've reviewed your file", "Ok, I have the
- * content of…", "Here are the blocks…", "Please add X to the chat".
- */
-const NARRATED_ACTION =
-  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
-
-/**
- * An opening that only says the agent looked ("I see", "I notice that",
- * "Looking at the code,", "After checking the logs,"): the rest of the
- * sentence is what it found.
- */
-const OBSERVED =
-  /^(?:(?:ok(?:ay)?|now|so|and)[,]?\s+)?(?:i (?:can |now )?see(?: now)?(?: that)?|i (?:notice|noticed)(?: that)?|i (?:have )?(?:found|discovered|realized|realised)(?: that)?|(?:looking|having looked) (?:at|through|into) [^,]{1,80},|(?:after |upon )?(?:checking|reviewing|examining|reading|inspecting|investigating) [^,]{1,80},)\s+/i;
-
-/** The agent about to look at something ("Let me check…", "I'll first verify…"). */
-const LOOK_NARRATION =
-  /^(?:(?:ok(?:ay)?|now|first|next|then|so)[,]?\s+)?(?:let me|let's|i'll|i will|i need to|we need to|i should|we should)\s+(?:first\s+|now\s+|also\s+)?(?:check|see|verify|look|investigate|confirm|find out|test|examine|inspect|review|read|search|explore|list)\b/i;
-
-/** The agent committing to an action of its own (not a look at something): with a reason it is a choice. */
-const CHOSEN_ACTION =
-  /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
-
-/** The agent offering its help with what the user asked: a restatement of the request. */
-const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i(?:'ll| will| can|'d be happy to) help(?: you)?|i(?:'ll| will) (?:help|assist))\b/i;
-
-/**
- * "instead of" in a description of what something does ("Your hook is using the
- * old script instead of the new one", "it seems to have listed the tags instead
- * of switching"): what was found, not a choice.
- */
-const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only )?\w+(?:ing|ed)\b[^.]*\b(?:instead of|rather than)\b/i;
-
-/** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
-const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
-
-/**
- * A connective that opens a sentence ("Specifically,", "However,", "Also,"): it
- * links the sentence to the one before and says nothing itself, so what
- * follows it is classified ("Specifically, I'm focusing on…" is narration).
- * "Instead," stays: it marks a choice.
- */
-const DISCOURSE_OPENING =
-  /^(?:(?:specifically|further(?:more)?|additionally|also|however|moreover|in addition|meanwhile|besides|similarly|likewise|notably|importantly|interestingly|actually|basically|essentially|ultimately|at this point|so far|lastly)(?:,\s*|\s+(?=i\b|we\b|let\b|the\b|this\b|it\b|there\b))|(?:and|but|plus),\s*)+/i;
-
-/** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
-const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
-
-/** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
-const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will|'m| am| understand| now understand)|let me|let's|we(?:'ll| will| can| should))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
-
-/**
- * Narration of the agent's own work in progress or of its next move, wherever
- * it stands: "…, so we can just run `reproduce.py` directly", "my current
- * focus is…", "a fresh `cargo test` run is in progress", "the agents are still
- * working", "this will help us see if…", "Maybe there's a connectivity issue".
- */
-const NARRATION =
-  /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b|^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b|^(?:(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is|(?:(?:then|now|next|first|so),?\s+)?(?:i|we)(?:'m| am|'re| are)? (?:now )?(?:plan(?:ning)?|intend(?:ing)?|aim(?:ing)?|going) to) (?:first )?(?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b|^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b|^the (?:goal|aim|objective|idea) (?:here |now )?is to\b|^(?:this|the|that|our|my) (?:script|test|command|snippet|code|run|check) (?:will|should|is going to) (?:attempt|try|check|verify|test|reproduce|run|print|help|confirm|show)\b|\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b|\b(?:is|are) (?:still )?(?:working|progressing) on\b|^(?:maybe|perhaps|possibly)\b|^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b|^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b|^i (?:realized|realised) i\b|^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i;
-
-/** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
-const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
-
-/** A sentence opening with the gerund of the agent's own work, no subject ("Fixing…", "Also updating…"). */
-const WORK_GERUND = /^(?:(?:also|now|still|then|next|first|finally|and)[,]?\s+)?(?!(?:nothing|something|everything|anything|string|thing|during|interesting|amazing|exciting|missing|existing|remaining|following|pending|outstanding|surprising|confusing|concerning|annoying|promising|according|morning|evening|spring|ring|king|ping|pricing|padding|logging|caching|routing|building|setting|settings|testing|mapping|encoding|naming|timing|spacing|styling|tracking|typing|warning|error)\b)[a-z]{3,}ing\b/i;
-/** A finite verb after an opening gerund makes it the subject ("Using a map avoids the scan"); participles do not ("the unused variable"). */
-const GERUND_FINITE = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|may|might|must|seems?|appears?|means|requires|returns|causes|fails|works|contains|uses|needs|breaks|avoids|prevents|makes|keeps|lets|gives|takes|helps)\b/i;
-/** A title ("Clarifying Dependencies and Order"): every word of three letters or more capitalised. */
-const TITLE_CASE = /^(?:[A-Z][\w'-]*|[a-z]{1,3}|&)(?:\s+(?:[A-Z][\w'-]*|[a-z]{1,3}|&))+$/;
-/** Where the main clause of a sentence ends: its reason or contrast. */
-const GERUND_CLAUSE_END = /,|;|\s[—–-]\s|\b(?:since|because|so that|rather than|instead of|to avoid|as)\b/i;
-
-/** What the agent expects a change to do, before it is seen to: "This should fix the error", "After these changes, the error should be resolved". */
-const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
-
-
-/**
- * A coding tool asking the user for files (aider: "the files most likely to need changes are: …", "please add
- * them to the chat"): a request for context, no statement about the code.
- */
-const FILE_REQUEST = /\bmost likely to need (?:changes|changing|to (?:be )?(?:edited|changed|modified)) (?:are|is)\s*:|\badd (?:these|those|them|the (?:\w+ )?files?)(?: \w+){0,3} to the chat\b/i;
-
-/**
- * The agent's reasoning about the conversation itself: what the user said or added ("User says: …", "Now they've
- * added `index.ts`"), what it will say back ("I need to ask them for the files", "Explain that it is an index
- * file"), the context it recalls ("Context: we're discussing…"). The user's own words and the files are in the record.
- */
-const CONVERSATION_NARRATION =
-  /^(?:(?:so|now|ok(?:ay)?|and)[,]?\s+)?(?:(?:the )?user (?:says|said|asks|asked|wants|wanted|has added|added|is asking|is requesting|mentioned|previously|just|now|seems to want|requests?|provided|has provided|shared|has shared|wants me|replied|responded|is saying)\b|they(?:'ve| have)? (?:say|said|ask|asked|want|added|provided|shared|mention(?:ed)?|are asking|replied)\b|they ask me\b|i (?:need|should|have|want|must) to (?:ask|tell|explain|respond|reply|acknowledge|let (?:them|the user) know|request|point out)\b|i(?:'ll| will) (?:keep it|ask (?:them|the user|for)|respond|reply|explain|acknowledge|let (?:them|the user) know)\b|i previously (?:suggested|asked|said|mentioned|explained)\b|explain (?:that|why|to the user)\b|(?:the )?context(?: from [^:]{0,40})?:\s|this is (?:just )?(?:a|an) (?:greeting|request for|follow-?up|simple question|acknowledg))/i;
-
-/** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
-const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
-
-/** A whole sentence of courtesy: thanks, apology, acknowledgement. */
-const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
-
-/** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */
-const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
-
-/** Offers and questions to the user: not a fact. */
-const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
-
-// ------------------------------------------------------------------- rules
-
-/** Discourse markers a rule may open with ("Also, never…", "From now on, always…"). */
-const RULE_LEAD = /^(?:(?:and|but|also|so|then|plus|oh and|btw|by the way|ps|p\.s\.|note|important|remember|reminder|please|pls|just|and also|one more thing|from now on|going forward|in (?:the )?future|for (?:this|the rest of this) (?:project|session|task|repo)|as a rule|in general|always remember|constraints?|rules?|requirements?)[,:;—–-]?\s+)+/i;
-
-/** A prescriptive opening addressed to the agent. */
-const RULE_IMPERATIVE =
-  /^(?:never|always|do not|don't|dont|do NOT|must|make sure|ensure|be sure to|remember to|only|avoid|keep|use only|no more|no |stop|refrain from|under no circumstances|without|preserve|retain|maintain|respect|stick to|leave \S+ (?:alone|as is|unchanged|intact)|limit|restrict|prefer|ask (?:me )?before|check with me before|confirm (?:with me )?before|wait for (?:my|me)|don't touch|do not touch|no need to)\b/i;
-
-/** A modal or prohibition addressed to the agent anywhere in the sentence. */
-const RULE_MODAL =
-  /\b(?:you|we|it|they|the \w+|claude|agent) (?:must|must not|mustn't|should never|should always|shall not|may not|are not allowed to|is not allowed to|need to always|have to always)\b|\byou (?:do not|don't|never|will not|won't|should not|shouldn't|may only|can only|are only|only)\b|\bi (?:do not|don't|dont) (?:want|wish)\b|(?<!\b(?:i|we|it|this|that)(?:'ve| have| had)? )\b(?:always|never)\b(?! (?:\w+ed|worked|works|fails|failed|seen|had|been|gotten|got|saw|heard|found|came|went|ran|took|gave|made|knew|thought|did)\b)|\b(?:must never|must always|must not|not allowed|forbidden|prohibited|under no circumstances)\b|\bi (?:do not|don't) want (?:you|it) to\b|\bi want you to (?:always|never|only)\b|\b(?:from now on|going forward)\b|\b(?:without (?:asking|changing|modifying|touching|breaking|removing|deleting))\b/i;
-
-/** A first-person report or a question that merely contains "don't" or "only" is not a rule. */
-const NOT_A_RULE = /^no \w+(?: \w+)? (?:found|available|matches?|matching|results?|such|errors?|issues?|changes?|output|data|response|problems?|longer|more (?:than|results))\b|^(?:i|we)(?: still| just| really)? (?:don't|do not|can't|cannot|didn't|did not|haven't|only)\b(?! want (?:you|it) to| wish\b)|^(?:only|just) (?:\w+ ){0,2}(?:works?|worked|happens?|fails?)\b|^keep (?:going|working|it up|at it)\b|^no(?:pe)?[,.!]?$|^no,? (?:that|this|it)'?s?\b/i;
-
-/**
- * A prescriptive clause inside a sentence, after a comma or "and/but/then": "implement it, ensure to lint the code",
- * "run them in order, but only one at a time", "When editing a file, make sure to indent". Not in a report of what
- * the user or something else did ("I tried it, and never got an answer").
- */
-const RULE_CLAUSE = /(?:[,;:—–]\s*|\s(?:and|but|then)\s+)(?:please\s+|also\s+|just\s+)?(?:make sure|be sure to|ensure(?: to| that)?|always|never|do not|don't|only (?!to\b|if\b|when\b|after\b|because\b)\w+ (?:\w+ )?(?:at a time|one|once)\b)\b/i;
-const REPORT = /^(?:i|we|it|this|that|there|they|he|she)\b(?! (?:want|need|would like) (?:you|it) to\b)/i;
-
-/**
- * The user correcting what the agent does ("you're editing in the main workspace", "you keep adding comments",
- * "you should be in the session repo"): a standing rule said as a reproach, as binding as "don't".
- */
-const RULE_CORRECTION =
-  /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)(?: still| again| now| actually)? (?!(?:right|correct|welcome|absolutely|so|quite|totally|exactly|spot|going to|about to|an?|the|my|our|doing (?:great|good|well|fine)|getting (?:there|close)|almost)\b)(?:\w+ing|in|not|on|inside|outside)\b|you(?:'ve| have) been \w+ing\b|you keep \w+ing\b|you should(?:n't| not)? (?:be|have been|stay|work|edit|use|run|keep)\b)/i;
 
 /**
  * How a user sentence states a standing rule (verbatim prescriptive wording): as a whole ("Never commit without
@@ -201,40 +50,6 @@ export function isRuleSentence(sentence: string): boolean {
   return ruleKind(sentence) !== undefined;
 }
 
-// -------------------------------------------------------------- agent cues
-
-/** A choice said in so many words: the one list the sentence classes and the protected decisions (state.ts) share. */
-export const CHOICE_CUE = /\b(?:I'll use|I will use|we'll use|let's use|let's go with|going with|decided to|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose)\b/i;
-
-const AGENT_CUES: readonly Cue[] = [
-  // findings: a discovered truth
-  { cls: 'finding', weight: 3.5, pattern: DESCRIBED_INSTEAD },
-  { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying |core |key |root |primary )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
-  { cls: 'finding', weight: 2, pattern: /\b(?:does(?:n't| not) support|is(?:n't| not) supported|not supported|only supports|requires|depends on|is set to|are set to|is configured|defaults to|is (?:missing|absent|empty|null|undefined|hardcoded|hard-coded)|are missing|(?:does(?:n't| not)|do(?:n't| not)) exist|is(?:n't| not) (?:installed|running|listening|available|reachable|set|defined|exported|called|used)|listens on|points to|resolves to|returns|expects|overrides|conflicts with|is (?:still )?(?:correct|working|fine|valid|up to date)|works (?:correctly|fine|as expected)|are (?:now )?(?:passing|failing)|pass(?:es|ed)?(?: successfully)?:|because|due to|since the|so the)\b/i },
-  { cls: 'finding', weight: 1.5, pattern: /\b\d+(?:\.\d+)?\s*(?:tests?|passed|passing|failed|failures?|errors?|warnings?|files?|lines?|records?|entries|items|commits?|ms|s|sec|seconds?|minutes?|mb|kb|gb|%|bytes?|tokens?|queries|requests|packets?|hosts?)\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|port|exit code|status code|http) \d+/i },
-  { cls: 'finding', weight: 1, pattern: /`[^`\n]{2,80}`[^.]*\b(?:is|are|was|were|has|have|uses|contains|stores|calls|reads|writes|drops|ignores|runs|causes|returns|means|requires|listens|points|fails|breaks|blocks|overrides|conflicts|lacks|handles|creates|checks|expects|generates|produces|shows|defines|accepts)\b|\b(?:is|are|was|were|has|uses|contains|stores|lacks)\b[^.]*`[^`\n]{2,80}`/i },
-  // An agent's own label on its line says what the line is ("Finding: …", "Root cause: …").
-  // A label alone ("Root Cause:" over a list) states nothing: its items do.
-  { cls: 'finding', weight: 4, pattern: /^(?:root cause|cause|problem|issue|finding|findings|result|results|diagnosis|observation|key (?:finding|insight)|analysis)\s*:\s*\S/i },
-  { cls: 'finding', weight: 1, pattern: /^(?:status|the fix works|verified|confirmed)\s*:/i },
-  // failures: what did not work
-  { cls: 'failure', weight: 3, pattern: /\b(?:didn't work|did not work|doesn't work|does not work|won't work|will not work|isn't working|is not working|not working|still (?:fails|failing|broken|getting|seeing|doesn't|does not|not|the same|shows|returns|times out|hangs)|no luck|that (?:failed|broke)|(?:this|that|it) (?:failed|broke)|gave up|giving up|abandon(?:ed|ing)?|dead end|ruled out|not the (?:issue|cause|problem)|reverted?|rolling back|rolled back|doesn't seem to (?:work|help|fix)|didn't (?:help|fix|change)|did not (?:help|fix|change)|made (?:it|things) worse|(?:seems|appears) (?:to be|there (?:was|is|are)|that there (?:was|is)) (?:an? |some |still )?(?:issue|problem|mistake|error|bug|something wrong)|something (?:is |went )?wrong|(?:issues?|errors?|problems?) (?:that need|to be fixed|remain)|test failures|(?:in|into) the wrong (?:directory|workspace|place|file)|getting in the way|(?:i'm|i am|we're|we are) (?:encountering|running into|hitting|seeing) (?:an? |the |some |this )?(?:issue|problem|error|bug)|still (?:fork|permission|auth|connection|timeout|import|type|build|test) errors?)\b/i },
-  { cls: 'failure', weight: 2, pattern: /\b(?:(?:command|build|test|tests|install|installation|push|commit|request|query|connection|edit|attempt|import|upload|migration|deploy(?:ment)?|script|compilation|it|this|that) (?:failed|fails|is failing|timed out|times out|crashed|hangs|was (?:rejected|blocked|refused|denied))|(?:couldn't|could not|can't|cannot|unable to|was unable to) (?:find|connect|start|open|read|write|load|resolve|import|install|build|run|access|sign|push|commit|bind|create|parse)|(?:got|getting|hit|hitting|returns?|returned|throws?|threw|raised?) (?:an? |the |this |same |another )?(?:error|exception|\d{3})|timed out|permission denied|access denied|syntax error|no such file)\b/i },
-  { cls: 'failure', weight: 1, pattern: /\b(?:failed|fails|failing|failure|not found|refused|crash(?:es|ed)?|broken|exception|traceback|segfault|stuck|blocked)\b/i },
-  { cls: 'failure', weight: 1, pattern: /^(?:❌|⚠️?|✗|error\b|warning\b|failed\b|failure\b)/i },
-  // decisions: a choice made
-  { cls: 'decision', weight: 3, pattern: new RegExp(`${CHOICE_CUE.source}|^(?:my|our) (?:\\w+ )?(?:plan|intention) (?:now |here )?is to\\b|\\b(?:we will use|go with|decided on|decision:|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?:?|prefer(?:red|ence|abl[ey])?\\b|switched to|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|decision\\b)`, 'i') },
-  { cls: 'decision', weight: 1.5, pattern: /\b(?:we(?: should| will|'ll| can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
-  { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
-  { cls: 'decision', weight: 1.5, pattern: /\b(?:we|i) need to (?:modify|change|amend|rewrite|replace|switch|move|use|exclude|restructure|bypass|skip|disable|enable)\b|\b(?:is|are|seems|looks) (?:the )?(?:simpler|cleaner|more robust|better|safer|best path)\b|\bdeferred\b|\bcan handle\b|\bmay be added\b/i },
-  // plans: a next step beyond the immediate action
-  { cls: 'plan', weight: 3, pattern: /\b(?:next steps?(?: (?:is|are|would be|will be))?:?|the next step|remaining(?: work| tasks| items)?:|still (?:need|needs|have|has) to|still to (?:do|be)|left to do|to ?do:|TODO:|follow[- ]up|not (?:yet|done yet) (?:implemented|done|tested|verified)|we(?:'ll| will) (?:then|next|also need|need)|after (?:that|this),? (?:we|i)|then (?:we|i)(?:'ll| will| can| should)|once (?:that|this) is done|we (?:still )?need to (?:\w+ly )?(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|make|change|remove|move|document|verify|mock|rewrite|clean|rename|split|extract)|it's important to|don't forget to|remember to|should also|will (?:also )?need to|pending:?|future (?:work|improvements?))\b/i },
-  { cls: 'plan', weight: 2, pattern: /^(?:then|next|finally|afterwards|after that|also),?\s+(?:we(?:'ll| will| can| should)? |i(?:'ll| will)? )?(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|change|remove|move|document|verify|ensure|run|modify|rewrite|clean|rename|deploy|configure|install|replace|extract|integrate)\b/i },
-  { cls: 'plan', weight: 1, pattern: /^(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|change|remove|move|document|verify|ensure|run|stage|commit|push|deploy|configure|install|replace|rename|extract|integrate|investigate)\b/i },
-  // changes: work reported done
-  { cls: 'change', weight: 3, pattern: /^(?:(?:i|we)(?:'ve| have)|i|we|now)?\s*(?:successfully |also |just |now )?(?:updated|added|created|fixed|modified|changed|removed|deleted|renamed|implemented|refactored|moved|replaced|wrote|written|rewrote|set up|configured|installed|enabled|disabled|committed|pushed|improved|extracted|migrated|converted|cleaned up|merged|restored|reverted|applied|introduced|exported|imported|generated|built|deployed|documented|integrated|adjusted|corrected|simplified|split|wrapped|made)\b/i },
-  { cls: 'change', weight: 2, pattern: /\b(?:has been|have been|was|were|is now|are now) (?:successfully )?(?:updated|added|created|fixed|modified|changed|removed|deleted|renamed|implemented|refactored|moved|replaced|written|configured|installed|enabled|disabled|committed|pushed|improved|extracted|migrated|converted|cleaned up|merged|restored|applied|generated|built|deployed|documented|integrated|resolved)\b|^✅|\bnow (?:uses|supports|handles|returns|shows|works|includes|has|reads|writes|stores|accepts|checks|runs)\b/i },
-];
 
 /** Text that is code, a log line, a table row or a path, not prose. */
 export function looksLikeCode(sentence: string): boolean {
