@@ -81,6 +81,10 @@ const USER_SETTINGS = {
   'contextKeeper.runCommandsInTerminal': false,
   // The chat view stays on: the fake model and @fake need it (it works without Copilot).
   'chat.disableAIFeatures': false,
+  // VS Code attaches the active editor to a panel request ("always" by default), picked up after a 500 ms
+  // debounce: whether a test's request carries a file a previous test left open would depend on timing.
+  // A test that wants an attachment attaches it (#file).
+  'chat.implicitContext.enabled': { panel: 'never' },
 };
 
 // --- Output ----------------------------------------------------------------------
