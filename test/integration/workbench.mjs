@@ -181,16 +181,31 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
     },
     { timeout, interval: 500, what: participant ? `the chat input to hold the message with @${participant} known` : 'the chat input to hold the message' },
   );
-  // The message has left when the input no longer holds it; an Enter the input swallowed (a chat still
-  // restoring after a reload) is pressed again, with the input focused.
+  // A completion list still open (the participants offered after "@", slow to close on a busy machine)
+  // would take the Enter and put its first item in the input: it is closed first.
+  const suggestions = page.locator('.interactive-input-part .suggest-widget.visible');
+  const closeSuggestions = async () => {
+    if ((await suggestions.count()) > 0) await page.keyboard.press('Escape');
+  };
+  await closeSuggestions();
   await page.keyboard.press('Enter');
+  // The message has left when the input no longer holds it; an Enter the input swallowed (a chat still
+  // restoring after a reload) is pressed again, with the input focused. An input left holding only a
+  // participant ("@agent ") had its Enter taken by a completion: the message is typed again.
+  const left = async () => !(await holds()) && !/^@[\w-]+$/.test((await visibleText(input.locator('.view-lines'))).trim());
   await waitUntil(
     async () => {
-      if (!(await holds())) return true;
+      if (await left()) return true;
       await input.click();
+      if (!(await holds())) {
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Backspace');
+        await page.keyboard.type(message, { delay: 10 });
+      }
       await page.keyboard.press('End');
+      await closeSuggestions();
       await page.keyboard.press('Enter');
-      return !(await holds());
+      return left();
     },
     { timeout, interval: 2000, what: 'the chat input to send the message' },
   );
