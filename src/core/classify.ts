@@ -287,7 +287,8 @@ export function cleanMarkdown(text: string): string {
   return text
     .replace(/^\s{0,3}#{1,6}\s+/, '')
     .replace(/^\s*>\s?/, '')
-    .replace(/^\s*(?:[-*+•]|\d+[.)]|\[[ xX]\])\s+/, '')
+    // A list marker, a checkbox, or both (`- [ ] Add the test`).
+    .replace(/^\s*(?:(?:[-*+•]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?(?<=\s)/, '')
     // Emphasis marks, outside inline code and inside no identifier (`/pydicom__pydicom/`, `__init__.py` keep theirs).
     .replace(/(`[^`]*`)|\*\*/g, (m, code: string | undefined) => code ?? '')
     .replace(/(`[^`]*`)|(?<![\w/.])__(?=\S)([^_`]*?\S)__(?![\w/.])/g, (m, code: string | undefined, inner: string) => code ?? inner)
@@ -337,6 +338,17 @@ const SENTENCE_MIN_CHARS = 2;
 // after a word of three letters or more, before a word that opens sentences ("http.Client to" is a call).
 const SENTENCE_BREAK =
   /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As)\s)/;
+/** Sentence punctuation inside inline code, masked while a line is split (`// AI! Write…` is one span, not two sentences). */
+const MASKED: Readonly<Record<string, string>> = { '.': '\uE000', '!': '\uE001', '?': '\uE002' };
+const UNMASKED: Readonly<Record<string, string>> = { '\uE000': '.', '\uE001': '!', '\uE002': '?' };
+
+/** A line split at SENTENCE_BREAK, never inside an inline code span. */
+function splitOutsideCode(line: string): string[] {
+  if (!line.includes('`')) return line.split(SENTENCE_BREAK);
+  const masked = line.replace(/`[^`\n]+`/g, (code) => code.replace(/[.!?]/g, (c) => MASKED[c]!));
+  return masked.split(SENTENCE_BREAK).map((piece) => piece.replace(/[\uE000-\uE002]/g, (c) => UNMASKED[c]!));
+}
+
 /** Where fenced code longer than a short chain stood in a text. */
 const CODE_BREAK = '\u0001';
 
@@ -420,7 +432,7 @@ export function sentencesOf(text: string): Sentence[] {
     const introduces = leadIn(line);
     let last: string | undefined;
     // The list marker goes first: "1. Taking the state" is one sentence, not "1." and another.
-    for (const piece of line.replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- ').split(SENTENCE_BREAK)) {
+    for (const piece of splitOutsideCode(line.replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- '))) {
       const sentence = cleanMarkdown(piece);
       if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
       last = sentence;

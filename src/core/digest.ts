@@ -112,9 +112,31 @@ export function gistOf(text: string, n = GIST_WORDS): string {
       best = start;
     }
   }
-  const slice = w.slice(best, best + n).join(' ').replace(/[,;:—–]$/, '');
-  return `${best > 0 ? '…' : ''}${slice}${best + n < w.length ? '…' : ''}`;
+  // A cut statement ends where a clause does, never on a word that leads to what was cut
+  // ("…previously committed to Git, but our edit_file…" says less than "…previously committed to Git…").
+  let end = Math.min(best + n, w.length);
+  if (end < w.length) {
+    // Never at the cost of an identifier or a number: those are what the gist is for.
+    for (let i = end - 1; i >= best + Math.ceil(n / 2) && (i === end - 1 || weight[i + 1] === 0); i--) {
+      // Not at a colon: what follows one is the payload ("can't find google.com: Query refused").
+      if (/[,;)]$|—$|–$/.test(w[i]!) || CLAUSE_OPENER.test(w[i + 1] ?? '')) {
+        end = i + 1;
+        break;
+      }
+    }
+    while (end - best > 3 && DANGLING.test(w[end - 1]!.replace(/[,;:—–]$/, ''))) end--;
+  }
+  let start = best;
+  while (start > 0 && end - start > 3 && CLAUSE_OPENER.test(w[start]!)) start++;
+  const slice = w.slice(start, end).join(' ').replace(/[,;:—–]$/, '');
+  return `${start > 0 ? '…' : ''}${slice}${end < w.length ? '…' : ''}`;
 }
+
+/** A word that opens a clause: a cut before it ends a statement where the next one begins. */
+const CLAUSE_OPENER = /^(?:which|because|so|but|and|or|while|whereas|since|although|though|—|–)$/i;
+/** A word that cannot end a statement: it leads to the words after it. */
+const DANGLING =
+  /^(?:a|an|the|of|to|in|on|at|for|with|by|from|as|and|or|but|our|your|its|their|my|this|that|these|those|is|are|was|were|be|been|has|have|had|such|via|into|than|then|if|when|while|because|which|who|whose|not|no|any|all|some|each|every|more|most|very|so|also|will|would|can|could|should|must|may|might|it|we|i|you|they)$/i;
 
 /** Statements are compared again and again across folds: their words are split once (read-only sets). */
 const SIGNIFICANT_MEMO = new Map<string, Set<string>>();

@@ -215,6 +215,26 @@ export function splitUserText(text: string): UserText {
   return { words, harness, interrupted };
 }
 
+/**
+ * Tool results an export prints inside the assistant's text, each from its
+ * opening line to the export's next `---` separator: SpecStory renders
+ * Cursor's fetched rules as `### Rule: <name>` and the rule file after it.
+ * They are workspace instructions the agent looked up, not what it found.
+ */
+const INJECTED_ASSISTANT_BLOCKS: readonly RegExp[] = [/^### Rule: \S.*$/m];
+
+/** Assistant text without the tool results an export printed inside it (the record keeps them). */
+export function withoutInjectedBlocks(text: string): string {
+  let out = text;
+  for (const opening of INJECTED_ASSISTANT_BLOCKS) {
+    for (let m = opening.exec(out); m; m = opening.exec(out)) {
+      const end = out.indexOf('\n---\n', m.index);
+      out = `${out.slice(0, m.index)}${end < 0 ? '' : out.slice(end + 1)}`;
+    }
+  }
+  return out;
+}
+
 /** The user's own words of a message ('' when it holds only harness). */
 export function userWords(text: string): string {
   return splitUserText(text).words;

@@ -20,7 +20,7 @@ import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
 import { resolveReply } from './digest';
-import { askText } from './harness';
+import { askText, withoutInjectedBlocks } from './harness';
 import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
@@ -319,7 +319,7 @@ export class ProtectedState {
     if (!MODEL_SIGNAL.test(part.text)) return;
     // What the agent told the user, not its thought summaries; a decision is what the sentence classifier calls one
     // ("I'll use the `replace_string_in_file` function for this" is narration of a tool step).
-    for (const sentence of splitSentences(splitThoughts(part.text).answer)) {
+    for (const sentence of splitSentences(splitThoughts(withoutInjectedBlocks(part.text)).answer)) {
       if (looksLikeCode(sentence)) continue;
       // "Now let's run the tests again to see which issues still need to be fixed:" narrates a step; it marks nothing open.
       if (OPEN_MARKER.test(sentence)) {

@@ -18,9 +18,9 @@
  * summarizer fails.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type SentenceClass } from './classify';
+import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type Sentence, type SentenceClass } from './classify';
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
-import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
+import { askText, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { knownPathOf, touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
@@ -294,6 +294,28 @@ function withIntro(intro: string, item: string): string | undefined {
   return `${head}: ${/^[A-Z][a-z]/.test(item) ? item[0]!.toLowerCase() + item.slice(1) : item}`;
 }
 
+/** Items a sentence that opens a list takes into its line. */
+const LISTED_ITEMS = 4;
+
+/**
+ * A sentence as a summary line reads it. One that ends with a colon says
+ * little alone ("Move it to a shared utility module, such as:"): the short
+ * items under it (up to LISTED_ITEMS) finish it ("…such as:
+ * `src/domain/repo-utils.ts`; `src/utils/repo.ts`"). Items that are sentences
+ * of their own stand on their own.
+ */
+function listed(sentences: readonly Sentence[], i: number): string {
+  const s = sentences[i]!;
+  if (!/[:：]$/.test(s.text)) return s.text;
+  const items: string[] = [];
+  for (let j = i + 1; j < sentences.length && items.length < LISTED_ITEMS; j++) {
+    const item = sentences[j]!;
+    if (!item.item || (s.item && !item.lead?.endsWith(s.text))) break;
+    if (isFragment(item.text)) items.push(item.text.replace(/[.;,]$/, ''));
+  }
+  return items.length ? `${s.text} ${items.join('; ')}` : s.text;
+}
+
 // ------------------------------------------------------------------ tools
 
 /** A command as a failure or an applied change quotes it. */
@@ -404,14 +426,38 @@ const QUERY_COMMAND =
  */
 function observation(cmd: string, output: string): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
-  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l));
+  // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`) is no output.
+  const echoed = (l: string): boolean => {
+    const t = l.replace(/^[<>]\s*/, '').trim();
+    return t.length >= 8 && cmd.includes(t);
+  };
+  const raw = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l) && !echoed(l));
   const query = QUERY_COMMAND.test(commandProper(cmd).trim());
-  if (lines.length === 0 || lines.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
+  if (raw.length === 0 || raw.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
+  const lines = listingNames(raw);
   const text = lines.join('; ');
   if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
   if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
   return redact(text).text;
 }
+
+/** A line of `ls -l`: mode bits, links, owner, size, date, then the name. */
+const LISTING_LINE = /^[-dlcbps][-rwxsStT]{9}[@+.]?\s+\d+\s.*\s(\S+)$/;
+
+/**
+ * Output lines with a long listing (`ls -la`) said by its names: the mode
+ * bits, owners and dates are the search trace, the names are what it found
+ * ("empty directory" when only `.` and `..` are listed).
+ */
+function listingNames(lines: readonly string[]): string[] {
+  const listing = lines.filter((l) => LISTING_LINE.test(l) || /^total \d+$/.test(l));
+  if (listing.length < 2 || listing.length < lines.length) return [...lines];
+  const names = listing.map((l) => LISTING_LINE.exec(l)?.[1]).filter((n): n is string => n !== undefined && n !== '.' && n !== '..');
+  return [names.length ? names.join(', ') : 'empty directory'];
+}
+
+/** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */
+const TOOL_PROTOCOL_ERROR = /\bFile has not been read yet\b|\bhas been (?:unexpectedly )?modified since (?:it was )?(?:last )?read\b|\bexceeds (?:the )?maximum allowed (?:size|tokens)\b/i;
 
 /**
  * Where an error was raised: the innermost frame of a Python traceback, or
@@ -781,7 +827,7 @@ class Fold {
     let marked = false;
     for (const part of unit.parts) {
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
-      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(part.text) : { thoughts: '', answer: part.text };
+      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
         const sentences = sentencesOf(answer);
@@ -795,13 +841,14 @@ class Fold {
           if (next?.intro !== undefined && next.intro === s.text.replace(/[:：]$/, '') && withIntro(next.intro, next.text) !== undefined) continue;
           const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
+          const read = whole ?? listed(sentences, i);
           if (cls === 'plan') {
-            const says = NEXT_MARKER.test(whole ?? s.text);
-            if (!marked) this.lastPlanSentence = statementOf(whole ?? s.text, 24);
+            const says = NEXT_MARKER.test(read);
+            if (!marked) this.lastPlanSentence = statementOf(read, 24);
             marked ||= says;
             continue;
           }
-          let text = statementOf(whole ?? s.text);
+          let text = statementOf(read);
           // A decision keeps its reason when the next sentence gives it.
           const after = sentences[i + 1];
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
@@ -1043,7 +1090,7 @@ class Fold {
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
     // An interruption by the user is no failed approach; a failure that says nothing about why is no line
     // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).
-    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '') return;
+    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '' || TOOL_PROTOCOL_ERROR.test(why)) return;
     const signatures = errorSignatures(why);
     const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
     const lines = this.b.facts['Ruled out'];

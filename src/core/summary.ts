@@ -304,6 +304,9 @@ const REPEAT_MIN_CHARS = 40;
 /** An earlier request this long that a later one repeats before adding words is pointed at, not repeated. */
 const EXTENDED_MIN_CHARS = 120;
 
+/** A request of one word of going on, nothing acknowledged or chosen with it. */
+const BARE_CONTINUATION = /^(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume)(?:\s+please)?[.!]*$/i;
+
 /** The requests the head leaves out: all but the first and the latest REQUESTS_SHOWN − 1 (none in a shorter log). */
 function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[] {
   return requests.length <= REQUESTS_SHOWN ? [] : requests.slice(1, requests.length - (REQUESTS_SHOWN - 1));
@@ -331,12 +334,19 @@ function requestLines(requests: readonly RequestLine[]): [string, string][] {
     const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
+  // A bare "continue" asks for nothing new: Current state's goal says the work was taken up again there.
+  const said = (r: RequestLine): boolean => r.ordinal === 1 || r.resolved !== undefined || !BARE_CONTINUATION.test(r.text.trim());
   const elided = elidedRequests(requests);
-  if (elided.length === 0) return requests.map(line);
+  if (elided.length === 0) return requests.filter(said).map(line);
   const from = elided[0]!;
   const to = elided[elided.length - 1]!;
   const pointer: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
-  return [line(requests[0]!), pointer, ...requests.slice(1 + elided.length).map(line)];
+  return [line(requests[0]!), pointer, ...requests.slice(1 + elided.length).filter(said).map(line)];
+}
+
+/** The request lines as the head shows them, without their `#n (rN): ` numbering (a reader's view, for audits). */
+export function shownRequestTexts(requests: readonly RequestLine[]): string[] {
+  return requestLines(requests).map(([, text]) => text.replace(/^- /, '').replace(/^#\d+ \(r\d+\): /, ''));
 }
 
 /** Records of the requests the head does not show (see REQUESTS_SHOWN): kept in the record, pointed to by one line. */

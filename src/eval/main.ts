@@ -3,9 +3,12 @@
  *
  *   npm run eval                                    all probed sessions, all windows → eval/report.*
  *   npm run eval -- --session FILE --window N       one session, one window, printed
+ *   npm run eval -- --draw-lines FILE               the noise audit's sample of this engine's Task Context lines
+ *                                                   (8k, 16k, 32k; see eval/labels/README.md), to label
  *   options: --corpus DIR (default ../shared/corpus or $CONTEXT_KEEPER_CORPUS),
  *            --probes DIR (default eval/probes), --out DIR (default eval)
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
@@ -14,7 +17,7 @@ import { ABLATION_WINDOWS, ABLATIONS } from './ablations';
 import { classifierContext } from './labels';
 import { EVAL_WINDOWS, evaluateDrift, evaluateSession, evaluateVariant, type DriftResult, type SessionResult, type VariantResult } from './harness';
 import { parseLabels } from './labels';
-import { parseSummaryLineLabels } from './noise';
+import { drawSample, parseSummaryLineLabels, type SampledLine } from './noise';
 import type { RawRecord } from '../core/types';
 import { parseProbeFile, type ProbeFile } from './probes';
 import { buildReport, verdicts } from './report';
@@ -26,9 +29,13 @@ interface Args {
   out: string;
   session: string | undefined;
   window: number | undefined;
+  drawLines: string | undefined;
 }
 
 class UsageError extends Error {}
+
+/** The windows the noise audit's sample is drawn from. */
+const SAMPLED_WINDOWS = [8000, 16000, 32000] as const;
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
@@ -37,6 +44,7 @@ function parseArgs(argv: readonly string[]): Args {
     out: path.resolve('eval'),
     session: undefined,
     window: undefined,
+    drawLines: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -47,6 +55,7 @@ function parseArgs(argv: readonly string[]): Args {
       case '--probes': args.probes = path.resolve(value); break;
       case '--out': args.out = path.resolve(value); break;
       case '--session': args.session = value; break;
+      case '--draw-lines': args.drawLines = path.resolve(value); break;
       case '--window':
         if (!/^\d+$/.test(value) || Number(value) < 1000) throw new UsageError(`--window needs a number of tokens ≥ 1000, got ${value}`);
         args.window = Number(value);
@@ -101,6 +110,20 @@ async function main(argv: readonly string[]): Promise<number> {
         );
       }
     }
+    return 0;
+  }
+
+  if (args.drawLines !== undefined) {
+    const lines: Omit<SampledLine, 'id'>[] = [];
+    for (const file of files) {
+      const transcript = parseTranscript(readFileSync(path.join(dir, file.session), 'utf8'));
+      const result = await evaluateSession(file, transcript.records, counter, SAMPLED_WINDOWS, ['ours']);
+      for (const window of SAMPLED_WINDOWS) for (const l of result.finalLines[window] ?? []) lines.push({ session: file.session, window, section: l.section, text: l.text });
+    }
+    const sample = drawSample(lines, (text) => createHash('sha256').update(text).digest('hex'));
+    mkdirSync(path.dirname(args.drawLines), { recursive: true });
+    writeFileSync(args.drawLines, sample.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    console.log(`wrote ${sample.length} of ${lines.length} lines to ${path.relative(process.cwd(), args.drawLines)}`);
     return 0;
   }
 

@@ -12,7 +12,7 @@ import { classifySentence } from '../core/classify';
 import { sameFact } from '../core/summarizer';
 import { parseJsonLines } from './labels';
 import { splitUserText } from '../core/harness';
-import { formatRequest, gistsOf, SOURCES_SUFFIX, type SummaryState } from '../core/summary';
+import { gistsOf, shownRequestTexts, SOURCES_SUFFIX, type SummaryState } from '../core/summary';
 
 export const NOISE_KINDS = ['process', 'pleasantry', 'harness', 'duplicate', 'empty'] as const;
 export type NoiseKind = (typeof NOISE_KINDS)[number];
@@ -29,10 +29,10 @@ export interface AuditedLine {
 }
 
 
-/** The lines of a summary a reader weighs (requests are checked for harness text only). */
+/** The lines of a summary a reader weighs, requests as the head shows them (checked for harness text only). */
 export function auditedLines(state: SummaryState | undefined): AuditedLine[] {
   if (!state) return [];
-  const out: AuditedLine[] = state.requests.map((r) => ({ section: 'Requests', text: formatRequest(r).replace(/^#\d+ \(r\d+\): /, '') }));
+  const out: AuditedLine[] = shownRequestTexts(state.requests).map((text) => ({ section: 'Requests', text }));
   for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of state.facts[section]) {
       for (const piece of gistsOf(line)) out.push({ section, text: piece.replace(SOURCES_SUFFIX, '').trim() });
@@ -86,4 +86,35 @@ export type SummaryLineLabel = z.infer<typeof SummaryLineLabelSchema>;
 
 export function parseSummaryLineLabels(text: string, name: string): SummaryLineLabel[] {
   return parseJsonLines(text, name, SummaryLineLabelSchema);
+}
+
+/** A Task Context line of one session's summary at one window, as the hand-labelled sample holds it. */
+export interface SampledLine {
+  readonly id: string;
+  readonly session: string;
+  readonly window: number;
+  readonly section: string;
+  readonly text: string;
+}
+
+/** Fact lines and request lines a drawn sample holds (see eval/labels/README.md). */
+export const SAMPLE_FACT_LINES = 180;
+export const SAMPLE_REQUEST_LINES = 20;
+
+/**
+ * The noise audit's sample of the lines the engine wrote: the fact lines and
+ * the request lines with the lowest hash of session, window, section and text
+ * (so a new commit's draw is reproducible and does not favour any session),
+ * ordered by session and window, numbered `m001`…. `hash` is SHA-256 in hex.
+ */
+export function drawSample(lines: readonly Omit<SampledLine, 'id'>[], hash: (text: string) => string): SampledLine[] {
+  const keyed = lines.map((l) => ({ line: l, key: hash(`${l.session}\n${l.window}\n${l.section}\n${l.text}`) }));
+  const lowest = (pick: (l: Omit<SampledLine, 'id'>) => boolean, n: number) =>
+    keyed
+      .filter((k) => pick(k.line))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, n);
+  const drawn = [...lowest((l) => l.section !== 'Requests', SAMPLE_FACT_LINES), ...lowest((l) => l.section === 'Requests', SAMPLE_REQUEST_LINES)];
+  drawn.sort((a, b) => (a.line.session < b.line.session ? -1 : a.line.session > b.line.session ? 1 : a.line.window - b.line.window || (a.key < b.key ? -1 : 1)));
+  return drawn.map((d, i) => ({ id: `m${String(i + 1).padStart(3, '0')}`, ...d.line }));
 }

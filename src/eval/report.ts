@@ -258,6 +258,16 @@ function beforeAfter(results: readonly SessionResult[], windows: readonly number
   return out;
 }
 
+/** How many of the labelled lines the engine of this run still writes, and how many of those the people called noise. */
+function stillWritten(results: readonly SessionResult[], labels: readonly SummaryLineLabel[]): string {
+  const written = new Set<string>();
+  for (const r of results) for (const [window, lines] of Object.entries(r.finalLines)) for (const l of lines) written.add(`${r.session}\n${window}\n${l.section}\n${l.text}`);
+  if (written.size === 0) return '';
+  const kept = labels.filter((l) => written.has(`${l.session}\n${l.window}\n${l.section}\n${l.text}`));
+  const noisy = kept.filter((l) => l.label !== 'content').length;
+  return ` This run's engine still writes ${kept.length} of the ${labels.length} labelled lines, ${noisy} of them labelled noise${kept.length < labels.length ? ' (the rest it writes otherwise or no longer)' : ''}.`;
+}
+
 function noiseSection(results: readonly SessionResult[], windows: readonly number[], extras: ReportExtras | undefined): string[] {
   const out: string[] = ['## Noise in the Task Context', ''];
   out.push('Of the Task Context lines after the last fold (every fact section, each archived gist counted as a line; requests checked for harness text), the share a reader gains nothing from, by the sentence classifier, over all sessions:');
@@ -290,7 +300,7 @@ function noiseSection(results: readonly SessionResult[], windows: readonly numbe
       const ours = noiseOf({ section: l.section, text: l.text }, []) ?? 'content';
       if ((ours === 'content') === (l.label === 'content')) agree++;
     }
-    out.push(`A hand-labelled sample of ${labels.length} of these lines (\`eval/labels/summary-lines.jsonl\`, drawn by content hash from the 8k, 16k and 32k summaries of every session as one commit wrote them; see \`eval/labels/README.md\`): ${HAND_LABELS.map((k) => `${k} ${by[k]}`).join(', ')} — noise share ${pct(noisy / labels.length)} (target ≤ 2%: ${noisy / labels.length <= 0.02 ? 'met' : 'NOT met'}). The people find more noise than the classifier: mostly semantic duplicates (two wordings of one fact, an agent restating the user's request, a gist that says less than a live line), which word overlap cannot tell from two related facts, then narration the cues miss. The classifier agrees with them on noise vs content for ${agree} of ${compared} lines (duplicates excluded).`);
+    out.push(`A hand-labelled sample of ${labels.length} of these lines (\`eval/labels/summary-lines.jsonl\`, drawn by content hash from the 8k, 16k and 32k summaries of every session as one commit wrote them — \`npm run eval -- --draw-lines FILE\` draws this commit's; see \`eval/labels/README.md\`): ${HAND_LABELS.map((k) => `${k} ${by[k]}`).join(', ')} — noise share ${pct(noisy / labels.length)} (target ≤ 2%: ${noisy / labels.length <= 0.02 ? 'met' : 'NOT met'}). The people find more noise than the classifier: mostly semantic duplicates (two wordings of one fact, an agent restating the user's request, a gist that says less than a live line), which word overlap cannot tell from two related facts, then narration the cues miss. The classifier agrees with them on noise vs content for ${agree} of ${compared} lines (duplicates excluded).${stillWritten(results, labels)}`);
     out.push('');
   }
   return out;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
 import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
-import { askText, splitUserText } from '../../src/core/harness';
+import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 
 describe('sentence classes', () => {
@@ -204,6 +204,12 @@ describe('sentence classes', () => {
   it('a sentence ends where the agent left out the space after it, not inside a file name', () => {
     assert.deepEqual(sentencesOf('It is worth investigating this third script.I will now run `curl` on file.pl and forms.pl today.').map((x) => x.text), ['It is worth investigating this third script.', 'I will now run `curl` on file.pl and forms.pl today.']);
     assert.deepEqual(sentencesOf('It uses http.Client to call the API.').map((x) => x.text), ['It uses http.Client to call the API.'], 'a call is no sentence break');
+    assert.deepEqual(
+      sentencesOf('JSDoc comments will be added, and the `//  AI! Write Generator versions. Now?` comment will be removed. Done.').map((x) => x.text),
+      ['JSDoc comments will be added, and the `// AI! Write Generator versions. Now?` comment will be removed.', 'Done.'],
+      'inline code holds no sentence break',
+    );
+    assert.deepEqual(sentencesOf('- [ ] Add the test\n- [x] Fix the parser').map((x) => x.text), ['Add the test', 'Fix the parser'], 'a checkbox is a list marker');
   });
 
   it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
@@ -319,6 +325,12 @@ describe('harness text is not the user', () => {
     assert.equal(words("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all"), '');
   });
 
+  it("an export's tool result inside the assistant's text (SpecStory's fetched Cursor rules) is not the agent's words", () => {
+    const text = "I'll start by fetching the rules.\n\n---\n\n### Rule: creating-tasks\n\n**Use this when creating a new task**\n\n```markdown\n- [ ] The task is added to process/tasks.md\n```\n\n---\n\nThe spec lives in `process/tasks/027.md`.";
+    assert.equal(withoutInjectedBlocks(text), "I'll start by fetching the rules.\n\n---\n\n---\n\nThe spec lives in `process/tasks/027.md`.");
+    assert.equal(withoutInjectedBlocks('No rules here.\n### Rules of thumb\nKeep it.'), 'No rules here.\n### Rules of thumb\nKeep it.');
+  });
+
   it('task templates: the issue is the request, the instructions and demonstrations are not', () => {
     const swe = "We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta serialization precision\nOutput is `344`, but `345` is correct.\n\nINSTRUCTIONS:\nNow, you're going to solve this issue on your own. Always start by trying to replicate the bug.\n(Open file: n/a)\n(Current directory: /testbed)\nbash-$";
     assert.equal(words(swe), 'TimeDelta serialization precision\nOutput is `344`, but `345` is correct.');
@@ -372,6 +384,16 @@ describe('statements, gists and keys', () => {
     assert.match(g, /queryLog/);
     assert.match(g, /v0\.23/);
     assert.equal(gistOf('short line'), 'short line');
+  });
+
+  it('a gist ends where a clause does, never on a word that leads to what it cut', () => {
+    assert.equal(
+      gistOf('It turns out there was already a PR description file that was previously committed to Git, but our edit command updated the local file without Git seeing the changes.', 16),
+      'It turns out there was already a PR description file that was previously committed to Git…',
+    );
+    assert.equal(gistOf('Best practice here is to move the helper into a shared utility module such as the one we have in src', 15), 'Best practice here is to move the helper into a shared utility module…');
+    const g = gistOf('we looked at many files and `queryLog` in Blocky v0.23 breaks DNS resolution because of the cache setting', 12);
+    assert.doesNotMatch(g, /(?:\b(?:and|the|of|because|in)|…and)…?$/, g);
   });
 
   it('keys name the subject, never a record number or a command prefix', () => {

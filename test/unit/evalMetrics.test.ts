@@ -18,7 +18,7 @@ import {
 } from '../../src/eval/metrics';
 import { parseProbeFile, scoreProbe, type Probe, type ProbeFile } from '../../src/eval/probes';
 import { parseLabels } from '../../src/eval/labels';
-import { parseSummaryLineLabels } from '../../src/eval/noise';
+import { drawSample, parseSummaryLineLabels, SAMPLE_FACT_LINES, SAMPLE_REQUEST_LINES } from '../../src/eval/noise';
 import { buildReport } from '../../src/eval/report';
 import { MASKED_OUTPUT, OPENCODE_CLEARED, runStrategy, visibleArtifacts } from '../../src/eval/strategies';
 import { RecordBuilder } from './engineHarness';
@@ -105,6 +105,20 @@ describe('eval: probes', () => {
     const lines = parseSummaryLineLabels(readFileSync(path.join(labels, 'summary-lines.jsonl'), 'utf8'), 'summary-lines.jsonl');
     assert.equal(lines.length, 200);
     assert.throws(() => parseSummaryLineLabels('{"id":"x"}', 'bad.jsonl'), /bad\.jsonl:1: /);
+  });
+
+  it("the noise audit's sample is drawn by the lowest hash: 180 fact lines and 20 requests, reproducibly, ordered by session", () => {
+    const lines = Array.from({ length: 500 }, (_, i) => ({ session: `s${i % 7}.jsonl`, window: 8000 * (1 + (i % 3)), section: i % 5 === 0 ? 'Requests' : 'Findings', text: `line ${i}` }));
+    // A stand-in hash that orders by the line's number backwards: the draw takes the highest numbers.
+    const hash = (text: string): string => String(1000 - Number(/line (\d+)$/.exec(text)![1])).padStart(4, '0');
+    const sample = drawSample(lines, hash);
+    assert.equal(sample.length, SAMPLE_FACT_LINES + SAMPLE_REQUEST_LINES);
+    assert.equal(sample.filter((l) => l.section === 'Requests').length, SAMPLE_REQUEST_LINES);
+    const numbers = new Set(sample.map((l) => Number(l.text.slice(5))));
+    assert.ok(numbers.has(499) && numbers.has(495) && !numbers.has(0), 'the lowest hashes');
+    assert.deepEqual(sample.map((l) => l.id).slice(0, 2), ['m001', 'm002']);
+    assert.deepEqual([...sample].sort((a, b) => (a.session < b.session ? -1 : a.session > b.session ? 1 : a.window - b.window)).map((l) => l.id), sample.map((l) => l.id), 'ordered by session and window');
+    assert.deepEqual(drawSample([...lines].reverse(), hash), sample, 'the order lines come in does not matter');
   });
 });
 

@@ -389,6 +389,32 @@ describe('extractive summarizer', () => {
     assert.equal(testSummary('Ran 3 tests\n 3 pass\n 0 fail'), '3 passed, 0 failed');
   });
 
+  it("a command's output is said by what it found: not the terminal's echo of the command, a long listing by its names", async () => {
+    const b = new RecordBuilder()
+      .user('Move the session folders.')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'mv ~/.local/state/minsky/git/test-session ~/.local/state/minsky/git/local/chitin/ 2>/dev/null || true' }, output: '</state/minsky/git/local/chitin/ 2>/dev/null || true' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la ~/.local/state/minsky/git/local/minsky/task#002' }, output: 'total 0\ndrwxr-xr-x@ 2 edobry  staff   64 Apr 29 15:04 .\ndrwxr-xr-x@ 4 edobry  staff  128 Apr 29 15:05 ..' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la .git/hooks' }, output: 'total 8\ndrwxr-xr-x  4 m staff 128 Dec  2 15:19 .\n-rwxr-xr-x  1 m staff 512 Dec  2 15:19 pre-commit' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const findings = state.facts.Findings.map((l) => l.text);
+    assert.ok(!findings.some((t) => /^`mv /.test(t)), JSON.stringify(findings));
+    assert.ok(findings.some((t) => /^`ls -la ~\/\.local\/state\/minsky\/git\/local\/minsky\/task#002` → empty directory \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
+    assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
+  });
+
+  it("the harness refusing a call (write before read) is no approach that failed; a bare \"continue\" is no request line", async () => {
+    const b = new RecordBuilder()
+      .user('Fix the README typo.')
+      .step('', [{ name: 'Write', input: { file_path: 'README.md', content: 'x' }, output: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>', isError: true }])
+      .user('continue')
+      .step('Fixed the typo in `README.md`.', []);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.deepEqual(state.facts['Ruled out'], []);
+    const text = renderSummary(state);
+    assert.doesNotMatch(text, /^- #2 \(r\d+\): continue$/m);
+    assert.match(text, /continued at #2/);
+  });
+
   it('a failed test run and its later pass stay two lines: the error is kept once the tests pass', async () => {
     const b = new RecordBuilder()
       .user('Fix the pr tests.')
@@ -432,7 +458,16 @@ describe('extractive summarizer', () => {
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
     assert.ok(lines.some((t) => /never computes the merge base/.test(t)), JSON.stringify(lines));
-    assert.ok(!lines.some((t) => /Remote HEAD branch|Local `main` branch|Local `master`/.test(t)), JSON.stringify(lines));
+    assert.ok(!lines.some((t) => /^(?:Remote HEAD branch|Local `main` branch|Local `master`)/.test(t)), JSON.stringify(lines));
+  });
+
+  it('a sentence that opens a list takes its short items into its line', async () => {
+    const b = new RecordBuilder()
+      .user('Where should resolveRepoPath go?')
+      .step('It is duplicated in three commands.\n\nBest practice: move it to a shared utility module, such as:\n- `src/domain/repo-utils.ts`\n- `src/utils/repo.ts`\n\nThe fix is as follows:\n\n```ts\nexport function resolveRepoPath(options: Options): string {\n  return options.repo ?? process.cwd();\n}\nexport const other = 1;\n```', []);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
+    assert.ok(lines.includes('Best practice: move it to a shared utility module, such as: `src/domain/repo-utils.ts`; `src/utils/repo.ts`'), JSON.stringify(lines));
   });
 
   it('detects safety constraints as P0 and keeps long requests verbatim at the head', () => {
