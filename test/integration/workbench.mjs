@@ -190,9 +190,14 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   await closeSuggestions();
   await page.keyboard.press('Enter');
   // The message has left when the input no longer holds it; an Enter the input swallowed (a chat still
-  // restoring after a reload) is pressed again, with the input focused. An input left holding only a
-  // participant ("@agent ") had its Enter taken by a completion: the message is typed again.
-  const left = async () => !(await holds()) && !/^@[\w-]+$/.test((await visibleText(input.locator('.view-lines'))).trim());
+  // restoring after a reload) is pressed again, with the input focused. A sent message leaves its own
+  // participant in the input (VS Code keeps it for the next message); an input left holding another one
+  // ("@agent " for an @keeper message) had its Enter taken by a completion: the message is typed again.
+  const left = async () => {
+    if (await holds()) return false;
+    const lone = /^@([\w-]+)$/.exec((await visibleText(input.locator('.view-lines'))).trim());
+    return !lone || lone[1] === participant;
+  };
   await waitUntil(
     async () => {
       if (await left()) return true;

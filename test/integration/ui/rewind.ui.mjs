@@ -30,7 +30,8 @@ export async function run({ page, workspace, log, check, fakeModel }) {
     // The chat list renders only the rows in view, Start Over above the first: scroll up until the action shows.
     await waitUntil(async () => {
       if ((await row.count()) > 0) {
-        await row.hover();
+        // A row still moving (the list scrolling) is not hovered yet: scroll on and try again, within the budget.
+        await row.hover({ timeout: 2000 }).catch(() => undefined);
         if (await action.isVisible()) return true;
       }
       await page.locator('.interactive-list').first().hover();
