@@ -97,6 +97,11 @@ export interface SampledLine {
   readonly text: string;
 }
 
+/** A line's identity across runs: its session, window, section and text (what a label is matched by). */
+export function lineKey(l: { readonly session: string; readonly window: number | string; readonly section: string; readonly text: string }): string {
+  return `${l.session}\n${l.window}\n${l.section}\n${l.text}`;
+}
+
 /** Fact lines and request lines a drawn sample holds (see eval/labels/README.md). */
 export const SAMPLE_FACT_LINES = 180;
 export const SAMPLE_REQUEST_LINES = 20;
@@ -108,7 +113,7 @@ export const SAMPLE_REQUEST_LINES = 20;
  * ordered by session and window, numbered `m001`…. `hash` is SHA-256 in hex.
  */
 export function drawSample(lines: readonly Omit<SampledLine, 'id'>[], hash: (text: string) => string): SampledLine[] {
-  const keyed = lines.map((l) => ({ line: l, key: hash(`${l.session}\n${l.window}\n${l.section}\n${l.text}`) }));
+  const keyed = lines.map((l) => ({ line: l, key: hash(lineKey(l)) }));
   const lowest = (pick: (l: Omit<SampledLine, 'id'>) => boolean, n: number) =>
     keyed
       .filter((k) => pick(k.line))

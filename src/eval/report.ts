@@ -5,7 +5,7 @@
 import { ABLATIONS, ABLATION_WINDOWS } from './ablations';
 import { aggregate, type Aggregate, type DriftResult, type SessionResult, type VariantResult } from './harness';
 import { scoreClassifier, type LabelContext, type LabelledSentence } from './labels';
-import { HAND_LABELS, NOISE_KINDS, noiseOf, type SummaryLineLabel } from './noise';
+import { HAND_LABELS, lineKey, NOISE_KINDS, noiseOf, type SummaryLineLabel } from './noise';
 import { PRICES, UTILITY_WEIGHTS } from './metrics';
 import { PROBE_KINDS } from './probes';
 import { STRATEGY_LABELS, STRATEGY_NAMES, type StrategyName } from './strategies';
@@ -261,9 +261,9 @@ function beforeAfter(results: readonly SessionResult[], windows: readonly number
 /** How many of the labelled lines the engine of this run still writes, and how many of those the people called noise. */
 function stillWritten(results: readonly SessionResult[], labels: readonly SummaryLineLabel[]): string {
   const written = new Set<string>();
-  for (const r of results) for (const [window, lines] of Object.entries(r.finalLines)) for (const l of lines) written.add(`${r.session}\n${window}\n${l.section}\n${l.text}`);
+  for (const r of results) for (const [window, lines] of Object.entries(r.finalLines)) for (const l of lines) written.add(lineKey({ session: r.session, window, ...l }));
   if (written.size === 0) return '';
-  const kept = labels.filter((l) => written.has(`${l.session}\n${l.window}\n${l.section}\n${l.text}`));
+  const kept = labels.filter((l) => written.has(lineKey(l)));
   const noisy = kept.filter((l) => l.label !== 'content').length;
   return ` This run's engine still writes ${kept.length} of the ${labels.length} labelled lines, ${noisy} of them labelled noise${kept.length < labels.length ? ' (the rest it writes otherwise or no longer)' : ''}.`;
 }

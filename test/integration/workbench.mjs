@@ -168,14 +168,17 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   const decorated = input.locator('.view-lines span[class*="ced-chat"]', { hasText: new RegExp(`^@${participant}$`) });
   // The input wraps long lines: compare with the line breaks folded.
   const holds = async () => (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim() === message;
+  /** The message typed into the input, replacing whatever it held, unless it holds the message already. */
+  const typed = async () => {
+    if (await holds()) return;
+    await input.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(message, { delay: 10 });
+  };
   await waitUntil(
     async () => {
-      if (!(await holds())) {
-        await input.click();
-        await page.keyboard.press('Control+A');
-        await page.keyboard.press('Backspace');
-        await page.keyboard.type(message, { delay: 10 });
-      }
+      await typed();
       if (!(await holds())) return false;
       return participant === undefined || (await decorated.count()) > 0;
     },
@@ -202,11 +205,7 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
     async () => {
       if (await left()) return true;
       await input.click();
-      if (!(await holds())) {
-        await page.keyboard.press('Control+A');
-        await page.keyboard.press('Backspace');
-        await page.keyboard.type(message, { delay: 10 });
-      }
+      await typed();
       await page.keyboard.press('End');
       await closeSuggestions();
       await page.keyboard.press('Enter');
