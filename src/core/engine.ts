@@ -4,7 +4,8 @@
  *   restore (fold the covered prefix into its summary, swap in stored reduced
  *   forms) → measure against trigger → only if over, reduce along the ladder:
  *   ① shrink old tools outside the near window, oldest first, toward stop;
- *   ② floor-summarize the prefix outside the near window;
+ *   ② floor-summarize the prefix outside the near window (when still over the
+ *     trigger, or, in a narrow dead zone, still above stop);
  *   ③ breakthrough shrink, near window included;
  *   ④ breakthrough floor, no near-window protection.
  *
@@ -724,8 +725,9 @@ export class CompactionEngine {
     this.shrink(this.coverageUnit, near, this.budget.stop);
     note(1, before);
 
-    // ② floor-summarize the prefix outside the near window
-    if (isOverTrigger(this.budget, this.predicted()) && near > this.coverageUnit) {
+    // ② floor-summarize the prefix outside the near window: over the trigger, or short of stop in a narrow dead zone
+    const shortOfStop = this.budget.foldAboveStop && this.predicted() > this.budget.stop;
+    if ((isOverTrigger(this.budget, this.predicted()) || shortOfStop) && near > this.coverageUnit) {
       before = this.predicted();
       await this.fold(this.plannedBoundary(near) ?? this.foldBoundary(near), MIN_FOLD_SAVING_RATIO * this.budget.effective);
       // Attempted: tier ④ fires only when ② did not try this pass (a fold too small to pay is no reason to breach).

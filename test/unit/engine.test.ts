@@ -5,6 +5,7 @@ import {
   COMPACTION_TRIGGER_RATIO,
   computeBudget,
   isInDeadZone,
+  type Budget,
   isOverTrigger,
 } from '../../src/core/budget';
 import { SessionRecord } from '../../src/core/parts';
@@ -167,6 +168,23 @@ describe('the ladder', () => {
     const reports = await play(s, b.records);
     assert.ok(reports.every((r) => r.report.tier === 0));
     assert.equal(s.engine.coverageEnd, 0);
+  });
+
+  it('in a narrow dead zone a shrink that stops above stop is followed by a fold; a wide one is settled in', async () => {
+    const b = new RecordBuilder().user('Refactor the parser.');
+    for (let i = 0; i < 60; i++) b.read(`src/file${i}.ts`, i % 5 === 0 ? 120 : 15, `Reading file ${i}.`);
+    const passes = async (budget: Budget) => (await play(newSession(budget), b.records)).map((r) => r.report).filter((r) => r.compactions.length > 0);
+
+    const narrow = computeBudget({ window: 20_000, reserve: 0 });
+    assert.equal(narrow.foldAboveStop, true);
+    const n = await passes(narrow);
+    assert.ok(n.length > 0);
+    for (const r of n) assert.ok(r.after <= narrow.stop || r.tier >= 2, `shrink-only pass left ${r.after} above stop ${narrow.stop}`);
+
+    const wide = computeBudget({ window: 20_000, reserve: 0, triggerRatio: 0.9, stopRatio: 0.5 });
+    assert.equal(wide.foldAboveStop, false);
+    const w = await passes(wide);
+    assert.ok(w.some((r) => r.tier === 1 && r.after > wide.stop && r.after <= wide.trigger), 'a wide dead zone keeps the shrink alone');
   });
 
   it('tier ① shrinks old tools oldest first and never touches the near window', async () => {
