@@ -185,6 +185,81 @@ export function sameStatement(a: string, b: string): boolean {
   return true;
 }
 
+/** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
+export function stems(text: string): Set<string> {
+  return new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3));
+}
+
+/** A statement is said again by another that holds this share of its words, weighted by their rarity. */
+const RESTATED_SHARE = 0.6;
+/** A word used by at most this share of the statements (and at least two) is rare. */
+const RARE_SHARE = 0.05;
+
+/**
+ * For each statement, the one that says it again and more, if any: at least
+ * RESTATED_SHARE of its words, each weighted by how rare it is among these
+ * statements (two lines sharing `dnsmasq`, `blocky` and `0x8000` are about one
+ * thing; two sharing "test" and "file" are not), are in a statement that
+ * shares one of its rare words, weighs more and passes sameSubject. Chains end
+ * at the heaviest statement. Pure: the caller decides which statements may be
+ * compared and merges.
+ */
+export function restatedBy(texts: readonly string[]): (number | undefined)[] {
+  const sets = texts.map(stems);
+  const df = new Map<string, number>();
+  for (const set of sets) for (const w of set) df.set(w, (df.get(w) ?? 0) + 1);
+  const idf = (w: string): number => Math.log((texts.length + 1) / ((df.get(w) ?? 0) + 0.5));
+  const weight = sets.map((set) => [...set].reduce((t, w) => t + idf(w), 0));
+  // A word that few of the statements use names their subject: two statements that share none are about other things.
+  const rare = Math.max(2, RARE_SHARE * texts.length);
+  const into: (number | undefined)[] = texts.map(() => undefined);
+  for (let i = 0; i < texts.length; i++) {
+    // One or two words say too little to be said again by a longer statement.
+    if (sets[i]!.size < 3) continue;
+    let best = 0;
+    for (let j = 0; j < texts.length; j++) {
+      if (weight[j]! <= weight[i]!) continue;
+      let shared = 0;
+      let subject = false;
+      for (const w of sets[i]!) {
+        if (!sets[j]!.has(w)) continue;
+        shared += idf(w);
+        if (df.get(w)! <= rare) subject = true;
+      }
+      const share = shared / weight[i]!;
+      if (subject && share >= RESTATED_SHARE && share > best && sameSubject(texts[i]!, texts[j]!)) {
+        best = share;
+        into[i] = j;
+      }
+    }
+  }
+  // Weights rise along a chain, so it ends.
+  return into.map((j) => {
+    while (j !== undefined && into[j] !== undefined) j = into[j];
+    return j;
+  });
+}
+
+/** A word that turns a statement into its opposite. */
+const NEGATION = /\b(?:not|no|never|none|nothing|without|cannot|\w+n't)\b/i;
+
+/**
+ * Whether a statement can be said again by another: both say it or both deny
+ * it, its measured values are in the other, they share an identifier when both
+ * name one, and they are not two items under one lead-in ("X only checks if:
+ * the value isn't empty" and "…: the context exists").
+ */
+function sameSubject(said: string, by: string): boolean {
+  if (NEGATION.test(said) !== NEGATION.test(by)) return false;
+  const lead = /^([^:]{8,}):\s/.exec(said)?.[1];
+  if (lead !== undefined && by.startsWith(`${lead}:`)) return false;
+  const m = measures(by);
+  if (![...measures(said)].every((n) => m.has(n))) return false;
+  const hx = handles(said);
+  const hy = handles(by);
+  return !(hx.length && hy.length && !hx.some((h) => hy.includes(h)));
+}
+
 /** Two statements that give this many of the same measured values (and share a word) state one fact. */
 const SAME_MEASURES = 3;
 

@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type Sentence, type SentenceClass } from './classify';
-import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, salience, sameStatement, significant, statementOf, subjectKey, terminalText } from './digest';
+import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, restatedBy, salience, sameStatement, significant, statementOf, stems, subjectKey, terminalText } from './digest';
 import { askText, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { knownPathOf, touchesInStep } from './artifacts';
@@ -150,7 +150,7 @@ export function readUserMessage(text: string): UserMessage {
 }
 
 /** A reply that only says to go on with the work under way ("continue", "i agree, continue", "keep going"). */
-const CONTINUATION = /^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|perfect|thanks|thank you|i agree|agreed|looks good|sounds good|lgtm)[,.!]?\s*)*(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume|next|go ahead|continue please|please continue)(?:\s+(?:please|then|with (?:the|that|it)(?: \w+)?|where you left off))?[.!]*$/i;
+const CONTINUATION = /^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|perfect|thanks|thank you|i agree|agreed|looks good|sounds good|lgtm)[,.!]?\s*)*(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume|next|go ahead|do it|do so|continue please|please continue)(?:\s+(?:please|then|and do (?:so|it|that)|with (?:the|that|it)(?: \w+)?|where you left off))?[.!]*$/i;
 const CONTINUED_SUFFIX = / — continued at #\d+ \(r\d+\)$/;
 
 /** Whether the user's own words are rules and courtesy only, no ask. */
@@ -213,8 +213,9 @@ function offerOf(unit: Unit): { record: number; text: string } | undefined {
 function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined): RequestLine {
   const line = requestLine(ordinal, part.record, part.text);
   const resolved = line.elided === 0 ? resolveReply(line.text, offer) : undefined;
-  if (!resolved) return line;
-  return { ...line, resolved: { chose: redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
+  if (resolved) return { ...line, resolved: { chose: redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
+  // After the first ask, a reply that only says to go on asks for nothing new.
+  return ordinal > 1 && CONTINUATION.test(splitUserText(part.text).words.trim()) ? { ...line, continuation: true } : line;
 }
 
 /** The protected lines of a covered prefix, derived from the raw units alone. */
@@ -716,11 +717,6 @@ function eventOf(text: string): string {
 /** A failure's record is this close before the agent's sentence about it. */
 const RESTATED_WITHIN_RECORDS = 4;
 
-/** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
-function stems(text: string): Set<string> {
-  return new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3));
-}
-
 /** Whether a sentence of the agent says again, in its words, what a failed tool's exact line just recorded. */
 function restatesFailure(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
   const first = Math.min(...line.sources);
@@ -754,6 +750,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     }
     fold.finish(input.units);
     dedupe(b);
+    mergeRestated(b);
     countReferences(b, input.units);
     const state = b.build(input.coverageEnd, previous.folds + 1);
     return enforceCap(state, this.counter, input.cap ?? this.cap).state;
@@ -800,7 +797,7 @@ class Fold {
       this.b.requests.push(req);
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
       if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
-      if (!req.resolved && this.goal !== '' && CONTINUATION.test(split.words.trim())) {
+      if (req.continuation && this.goal !== '') {
         // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
       } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
@@ -1286,6 +1283,43 @@ function dedupe(b: SummaryBuilder): void {
       b.facts[same.section][same.index] = { ...into, sources: mergeSources(into.sources, line.sources), refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
       lines.splice(i--, 1);
     }
+  }
+}
+
+/**
+ * A statement of the agent's said again, with more, by another line is merged
+ * into it (sources and references add up): the same finding in a step's
+ * narration and in its closing summary, a decision and its restatement, a gist
+ * that says less than a live line. Only the agent's prose is compared: the
+ * user's constraints are verbatim, and exact lines (a command's outcome, an
+ * edit, a commit, a failure with its error) are events that merely look alike.
+ * A live line merges only into a line of its own section (a decision is not
+ * a finding, and Ruled out is the anti-re-explore list); an archived gist into any.
+ */
+function mergeRestated(b: SummaryBuilder): void {
+  const lines: { section: FactSection; line: FactLine; text: string }[] = [];
+  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    for (const line of b.facts[section]) {
+      const text = line.text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+      if (line.members || eventOf(text) !== '' || FAILED_LINE.test(text) || text.includes(' → ')) continue;
+      lines.push({ section, line, text });
+    }
+  }
+  const into = restatedBy(lines.map((l) => l.text));
+  const merged = new Map<FactLine, FactLine>();
+  const gone = new Set<FactLine>();
+  lines.forEach((l, i) => {
+    const j = into[i];
+    if (j === undefined) return;
+    const target = lines[j]!;
+    if (l.section !== 'Archived' && target.section !== l.section) return;
+    const was = merged.get(target.line) ?? target.line;
+    merged.set(target.line, { ...was, sources: mergeSources(was.sources, l.line.sources), refs: (was.refs ?? 0) + (l.line.refs ?? 0) + 1 });
+    gone.add(l.line);
+  });
+  if (gone.size === 0) return;
+  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    b.facts[section] = b.facts[section].filter((line) => !gone.has(line)).map((line) => merged.get(line) ?? line);
   }
 }
 

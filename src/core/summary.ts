@@ -40,6 +40,8 @@ export interface RequestLine {
   readonly elided: number;
   /** A short reply resolved: what it chose among the options just offered, and where they were offered. */
   readonly resolved?: { readonly chose: string; readonly offered: number; readonly assent: boolean };
+  /** A reply that only says to go on with the work under way ("continue", "yes, go ahead"): the goal says so, the list leaves it out. */
+  readonly continuation?: true;
 }
 
 /** Where a fact line comes from: the exact record (a tool result, the user), the agent's prose, or a model summary. */
@@ -304,9 +306,6 @@ const REPEAT_MIN_CHARS = 40;
 /** An earlier request this long that a later one repeats before adding words is pointed at, not repeated. */
 const EXTENDED_MIN_CHARS = 120;
 
-/** A request of one word of going on, nothing acknowledged or chosen with it. */
-const BARE_CONTINUATION = /^(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume)(?:\s+please)?[.!]*$/i;
-
 /** The requests the head leaves out: all but the first and the latest REQUESTS_SHOWN − 1 (none in a shorter log). */
 function elidedRequests(requests: readonly RequestLine[]): readonly RequestLine[] {
   return requests.length <= REQUESTS_SHOWN ? [] : requests.slice(1, requests.length - (REQUESTS_SHOWN - 1));
@@ -334,8 +333,8 @@ function requestLines(requests: readonly RequestLine[]): [string, string][] {
     const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
-  // A bare "continue" asks for nothing new: Current state's goal says the work was taken up again there.
-  const said = (r: RequestLine): boolean => r.ordinal === 1 || r.resolved !== undefined || !BARE_CONTINUATION.test(r.text.trim());
+  // "Continue" asks for nothing new: Current state's goal says the work was taken up again there.
+  const said = (r: RequestLine): boolean => r.ordinal === 1 || !r.continuation;
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.filter(said).map(line);
   const from = elided[0]!;

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, restatedBy, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 
@@ -407,6 +407,35 @@ describe('statements, gists and keys', () => {
     assert.ok(sameStatement('The parser drops the last byte of `header.bin`.', 'the parser drops the last byte of `header.bin`'));
     assert.ok(!sameStatement('`src/a.ts` fails to compile', '`src/b.ts` fails to compile'));
     assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
+  });
+
+  it('a statement said again with more, in other words, is found by its rare words', () => {
+    const lines = [
+      'Currently all queries show as coming from the router because dnsmasq is forwarding to blocky.',
+      'Currently showing the router address because dnsmasq forwards to blocky from localhost, so every query has one client.',
+      'We set a 10-second timeout for each git command to avoid accidental hangs.',
+      'Added a 10-second timeout to git commands',
+      'The test suite passes on main.',
+      'The test suite fails on the feature branch.',
+      '`src/a.ts` fails to compile because the import is missing',
+      '`src/b.ts` fails to compile because the import is missing, twice',
+      'Tests: 45 passed, 12 failed in the parser suite',
+      'Tests: 45 passed, 13 failed in the parser suite after the fix',
+      'The `needs_ix_tag()` check only looks at: the value being empty',
+      'The `needs_ix_tag()` check only looks at: whether the XBRL context exists in the workbook',
+      'Blocky on port 5335 is not answering queries from the LAN.',
+      'Blocky on port 5335 answers queries from the router itself, tested with dig against localhost.',
+    ];
+    const into = restatedBy(lines);
+    assert.equal(into[0], 1, 'the shorter wording of the dnsmasq fact goes into the fuller one');
+    assert.equal(into[1], undefined, 'the fuller one stays');
+    assert.equal(into[3], 2, 'the timeout restated');
+    assert.equal(into[4], undefined, 'sharing only common words ("test", "suite") is no restatement');
+    assert.equal(into[5], undefined);
+    assert.equal(into[6], undefined, 'another file is another fact');
+    assert.equal(into[8], undefined, 'another count is another fact');
+    assert.equal(into[10], undefined, 'two items under one lead-in are two facts');
+    assert.equal(into[12], undefined, 'a denial is not restated by an assertion');
   });
 
   it('the same measured values in other words are one fact; other values are another', () => {

@@ -19,6 +19,7 @@ import {
   formatRequest,
   keyRestatesText,
   renderSummary,
+  shownRequestTexts,
   SECTION_NAMES,
   SummaryBuilder,
   summaryToJson,
@@ -680,6 +681,11 @@ describe('the Task Context as a digest', () => {
     const s = await fold(b);
     assert.equal(s.current.goal, '#1 (r0): Port the exporter to the new CSV writer. — continued at #3 (r4)');
     assert.doesNotMatch(s.current.next, /answer request #3/);
+    b.step('The XML writer is left.').user('yes, go ahead and do so');
+    const later = await fold(b);
+    assert.match(later.current.goal, /continued at #4 \(r6\)$/);
+    const shown = shownRequestTexts(later.requests);
+    assert.deepEqual(shown, ['Port the exporter to the new CSV writer.'], 'replies that only say to go on are no request lines');
   });
 
   it('a result whose call the log lost is named as such, not "unknown"', async () => {
