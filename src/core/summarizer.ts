@@ -805,6 +805,8 @@ class Fold {
         // its rules are constraints, and the work asked before goes on.
         this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
+        // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
+        this.lastPlanSentence = undefined;
       }
       this.question = undefined;
       // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.

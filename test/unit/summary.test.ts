@@ -777,6 +777,11 @@ describe('the Task Context as a digest', () => {
     assert.equal((await fold(reasoned)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
     const stated = new RecordBuilder().user('Port the exporter.').step('The CSV writer is in place. Next, we need to add tests for the quoting rules.');
     assert.equal((await fold(stated)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
+    // A next step stated before the user's newer ask is overtaken by it; one stated after it is the next step.
+    stated.user('Fix the failing tests one by one, committing as you go.').step('Fixed the first test in `csv.test.ts`.');
+    assert.doesNotMatch((await fold(stated)).current.next, /quoting rules/);
+    stated.step('Next, we need to fix the quoting test in `csv.test.ts`.');
+    assert.equal((await fold(stated)).current.next, 'Next, we need to fix the quoting test in `csv.test.ts`. (stated by the agent)');
     // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
     const later = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add JSON output.').user('Rename the module instead.').step('Renamed it to `export_io`.');
     const { units } = unitsOf(later);
