@@ -508,6 +508,13 @@ const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|c
 const CONFIGURING_COMMAND =
   /\b(?:uci (?:set|add_list|del_list|delete|add|commit)|git config (?!.*(?:--get|--list|-l\b))|systemctl (?:restart|enable|disable|stop|start|mask)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|git (?:remote (?:add|set-url)|branch -[mMdD]|tag|rebase|reset --hard|filter-repo|filter-branch|lfs)|(?:npm|pnpm|yarn|bun) (?:install|add|remove|uninstall|i) \S|pip3? install|uv (?:add|pip install)|cargo add|go get|gem install|apt(?:-get)? (?:install|remove|purge)|brew (?:install|uninstall|upgrade)|winget (?:install|upgrade)|choco install|docker (?:run|rm|stop|compose up|compose down)|kubectl (?:apply|delete|rollout)|terraform apply|crontab|launchctl (?:load|unload|bootstrap)|defaults write|gpg --(?:import|edit-key|import-ownertrust)|ssh-keygen|netsh|Set-ItemProperty|Add-MpPreference|Set-MpPreference|reg add|ufw (?:allow|deny|enable|disable|delete)|iptables (?:-[AIDRFPN]|--(?:append|insert|delete|flush))|nft (?:add|delete|flush)|sysctl -w|chmod [0-7+]|chown )/;
 
+/**
+ * What an installer says it installed ("Successfully installed marshmallow-3.13.0",
+ * "added 214 packages", "Installed 3 packages"): the versions a later step may
+ * depend on, said on the command's "applied:" line.
+ */
+const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Installed \d+ packages?|installed \d+ packages?|\+ \S+@\d)[^\n]*/m;
+
 /** Commands that undo work: a discarded change is an approach ruled out. */
 const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
 
@@ -1050,7 +1057,9 @@ class Fold {
         // A command that replaced a failed one is said on the failure's line ("… → then `brew install
         // git-filter-repo` worked"): an "applied:" line would say it twice.
         const description = toolDescription(tool);
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\``, sources, priority: 2 }, 'exact');
+        const installed = tool.output !== undefined ? INSTALLED.exec(tool.output.slice(-4000))?.[0].trim() : undefined;
+        const outcome = installed ? ` → ${firstLine(redact(installed).text, 120)}` : '';
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label}`;

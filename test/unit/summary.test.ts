@@ -198,6 +198,12 @@ describe('fact lines said once', () => {
     const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
+    // An install says what it installed: the versions a later step depends on.
+    const install = new RecordBuilder()
+      .user('Set up the dev environment.')
+      .step('', [{ name: 'bash', input: { command: 'pip install -e .[dev]' }, output: 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n' }]);
+    const installed = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(install).units, coverageEnd: install.records.length });
+    assert.deepEqual(installed.facts.Decisions.map((d) => d.text), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
     // Two commits whose messages quote the same file are two commits.
     const two = new RecordBuilder()
       .user('Commit the docs.')
