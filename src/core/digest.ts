@@ -179,10 +179,14 @@ export function sameStatement(a: string, b: string): boolean {
   let shared = 0;
   for (const t of small) if (large.has(t)) shared++;
   if (shared / small.size < 0.7) return false;
+  return !namesOtherIdentifiers(a, b);
+}
+
+/** Whether two statements both name identifiers and none in common (two lines about different files are different facts). */
+function namesOtherIdentifiers(a: string, b: string): boolean {
   const hx = handles(a);
   const hy = handles(b);
-  if (hx.length && hy.length && !hx.some((h) => hy.includes(h))) return false;
-  return true;
+  return hx.length > 0 && hy.length > 0 && !hx.some((h) => hy.includes(h));
 }
 
 /** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
@@ -255,9 +259,7 @@ function sameSubject(said: string, by: string): boolean {
   if (lead !== undefined && by.startsWith(`${lead}:`)) return false;
   const m = measures(by);
   if (![...measures(said)].every((n) => m.has(n))) return false;
-  const hx = handles(said);
-  const hy = handles(by);
-  return !(hx.length && hy.length && !hx.some((h) => hy.includes(h)));
+  return !namesOtherIdentifiers(said, by);
 }
 
 /** Two statements that give this many of the same measured values (and share a word) state one fact. */

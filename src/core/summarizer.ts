@@ -210,12 +210,12 @@ function offerOf(unit: Unit): { record: number; text: string } | undefined {
 }
 
 /** A request line with its short reply resolved against what the assistant last offered. */
-function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined): RequestLine {
+function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined, words = splitUserText(part.text).words): RequestLine {
   const line = requestLine(ordinal, part.record, part.text);
   const resolved = line.elided === 0 ? resolveReply(line.text, offer) : undefined;
   if (resolved) return { ...line, resolved: { chose: redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
   // After the first ask, a reply that only says to go on asks for nothing new.
-  return ordinal > 1 && CONTINUATION.test(splitUserText(part.text).words.trim()) ? { ...line, continuation: true } : line;
+  return ordinal > 1 && CONTINUATION.test(words.trim()) ? { ...line, continuation: true } : line;
 }
 
 /** The protected lines of a covered prefix, derived from the raw units alone. */
@@ -244,9 +244,10 @@ export function protectedFromRaw(units: readonly Unit[], continueFrom?: Protecte
     if (unit.kind !== 'user') continue;
     for (const part of unit.parts) {
       if (!isRequestText(part.text)) continue;
-      requests.push(resolvedRequest(requests.length + 1, part, offer));
+      const { words } = splitUserText(part.text);
+      requests.push(resolvedRequest(requests.length + 1, part, offer, words));
       // A read-only rule the user's ask for the change ended is not put back.
-      if (liftsReadOnly(splitUserText(part.text).words)) dropLiftedRules(safety, part.record);
+      if (liftsReadOnly(words)) dropLiftedRules(safety, part.record);
       for (const c of extractConstraints(part.text)) {
         if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
       }
@@ -800,7 +801,7 @@ class Fold {
       const split = splitUserText(part.text);
       if (split.interrupted) this.interrupted = part.record;
       if (split.words === '') continue;
-      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer);
+      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, split.words);
       this.b.requests.push(req);
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
       if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
@@ -1271,6 +1272,11 @@ function plain(text: string): string {
   return text.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
 }
 
+/** What a fact line states, without its group tag, the ellipses of a gist or its "(as of rN)". */
+function statementText(text: string): string {
+  return text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+}
+
 /**
  * One line per statement: a line that says what an earlier line (in any fact
  * section) already says is merged into it — sources and references add up —
@@ -1284,7 +1290,7 @@ function dedupe(b: SummaryBuilder): void {
     const lines = b.facts[section];
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
-      const text = line.text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+      const text = statementText(line.text);
       const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameFact(k.text, text));
       if (!same) {
         kept.push({ section, index: i, text });
@@ -1311,7 +1317,7 @@ function mergeRestated(b: SummaryBuilder): void {
   const lines: { section: FactSection; line: FactLine; text: string }[] = [];
   for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of b.facts[section]) {
-      const text = line.text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+      const text = statementText(line.text);
       if (line.members || eventOf(text) !== '' || FAILED_LINE.test(text) || text.includes(' → ')) continue;
       lines.push({ section, line, text });
     }
