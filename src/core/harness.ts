@@ -223,8 +223,31 @@ export function splitUserText(text: string): UserText {
  */
 const INJECTED_ASSISTANT_BLOCKS: readonly RegExp[] = [/^### Rule: \S.*$/m];
 
-/** Assistant text without the tool results an export printed inside it (the record keeps them). */
+/**
+ * A reply the harness wrote in place of the model's: Claude Code records a
+ * failed model call as an assistant message ("API Error: 401 {…} · Please run
+ * /login", "API Error (Connection error.)") and writes its own stand-ins
+ * ("No response requested.", a usage or credit limit). None of it is what the
+ * agent found or chose.
+ */
+const HARNESS_REPLY = /^(?:API Error(?::| \()[\s\S]*|No response requested\.?|(?:Claude AI usage limit reached|Credit balance is too low|Invalid API key|Prompt is too long)\b.{0,200})$/;
+
+/**
+ * aider's report of edits it could not apply, which its chat history records
+ * as the assistant's text: "## SearchReplaceNoExactMatch: This SEARCH block
+ * failed to exactly match lines in x.ts", the block, then aider's instructions
+ * to the model ("Just reply with fixed versions of the block above…"). The
+ * failures, one per block; undefined for any other text. None of the rest is
+ * the agent's words.
+ */
+export function editFailureReport(text: string): string[] | undefined {
+  if (!/^\s*## SearchReplaceNoExactMatch:/.test(text)) return undefined;
+  return [...text.matchAll(/^## (SearchReplaceNoExactMatch: .+)$/gm)].map((m) => m[1]!.trim());
+}
+
+/** Assistant text without the tool results an export printed inside it (the record keeps them); '' for a reply the harness wrote. */
 export function withoutInjectedBlocks(text: string): string {
+  if (HARNESS_REPLY.test(text.trim())) return '';
   let out = text;
   for (const opening of INJECTED_ASSISTANT_BLOCKS) {
     for (let m = opening.exec(out); m; m = opening.exec(out)) {

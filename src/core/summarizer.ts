@@ -20,7 +20,7 @@
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type Sentence, type SentenceClass } from './classify';
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, restatedBy, salience, sameStatement, significant, statementOf, stems, subjectKey, terminalText } from './digest';
-import { askText, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
+import { askText, editFailureReport, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { knownPathOf, touchesInStep } from './artifacts';
 import { exitCode, fileTouches, shellCommand, classifyTool, type FileTouch } from './tools';
@@ -836,6 +836,11 @@ class Fold {
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
+      const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;
+      if (rejected) {
+        for (const why of rejected) this.failure('aider', 'error', clipChars(redact(why).text, 200), [part.record]);
+        continue;
+      }
       if (part.kind === 'text') {
         const sentences = sentencesOf(answer);
         for (let i = 0; i < sentences.length; i++) {

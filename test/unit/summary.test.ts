@@ -517,6 +517,26 @@ describe('the Task Context as a digest', () => {
     assert.match(s.current.goal, /^#2 \(r2\): Add a dark mode toggle\.$/);
   });
 
+  it("aider's report of an edit it could not apply is a failure with its file; its instructions to the model are no line", async () => {
+    const report = "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in cli/invoker.ts\n<<<<<<< SEARCH\nimport { Old } from './Old';\n=======\nimport { New } from './New';\n>>>>>>> REPLACE\n\nThe SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc\n\n# The other 2 SEARCH/REPLACE blocks were applied successfully.\nDon't re-send them.\nJust reply with fixed versions of the block above that failed to match.";
+    const b = new RecordBuilder().user('rename Old to New everywhere').step(report);
+    const s = await fold(b);
+    assert.deepEqual(s.facts['Ruled out'].map((l) => l.text), ['aider failed (error): SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in cli/invoker.ts']);
+    assert.ok(!everyLine(s).some((t) => /re-send|Just reply|must exactly match/.test(t)), JSON.stringify(everyLine(s)));
+  });
+
+  it("a reply the harness wrote in place of the model's (a failed call, a stand-in) is no fact", async () => {
+    const b = new RecordBuilder()
+      .user('why is DNS down on the router?')
+      .step('API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"OAuth token has expired. Please obtain a new token or refresh your existing token."}} · Please run /login')
+      .step('API Error (Connection error.) · Retrying in 1 seconds… (attempt 1/10)')
+      .step('No response requested.')
+      .step('The firewall rule `lan_drop_leaked_dns` drops every DNS query from the LAN.');
+    const lines = everyLine(await fold(b));
+    assert.ok(!lines.some((t) => /API Error|OAuth|login|No response/.test(t)), JSON.stringify(lines));
+    assert.ok(lines.some((t) => /`lan_drop_leaked_dns` drops every DNS query/.test(t)), JSON.stringify(lines));
+  });
+
   it('a short reply is recorded with what it chose, as the user\'s decision', async () => {
     const b = new RecordBuilder()
       .user('the shell keeps failing with fork errors')
