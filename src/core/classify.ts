@@ -127,14 +127,15 @@ const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   // Under a question ("## 1. Semantic Overlays - Examples or Exhaustive?") stands its answer; under an offer, options.
   [/^(?!.*\b(?:would you like|do you want|want me to|shall i|should i|should we|which (?:one|would|do you))\b).*\?\s*$/i, 'finding'],
   [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
-  [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status)\b/i, 'finding'],
+  // A review's grading heads what it found ("Critical / high (fix first)", "Security concerns", "Bugs").
+  [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status|critical(?: issues?| bugs?| findings?| \/ high| and high|, high)|severity|(?:bugs?|vulnerabilit(?:y|ies)|gaps?|risks?|concerns?|weakness(?:es)?)(?! (?:(?:have |has )?(?:been |were |are |is )?)(?:fixed|resolved|addressed|closed)))\b/i, 'finding'],
   // "Updated Appendix TODO Items:", "Added next steps section:" head what was changed in a document, not the plan.
   [/^[^a-z]*(?:updated|added|created|reorganized|reorganised|rewrote|rewritten|expanded|revised|amended)\b/i, 'change'],
   [/\b(?:next steps?|todo|to do|remaining|still (?:needed|to do)|follow[- ]ups?|recommend\w*|suggest\w*|to (?:complete|finish))\b/i, 'plan'],
   [/\b(?:plan|steps|here's what (?:i'll|we'll|i will|we will) do|we need to|i'll need to|to do this)\b/i, 'plan'],
   [/\b(?:decision|decisions|approach|solution|strategy|design|architecture)\b/i, 'decision'],
   // "Changes made:", "Updates", "Fixes applied"; not a title's noun ("CRITICAL UPDATE: NVMe Error Timeline").
-  [/\b(?:changes?|changed|updates|^update\b|updated|fix(?:es|ed)?|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
+  [/\b(?:changes?|changed|updates|^update\b|updated|fix(?:es|ed)?(?! first| next| later| them| these| this| it)|implement\w*|added|created|done|completed|summary of|what (?:i|we) (?:did|changed)|features?|includes?|deliverables?|files? (?:created|modified))\b/i, 'change'],
   // "Error Recovery", "Error handling" head how the code deals with errors: what it does, not what failed.
   [ERROR_HANDLING, 'finding'],
   // "Errors:", "Failed attempts", "What went wrong" head failures; a title naming an error ("NVMe Error Timeline") does not.

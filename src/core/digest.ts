@@ -541,12 +541,15 @@ export function errorWeight(raw: string): number {
   const line = raw.replace(/^remote:\s*/, '');
   // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
   // A traceback's header and the `raise …(` line of its last frame say where, not why.
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
+  // A compiler's code frame ("| |____- argument #5 of type `&str` is missing", "--> src/lib.rs:3:1") points, it does not say.
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
   // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
-  let w = /^error: failed to push some refs\b/.test(line) ? -2 : 0;
+  let w = /^error: failed to push some refs\b|^error: script "[^"]*" exited with code \d+/.test(line) ? -3 : 0;
+  // A tally of the errors above ("could not compile `x` due to 12 previous errors", "Found 3 errors") is none of its own.
+  if (/\b(?:could not compile\b.*\bdue to|aborting due to)\b.*\berrors?\b|^(?:Found|\d+) \d* ?errors?(?: generated| in \d+ files?)?\.?$|^error: build failed$|^error: (?:test|doctest) failed, to rerun\b/i.test(line)) w -= 5;
   // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
   if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
-  if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
+  if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|^\s*\d+:\d+\s+error\s|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
   if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
   if (ERROR_WORDS.test(line)) w += 1;
   return w;
@@ -558,7 +561,10 @@ export function errorWeight(raw: string): number {
  * else the last line. Stack frames never.
  */
 export function errorLine(output: string): string {
-  const lines = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l));
+  // Column padding ("252:47  error    Strings must use doublequote        quotes") is no content.
+  const lines = outputLines(output)
+    .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l))
+    .map((l) => l.replace(/ {3,}/g, '  '));
   const ranked = lines
     .map((line, at) => ({ line, at, w: errorWeight(line) }))
     .filter((x) => x.w > 0)
@@ -566,6 +572,8 @@ export function errorLine(output: string): string {
   const picked: { line: string; at: number }[] = [];
   for (const x of ranked) {
     if (picked.length >= 2) break;
+    // A second line must name an error or its cause, not merely use the word ("For more information about this error…").
+    if (picked.length === 1 && x.w < 2) break;
     if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
     picked.push(x);
   }
@@ -587,10 +595,10 @@ export function errorSignature(line: string): string {
   return (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
 }
 
-/** The signatures of every error a line quotes (its pieces are joined by " … "): two failures with one cause share one. */
+/** The signatures of every error a line quotes (its pieces are joined by " … ", its causes by " · "): two failures with one cause share one. */
 export function errorSignatures(text: string): Set<string> {
   // A test run's counts ("3 passed, 4 failed") are no cause: every failing run of a suite has them.
-  const pieces = text.split(/ … |; /).filter((piece) => !/^\d+ (?:passed|failed)(?:, \d+ failed)?$/.test(piece.trim()));
+  const pieces = text.split(/ … |; | · /).filter((piece) => !/^\d+ (?:passed|failed)(?:, \d+ failed)?$/.test(piece.trim()));
   return new Set(pieces.map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
 }
 

@@ -330,6 +330,10 @@ function firstLine(text: string, max = 200, shell = false): string {
   return clipChars(line, max);
 }
 
+/** Between the causes one command failed with, on its Ruled out line; the newest this many are kept. */
+const CAUSE_JOIN = ' · ';
+const MAX_CAUSES = 3;
+
 /** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
 const RESOLVED = /; later it worked \(r\d+\)$/;
 
@@ -707,6 +711,14 @@ export function sameFact(a: string, b: string): boolean {
   if (FAILED_LINE.test(a) !== FAILED_LINE.test(b) || eventOf(a) !== eventOf(b)) return false;
   // Two commands applied, two commits: the same event only when they quote the same command or hash.
   if (eventOf(a) !== '') return eventSubject(a) === eventSubject(b);
+  // Two failures of one command are one only when they share a cause: a run that fails for another reason is news.
+  const fa = FAILED_LINE.exec(a);
+  const fb = fa ? FAILED_LINE.exec(b) : null;
+  if (fa && fb) {
+    const why = (error: string): Set<string> => errorSignatures(error.replace(RESOLVED, '').replace(/ → then .* worked \(r\d+\)$/, ''));
+    const causes = why(fb[5]!);
+    if (fa[1] !== fb[1] || ![...why(fa[5]!)].some((sig) => causes.has(sig))) return false;
+  }
   return sameStatement(a, b);
 }
 
@@ -1096,10 +1108,10 @@ class Fold {
   }
 
   /**
-   * A failed tool: one Ruled out line per cause, with the verbatim error. The
-   * same command failing again counts up (×n); other commands failing with the
-   * same error join the line ("and 3 more"). An interruption by the user is not
-   * an approach that failed.
+   * A failed tool: one Ruled out line per command, with the verbatim error of
+   * each cause it failed with. The same command failing again counts up (×n);
+   * other commands failing with the same error join the line ("and 3 more").
+   * An interruption by the user is not an approach that failed.
    */
   private failure(label: string, codeText: string, why: string, sources: number[]): void {
     // An interruption by the user is no failed approach; a failure that says nothing about why is no line
@@ -1119,7 +1131,17 @@ class Fold {
       if (first === label && !more && label.startsWith('`') && !label.endsWith('…`') && shared(error!)) {
         // What replaced it stays said: the line is the only place that names it.
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
-        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${why}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        // The cause it failed with again is said in its latest words; the command's other causes stay.
+        const causes = error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN).map((cause) => (shared(cause) ? why : cause));
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${[...new Set(causes)].join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        return;
+      }
+      // The same command failing for another cause: one line for the command, its causes in order (the newest
+      // MAX_CAUSES), so a run that fails on something new is news without a line of its own.
+      if (first === label && !more && label.startsWith('`') && !label.endsWith('…`')) {
+        const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
+        const causes = [...error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN), why].slice(-MAX_CAUSES);
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${causes.join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
       // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.

@@ -47,6 +47,10 @@ describe('sentence classes', () => {
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
+    // A review's grading heads what it found, not what was changed.
+    assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');
+    assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Security concerns').cls, 'finding');
+    assert.notEqual(classifySentence('The `--ignore-workspace` flag now disables auto-detection', 'assistant', 'These tests confirm that the bugs have been fixed').cls, 'finding');
     // Announcing the tool step that follows (a colon ends it): the step says what was done.
     assert.equal(agent('Let me switch to the session directory:'), 'process');
     assert.equal(agent('Great!'), 'pleasantry');
@@ -472,6 +476,15 @@ describe('what a command printed', () => {
     const printed = record('\n  "terminalCommandOutput": {\n    "text": "\\u001b[91merror\\u001b[0m: extern blocks must be unsafe\\r\\n  --&gt; build.rs:3:1\\r\\nerror: could not compile &#96;langs&#96;",\n    "lineCount": 3\n  },');
     assert.deepEqual(outputLines(printed), ['error: extern blocks must be unsafe', '--> build.rs:3:1', 'error: could not compile `langs`']);
     assert.match(errorLine(printed), /extern blocks must be unsafe/);
+    // A compiler's tally of its errors is no cause: the errors it counts are.
+    const compiled = ['   Compiling langs v0.1.0', 'error[E0061]: this function takes 5 arguments but 4 arguments were supplied', '  --> src/lib.rs:10:5', 'error: extern blocks must be unsafe', '  --> build.rs:3:1', 'error: could not compile `langs` (lib) due to 12 previous errors'].join('\n');
+    assert.equal(errorLine(compiled), 'error[E0061]: this function takes 5 arguments but 4 arguments were supplied … error: extern blocks must be unsafe');
+    assert.equal(errorLine("src/a.ts(3,5): error TS2304: Cannot find name 'foo'.\nFound 1 error in 1 file."), "src/a.ts(3,5): error TS2304: Cannot find name 'foo'.");
+    // A linter's "line:col  error  message  rule" is a reason; the runner's exit line only says that it failed.
+    assert.equal(errorLine(['/w/src/a.ts', '  252:47  error    Strings must use doublequote    quotes', '', '✖ 1 problem (1 error, 0 warnings)', 'error: script "lint" exited with code 1'].join('\n')), '252:47  error  Strings must use doublequote  quotes');
+    // A code frame points, a help line only uses the word: neither is a second reason.
+    const framed = ['error[E0061]: this function takes 5 arguments but 4 arguments were supplied', '   | |_________________- argument #5 of type `&str` is missing', 'For more information about this error, try `rustc --explain E0061`.'].join('\n');
+    assert.equal(errorLine(framed), 'error[E0061]: this function takes 5 arguments but 4 arguments were supplied');
     // A Python traceback: its verdict whole, never its header or the `raise` line of its last frame.
     const traceback = ['Traceback (most recent call last):', '  File "/w/repro.py", line 17, in <module>', '    raise last_exception  # type: ignore[misc]', '  File "/w/pydicom/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation'].join('\n');
     assert.equal(errorLine(traceback), 'AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation');

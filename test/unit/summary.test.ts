@@ -7,6 +7,7 @@ import {
   handlesOf,
   protectedFromRaw,
   REQUEST_MAX_CHARS,
+  sameFact,
   StaticCheckpointSummarizer,
   testSummary,
   topicKey,
@@ -185,6 +186,27 @@ describe('fact lines said once', () => {
     b.upsert('Findings', { key: topicKey(text), text: 'Port 53 is bound to dnsmasq, not blocky; blocky listens on 5353.', sources: [90], priority: 3 });
     assert.equal(b.facts.Findings.length, 1);
     assert.deepEqual(b.facts.Findings[0]!.sources, [72, 90]);
+  });
+
+  it('two failures of one command are one line only when they share a cause; an overcome failure\'s tail is no cause', () => {
+    const first = '`cargo test` failed (exit 101): error[E0433]: failed to resolve: use of unresolved module or unlinked crate `pepegsitter`; later it worked (r114)';
+    const other = '`cargo test` failed (exit 101): error[E0433]: failed to resolve: could not find `bash` in `rs_tree_sitter_languages`; later it worked (r114)';
+    const again = '`cargo test` failed (exit 101): error[E0433]: failed to resolve: use of unresolved module or unlinked crate `pepegsitter`';
+    assert.equal(sameFact(first, other), false);
+    assert.equal(sameFact(first, again), true);
+    assert.equal(sameFact(first, again.replace('`cargo test`', '`cargo build`')), false, 'another command');
+  });
+
+  it('one command failing for another cause is one line with both causes; the same cause again counts up', async () => {
+    const b = new RecordBuilder()
+      .user('Make the tests pass.')
+      .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: use of unresolved module or unlinked crate `pepegsitter`\nExit code: 101' }])
+      .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }])
+      .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }]);
+    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const lines = state.facts['Ruled out'].map((l) => l.text);
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /^`cargo test` failed \(.*\) ×3: .*unlinked crate `pepegsitter` · .*could not find `bash`/);
   });
 
   it('a commit is recorded with its hash; a configuration change is quoted once, after its description; a file edit by shell is not a decision', async () => {
