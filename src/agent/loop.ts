@@ -9,6 +9,7 @@
  */
 import type { ProjectedMessage, StepReport } from '../core/engine';
 import type { CompactionSession } from '../core/session';
+import { REWIND_TOOL } from '../core/parts';
 import {
   AbortError,
   abortable,
@@ -300,6 +301,24 @@ export async function recordUndo(task: TaskSession, turns: readonly number[], un
   if (changedSince.length) lines.push(`Left as they are (changed since @keeper edited them): ${changedSince.join(', ')}.`);
   await task.append({ role: 'assistant', content: '', toolName: 'undo_edits', toolCallId: callId, toolInput: { turns, files: [...undone, ...changedSince], by: 'user' }, messageId: `keeper-${task.id}-${task.nextIndex}-undo` });
   await task.append({ role: 'tool', content: '', toolName: 'undo_edits', toolCallId: callId, toolOutput: lines.join('\n'), isError: false });
+}
+
+/**
+ * Records in the task that the user took turns `turns` (from record
+ * `fromRecord` on) out of the chat: an appended call attributed to the user
+ * (REWIND_TOOL), after which the task, derived again, leaves those turns out of
+ * every view while its record keeps them. `files` are the files those turns
+ * changed that are still as they left them.
+ */
+export async function recordRewind(task: TaskSession, fromRecord: number, turns: readonly number[], files: readonly string[]): Promise<void> {
+  const callId = `rewind-${task.nextIndex}`;
+  const said = turns.length === 1 ? `turn ${turns[0]}` : `turns ${turns[0]}–${turns[turns.length - 1]}`;
+  const output =
+    `The user took ${said} (records r${fromRecord}–r${task.nextIndex - 1}) out of the chat (Restore Checkpoint, Start Over or Retry): ` +
+    `they are left out of this conversation; the record keeps them.` +
+    (files.length ? ` The files they changed still hold those changes unless the user undoes them: ${files.join(', ')}.` : '');
+  await task.append({ role: 'assistant', content: '', toolName: REWIND_TOOL, toolCallId: callId, toolInput: { fromRecord, turns, files, by: 'user' }, messageId: `keeper-${task.id}-${task.nextIndex}-rewind` });
+  await task.append({ role: 'tool', content: '', toolName: REWIND_TOOL, toolCallId: callId, toolOutput: output, isError: false });
 }
 
 /** Closes calls that will never run, so every call in the record has its result. */

@@ -19,7 +19,7 @@ import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskStoreHost } from './ports';
 import { contextMarkdown, factsMarkdown, isChatCommand, NO_TASK_YET, nothingToFold, rebuildMarkdown, type ChatCommandName } from './chatCommands';
-import { describeCompaction, describeTurnCompactions, foldedSoFar, ModelCallError, recordUndo, runTurn, type Attachment, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from './loop';
+import { describeCompaction, describeTurnCompactions, foldedSoFar, ModelCallError, recordRewind, recordUndo, runTurn, type Attachment, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from './loop';
 import { AbortError, isAbort, messageOf, type ToolSpec } from './model';
 import { ModelSummarizer } from './modelSummarizer';
 import { systemPrompt } from './prompt';
@@ -75,6 +75,14 @@ export function turnsInHistory(history: readonly (vscode.ChatRequestTurn | vscod
     if (typeof n === 'number' && Number.isInteger(n) && n >= 0) most = Math.max(most ?? 0, n);
   }
   return most;
+}
+
+/** Turns the chat no longer shows: where they start in the task, which they are, the files they left changed. */
+interface Rewind {
+  readonly notices: Notice[];
+  readonly fromRecord: number;
+  readonly turns: readonly number[];
+  readonly files: readonly string[];
 }
 
 /** A line the response keeps after its answer, with its button. */
@@ -247,11 +255,15 @@ export class KeeperAgent implements vscode.Disposable {
     const compactions: { report: StepReport; folded: FoldedSoFar }[] = [];
     try {
       const chatModel = new VsCodeChatModel(model, settings.windowTokens > 0 ? settings.windowTokens : undefined);
-      const task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
-      const recorded = task.records.reduce((n, r) => n + (r.role === 'user' ? 1 : 0), 0);
-      footer.push(...this.rewound(taskId, recorded, turnsInHistory(context.history)));
+      let task = await this.task(taskId, prompt, chatModel.maxInputTokens, settings);
+      const recorded = task.turns;
+      const rewind = this.rewound(taskId, task, recorded, turnsInHistory(context.history));
+      if (rewind) {
+        footer.push(...rewind.notices);
+        task = await this.rewindTask(task, rewind, chatModel.maxInputTokens, settings);
+      }
       if (recorded === 0) footer.push(...this.leftEdits(taskId));
-      metadata = { ...metadata, turn: recorded + 1 };
+      metadata = { ...metadata, turn: task.turns + 1 };
       if (!task.durable) footer.push({ markdown: '> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.' });
       const system = systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) });
       let frame: { system: string; tools: readonly ToolSpec[] } | undefined;
@@ -578,27 +590,44 @@ export class KeeperAgent implements vscode.Disposable {
   }
 
   /**
-   * VS Code's Restore Checkpoint and Start Over take turns out of the chat, not
-   * out of the files or the task: when the history shows fewer of the task's
-   * turns than were recorded, the chat says so, names the files those turns
-   * changed that are still as they left them, and offers to undo them.
+   * VS Code's Restore Checkpoint, Start Over and Retry take turns out of the
+   * chat, not out of the files or the task: when the history shows fewer of the
+   * task's turns than it holds, those turns are taken out of the task too (see
+   * rewindTask), and the chat says so, names the files they changed that are
+   * still as they left them, and offers to undo them.
    */
-  private rewound(taskId: string, recorded: number, shown: number | undefined): Notice[] {
-    if (shown === undefined || recorded <= shown) return [];
+  private rewound(taskId: string, task: TaskSession, recorded: number, shown: number | undefined): Rewind | undefined {
+    if (shown === undefined || recorded <= shown) return undefined;
+    const fromRecord = task.turnStart(shown + 1);
+    if (fromRecord === undefined) return undefined;
     const removed = recorded - shown;
     const keys = [...this.turnEdits].filter(([, t]) => t.taskId === taskId && t.turn > shown).map(([key]) => key);
     const files = this.filesOf(keys);
     const turns = `${removed} earlier ${removed === 1 ? 'turn' : 'turns'}`;
     this._onDidRewind.fire({ taskId, removed, files });
-    return [
+    const notices: Notice[] = [
       {
         markdown:
           `> ⚠ ${turns} of this task ${removed === 1 ? 'was' : 'were'} taken out of the chat (Retry, Restore Checkpoint or Start Over). ` +
-          `@keeper's record of the task still holds ${removed === 1 ? 'it' : 'them'}, ` +
-          (files.length ? `and ${removed === 1 ? 'its' : 'their'} changes are still in ${files.map((f) => `\`${f}\``).join(', ')}.` : `and any file ${removed === 1 ? 'it' : 'they'} changed is as ${removed === 1 ? 'it' : 'they'} left it.`),
+          `@keeper leaves ${removed === 1 ? 'it' : 'them'} out of the task's context too (its record keeps ${removed === 1 ? 'it' : 'them'}), ` +
+          (files.length ? `but ${removed === 1 ? 'its' : 'their'} changes are still in ${files.map((f) => `\`${f}\``).join(', ')}.` : `and any file ${removed === 1 ? 'it' : 'they'} changed is as ${removed === 1 ? 'it' : 'they'} left it.`),
         ...(files.length ? { button: { command: UNDO_TURN_COMMAND, arguments: [keys], title: `Undo the edits of the removed ${removed === 1 ? 'turn' : 'turns'}` } } : {}),
       },
     ];
+    return { notices, fromRecord, turns: Array.from({ length: removed }, (_, i) => shown + 1 + i), files };
+  }
+
+  /**
+   * Takes a rewind's turns out of the task: the rewind is appended to its record
+   * (the record keeps the turns), and the task is derived again without them, so
+   * neither the model nor a later fold sees them.
+   */
+  private async rewindTask(task: TaskSession, rewind: Rewind, modelWindow: number, settings: KeeperSettings): Promise<TaskSession> {
+    await recordRewind(task, rewind.fromRecord, rewind.turns, rewind.files);
+    const again = task.rederive(sessionOptionsFor(settings, modelWindow), this.counter);
+    this.tasks.set(task.id, again);
+    this._onDidChangeTask.fire(task.id);
+    return again;
   }
 
   /** The files the kept turns `keys` changed, each once. */

@@ -6,6 +6,7 @@
 import { immediateRunner } from '../core/background';
 import { defaultBudget, type Budget } from '../core/budget';
 import type { LedgerCounts } from '../core/ledger';
+import { rewoundRecords } from '../core/parts';
 import { CompactionSession } from '../core/session';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { SummaryState } from '../core/summary';
@@ -81,6 +82,7 @@ export class TaskSession {
       ...(options.protectRecentSteps !== undefined ? { protectRecentSteps: options.protectRecentSteps } : {}),
       ...(options.summaryCap !== undefined ? { summaryCap: options.summaryCap } : {}),
       ...(options.shrinkMinChars !== undefined ? { shrinkMinChars: options.shrinkMinChars } : {}),
+      rewound: rewoundRecords(records),
     });
     for (const record of records) this.session.append(record);
     this.next = records.length;
@@ -126,6 +128,20 @@ export class TaskSession {
 
   get records(): readonly RawRecord[] {
     return this.session.record.records;
+  }
+
+  /** The user's turns the task holds, without those a rewind took out. */
+  get turns(): number {
+    let n = 0;
+    for (const unit of this.session.record.units) if (unit.kind === 'user') n++;
+    return n;
+  }
+
+  /** The first record of turn `turn` (1-based) as the task holds its turns, undefined past the last. */
+  turnStart(turn: number): number | undefined {
+    let n = 0;
+    for (const unit of this.session.record.units) if (unit.kind === 'user' && ++n === turn) return unit.firstRecord;
+    return undefined;
   }
 
   /** Appends one record: durable first (when a store is writable), then into the live view. */

@@ -38,7 +38,30 @@ export function textAddress(kind: 'text' | 'reasoning', role: string, content: s
   return `${kind}:${contentHash(`${role}\n${content}`)}`;
 }
 
+/**
+ * The tool of the record a rewind appends: the user took the turns from
+ * `input.fromRecord` on out of the conversation (VS Code's Restore Checkpoint,
+ * Start Over or Retry). The record keeps them (append-only); the units leave
+ * them out, so no projection, fold or derived state sees them again.
+ */
+export const REWIND_TOOL = 'rewind_turns';
+
+/** The records rewinds took out: each rewind record's [fromRecord, its own index). */
+export function rewoundRecords(records: readonly RawRecord[]): ReadonlySet<number> {
+  const out = new Set<number>();
+  for (const r of records) {
+    if (r.role !== 'assistant' || r.toolName !== REWIND_TOOL) continue;
+    const from = (r.toolInput as { fromRecord?: unknown } | undefined)?.fromRecord;
+    if (typeof from !== 'number' || !Number.isInteger(from) || from < 0 || from >= r.index) continue;
+    for (let i = from; i < r.index; i++) out.add(i);
+  }
+  return out;
+}
+
 export class SessionRecord {
+  /** `rewound`: records kept in the record but in no unit (see REWIND_TOOL). */
+  constructor(private readonly rewound: ReadonlySet<number> = new Set()) {}
+
   readonly records: RawRecord[] = [];
   private readonly mutableUnits: MutableUnit[] = [];
   /** callId → [unit index, part index] of the latest call with that id (where a result attaches). */
@@ -67,6 +90,7 @@ export class SessionRecord {
     }
     this.records.push(record);
     const events: AppendEvent[] = [];
+    if (this.rewound.has(record.index)) return events;
     try {
       switch (record.role) {
         case 'system':

@@ -13,6 +13,7 @@ import type { LedgerCounts, LedgerEntry } from './ledger';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
 import { DelayedRunner } from './background';
 import type { RawRecord } from './types';
+import { rewoundRecords } from './parts';
 
 export interface Clock {
   /** Milliseconds, monotonic. */
@@ -163,10 +164,12 @@ function percentile(values: number[], p: number): number {
 
 export async function replay(records: readonly RawRecord[], options: ReplayOptions): Promise<ReplayResult> {
   const runner = options.backgroundDelay !== undefined ? new DelayedRunner(options.backgroundDelay) : undefined;
-  const session = new CompactionSession(runner ? { ...options, background: runner } : options);
+  const end = Math.min(options.at ?? records.length, records.length);
+  // The turns a rewind up to `end` took out are left out from the start: the view the record now gives.
+  const rewound = rewoundRecords(records.slice(0, end));
+  const session = new CompactionSession({ ...options, ...(runner ? { background: runner } : {}), ...(rewound.size ? { rewound } : {}) });
   const meter = new ProviderMeter(options.counter);
   const clock = options.clock ?? noClock;
-  const end = Math.min(options.at ?? records.length, records.length);
   const lines: ReplayStepLine[] = [];
   let previous: ProjectedMessage[] = [];
   let measuredProjection = -1;
@@ -213,7 +216,7 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
   if (resumeFrom > 0) session.preflight();
   for (let i = resumeFrom; i < end; i++) {
     const record = records[i]!;
-    if (session.opensStep(record)) await modelCall(i);
+    if (session.opensStep(record) && !rewound.has(i)) await modelCall(i);
     await options.persist?.(record);
     const t0 = clock.now();
     session.append(record);

@@ -46,6 +46,8 @@ export interface SessionOptions {
   readonly retrieval?: RetrievalOptions;
   /** Summarize the next fold ahead of it (the background floor), run by this runner. */
   readonly background?: BackgroundRunner;
+  /** Records a rewind took out of the conversation (`rewoundRecords`): kept, never in view. */
+  readonly rewound?: ReadonlySet<number>;
 }
 
 export interface ToolCallView {
@@ -59,7 +61,7 @@ export interface ToolCallView {
 }
 
 export class CompactionSession {
-  readonly record = new SessionRecord();
+  readonly record: SessionRecord;
   readonly artifacts = new ArtifactIndex();
   /** The protected state channel: facts with sources, versions and write rules. */
   readonly state = new ProtectedState();
@@ -71,6 +73,7 @@ export class CompactionSession {
   readonly engine: CompactionEngine;
 
   constructor(private readonly options: SessionOptions) {
+    this.record = new SessionRecord(options.rewound);
     this.counter = new CachedTokenCounter(options.counter);
     const lines = new SummaryLineCounter(options.counter);
     this.snapshots = options.snapshots ?? new InMemorySnapshotStore();

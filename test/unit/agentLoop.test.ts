@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AbortError, type ChatModelPort, type ModelEvent, type ModelRequest } from '../../src/agent/model';
-import { describeCompaction, describeTurnCompactions, ModelCallError, runTurn, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
+import { describeCompaction, describeTurnCompactions, ModelCallError, recordRewind, runTurn, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from '../../src/agent/loop';
 import type { StepReport } from '../../src/core/engine';
 import { isTransientModelError, retryDelayMs } from '../../src/agent/retry';
 import { matchesToolPattern } from '../../src/agent/settings';
@@ -165,6 +165,33 @@ describe('@keeper agent loop (scripted model)', function () {
     assert.match(seen, /Never touch package\.json/);
     assert.match(seen, /return a \+ b/);
     again.close();
+  });
+
+  it('a rewind takes turns out of the task: recorded, derived again without them, the next request never sees them', async () => {
+    const root = workspace();
+    const { store } = await openStore();
+    const options = { window: 64_000, reserve: 4_000 };
+    let task = TaskSession.open(store, 'tr', 'rewind', options, counter, new ExtractiveSummarizer(counter));
+    const turn = async (prompt: string, answer: string): Promise<ScriptedModel> => {
+      const model = new ScriptedModel([{ text: answer }]);
+      await runTurn(task, prompt, model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
+      return model;
+    };
+    await turn('Look at src/math.js first.', 'It holds add and multiply.');
+    await turn('Always use CoffeeScript from now on. Rename add to zebraSum.', 'Renamed add to zebraSum.');
+    assert.equal(task.turns, 2);
+    const from = task.turnStart(2)!;
+    await recordRewind(task, from, [2], ['src/math.js']);
+    task = task.rederive(options, counter);
+    assert.equal(task.turns, 1, 'the task holds one turn once the second is taken out');
+    assert.equal(task.records.filter((r) => r.role === 'user').length, 2, 'its record keeps both');
+    const model = await turn('What is left to do?', 'Nothing.');
+    const seen = model.requests[0]!.messages.map((m) => m.content).join('\n');
+    assert.ok(!/CoffeeScript|zebraSum/.test(seen), seen);
+    assert.match(seen, /took turn 2 \(records r\d+–r\d+\) out of the chat .* src\/math\.js/);
+    assert.match(seen, /Look at src\/math\.js first\./);
+    assert.ok(!task.session.state.active().some((f) => /CoffeeScript/.test(f.value)), 'the rule of the rewound turn is no protected fact');
+    store.close();
   });
 
   it('a long session crosses the trigger many times: every request fits the window, keeps the first constraint, and a shrunk output is recovered with view_tool_call', async () => {

@@ -1,9 +1,10 @@
 // VS Code's checkpoint controls on @keeper's turns. Restore Checkpoint takes a
 // turn out of the chat but cannot revert @keeper's edits (they are not in VS
 // Code's editing session): the next answer says what remains applied and offers
-// the undo, and the task's record keeps the turn (append-only) and records the
-// undo. Start Over empties the chat, so the next message starts a new task: its
-// answer names the edits the earlier task left and offers their undo.
+// the undo; the task records the rewind (its record keeps the turn, append-only)
+// and leaves the turn out of the model's context, and records the undo. Start
+// Over empties the chat, so the next message starts a new task: its answer names
+// the edits the earlier task left and offers their undo.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatResponses, inlineConfirmation, openChat, pickModel, responseRendered, sendChatMessage, visibleText, waitUntil } from '../workbench.mjs';
@@ -69,7 +70,8 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   const said = await answerOf('REWIND-TWO', 'still in src/math.js');
   check(said.includes('1 earlier turn of this task was taken out of the chat') && said.includes('src/math.js'), `the answer says the removed turn's change is still in src/math.js (${said.slice(0, 300)})`);
   const two = await requestFor('What is left to do?');
-  check((two?.messages ?? []).some((m) => m.content.includes('Make multiply accept strings.')), "the task's record still holds the removed turn (the model is told of it)");
+  check(two !== undefined && !two.messages.some((m) => m.content.includes('Make multiply accept strings.')), "the removed turn is left out of the model's context");
+  check((two?.messages ?? []).some((m) => /took turn 2 \(records r\d+–r\d+\) out of the chat/.test(m.content) && m.content.includes('src/math.js')), 'the model is told that turn 2 was taken out and that src/math.js still holds its change');
   await chatResponses(page, 'REWIND-TWO').last().locator('.monaco-button', { hasText: 'Undo the edits of the removed turn' }).click();
   check(await waitUntil(() => !edited(), { timeout: 15000, what: 'src/math.js as it was' }).catch(() => false), "the answer's Undo reverts the removed turn's edit");
 
