@@ -19,7 +19,7 @@ import {
   COMPACTION_PROTECT_RECENT_STEPS,
   MESSAGE_OVERHEAD_TOKENS,
   isOverTrigger,
-  isOverWindow,
+  isNearWindow,
   summaryCapFor,
   type Budget,
 } from './budget';
@@ -672,7 +672,7 @@ export class CompactionEngine {
       this.prepareFold(predicted);
       return { predicted, after: predicted, tier: 0, compactions: [], held: false };
     }
-    if (this.held && !isOverWindow(this.budget, predicted)) {
+    if (this.held && !isNearWindow(this.budget, predicted)) {
       return { predicted, after: predicted, tier: 0, compactions: [], held: true };
     }
     if (this.deferFold(predicted)) {
@@ -745,7 +745,7 @@ export class CompactionEngine {
     // ④ breakthrough floor: no near-window protection; keeps only the last unit raw.
     // Re-entered even after ② when the view is still over the effective window:
     // that is the error recovery a provider's hard reject would trigger.
-    const overWindow = isOverWindow(this.budget, this.predicted());
+    const overWindow = isNearWindow(this.budget, this.predicted());
     if ((isOverTrigger(this.budget, this.predicted()) && !folded) || overWindow) {
       const last = units.length - 1;
       if (last > this.coverageUnit) {
@@ -755,7 +755,7 @@ export class CompactionEngine {
         note(4, before, folded);
       }
     }
-    if (isOverWindow(this.budget, this.predicted())) {
+    if (isNearWindow(this.budget, this.predicted())) {
       before = this.predicted();
       this.clipLastUnit();
       note(4, before, true);
@@ -1195,7 +1195,7 @@ export class CompactionEngine {
     do {
       this.clipParts(index, clippable, originals, share);
       share = Math.floor(share / 2);
-    } while (isOverWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS);
+    } while (isNearWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS);
   }
 
   private clipParts(index: number, clippable: readonly Part[], originals: ReadonlyMap<string, ReducedForm | undefined>, share: number): void {

@@ -5,6 +5,8 @@ import {
   COMPACTION_TRIGGER_RATIO,
   computeBudget,
   isInDeadZone,
+  isNearWindow,
+  isOverWindow,
   type Budget,
   isOverTrigger,
 } from '../../src/core/budget';
@@ -96,6 +98,10 @@ describe('budget', () => {
     assert.equal(isOverTrigger(b, 9100), false);
     assert.equal(isOverTrigger(b, 9101), true);
     assert.throws(() => computeBudget({ window: 1000, reserve: 1000 }), /reserve/);
+    // A pass that ends within 1% of the window is taken as over it: no call has measured the reshaped view yet.
+    assert.equal(isOverWindow(b, 13_978), false);
+    assert.equal(isNearWindow(b, 13_978), true);
+    assert.equal(isNearWindow(b, 13_850), false);
   });
 
   it('does nothing in the dead zone (stop, trigger]', async () => {
