@@ -1626,17 +1626,42 @@ interface RunOptions {
   readonly progress?: (message: string) => void;
 }
 
+/** How a command line is started where no terminal runs it: the program, its arguments, and whether it leads a process group. */
+export interface ShellInvocation {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** POSIX: the shell leads its own process group (killed as a whole); Windows: the tree is killed with taskkill. */
+  readonly group: boolean;
+  /** Windows: the arguments are passed as written (cmd.exe parses its own command line). */
+  readonly verbatim: boolean;
+}
+
 /**
- * `/bin/sh -c` in its own process group (detached), stdout and stderr on one
- * pipe so they interleave as written (the command runs after `exec 2>&1`).
- * Timeout and cancellation send SIGTERM to the whole group, SIGKILL 2 s later
- * if it has not gone, and SIGKILL once more when the pipes close.
+ * `/bin/sh -c` with stderr joined to stdout (`exec 2>&1`) on POSIX; on Windows
+ * the user's command interpreter (`%ComSpec%`, cmd.exe) with `/d /s /c` and the
+ * line quoted whole, as Node's `shell: true` does (stderr comes on its own pipe
+ * and is captured beside stdout).
+ */
+export function shellInvocation(command: string, platform: NodeJS.Platform = process.platform, comSpec = process.env.ComSpec): ShellInvocation {
+  if (platform === 'win32') return { file: comSpec || 'cmd.exe', args: ['/d', '/s', '/c', `"${command}"`], group: false, verbatim: true };
+  return { file: '/bin/sh', args: ['-c', `exec 2>&1; ${command}`], group: true, verbatim: false };
+}
+
+/**
+ * The command in the platform's shell (see shellInvocation): on POSIX in its
+ * own process group (detached), stdout and stderr on one pipe so they
+ * interleave as written. Timeout and cancellation send SIGTERM to the whole
+ * group, SIGKILL 2 s later if it has not gone, and SIGKILL once more when the
+ * pipes close; on Windows `taskkill /T /F` ends the command's process tree.
  */
 function execute(options: RunOptions): Promise<Ending> {
   return new Promise<Ending>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', `exec 2>&1; ${options.command}`], {
+    const shell = shellInvocation(options.command);
+    const child = spawn(shell.file, [...shell.args], {
       cwd: options.cwd,
-      detached: true,
+      detached: shell.group,
+      windowsHide: true,
+      windowsVerbatimArguments: shell.verbatim,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const;
@@ -1654,6 +1679,11 @@ function execute(options: RunOptions): Promise<Ending> {
 
     const killGroup = (signal: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
+      if (!shell.group) {
+        // Windows has no process groups to signal: end the command's whole tree, once.
+        if (signal === 'SIGTERM') spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).once('error', () => undefined);
+        return;
+      }
       try {
         process.kill(-child.pid, signal);
       } catch {
@@ -1722,9 +1752,9 @@ function formatSeconds(ms: number): string {
 const runCommandTool = defineTool({
   name: 'run_command',
   description:
-    'Run a shell command with /bin/sh -c (POSIX sh: for bash features run `bash -c \'…\'`) in the workspace folder (or in cwd, a folder inside it), after the user approves it. Standard input is empty; stdout and stderr are captured together in order. ' +
+    'Run a shell command in the workspace folder (or in cwd, a folder inside it), after the user approves it: in the user\'s terminal (their shell) when VS Code\'s shell integration is available, otherwise with /bin/sh -c (cmd.exe /c on Windows). Standard input is empty; stdout and stderr are captured together in order. ' +
     'The output ends with a line "exit code: N" (or "killed: timeout after Ns" / "killed: cancelled"); a non-zero exit is reported as an error. ' +
-    'The default timeout is the user\'s setting (120 seconds unless changed); timeoutSeconds (1 to 1800) overrides it. On timeout the whole process group is killed. Output longer than the result limit (100,000 characters by default) keeps its beginning and end with a marker saying how much was cut. ' +
+    'The default timeout is the user\'s setting (120 seconds unless changed); timeoutSeconds (1 to 1800) overrides it. On timeout the command and the processes it started are killed. Output longer than the result limit (100,000 characters by default) keeps its beginning and end with a marker saying how much was cut. ' +
     'Do not start servers or watchers that never exit; prefer non-interactive flags.',
   schema: z.strictObject({
     command: z.string().min(1).describe('The shell command line, e.g. "npm test -- --grep parser".'),
@@ -1732,8 +1762,6 @@ const runCommandTool = defineTool({
     timeoutSeconds: z.number().positive().optional().describe('Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
   }),
   run: async (input, ctx) => {
-    // The background runner's process-group handling is POSIX; on Windows only a terminal runs commands.
-    if (process.platform === 'win32' && ctx.terminal === undefined) throw new ToolError('run_command needs a terminal with shell integration or a POSIX shell (/bin/sh) here: ask the user to run the command and paste its output.');
     let cwd = path.resolve(ctx.root);
     if (input.cwd !== undefined) {
       const target = await resolveInside(ctx, input.cwd);
@@ -1750,7 +1778,6 @@ const runCommandTool = defineTool({
 
     const output = headTailBuffer(maxOutputChars(ctx));
     const inTerminal = await ctx.terminal?.run({ command: input.command, cwd, timeoutMs, signal: ctx.signal, output });
-    if (inTerminal === undefined && process.platform === 'win32') throw new ToolError('run_command needs a terminal with shell integration on Windows, and the terminal did not provide it: ask the user to run the command and paste its output.');
     const ending =
       inTerminal ??
       (await execute({

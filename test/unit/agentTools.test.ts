@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compileGlob, expandBraces } from '../../src/agent/glob';
-import { AGENT_TOOLS, describeToolCall, runTool, SeenFiles, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
+import { AGENT_TOOLS, describeToolCall, runTool, SeenFiles, shellInvocation, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
 
 interface Harness {
   readonly ctx: ToolContext;
@@ -573,6 +573,17 @@ describe('agent tools', function () {
       populate(root, { 'sub/marker.txt': '' });
       assert.equal(ok(await runTool('run_command', { command: 'ls', cwd: 'sub' }, h.ctx)), 'marker.txt\nexit code: 0');
       assert.equal(ok(await runTool('run_command', { command: 'true' }, h.ctx)), '(no output)\nexit code: 0');
+    });
+
+    it('without a terminal, the platform shell runs it: /bin/sh in its own group on POSIX, %ComSpec% /d /s /c on Windows', () => {
+      assert.deepEqual(shellInvocation('npm test', 'linux'), { file: '/bin/sh', args: ['-c', 'exec 2>&1; npm test'], group: true, verbatim: false });
+      assert.deepEqual(shellInvocation('npm test && echo "done"', 'win32', 'C:\\Windows\\system32\\cmd.exe'), {
+        file: 'C:\\Windows\\system32\\cmd.exe',
+        args: ['/d', '/s', '/c', '"npm test && echo "done""'],
+        group: false,
+        verbatim: true,
+      });
+      assert.equal(shellInvocation('dir', 'win32', undefined).file, 'cmd.exe');
     });
 
     it('declined: nothing runs', async () => {
