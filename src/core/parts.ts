@@ -46,14 +46,26 @@ export function textAddress(kind: 'text' | 'reasoning', role: string, content: s
  */
 export const REWIND_TOOL = 'rewind_turns';
 
-/** The records rewinds took out: each rewind record's [fromRecord, its own index). */
+/**
+ * The records rewinds took out: each rewind record's [fromRecord, its own
+ * index), except what the user did outside the chat in between (a call whose
+ * input says `by: 'user'` — an undo of @keeper's edits, an earlier rewind — and
+ * its result): the turns leave the conversation, the user's acts on the files
+ * stay known.
+ */
 export function rewoundRecords(records: readonly RawRecord[]): ReadonlySet<number> {
   const out = new Set<number>();
   for (const r of records) {
     if (r.role !== 'assistant' || r.toolName !== REWIND_TOOL) continue;
     const from = (r.toolInput as { fromRecord?: unknown } | undefined)?.fromRecord;
     if (typeof from !== 'number' || !Number.isInteger(from) || from < 0 || from >= r.index) continue;
-    for (let i = from; i < r.index; i++) out.add(i);
+    const usersActs = new Set<string>();
+    for (let i = from; i < r.index; i++) {
+      const x = records[i]!;
+      if (x.role === 'assistant' && x.toolCallId !== undefined && (x.toolInput as { by?: unknown } | undefined)?.by === 'user') usersActs.add(x.toolCallId);
+      else if (x.role === 'tool' && x.toolCallId !== undefined && usersActs.has(x.toolCallId)) continue;
+      else out.add(i);
+    }
   }
   return out;
 }

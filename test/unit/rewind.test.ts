@@ -38,6 +38,15 @@ describe('a rewind', () => {
     const { records, from } = task();
     const marker = records.findIndex((r) => r.toolName === REWIND_TOOL);
     assert.deepEqual([...rewoundRecords(records)], Array.from({ length: marker - from }, (_, i) => from + i));
+    // What the user did outside the chat in between (an undo of @keeper's edits) stays.
+    const undo: RawRecord[] = [
+      { index: 0, role: 'user', content: 'Fix add.' },
+      { index: 1, role: 'assistant', content: 'Fixed.', messageId: 'm1' },
+      { index: 2, role: 'assistant', content: '', toolName: 'undo_edits', toolCallId: 'undo-2', toolInput: { turns: [1], files: ['a.js'], by: 'user' }, messageId: 'u' },
+      { index: 3, role: 'tool', content: '', toolName: 'undo_edits', toolCallId: 'undo-2', toolOutput: 'Undone by the user.' },
+      { index: 4, role: 'assistant', content: '', toolName: REWIND_TOOL, toolCallId: 'rewind-4', toolInput: { fromRecord: 0, by: 'user' }, messageId: 'r' },
+    ];
+    assert.deepEqual([...rewoundRecords(undo)], [0, 1]);
     // A rewind that names no record before it takes nothing out.
     const bad: RawRecord[] = [{ index: 0, role: 'assistant', content: '', toolName: REWIND_TOOL, toolCallId: 'r', toolInput: { fromRecord: 3 } }];
     assert.equal(rewoundRecords(bad).size, 0);

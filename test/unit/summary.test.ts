@@ -730,8 +730,9 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.current.goal, '#1 (r0): Port the exporter to the new CSV writer. — continued at #3 (r4)');
     assert.doesNotMatch(s.current.next, /answer request #3/);
     b.step('The XML writer is left.').user('yes, go ahead and do so');
+    b.step('The YAML writer is left.').user('yes, continue as planned');
     const later = await fold(b);
-    assert.match(later.current.goal, /continued at #4 \(r6\)$/);
+    assert.match(later.current.goal, /continued at #5 \(r8\)$/);
     const shown = shownRequestTexts(later.requests);
     assert.deepEqual(shown, ['Port the exporter to the new CSV writer.'], 'replies that only say to go on are no request lines');
   });

@@ -131,7 +131,7 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   if (!reverted) log(`undo after the reload: notifications: ${(await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ').slice(0, 300)}`);
   check(reverted, "after the reload, Undo @keeper's Last Edits reverts the first turn's edit on disk");
 
-  // Retry takes the last turn out of the chat, not out of the task: the new answer says so.
+  // Retry takes the last turn out of the chat, and @keeper out of the task's context: the new answer says so.
   const THIRD = 'KEEPER-ANSWER-THREE: retried.';
   fakeModel.script([{ text: THIRD }]);
   const response = chatResponses(page, SECOND).last();
