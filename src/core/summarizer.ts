@@ -715,7 +715,7 @@ export function sameFact(a: string, b: string): boolean {
   const fa = FAILED_LINE.exec(a);
   const fb = fa ? FAILED_LINE.exec(b) : null;
   if (fa && fb) {
-    const why = (error: string): Set<string> => errorSignatures(error.replace(RESOLVED, '').replace(/ → then .* worked \(r\d+\)$/, ''));
+    const why = (error: string): Set<string> => errorSignatures(error.replace(RESOLVED, '').replace(REPLACED_TAIL, ''));
     const causes = why(fb[5]!);
     if (fa[1] !== fb[1] || ![...why(fa[5]!)].some((sig) => causes.has(sig))) return false;
   }
@@ -845,14 +845,15 @@ class Fold {
     // otherwise its last one.
     let marked = false;
     for (const part of unit.parts) {
-      // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
-      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
-      if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
+      // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
       const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;
       if (rejected) {
         for (const why of rejected) this.failure('aider', 'error', clipChars(redact(why).text, 200), [part.record]);
         continue;
       }
+      // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
+      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
+      if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
         const sentences = sentencesOf(answer);
         for (let i = 0; i < sentences.length; i++) {
@@ -1127,20 +1128,15 @@ class Fold {
       if (!m) continue;
       const [, first, more, code, times, error] = m;
       const kept = mergeSources(line.sources, sources);
-      // A bare tool name (aider's console, an unnamed result) is no command: only the error can match.
-      if (first === label && !more && label.startsWith('`') && !label.endsWith('…`') && shared(error!)) {
-        // What replaced it stays said: the line is the only place that names it.
-        const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
-        // The cause it failed with again is said in its latest words; the command's other causes stay.
-        const causes = error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN).map((cause) => (shared(cause) ? why : cause));
-        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${[...new Set(causes)].join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
-        return;
-      }
-      // The same command failing for another cause: one line for the command, its causes in order (the newest
-      // MAX_CAUSES), so a run that fails on something new is news without a line of its own.
+      // The same command again (a bare tool name — aider's console, an unnamed result — is no command: only the
+      // error can match it). One line per command: what replaced it stays said, the line being the only place
+      // that names it.
       if (first === label && !more && label.startsWith('`') && !label.endsWith('…`')) {
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
-        const causes = [...error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN), why].slice(-MAX_CAUSES);
+        const prior = error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN);
+        // A cause it failed with again is said in its latest words, the others stay; a new cause joins them in
+        // order (the newest MAX_CAUSES), so a run that fails on something new is news without a line of its own.
+        const causes = shared(error!) ? [...new Set(prior.map((cause) => (shared(cause) ? why : cause)))] : [...prior, why].slice(-MAX_CAUSES);
         lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${causes.join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
