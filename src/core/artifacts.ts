@@ -125,15 +125,19 @@ export class ArtifactIndex {
       touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
       if (!entry) {
-        entry = { path: touch.path, reads: 0, modifications: 0, creations: 0, steps: [], toolCalls: [], firstRecord: tool.callRecord };
+        // Most files are touched once: their lists start at their one element (an empty list that is
+        // pushed to reserves room for 17, which over a long task's thousands of files adds up).
+        entry = { path: touch.path, reads: 0, modifications: 0, creations: 0, steps: step !== undefined ? [step] : [], toolCalls: [tool.callId], firstRecord: tool.callRecord };
         this.byPath.set(touch.path, entry);
-        this.byBase.set(base, [...(this.byBase.get(base) ?? []), touch.path]);
+        const known = this.byBase.get(base);
+        this.byBase.set(base, known ? [...known, touch.path] : [touch.path]);
+      } else {
+        if (step !== undefined && entry.steps[entry.steps.length - 1] !== step) entry.steps.push(step);
+        if (entry.toolCalls[entry.toolCalls.length - 1] !== tool.callId) entry.toolCalls.push(tool.callId);
       }
       if (touch.access === 'read') entry.reads++;
       else if (touch.access === 'create') entry.creations++;
       else entry.modifications++;
-      if (step !== undefined && entry.steps[entry.steps.length - 1] !== step) entry.steps.push(step);
-      if (entry.toolCalls[entry.toolCalls.length - 1] !== tool.callId) entry.toolCalls.push(tool.callId);
     }
     return touched;
   }

@@ -285,6 +285,8 @@ export function splitThoughts(text: string): { thoughts: string; answer: string 
 
 /** Markdown and decoration removed, inline code kept: `**Problem:** x` → `Problem: x`. */
 export function cleanMarkdown(text: string): string {
+  // Most sentences hold no markdown at all: only their spaces change.
+  if (!MARKDOWN_CHARS.test(text) && !LIST_MARKER.test(text)) return text.replace(/\s+/g, ' ').trim();
   return text
     .replace(/^\s{0,3}#{1,6}\s+/, '')
     .replace(/^\s*>\s?/, '')
@@ -298,6 +300,11 @@ export function cleanMarkdown(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** A character one of cleanMarkdown's rules needs (heading, quote, emphasis, bullet, checkbox, the emoji it strips). */
+const MARKDOWN_CHARS = /[#>*_•[\u2600-\u27BF\u2B50\uFE0F\uD83C-\uD83E]/;
+/** A list marker cleanMarkdown removes without any of MARKDOWN_CHARS: `- `, `+ `, `1. `, `2) `. */
+const LIST_MARKER = /^\s*(?:[-+]|\d+[.)])\s/;
 
 export interface Sentence {
   /** The sentence, markdown removed, inline code kept. */

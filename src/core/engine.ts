@@ -43,7 +43,7 @@ import {
 import { continuationQuestionTokens, protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
 import { layoutAfterFold, renderSummary, type LayoutKind, type SummaryLineCounter, type SummaryState } from './summary';
 import { outlineOf } from './outline';
-import { renderRetrieved, RetrievalIndex } from './retrieval';
+import { RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';
 import { BackgroundTask, type BackgroundRunner } from './background';
 import { reduceTool, renderToolInput, shellCommand, toolSubject } from './tools';
@@ -623,10 +623,9 @@ export class CompactionEngine {
       this.summaryTokens = summary ? this.summaryTokensOf(summary) : 0;
       this.forms.clear();
       this.unitTokens.length = 0;
-      this.estimate = this.summaryTokens;
+      // The blocks are derived again below (refreshBlocks); counted again only if their text changed.
+      this.estimate = this.summaryTokens + this.blockTokens;
       this.blockKey = '';
-      this.blockText = '';
-      this.blockTokens = 0;
       for (let i = coverageUnit; i < units.length; i++) {
         const unit = units[i]!;
         for (const part of unit.parts) if (this.restorePart(part)) restoredForms++;
@@ -1118,7 +1117,16 @@ export class CompactionEngine {
     state = laid.state;
     const before = this.predicted();
     // What a fold that does not pay must put back: only the span's forms leave the map.
-    const undo = { summary: this.summary, summaryTokens: this.summaryTokens, coverageUnit: this.coverageUnit, estimate: this.estimate, unitTokens: this.unitTokens.slice(this.coverageUnit, toUnit), forms: [] as [string, ReducedForm][] };
+    const undo = {
+      summary: this.summary,
+      summaryTokens: this.summaryTokens,
+      coverageUnit: this.coverageUnit,
+      estimate: this.estimate,
+      unitTokens: this.unitTokens.slice(this.coverageUnit, toUnit),
+      forms: [] as [string, ReducedForm][],
+      // The head's blocks as they were (the estimate counts them), and the request the retrieval block was built for.
+      blocks: { key: this.blockKey, text: this.blockText, tokens: this.blockTokens, retrieval: this.retrievalCache, evidence: this.evidenceCache, query: this.snapshots.get(RETRIEVAL_KEY) },
+    };
     let removed = 0;
     for (let i = this.coverageUnit; i < toUnit; i++) {
       removed += this.unitTokens[i] ?? 0;
@@ -1144,6 +1152,14 @@ export class CompactionEngine {
       this.estimate = undo.estimate;
       undo.unitTokens.forEach((t, k) => (this.unitTokens[undo.coverageUnit + k] = t));
       for (const [address, form] of undo.forms) this.forms.set(address, form);
+      // The blocks go back too: rendered again for the old coverage they could quote other passages, and the
+      // estimate restored above counts the old ones.
+      this.blockKey = undo.blocks.key;
+      this.blockText = undo.blocks.text;
+      this.blockTokens = undo.blocks.tokens;
+      this.retrievalCache = undo.blocks.retrieval;
+      this.evidenceCache = undo.blocks.evidence;
+      if (undo.blocks.query) this.snapshots.put(RETRIEVAL_KEY, undo.blocks.query);
       this.refreshBlocks();
       this.skippedFolds++;
       return false;
@@ -1151,6 +1167,12 @@ export class CompactionEngine {
     const digest = this.record.coverageDigest(toUnit);
     this.viewWrites++;
     this.snapshots.put(floorKey(coverageEnd, digest), { type: 'floor', floor: { coverageEnd, digest, state } });
+    // The view is now what a preflight restoring this floor derives (its forms and counts were kept
+    // exact through the fold): the next preflight need not derive it again unless something else is written.
+    this.preflightMark = { coverageUnit: toUnit, summary: state, viewWrites: this.viewWrites };
+    // The view is now what a preflight restoring this floor derives (its forms and counts were kept
+    // exact through the fold): the next preflight need not derive it again unless something else is written.
+    this.preflightMark = { coverageUnit: toUnit, summary: state, viewWrites: this.viewWrites };
     this.layouts[laid.kind]++;
     this.sources[made.source]++;
     this.floorCount++;
@@ -1423,7 +1445,7 @@ export class CompactionEngine {
       query = [query, c.goal, c.status, c.next, ...failures].join('\n');
     }
     const budgetChars = this.budget.effective < retrieval.minEffective ? 0 : Math.floor(this.budget.effective * retrieval.share * 4);
-    const text = query ? renderRetrieved(this.retrieval.search(query, budgetChars, turn)) : '';
+    const text = query ? this.retrieval.block(query, budgetChars, turn) : '';
     this.retrievalCache = { key, text };
     return text;
   }

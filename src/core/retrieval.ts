@@ -23,7 +23,8 @@ const STOP = new Set(
 interface Passage {
   readonly record: number;
   readonly text: string;
-  readonly terms: ReadonlySet<string>;
+  /** Its quoted form in the retrieval block, made the first time it is quoted (a passage is quoted again at every fold it stays relevant). */
+  quoted?: string;
 }
 
 export function terms(text: string): Set<string> {
@@ -81,11 +82,12 @@ export class RetrievalIndex {
             const t = terms(chunk);
             if (t.size === 0) continue;
             const id = this.passages.length;
-            this.passages.push({ record: part.record, text: chunk, terms: t });
+            this.passages.push({ record: part.record, text: chunk });
             for (const term of t) {
-              let list = this.postings.get(term);
-              if (!list) this.postings.set(term, (list = []));
-              list.push(id);
+              const list = this.postings.get(term);
+              // Most terms stand in one passage: a list made with its element holds just that.
+              if (list) list.push(id);
+              else this.postings.set(term, [id]);
             }
           }
         }
@@ -101,6 +103,10 @@ export class RetrievalIndex {
    * a model asked for: every word they gave counts, the rarer ones more).
    */
   search(query: string, budgetChars: number, excludeRecord?: number, keepCommon = false): { record: number; text: string; score: number }[] {
+    return this.rank(query, budgetChars, excludeRecord, keepCommon).map(({ id, score }) => ({ record: this.passages[id]!.record, text: this.passages[id]!.text, score }));
+  }
+
+  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean): { id: number; score: number }[] {
     const n = this.passages.length;
     if (n === 0 || budgetChars <= 0) return [];
     const scores = new Map<number, number>();
@@ -117,27 +123,28 @@ export class RetrievalIndex {
     const ranked = [...scores.entries()]
       .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord)
       .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
-    const out: { record: number; text: string; score: number }[] = [];
+    const out: { id: number; score: number }[] = [];
     let used = 0;
     for (const [id, score] of ranked) {
       const p = this.passages[id]!;
       if (used + p.text.length > budgetChars) continue;
       used += p.text.length;
-      out.push({ record: p.record, text: p.text, score });
+      out.push({ id, score });
       if (used >= budgetChars * 0.9) break;
     }
     return out;
   }
-}
 
-/** The retrieval block: passages quoted verbatim (secrets redacted), oldest first. */
-export function renderRetrieved(passages: readonly { record: number; text: string }[]): string {
-  if (passages.length === 0) return '';
-  const ordered = [...passages].sort((a, b) => a.record - b.record);
-  return [
-    '## Retrieved from the record',
-    'Original text of folded records most relevant to the current request, word for word:',
-    // Quoted evidence, never structure: a heading inside a passage ("### Constraints") is shown as quoted text.
-    ...ordered.map((p) => `[r${p.record}]\n${redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`),
-  ].join('\n');
+  /** The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first. */
+  block(query: string, budgetChars: number, excludeRecord?: number): string {
+    const found = this.rank(query, budgetChars, excludeRecord, false);
+    if (found.length === 0) return '';
+    const ordered = found.map((f) => this.passages[f.id]!).sort((a, b) => a.record - b.record);
+    return [
+      '## Retrieved from the record',
+      'Original text of folded records most relevant to the current request, word for word:',
+      // Quoted evidence, never structure: a heading inside a passage ("### Constraints") is shown as quoted text.
+      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`)),
+    ].join('\n');
+  }
 }

@@ -1027,7 +1027,9 @@ class Fold {
       if (plan) this.plan = plan;
     }
     if (tool.output === undefined) return;
-    const label = toolLabel(tool);
+    // Only a failure, a command or a change names the call (a read that worked says nothing about itself).
+    let labelText: string | undefined;
+    const label = (): string => (labelText ??= toolLabel(tool));
     // A test run's counts, when the tool is a command.
     const tests = cmd !== undefined ? counts : undefined;
     // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
@@ -1039,9 +1041,9 @@ class Fold {
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
       const why = redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
-      this.status = `blocked: ${label} failed (${codeText})${why ? `: ${why}` : ''}`;
-      this.failure(label, codeText, why, sources);
-      if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label, record: tool.callRecord });
+      this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
+      this.failure(label(), codeText, why, sources);
+      if (cmd !== undefined) this.unreplaced.set(programOf(cmd), { label: label(), record: tool.callRecord });
       return;
     }
     // What the command's output says, one finding per command (a later run supersedes it): a test run's
@@ -1057,21 +1059,21 @@ class Fold {
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
-      const replaced = this.noteReplacement(cmd, label, tool.resultRecord ?? tool.callRecord);
+      const replaced = this.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
       if (/\bgit (?:reset|rebase)\b/.test(cmd)) this.rewrittenAt = tool.callRecord;
       // A command that failed before and now succeeds is no longer ruled out; what it failed with
       // stays a finding (the error and that it was overcome), so the same error is recognised next time.
       const worked = tool.resultRecord ?? tool.callRecord;
       for (const line of [...this.b.facts['Ruled out']]) {
         const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
-        if (!m || m[1] !== label || m[2]) continue;
+        if (!m || m[1] !== label() || m[2]) continue;
         this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
       }
-      this.status = `last command ${label}${code !== undefined ? ` exited ${code}` : ' finished'}`;
+      this.status = `last command ${label()}${code !== undefined ? ` exited ${code}` : ' finished'}`;
       if (commit) {
         addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.replacedCommits(commit), sources), priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {
-        addStatement(this.b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
+        addStatement(this.b, 'Ruled out', { text: `work discarded: ${label()}`, sources, priority: 2 }, 'exact');
       } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
         // A command that replaced a failed one is said on the failure's line ("… → then `brew install
         // git-filter-repo` worked"): an "applied:" line would say it twice.
@@ -1081,7 +1083,7 @@ class Fold {
         addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
-      this.status = `last change: ${label}`;
+      this.status = `last change: ${label()}`;
     }
   }
 
@@ -1229,10 +1231,11 @@ class Fold {
    * leaves a map of what each file does rather than nothing.
    */
   private read(path: string, output: string, sources: number[]): void {
-    const key = `file-${subjectKey(path, 10)}`;
-    if (this.writes.has(path) || this.b.facts.Findings.some((l) => l.key === key) || this.b.facts.Archived.some((l) => l.key === key)) return;
+    if (this.writes.has(path)) return;
     const purpose = purposeOf(path, readContent(output), this.purposeWords);
     if (purpose === undefined) return;
+    const key = `file-${subjectKey(path, 10)}`;
+    if (this.b.facts.Findings.some((l) => l.key === key) || this.b.facts.Archived.some((l) => l.key === key)) return;
     this.b.upsert('Findings', { key, text: `\`${path}\` (read): ${redact(purpose).text}`, sources, priority: 3, origin: 'exact' });
   }
 

@@ -27,6 +27,46 @@ export class MemoTokenCounter implements TokenCounter {
 }
 
 /**
+ * A bounded cache in two generations: lookups read the current one, then the
+ * one before (a hit there is carried forward); when the current one holds
+ * `capacity / 2` entries it becomes the one before and the oldest is dropped.
+ * So the most recently used half is always kept, and every operation is O(1):
+ * evicting a Map's oldest key one at a time costs more the more keys were
+ * evicted before (its iterator steps over every deleted slot until the table
+ * is compacted), which made a long replay quadratic.
+ */
+export class GenerationalCache<K, V> {
+  private current = new Map<K, V>();
+  private previous = new Map<K, V>();
+  private readonly half: number;
+
+  constructor(capacity: number) {
+    this.half = Math.max(1, Math.floor(capacity / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.current.get(key);
+    if (value !== undefined) return value;
+    const older = this.previous.get(key);
+    if (older !== undefined) this.set(key, older);
+    return older;
+  }
+
+  set(key: K, value: V): void {
+    if (this.current.size >= this.half) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(key, value);
+  }
+
+  /** Entries held (a key carried forward may be counted in both generations). */
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+}
+
+/**
  * Texts longer than this are estimated from a sample rather than fully
  * tokenized on the hot path: a 50 MB tool output would otherwise hold the
  * event loop for seconds. The estimate is part of the increment, which the next
@@ -42,11 +82,13 @@ export const ESTIMATE_SAMPLE_CHARS = 64 * 1024;
  * hot path. Bounded: the oldest entries are evicted past `capacity`.
  */
 export class CachedTokenCounter {
-  private readonly cache = new Map<string, number>();
+  private readonly cache: GenerationalCache<string, number>;
   private misses = 0;
   private hits = 0;
 
-  constructor(readonly counter: TokenCounter, private readonly capacity = 200_000) {}
+  constructor(readonly counter: TokenCounter, capacity = 200_000) {
+    this.cache = new GenerationalCache(capacity);
+  }
 
   /**
    * Tokens of `text`, cached under `key` (which must change whenever the text
@@ -61,10 +103,6 @@ export class CachedTokenCounter {
     this.misses++;
     const value = typeof text === 'string' ? text : text();
     const n = value.length > ESTIMATE_ABOVE_CHARS ? this.estimate(value) : this.counter.count(value);
-    if (this.cache.size >= this.capacity) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(key, n);
     return n;
   }

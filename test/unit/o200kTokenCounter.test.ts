@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import o200k = require('gpt-tokenizer/cjs/encoding/o200k_base');
 import { O200kTokenCounter, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
+import { GenerationalCache } from '../../src/core/tokens';
 
 /** The reference: the whole text in one call, special tokens counted as text. */
 function referenceCount(text: string): number {
@@ -63,6 +64,29 @@ describe('O200kTokenCounter', () => {
     }
   });
 
+  it('counts a text in remembered chunks exactly as in one call, wherever a stretch stands', () => {
+    // Texts of 2 KB to 256 KB (the head, a summary) are counted in content-defined chunks
+    // whose counts are remembered: the same stretch at another offset, or inside a larger
+    // text, must come to the same total as the reference.
+    const counter = new O200kTokenCounter();
+    const alphabet = [' ', '  ', '\t', '\n', '\n\n', 'a', 'word', 'Word', '1', '123456', "'s", '/', '.', '=', '-', '{"', '":',
+      'é', '中', '，', '😀', '\u00a0', '<|endoftext|>', '[r12]\n', '- `src/core/engine.ts`: '];
+    for (let seed = 1; seed <= 12; seed++) {
+      const next = random(seed);
+      let text = '';
+      while (text.length < 2_000 + seed * 3_000) text += alphabet[Math.floor(next() * alphabet.length)];
+      assert.equal(counter.count(text), referenceCount(text), `seed ${seed}`);
+      for (const shifted of [`x${text}`, `## Task Context\n\n${text}\n\n## Evidence`, text.slice(777)]) {
+        assert.equal(counter.count(shifted), referenceCount(shifted), `seed ${seed}, shifted`);
+      }
+    }
+    const lines = Array.from({ length: 3_000 }, (_, i) => `[r${i}]\nnext ${i}`);
+    for (let from = 0; from < 600; from += 35) {
+      const block = lines.slice(from, from + 2_000).join('\n');
+      assert.equal(counter.count(block), referenceCount(block));
+    }
+  });
+
   it('splits into slices that rejoin to the original text, never inside a surrogate pair', () => {
     const text = '😀'.repeat(5000) + ' tail';
     const slices = [...splitAtPieceBoundaries(text, 100, 7)];
@@ -96,5 +120,21 @@ describe('O200kTokenCounter', () => {
     const rest = total - proseTokens;
     const estimate = 256 * (referenceCount('q'.repeat(4096)) + referenceCount(' '.repeat(4096)));
     assert.ok(Math.abs(rest - estimate) <= estimate * 0.01 + 4, `tokens after the prose: ${rest}, estimate ${estimate}`);
+  });
+});
+
+describe('GenerationalCache', () => {
+  it('keeps the most recently used half of its capacity, and no more than its capacity', () => {
+    const cache = new GenerationalCache<string, number>(10);
+    for (let i = 0; i < 6; i++) cache.set(`k${i}`, i);
+    assert.equal(cache.get('k0'), 0, 'a hit in the older generation is carried forward');
+    for (let i = 6; i < 10; i++) cache.set(`k${i}`, i);
+    assert.equal(cache.get('k0'), 0, 'k0 was used recently: kept');
+    assert.equal(cache.get('k1'), undefined, 'k1 was not: dropped with its generation');
+    for (let i = 5; i < 10; i++) assert.equal(cache.get(`k${i}`), i);
+    assert.ok(cache.size <= 10, `${cache.size}`);
+    for (let i = 0; i < 10_000; i++) cache.set(`x${i}`, i);
+    assert.ok(cache.size <= 10, `${cache.size}`);
+    assert.equal(cache.get('x9999'), 9999);
   });
 });
