@@ -13,7 +13,10 @@
  *
  * 3. (bench/storeBench.ts) append latency by database size.
  * 4. (bench/tinyRecords.ts) replay time of 10k, 50k and 200k tiny records: linear.
- * 5. (bench/panelBench.ts) the panel's snapshot of a 10k- and a 50k-record task.
+ * 5. (bench/panelBench.ts) the panel's snapshot of a 10k- and a 50k-record task;
+ *    (bench/workspaceBench.ts) the workspace store at 10, 100 and 500 MB.
+ *
+ * `--tiny-only` and `--workspace-only` run one of those alone.
  *
  * Prints ratios, never passes or fails on absolute times: machines are shared.
  */
@@ -24,7 +27,7 @@ import { CompactionSession } from '../src/core/session';
 import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
 import { runPanelBench } from './panelBench';
-import { runStoreBench } from './storeBench';
+import { median, runStoreBench } from './storeBench';
 import { runTinyBench, TINY_CHILD_FLAG, tinyChild } from './tinyRecords';
 import { runWorkspaceBench, WORKSPACE_CHILD_FLAG, workspaceChild } from './workspaceBench';
 import { SyntheticSession } from './syntheticSession';
@@ -43,11 +46,6 @@ interface BandResult {
   viewTokens: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
@@ -140,6 +138,7 @@ function sum(values: number[]): number {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--tiny-only')) return runTinyBench();
+  if (process.argv.includes('--workspace-only')) return runWorkspaceBench();
   const t = performance.now();
   process.stdout.write('warming up the JIT on a throwaway session… ');
   await run(false, 150_000);

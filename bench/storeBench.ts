@@ -15,7 +15,8 @@ import { SessionStore } from '../src/store/sessionStore';
 const SIZES_MB = [1, 10, 100];
 const TIMED_APPENDS = 200;
 
-function median(values: number[]): number {
+/** The median (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
