@@ -23,6 +23,13 @@ describe('sentence classes', () => {
     assert.equal(agent('Because extractToken prefers the Authorization Bearer header, a refresh request with a refresh cookie fails verification.'), 'finding');
   });
 
+  it('an outcome a run or a check showed is a finding, not work done or a choice', () => {
+    assert.equal(agent('The `pr` command now works as intended!'), 'finding');
+    assert.equal(agent('This confirms that the fix is effective and the PR markdown is now correct and branch-specific.'), 'finding');
+    assert.equal(agent('This likely means that the PR markdown was generated in your session directory, not the main workspace.'), 'finding');
+    assert.equal(agent('I updated the `pr` command to list only the commits since the merge base.'), 'change');
+  });
+
   it('process narration and pleasantries are told apart from content', () => {
     assert.equal(agent('Let me check the implementation of the `SessionDB` class.'), 'process');
     assert.equal(agent("Now I'll run the tests to see what fails."), 'process');
