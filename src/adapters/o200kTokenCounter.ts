@@ -28,7 +28,8 @@
  * counted before (the summary lines kept, the passages still quoted), and the
  * chunks of an unchanged stretch come out the same wherever it stands, so only
  * the chunks around what changed are tokenized. The count is the same as in one
- * call.
+ * call, unless two different chunks share their 52-bit key (for the 16K chunks
+ * kept, about one lookup in 10^11; it would misstate that chunk's count).
  *
  * Special-token text such as `<|endoftext|>` is counted as ordinary text:
  * transcripts quote it, and the tokenizer's default would throw on it.
