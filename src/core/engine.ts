@@ -1170,9 +1170,6 @@ export class CompactionEngine {
     // The view is now what a preflight restoring this floor derives (its forms and counts were kept
     // exact through the fold): the next preflight need not derive it again unless something else is written.
     this.preflightMark = { coverageUnit: toUnit, summary: state, viewWrites: this.viewWrites };
-    // The view is now what a preflight restoring this floor derives (its forms and counts were kept
-    // exact through the fold): the next preflight need not derive it again unless something else is written.
-    this.preflightMark = { coverageUnit: toUnit, summary: state, viewWrites: this.viewWrites };
     this.layouts[laid.kind]++;
     this.sources[made.source]++;
     this.floorCount++;

@@ -9,17 +9,19 @@ export interface TokenCounter {
 /**
  * A counter that remembers what it counted, by text: between two model calls
  * almost every message (or summary line) is unchanged, so only the new ones are
- * tokenized. Bounded: cleared when it holds `capacity` texts.
+ * tokenized. Bounded: it holds at most `capacity` texts, the most recently used
+ * (GenerationalCache).
  */
 export class MemoTokenCounter implements TokenCounter {
-  private readonly cache = new Map<string, number>();
-  constructor(private readonly inner: TokenCounter, private readonly capacity: number) {}
+  private readonly cache: GenerationalCache<string, number>;
+  constructor(private readonly inner: TokenCounter, capacity: number) {
+    this.cache = new GenerationalCache(capacity);
+  }
 
   count(text: string): number {
     let n = this.cache.get(text);
     if (n === undefined) {
       n = this.inner.count(text);
-      if (this.cache.size >= this.capacity) this.cache.clear();
       this.cache.set(text, n);
     }
     return n;
@@ -79,7 +81,8 @@ export const ESTIMATE_SAMPLE_CHARS = 64 * 1024;
 /**
  * Counts each distinct piece of content once. Keys are addresses plus the form
  * the part is rendered in, so unchanged content is never re-tokenized on the
- * hot path. Bounded: the oldest entries are evicted past `capacity`.
+ * hot path. Bounded: at most `capacity` entries, the most recently used
+ * (GenerationalCache).
  */
 export class CachedTokenCounter {
   private readonly cache: GenerationalCache<string, number>;
