@@ -6,10 +6,15 @@
  * the 10k run (20× the records, within noise). Each run is timed in a fresh
  * process, after an untimed warm-up replay of other records (the code is
  * compiled, but no cache holds the measured records' texts, and no heap is
- * left over by an earlier run). Each size is the fastest of three runs: on a
- * shared machine other work only ever adds time to a run (measured here: one
- * 200k run took 8.6 s and the next, of the same build, 11.8 s), so the fastest
- * is the closest to what the replay itself costs.
+ * left over by an earlier run).
+ *
+ * The runs go in TINY_ROUNDS rounds of every size, and each size reports the
+ * median of its rounds. Not the fastest run: this machine has fast spells
+ * (measured: 10k runs of one build took 0.34–0.37 s in one round and
+ * 0.52–0.58 s in the next), and a 0.4 s run can fall wholly inside one where a
+ * 10 s run cannot, so the fastest of each size compared a fast spell with an
+ * average one. Rounds spread a slow spell over every size; the range is
+ * printed beside the median.
  */
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +22,7 @@ import { O200kTokenCounter } from '../src/adapters/o200kTokenCounter';
 import { DEFAULT_CONTEXT_WINDOW, defaultBudget, OUTPUT_RESERVED_TOKENS } from '../src/core/budget';
 import { replay } from '../src/core/replay';
 import type { RawRecord } from '../src/core/types';
+import { median } from './storeBench';
 
 export const TINY_SIZES = [10_000, 50_000, 200_000];
 
@@ -58,19 +64,22 @@ function timeInChild(window: number, n: number): number {
   return Number(child.stdout);
 }
 
+/** Rounds of every size: each size reports the median of its runs. */
+const TINY_ROUNDS = 5;
+
 export async function runTinyBench(): Promise<void> {
   console.log('');
-  console.log('Replay time by number of tiny records (a model call before every step, as `context-keeper replay`; each run in a fresh process, the fastest of three)');
+  console.log(`Replay time by number of tiny records (a model call before every step, as \`context-keeper replay\`; each run in a fresh process; the median of ${TINY_ROUNDS} rounds of every size, the range in brackets)`);
   console.log('| window | 10k records | 50k records | 200k records | 200k ÷ 10k |');
   console.log('|---|---:|---:|---:|---:|');
   const ratios: string[] = [];
   for (const window of [DEFAULT_CONTEXT_WINDOW, 16_000]) {
-    const seconds: number[] = [];
-    for (const n of TINY_SIZES) {
-      seconds.push(Math.min(timeInChild(window, n), timeInChild(window, n), timeInChild(window, n)));
-    }
+    const runs: number[][] = TINY_SIZES.map(() => []);
+    for (let round = 0; round < TINY_ROUNDS; round++) TINY_SIZES.forEach((n, k) => runs[k]!.push(timeInChild(window, n)));
+    const seconds = runs.map(median);
     const ratio = seconds[seconds.length - 1]! / seconds[0]!;
-    console.log(`| ${window.toLocaleString('en-US')} | ${seconds.map((s) => `${s.toFixed(1)} s`).join(' | ')} | ${ratio.toFixed(1)} |`);
+    const cell = (s: number, k: number): string => `${s.toFixed(2)} s (${Math.min(...runs[k]!).toFixed(2)}–${Math.max(...runs[k]!).toFixed(2)})`;
+    console.log(`| ${window.toLocaleString('en-US')} | ${seconds.map(cell).join(' | ')} | ${ratio.toFixed(1)} |`);
     ratios.push(`${window / 1000}k ${ratio.toFixed(1)}`);
   }
   console.log(`ratio 4 — replay of 200k tiny records ÷ 10k: ${ratios.join(', ')} — target ≤ 25 (linear): ${ratios.every((r) => Number(r.split(' ')[1]) <= 25) ? 'OK' : 'OVER'}`);
