@@ -13,25 +13,16 @@ const FIRST = 'KEEPER-ANSWER-ONE: multiply now converts strings.';
 const SECOND = 'KEEPER-ANSWER-TWO: I changed src/math.js.';
 
 /**
- * The text of the answer holding `lead`, with VS Code's "Completed N steps" fold opened
- * (once a turn ends, VS Code folds what it streamed between tool calls under it) until `inside` shows.
+ * All the text of the answer holding `lead`, once it holds `inside`. Once a turn ends VS Code folds what it streamed
+ * between tool calls under "Completed N steps" (a closed <details>: its lines stay in the answer's DOM, hidden).
+ * The DOM's text is read rather than the fold clicked open: a click that lands while the finished turn re-renders
+ * is lost, and on a loaded machine the fold stayed closed past every retry.
  */
-async function unfoldedAnswer(page, lead, inside) {
+async function answerText(page, lead, inside) {
   const answer = chatResponses(page, lead).last();
-  const steps = answer.getByText(/^Completed \d+ steps?/).first();
-  const shows = async () => (await visibleText(answer)).includes(inside);
-  // The fold is a <details> whose summary is clicked open; a click that lands while the finished turn re-renders
-  // is lost (seen on a loaded machine), so a fold still closed after it is opened directly.
-  await waitUntil(async () => {
-    if (await shows()) return true;
-    if (!(await steps.isVisible().catch(() => false))) return false;
-    const open = await steps.evaluate((el) => el.closest('details')?.open ?? false).catch(() => false);
-    if (!open) await steps.click({ timeout: 3000 }).catch(() => undefined);
-    if (await waitUntil(shows, { timeout: 3000, what: 'the folded steps to open' }).catch(() => false)) return true;
-    await steps.evaluate((el) => { const fold = el.closest('details'); if (fold) fold.open = true; }).catch(() => undefined);
-    return waitUntil(shows, { timeout: 3000, what: 'the opened fold to show its lines' }).catch(() => false);
-  }, { timeout: 20000, interval: 500, what: 'the folded steps to show their lines' }).catch(() => undefined);
-  return (await visibleText(answer)).replace(/\s+/g, ' ');
+  const text = async () => ((await answer.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ').replace(/\s+/g, ' ');
+  await waitUntil(async () => (await text()).includes(inside), { timeout: 20000, interval: 250, what: 'the answer to hold its steps' }).catch(() => undefined);
+  return text();
 }
 
 /** A turn's compaction line: once ("Compacted the context: a → b tokens") or "N times in this turn, the last time a → b tokens". */
@@ -80,8 +71,8 @@ export async function run({ page, workspace, log, check, fakeModel }) {
   if (askedRun) await skip.click();
   check(await responseRendered(page, FIRST), "@keeper's answer is rendered in the chat list");
   // Each tool call stays in the answer as a line once the turn is over (VS Code renders @keeper's tool
-  // invocations; once the turn ends it folds them under "Completed N steps", which opens them again).
-  const answer = await unfoldedAnswer(page, FIRST, 'Editing src/math.js');
+  // invocations; once the turn ends it folds them under "Completed N steps").
+  const answer = await answerText(page, FIRST, 'Editing src/math.js');
   check(answer.includes('Reading src/math.js') && answer.includes('Editing src/math.js') && answer.includes('touch declined-marker.txt'), `the read, the edit and the command stay as lines in the answer (${answer.slice(0, 240)})`);
   const source = readFileSync(join(workspace, 'src', 'math.js'), 'utf8');
   check(source.includes('return Number(a) * Number(b);') && source.includes('return a + b;'), 'the allowed edit is applied to the file');
