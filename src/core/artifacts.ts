@@ -16,7 +16,7 @@ const NAMED_FILE = /`([^`\s]+\.[A-Za-z][\w]{0,7}|[^`\s]*\/[^`\s]+)`|(?:^|[\s(])(
  * empty Copilot replace), the file the step's prose named last before it, else
  * the file the step last read or wrote.
  */
-export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocation | undefined = unit.parts[partIndex]?.tool): FileTouch[] {
+export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocation | undefined = unit.parts[partIndex]?.tool): readonly FileTouch[] {
   if (!tool) return [];
   const own = fileTouches(tool);
   if (own.length) return own;

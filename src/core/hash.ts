@@ -11,12 +11,30 @@
  * a collision inside one session is vanishingly unlikely at this width.
  */
 export function contentHash(text: string): string {
-  let h1 = 0xdeadbeef ^ text.length;
-  let h2 = 0x41c6ce57 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+  return contentHashOf([text]);
+}
+
+/**
+ * `contentHash` of the pieces joined with `separator` (the same digest), without
+ * building the joined string.
+ */
+export function contentHashOf(pieces: readonly string[], separator = ''): string {
+  let length = separator.length * Math.max(0, pieces.length - 1);
+  for (const piece of pieces) length += piece.length;
+  let h1 = 0xdeadbeef ^ length;
+  let h2 = 0x41c6ce57 ^ length;
+  for (let k = 0; k < pieces.length; k++) {
+    for (let i = 0, sep = k > 0 ? separator.length : 0; i < sep; i++) {
+      const c = separator.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    const text = pieces[k]!;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);

@@ -8,7 +8,7 @@
  *   block. Tool parts are addressed by toolCallId, text and reasoning by a hash
  *   of their content. Response ids split steps but never become addresses.
  */
-import { contentHash } from './hash';
+import { contentHash, contentHashOf } from './hash';
 import type { Part, RawRecord, ToolInvocation, Unit, UnitKind } from './types';
 
 interface MutableUnit {
@@ -140,8 +140,10 @@ export class SessionRecord {
   coverageDigest(unitIndex: number): string {
     for (let i = this.digests.length; i <= unitIndex; i++) {
       const unit = this.mutableUnits[i - 1]!;
-      const addresses = unit.parts.map((p) => p.address).join(',');
-      this.digests.push(contentHash(`${this.digests[i - 1]}|${unit.kind}@${unit.firstRecord}:${addresses}`));
+      // The digest of `${previous}|${kind}@${firstRecord}:${addresses joined by ','}`, hashed piece by piece.
+      const pieces = unit.parts.map((p) => p.address);
+      pieces[0] = `${this.digests[i - 1]}|${unit.kind}@${unit.firstRecord}:${pieces[0] ?? ''}`;
+      this.digests.push(contentHashOf(pieces, ','));
     }
     return this.digests[unitIndex]!;
   }

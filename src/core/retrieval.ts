@@ -30,13 +30,19 @@ interface Passage {
 export function terms(text: string): Set<string> {
   const out = new Set<string>();
   for (const raw of text.toLowerCase().split(/[^a-z0-9_./-]+/)) {
-    const t = raw.replace(/^[./-]+|[./-]+$/g, '');
+    if (raw.length < 3) continue;
+    const t = EDGE_PUNCTUATION.test(raw) ? raw.replace(/^[./-]+|[./-]+$/g, '') : raw;
     if (t.length >= 3 && t.length <= 40 && !STOP.has(t) && !/^\d+$/.test(t)) out.add(t);
   }
   return out;
 }
 
+/** A word that starts or ends with the punctuation a term loses. */
+const EDGE_PUNCTUATION = /^[./-]|[./-]$/;
+
 function split(text: string): string[] {
+  // Most texts are one short passage.
+  if (text.length <= PASSAGE_CHARS && !text.includes('\n')) return text.trim() ? [text] : [];
   const out: string[] = [];
   let current = '';
   for (const line of text.split('\n')) {

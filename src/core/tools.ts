@@ -122,7 +122,22 @@ const FAMILY_BY_NAME: ReadonlyMap<string, ToolFamily> = (() => {
 
 /** Lower-case, provider prefixes and version suffixes removed, separators removed: `mcp:read_file` → `readfile`. */
 function canonicalName(name: unknown): string {
-  let n = typeof name === 'string' ? name.trim().toLowerCase() : '';
+  if (typeof name !== 'string') return '';
+  let canon = CANONICAL_NAMES.get(name);
+  if (canon === undefined) {
+    // A session uses a few tool names, asked about at every call, result and fold: each is worked out once.
+    if (CANONICAL_NAMES.size >= MAX_CANONICAL_NAMES) CANONICAL_NAMES.clear();
+    canon = canonicalNameOf(name);
+    CANONICAL_NAMES.set(name, canon);
+  }
+  return canon;
+}
+
+const CANONICAL_NAMES = new Map<string, string>();
+const MAX_CANONICAL_NAMES = 4096;
+
+function canonicalNameOf(name: string): string {
+  let n = name.trim().toLowerCase();
   if (n.startsWith('mcp__')) {
     const cut = n.lastIndexOf('__');
     n = cut > 3 ? n.slice(cut + 2) : n.slice(5);
@@ -233,6 +248,19 @@ function isTaskMaster(name: unknown): boolean {
  * - `str_replace_editor` / `str_replace_based_edit_tool`: `view` → read, `create` → write, else edit.
  */
 export function classifyTool(name: string, input: unknown): ToolKind {
+  // A call's kind is asked for by the artifact index, the state channel, the reducers and every fold that
+  // covers it: worked out once per input object (inputs are never changed once recorded).
+  if (typeof input !== 'object' || input === null) return kindOf(name, input);
+  const known = KINDS.get(input);
+  if (known?.name === name) return known.kind;
+  const kind = kindOf(name, input);
+  KINDS.set(input, { name, kind });
+  return kind;
+}
+
+const KINDS = new WeakMap<object, { readonly name: string; readonly kind: ToolKind }>();
+
+function kindOf(name: string, input: unknown): ToolKind {
   try {
     const canon = canonicalName(name);
     const disposable = DISPOSABLE.has(canon);
@@ -498,9 +526,22 @@ function patchText(input: unknown): string | undefined {
  * nothing. '' is never returned; duplicates are removed, order of first
  * appearance kept.
  */
-export function fileTouches(inv: ToolInvocation): FileTouch[] {
+export function fileTouches(inv: ToolInvocation): readonly FileTouch[] {
+  if (!inv) return [];
+  // Asked for at the call, at its result and at every fold covering it: read once per invocation (an
+  // invocation is never changed; its result makes a new one).
+  let touches = TOUCHES.get(inv);
+  if (touches === undefined) {
+    touches = Object.freeze(touchesOf(inv));
+    TOUCHES.set(inv, touches);
+  }
+  return touches;
+}
+
+const TOUCHES = new WeakMap<ToolInvocation, readonly FileTouch[]>();
+
+function touchesOf(inv: ToolInvocation): FileTouch[] {
   try {
-    if (!inv) return [];
     const kind = classifyTool(inv.name, inv.input);
     const family = kind.family;
     const output = typeof inv.output === 'string' ? inv.output : '';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { contentHash } from '../../src/core/hash';
+import { contentHash, contentHashOf } from '../../src/core/hash';
 import { ANCHOR_KEY, FACT_PREFIX, FLOOR_PREFIX, floorKey, InMemorySnapshotStore, parseFloorKey, STATE_EVENT_PREFIX, stateEventKey, type ReducedForm } from '../../src/core/store';
 import { emptySummary } from '../../src/core/summary';
 
@@ -54,5 +54,19 @@ describe('content hashing', () => {
     for (let i = 0; i < 20000; i++) seen.add(contentHash(`part ${i}`));
     assert.equal(seen.size, 20000);
     assert.notEqual(contentHash('ab'), contentHash('ba'));
+  });
+
+  it('keeps the digests stores already hold, and hashes pieces as their joined text', () => {
+    // Part addresses and coverage digests are stored keys: the function may not change.
+    assert.equal(contentHash('hello'), '410c0bc094fbed49');
+    assert.equal(contentHash('abc|step@12:tool:c1,text:ab12'), '7732eb3b2c40405a');
+    assert.equal(contentHashOf(['abc|step@12:tool:c1', 'text:ab12'], ','), '7732eb3b2c40405a');
+    const pieces = ['', 'a', 'tool:x,y', '\u00e9\ud83d\ude00', ''];
+    for (let n = 0; n <= pieces.length; n++) {
+      for (const separator of ['', ',', '|-']) {
+        const some = pieces.slice(0, n);
+        assert.equal(contentHashOf(some, separator), contentHash(some.join(separator)), `${n} pieces joined by '${separator}'`);
+      }
+    }
   });
 });

@@ -129,6 +129,20 @@ describe('tools: classifyTool', () => {
 });
 
 describe('tools: fileTouches', () => {
+  it('reads a call once: the same invocation gives the same frozen list, one input under two names two kinds', () => {
+    const call = inv('Read', { file_path: '/u/a.ts' }, 'x');
+    const first = fileTouches(call);
+    assert.equal(fileTouches(call), first);
+    assert.ok(Object.isFrozen(first));
+    assert.throws(() => (first as unknown as { push(t: unknown): void }).push({ path: 'b', access: 'read' }), TypeError);
+    // Its result is a new invocation, read again: the output can name the file when the input does not.
+    assert.deepEqual(fileTouches(inv('Read', '', '`./b.md`\n```\n     1→# B\n```')), [{ path: './b.md', access: 'read' }]);
+    const input = { file_path: '/u/a.ts', content: 'x' };
+    assert.equal(classifyTool('Read', input).family, 'read');
+    assert.equal(classifyTool('Write', input).family, 'write');
+    assert.equal(classifyTool('Read', input).family, 'read');
+  });
+
   it('Claude Code Read / Edit / Write', () => {
     assert.deepEqual(fileTouches(inv('Read', { file_path: '/u/a.ts', offset: 10, limit: 5 }, 'x')), [{ path: '/u/a.ts', access: 'read' }]);
     assert.deepEqual(fileTouches(inv('Edit', { file_path: '/u/a.ts', old_string: 'a', new_string: 'b' }, 'ok')), [
