@@ -29,6 +29,22 @@ const KEY_FILLER = new Set(
   ),
 );
 
+/**
+ * Whether a statement says nothing a later reader could use: no identifier,
+ * and fewer than two words that are neither function words nor fillers
+ * ("So that works.", "That fixed the issue.", "It works now."). A number is a
+ * word that counts ("Found 3 errors").
+ */
+export function saysNothing(text: string): boolean {
+  if (handles(text).length > 0) return false;
+  let content = 0;
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []) {
+    const w = word.replace(/'/g, '');
+    if ((/\d/.test(w) || (w.length >= 3 && !STOP.has(w) && !KEY_FILLER.has(w))) && ++content >= 2) return false;
+  }
+  return true;
+}
+
 /** Words of a text, code spans kept whole. */
 export function words(text: string): string[] {
   return text.match(/`[^`]*`|\S+/g) ?? [];

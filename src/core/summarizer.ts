@@ -19,7 +19,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type Sentence, type SentenceClass } from './classify';
-import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, restatedBy, salience, sameStatement, significant, statementOf, stems, subjectKey, terminalText } from './digest';
+import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, restatedBy, salience, sameStatement, saysNothing, significant, statementOf, stems, subjectKey, terminalText } from './digest';
 import { askText, editFailureReport, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
 import { knownPathOf, touchesInStep } from './artifacts';
@@ -879,6 +879,7 @@ class Fold {
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
+          if (saysNothing(text)) continue;
           candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++ });
         }
         const choice = awaitedChoice(part.text);
@@ -907,6 +908,7 @@ class Fold {
       const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
       if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
       const statement = statementOf(s.text);
+      if (saysNothing(statement)) continue;
       const carried = salience(statement);
       if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next() });
     }

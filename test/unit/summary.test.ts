@@ -528,6 +528,17 @@ describe('the Task Context as a digest', () => {
   const fold = async (b: RecordBuilder): Promise<SummaryState> => new ExtractiveSummarizer(counter, 1e6).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
   const everyLine = (s: SummaryState): string[] => (['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const).flatMap((k) => s.facts[k].map((l) => l.text));
 
+  it('a statement that says nothing a reader could use is not a line', async () => {
+    const b = new RecordBuilder()
+      .user('Why does push-to-talk insert the same text?')
+      .step('The listener is already registered in `initialize()`. So that works. That fixed the issue. It works now.')
+      .step('The tests pass now: 12 passed, 0 failed. The build broke again.');
+    const lines = everyLine(await fold(b));
+    assert.ok(!lines.some((t) => /^(?:So that works|That fixed the issue|It works now)/.test(t)), JSON.stringify(lines));
+    assert.ok(lines.some((t) => t.includes('`initialize()`')), JSON.stringify(lines));
+    assert.ok(lines.some((t) => t.includes('12 passed')), JSON.stringify(lines));
+  });
+
   it('harness text never becomes a request, a goal or a rule', async () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
