@@ -3,7 +3,8 @@
 //   node esbuild.mjs extension cli     only the named ones
 // Types are checked separately (`tsc --noEmit`, see `npm run build`).
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,13 +31,10 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
 const configs = {
   extension: {
     // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
-    // The tokenizer's tables are a file of their own (dist/o200k.js), read on the first count, not at activation.
+    // The tokenizer's rank table is a data file of its own (dist/o200k.ranks), built in slices after activation.
     // `navigator` is undefined in it: the extension host is Node, where reading the global logs a deprecation
     // warning at activation (zod probes it for Cloudflare Workers, sql.js for the user's language).
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerBeside(), zodEnglishOnly()] },
-  },
-  tokenizer: {
-    options: { ...node, entryPoints: ['node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js'], outfile: 'dist/o200k.js', minify: true, sourcemap: false },
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerTableOnly(), zodEnglishOnly()] },
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { __CONTEXT_KEEPER_VERSION__: JSON.stringify(version) } },
@@ -57,15 +55,20 @@ const configs = {
 };
 
 /**
- * The extension bundle requires the tokenizer from the file beside it
- * (`./o200k.js`, built by the `tokenizer` config) instead of inlining its 2.8 MB:
- * the extension starts without parsing them.
+ * The extension counts with the rank table (dist/o200k.ranks, see
+ * writeRankTable), never with gpt-tokenizer's 2.8 MB module of tables: the
+ * module's import (the counter's fallback for a build without the table, as in
+ * the unit tests) becomes a module that says what is missing.
  */
-function tokenizerBeside() {
+function tokenizerTableOnly() {
   return {
-    name: 'tokenizer-beside',
+    name: 'tokenizer-table-only',
     setup(b) {
-      b.onResolve({ filter: /^gpt-tokenizer\/cjs\/encoding\/o200k_base$/ }, () => ({ path: './o200k.js', external: true }));
+      b.onResolve({ filter: /^gpt-tokenizer\/cjs\/encoding\/o200k_base$/ }, (args) => ({ path: args.path, namespace: 'no-tokenizer-module' }));
+      b.onLoad({ filter: /.*/, namespace: 'no-tokenizer-module' }, () => ({
+        contents: "throw new Error(\"Context Keeper's tokenizer table dist/o200k.ranks is missing from this build: run npm run build\");",
+        loader: 'js',
+      }));
     },
   };
 }
@@ -84,6 +87,20 @@ function zodEnglishOnly() {
       b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({ contents: 'export {};', loader: 'js' }));
     },
   };
+}
+
+/**
+ * dist/o200k.ranks: the tokenizer's rank table as data (JSON arrays of 2,000
+ * ranks a line), which the extension and the CLI read off the event loop and
+ * build in slices (src/adapters/o200kTokenCounter.ts) instead of parsing
+ * gpt-tokenizer's module of tables in one block.
+ */
+function writeRankTable() {
+  const ranks = createRequire(import.meta.url)('gpt-tokenizer/cjs/bpeRanks/o200k_base').default;
+  const lines = [];
+  for (let i = 0; i < ranks.length; i += 2000) lines.push(JSON.stringify(ranks.slice(i, i + 2000)));
+  writeFileSync(join(dist, 'o200k.ranks'), lines.join('\n'));
+  log(`wrote dist/o200k.ranks (${ranks.length} ranks)`);
 }
 
 /** The panel's stylesheet and the codicon font (no remote resources in a webview). */
@@ -143,6 +160,7 @@ async function main(argv) {
     }
   }));
   copySqlWasm();
+  writeRankTable();
   return failed ? 1 : 0;
 }
 

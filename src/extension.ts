@@ -37,8 +37,10 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
   const root = new DisposableStore();
   context.subscriptions.push(root);
   try {
-    // One token counter for the window (its tables load on the first count, not here).
+    // One token counter for the window. Its tables are built from here on in slices that give the event loop back
+    // (about 300 ms of work in all); a count that comes first builds the rest at once.
     const counter = new O200kTokenCounter();
+    void counter.prepare().catch((error: unknown) => console.error('Context Keeper: the tokenizer could not be prepared', error));
     const reports = root.add(new ReportDocuments(counter));
     root.add(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
     const storage = (context.storageUri ?? context.globalStorageUri).fsPath;

@@ -24,7 +24,7 @@ export interface Part {
 
 export const HOUSE: readonly Part[] = [
   { name: 'core', path: 'src/core/', does: 'the compaction engine: record, budget, ladder, Task Context, protected state, redaction, replay', imports: [], packages: ['zod'] },
-  { name: 'adapters', path: 'src/adapters/', does: 'what the core and the host need from outside, behind their ports: the o200k token counter, a disposable store', imports: ['core'], packages: ['gpt-tokenizer'], vscode: true },
+  { name: 'adapters', path: 'src/adapters/', does: 'what the core and the host need from outside, behind their ports: the o200k token counter (its rank table read from disk), a disposable store', imports: ['core'], packages: ['gpt-tokenizer'], vscode: true, node: true },
   { name: 'store', path: 'src/store/', does: 'the durable session store: sql.js database, journal, payloads, lock', imports: ['core'], packages: ['sql.js'], node: true },
   { name: 'report', path: 'src/report/', does: 'the report of a transcript and the session ids, shared by the CLI and the commands', imports: ['core'] },
   { name: 'agent', path: 'src/agent/', does: '@keeper: the agent loop, its tools, the model port and its VS Code adapter, settings, evidence documents', imports: ['core', 'adapters'], packages: ['zod'], vscode: true, node: true },

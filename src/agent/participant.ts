@@ -204,6 +204,9 @@ export class KeeperAgent implements vscode.Disposable {
   }
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<vscode.ChatResult> => {
+    // The tokenizer's tables, built in slices since activation: a turn counting before they are done would build
+    // the rest in one block, with every extension of the window waiting. (A failure shows at the first count.)
+    await this.counter.prepare?.().catch(() => undefined);
     const taskId = taskIdFromHistory(context.history) ?? newTaskId();
     let metadata: KeeperMetadata = { taskId };
     const model = request.model as vscode.LanguageModelChat | undefined;

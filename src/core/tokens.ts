@@ -4,6 +4,12 @@
  */
 export interface TokenCounter {
   count(text: string): number;
+  /**
+   * Builds what counting needs ahead of the first count, without blocking the
+   * caller's event loop (a counter whose tables take long to build). Counting
+   * before it settles still works: it builds what is left at once.
+   */
+  prepare?(): Promise<void>;
 }
 
 /**

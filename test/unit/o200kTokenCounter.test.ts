@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
 import o200k = require('gpt-tokenizer/cjs/encoding/o200k_base');
-import { O200kTokenCounter, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { O200kTokenCounter, RANK_TABLE_FILE, RankTableLoader, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
 import { GenerationalCache } from '../../src/core/tokens';
 
 /** The reference: the whole text in one call, special tokens counted as text. */
@@ -138,3 +141,48 @@ describe('GenerationalCache', () => {
     assert.equal(cache.get('x9999'), 9999);
   });
 });
+
+describe('the rank table built in slices', () => {
+  /** The table as esbuild.mjs writes it: the module's ranks, 2,000 to a JSON line. */
+  function rankTable(lines = Infinity): string {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ranks = (require('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: unknown[] }).default;
+    const out: string[] = [];
+    for (let i = 0; i < ranks.length && out.length < lines; i += 2000) out.push(JSON.stringify(ranks.slice(i, i + 2000)));
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'ck-ranks-')), RANK_TABLE_FILE);
+    writeFileSync(file, out.join('\n'));
+    return file;
+  }
+  const texts = [SAMPLE, 'héllo wörld 日本語のテキスト 🙂 <|endoftext|> \ud800 x \udfff', 'a'.repeat(3000), '\u00ff\u0100 bytes: \x00\x01\x7f', 'ﷺ ﷻ ꧁꧂ 𓀀𓀁 ‱ ⸻'];
+
+  it('counts as the module does, and gives the event loop back while it builds', async () => {
+    const file = rankTable();
+    let ticks = 0;
+    let ticking = true;
+    const tick = (): void => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const encoding = await new RankTableLoader(file).load();
+    ticking = false;
+    assert.ok(ticks >= 2, `the event loop ran ${ticks} times while the table was built`);
+    const rng = random(7);
+    const generated = Array.from({ length: 40 }, () => Array.from({ length: 200 }, () => String.fromCodePoint(Math.floor(rng() * rng() * 0x2ffff))).join(''));
+    for (const text of [...texts, ...generated]) assert.equal(encoding.countTokens(text, { disallowedSpecial: new Set<string>() }), referenceCount(text), JSON.stringify(text.slice(0, 40)));
+  });
+
+  it('finishes at once for a count that cannot wait, even while a load is under way', async () => {
+    const loader = new RankTableLoader(rankTable());
+    const pending = loader.load();
+    const now = loader.finishSync();
+    assert.equal(now.countTokens(SAMPLE, { disallowedSpecial: new Set<string>() }), referenceCount(SAMPLE));
+    assert.equal(await pending, now);
+  });
+
+  it('refuses a table cut short, naming the file', () => {
+    const file = rankTable(3);
+    assert.throws(() => new RankTableLoader(file).finishSync(), new RegExp(`${RANK_TABLE_FILE} holds 6000 ranks, not 199998`));
+  });
+});
+
