@@ -122,11 +122,16 @@ export function looksLikeLog(sentence: string): boolean {
 /** A heading about how errors are dealt with ("Error Recovery:", "Failure handling"). */
 const ERROR_HANDLING = /\b(?:error|failure|exception)s? (?:handling|recovery|reporting|messages?|management|logging|propagation|boundar\w*)\b/i;
 
+/** A lead-in over causes the agent only suspects: what stands under it is a finding, assumed. */
+export const SUSPECTED_LEAD = /\b(?:possible|potential|likely|probable|common|suspected) (?:causes|culprits|reasons|explanations)\b|\bhypothes[ie]s\b/i;
+
 /** What a heading or a lead-in above a sentence says about the sentences under it. */
 const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
+  // Causes only suspected ("Likely causes:", "Explain common causes in this architecture:") are findings, marked assumed.
+  [SUSPECTED_LEAD, 'finding'],
   // Under a question ("## 1. Semantic Overlays - Examples or Exhaustive?") stands its answer; under an offer, options.
   [/^(?!.*\b(?:would you like|do you want|want me to|shall i|should i|should we|which (?:one|would|do you))\b).*\?\s*$/i, 'finding'],
-  [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|causes|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
+  [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
   // A review's grading heads what it found ("Critical / high (fix first)", "Security concerns", "Bugs").
   [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status|critical(?: issues?| bugs?| findings?| \/ high| and high|, high)|severity|(?:bugs?|vulnerabilit(?:y|ies)|gaps?|risks?|concerns?|weakness(?:es)?)(?! (?:(?:have |has )?(?:been |were |are |is )?)(?:fixed|resolved|addressed|closed)))\b/i, 'finding'],
   // "Updated Appendix TODO Items:", "Added next steps section:" head what was changed in a document, not the plan.

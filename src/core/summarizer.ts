@@ -18,7 +18,7 @@
  * summarizer fails.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, type Sentence, type SentenceClass } from './classify';
+import { CONTENT_CLASSES, classifySentence, isFragment, isRuleSentence, looksLikeCode, ruleKind, looksLikeLog, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { awaitedChoice, clipChars, errorLine, STATEMENT_MAX_WORDS, words, errorSignatures, handles, PLACEHOLDER, lastQuestion, outputLines, purposeOf, resolveReply, restatedBy, salience, sameStatement, saysNothing, significant, statementOf, stems, subjectKey, terminalText } from './digest';
 import { askText, editFailureReport, splitQuoted, splitUserText, withoutInjectedBlocks, type QuotedText, type UserText } from './harness';
 import { enforceCap, gistsOf, gistWordsFor, mergeSources, SOURCES_SUFFIX, SummaryBuilder, SummaryLineCounter, emptySummary, type FactLine, type FactSection, type LineOrigin, type RequestLine, type SummaryState } from './summary';
@@ -661,6 +661,8 @@ interface Candidate {
   readonly record: number;
   readonly salience: number;
   readonly order: number;
+  /** Said under a lead-in of suspected causes ("Likely causes:"): a finding only assumed. */
+  readonly suspected?: boolean;
 }
 
 const SECTION_OF: Partial<Record<SentenceClass, FactSection>> = { finding: 'Findings', decision: 'Decisions', failure: 'Ruled out', change: 'Decisions' };
@@ -880,7 +882,8 @@ class Fold {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
-          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++ });
+          const suspected = s.lead !== undefined && SUSPECTED_LEAD.test(s.lead);
+          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...(suspected ? { suspected } : {}) });
         }
         const choice = awaitedChoice(part.text);
         const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
@@ -910,7 +913,8 @@ class Fold {
       const statement = statementOf(s.text);
       if (saysNothing(statement)) continue;
       const carried = salience(statement);
-      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next() });
+      const suspected = s.lead !== undefined && SUSPECTED_LEAD.test(s.lead);
+      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...(suspected ? { suspected } : {}) });
     }
   }
 
@@ -931,7 +935,7 @@ class Fold {
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;
       if (c.cls === 'finding' && this.reproduced(c)) continue;
-      const text = c.cls === 'finding' && /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text) ? `${c.text} (assumed)` : c.text;
+      const text = c.cls === 'finding' && (c.suspected || /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }
   }

@@ -250,6 +250,10 @@ describe('sentence classes', () => {
     assert.equal(cls('reads the file twice'), 'finding');
     assert.equal(cls('migrate the session'), 'plan');
     assert.equal(cls('Rebase the DLLs'), 'other', 'an option offered is not a decision');
+    // Causes the agent only suspects ("common causes in this architecture") are findings (the summary marks them
+    // assumed), not decisions.
+    const suspected = sentencesOf('Explain common causes in this architecture:\n- Stale closure/state when capturing the typed characters or clipboard content.');
+    assert.equal(classifySentence(suspected[1]!.text, 'assistant', suspected[1]!.lead).cls, 'finding');
     // "Error Recovery:" heads how errors are handled, not what failed.
     const handling = sentencesOf('**Error Recovery**:\n\n- All operations are wrapped in try-catch blocks\n- Failed operations provide clear error messages');
     for (const s of handling) assert.notEqual(classifySentence(s.text, 'assistant', s.lead).cls, 'failure', s.text);

@@ -539,6 +539,16 @@ describe('the Task Context as a digest', () => {
     assert.ok(lines.some((t) => t.includes('12 passed')), JSON.stringify(lines));
   });
 
+  it('causes the agent only suspects are findings marked assumed, not decisions', async () => {
+    const b = new RecordBuilder()
+      .user('Why does push-to-talk insert the same text?')
+      .step('Likely causes:\n- Stale closure/state when capturing the typed characters in `DictationOrchestrator`.\n- The `InjectMode` logic not updating the buffer before the paste event.');
+    const s = await fold(b);
+    assert.deepEqual(s.facts.Decisions, []);
+    const found = s.facts.Findings.map((l) => l.text);
+    assert.ok(found.length > 0 && found.every((t) => t.endsWith('(assumed)')), JSON.stringify(found));
+  });
+
   it('harness text never becomes a request, a goal or a rule', async () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
