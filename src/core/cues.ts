@@ -181,6 +181,9 @@ export const AGENT_CUES: readonly Cue[] = [
   // A label alone ("Root Cause:" over a list) states nothing: its items do.
   { cls: 'finding', weight: 4, pattern: /^(?:root cause|cause|problem|issue|finding|findings|result|results|diagnosis|observation|key (?:finding|insight)|analysis)\s*:\s*\S/i },
   { cls: 'finding', weight: 1, pattern: /^(?:status|the fix works|verified|confirmed)\s*:/i },
+  // An interpretation of what was seen ("This could mean that it types the previous transcription instead of the
+  // current one"): found, whatever choice words it quotes.
+  { cls: 'finding', weight: 4, pattern: /^(?:so )?(?:this|that|which|it) (?:(?:could|may|might|would|likely|probably|clearly|then) )?(?:means?|suggests?|indicates?|implies|explains?)\b(?!(?: that)? (?:we|i|you)(?:'ll| will| should| need| must| have to)\b)/i },
   // An outcome observed: what a run or a check showed ("now works as intended", "this confirms the issue").
   { cls: 'finding', weight: 3, pattern: /^(?!verified\b)[^.?!]*\b(?:now works|works as (?:intended|expected)|(?:this|which|that) (?:confirms|(?:likely |probably |clearly )?means))\b/i },
   // failures: what did not work
