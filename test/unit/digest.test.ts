@@ -41,6 +41,10 @@ describe('sentence classes', () => {
     assert.equal(agent("Now I'll run the tests to see what fails."), 'process');
     assert.equal(agent('Okay, I will refactor the `unionIterablesAsync` function.'), 'process');
     assert.equal(agent("I've reviewed your CONVENTIONS.md file."), 'process');
+    assert.equal(agent('I am cross-referencing this to the `build.rs` to verify the declaration, ensuring a smooth integration.'), 'process');
+    // What the agent is running into is no narration: it reports what happened.
+    assert.notEqual(agent("I'm now facing module-not-found errors for crates like `vim` and `toml`."), 'process');
+    assert.notEqual(agent("I'm seeing a 404 from the API when the token is missing."), 'process');
     assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
     // A look the agent is about to take decides nothing, whatever it names; a change with what it replaces does.
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
