@@ -151,10 +151,11 @@ export class RankTableLoader {
 let tables: Encoding | undefined;
 let loader: RankTableLoader | undefined;
 
-/** The rank table beside this bundle (dist/), if the build wrote one; tests run from `out/` use the module. */
-function rankTableFile(): string | undefined {
+/** The loader of the rank table beside this bundle (dist/), made once; none without a table (tests from `out/` use the module). */
+function tableLoader(): RankTableLoader | undefined {
+  if (loader) return loader;
   const file = path.join(__dirname, RANK_TABLE_FILE);
-  return existsSync(file) ? file : undefined;
+  return existsSync(file) ? (loader = new RankTableLoader(file)) : undefined;
 }
 
 /**
@@ -165,10 +166,9 @@ function rankTableFile(): string | undefined {
  */
 function o200k(): Encoding {
   if (tables) return tables;
-  const file = loader ? undefined : rankTableFile();
-  if (loader || file) return (tables = (loader ??= new RankTableLoader(file!)).finishSync());
+  const table = tableLoader();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (tables = require('gpt-tokenizer/cjs/encoding/o200k_base') as O200k);
+  return (tables = table ? table.finishSync() : (require('gpt-tokenizer/cjs/encoding/o200k_base') as O200k));
 }
 
 /**
@@ -179,9 +179,8 @@ function o200k(): Encoding {
  */
 export async function prepareTokenizer(): Promise<void> {
   if (tables) return;
-  const file = loader ? undefined : rankTableFile();
-  if (!loader && !file) return;
-  tables ??= await (loader ??= new RankTableLoader(file!)).load();
+  const table = tableLoader();
+  if (table) tables ??= await table.load();
 }
 
 /**

@@ -18,6 +18,7 @@
  * never split.
  */
 import type { ToolInvocation } from './types';
+import { GenerationalCache } from './tokens';
 
 export type ToolFamily = 'read' | 'write' | 'edit' | 'search' | 'list' | 'shell' | 'todo' | 'web' | 'task' | 'other';
 
@@ -126,15 +127,13 @@ function canonicalName(name: unknown): string {
   let canon = CANONICAL_NAMES.get(name);
   if (canon === undefined) {
     // A session uses a few tool names, asked about at every call, result and fold: each is worked out once.
-    if (CANONICAL_NAMES.size >= MAX_CANONICAL_NAMES) CANONICAL_NAMES.clear();
     canon = canonicalNameOf(name);
     CANONICAL_NAMES.set(name, canon);
   }
   return canon;
 }
 
-const CANONICAL_NAMES = new Map<string, string>();
-const MAX_CANONICAL_NAMES = 4096;
+const CANONICAL_NAMES = new GenerationalCache<string, string>(4096);
 
 function canonicalNameOf(name: string): string {
   let n = name.trim().toLowerCase();
