@@ -33,8 +33,9 @@ const configs = {
     // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
     // The tokenizer's rank table is a data file of its own (dist/o200k.ranks), built in slices after activation.
     // `navigator` is undefined in it: the extension host is Node, where reading the global logs a deprecation
-    // warning at activation (zod probes it for Cloudflare Workers, sql.js for the user's language).
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerTableOnly(), zodEnglishOnly()] },
+    // warning at activation (zod probes it for Cloudflare Workers, sql.js for the user's language). zod is its
+    // functional build (src/core/schema.ts): the bundle keeps only the parts used.
+    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerTableOnly()] },
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { __CONTEXT_KEEPER_VERSION__: JSON.stringify(version) } },
@@ -69,22 +70,6 @@ function tokenizerTableOnly() {
         contents: "throw new Error(\"Context Keeper's tokenizer table dist/o200k.ranks is missing from this build: run npm run build\");",
         loader: 'js',
       }));
-    },
-  };
-}
-
-/**
- * zod re-exports every locale of its error messages (`z.locales`, about 40% of
- * the extension bundle); Context Keeper speaks English only (zod's default,
- * which it loads itself), so the locale index is an empty module: less to
- * compile when the extension host loads the bundle.
- */
-function zodEnglishOnly() {
-  return {
-    name: 'zod-english-only',
-    setup(b) {
-      b.onResolve({ filter: /locales\/index\.c?js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined));
-      b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({ contents: 'export {};', loader: 'js' }));
     },
   };
 }

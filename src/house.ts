@@ -23,15 +23,15 @@ export interface Part {
 }
 
 export const HOUSE: readonly Part[] = [
-  { name: 'core', path: 'src/core/', does: 'the compaction engine: record, budget, ladder, Task Context, protected state, redaction, replay', imports: [], packages: ['zod'] },
+  { name: 'core', path: 'src/core/', does: 'the compaction engine: record, budget, ladder, Task Context, protected state, redaction, replay; the one schema builder (zod, src/core/schema.ts)', imports: [], packages: ['zod'] },
   { name: 'adapters', path: 'src/adapters/', does: 'what the core and the host need from outside, behind their ports: the o200k token counter (its rank table read from disk), a disposable store', imports: ['core'], packages: ['gpt-tokenizer'], vscode: true, node: true },
   { name: 'store', path: 'src/store/', does: 'the durable session store: sql.js database, journal, payloads, lock', imports: ['core'], packages: ['sql.js'], node: true },
   { name: 'report', path: 'src/report/', does: 'the report of a transcript and the session ids, shared by the CLI and the commands', imports: ['core'] },
-  { name: 'agent', path: 'src/agent/', does: '@keeper: the agent loop, its tools, the model port and its VS Code adapter, settings, evidence documents', imports: ['core', 'adapters'], packages: ['zod'], vscode: true, node: true },
-  { name: 'protocol', path: 'src/protocol/', does: 'every panel <-> host message, declared once (zod schema and type)', imports: ['core'], packages: ['zod'] },
+  { name: 'agent', path: 'src/agent/', does: '@keeper: the agent loop, its tools, the model port and its VS Code adapter, settings, evidence documents', imports: ['core', 'adapters'], vscode: true, node: true },
+  { name: 'protocol', path: 'src/protocol/', does: 'every panel <-> host message, declared once (zod schema and type)', imports: ['core'] },
   { name: 'panel', path: 'src/panel/', does: "the Task Context panel's host side and the status-bar gauge; it reads the agent through its ports", imports: ['core', 'adapters', 'protocol'], vscode: true, node: true },
   { name: 'webview', path: 'webview/', does: "the panel's browser code (bundled by esbuild)", imports: ['protocol'] },
-  { name: 'eval', path: 'src/eval/', does: 'the evaluation: probes, baselines, metrics, report; probes asked of a model', imports: ['core', 'adapters', 'report'], packages: ['zod'], node: true, entry: 'src/eval/index.ts' },
+  { name: 'eval', path: 'src/eval/', does: 'the evaluation: probes, baselines, metrics, report; probes asked of a model', imports: ['core', 'adapters', 'report'], node: true, entry: 'src/eval/index.ts' },
   { name: 'commands', path: 'src/commands/', does: 'one file per command (or a small group), registered from one table', imports: ['core', 'adapters', 'store', 'report', 'agent', 'panel', 'eval'], vscode: true },
   { name: 'root', path: 'src/extension.ts', does: 'activate(): the composition root; builds each service once and wires the parts', imports: ['core', 'adapters', 'store', 'agent', 'panel', 'commands'], vscode: true },
   { name: 'cli', path: 'src/cli/', does: 'the command-line interface over the core (project, replay, rebuild, sessions)', imports: ['core', 'adapters', 'store', 'report'], node: true },

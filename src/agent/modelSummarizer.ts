@@ -20,7 +20,7 @@
  * deterministic summary and reports why; the engine's static checkpoint stays
  * the last resort.
  */
-import { z } from 'zod';
+import * as z from '../core/schema';
 import { renderUnit } from '../core/engine';
 import { enforceCap, formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
 import type { FoldInput, Summarizer } from '../core/summarizer';
@@ -61,34 +61,41 @@ const LINE_MAX_WORDS = 32;
 const KEY = /^[a-z0-9][a-z0-9-]{0,60}$/;
 const MODEL_KEY = 'model-';
 
-const LineSchema = z
-  .object({
-    key: z.string().regex(KEY).describe('kebab-case topic naming the subject (a file, a component, an error), never a record number; reuse a key only for the same subject'),
-    text: z.string().min(1).max(2000).describe('one statement, at most 30 words, identifiers, paths, errors and numbers verbatim'),
-    sources: z.array(z.number().int().min(0)).min(1).max(12).describe('the record numbers the statement comes from'),
-  });
+const LineSchema = z.lazy(() =>
+  z.object({
+    key: z.described(z.string().check(z.regex(KEY)), 'kebab-case topic naming the subject (a file, a component, an error), never a record number; reuse a key only for the same subject'),
+    text: z.described(z.string().check(z.minLength(1), z.maxLength(2000)), 'one statement, at most 30 words, identifiers, paths, errors and numbers verbatim'),
+    sources: z.described(z.array(z.int().check(z.minimum(0))).check(z.minLength(1), z.maxLength(12)), 'the record numbers the statement comes from'),
+  }),
+);
 
-export const ModelFoldSchema = z
-  .object({
-    findings: z.array(LineSchema).max(12).default([]).describe('discovered truths a later step cannot cheaply re-read: causes, behaviours, measured values; a time-bound value ends with (as of rN)'),
-    decisions: z.array(LineSchema).max(8).default([]).describe('choices made, each with why and what it replaced when stated'),
-    ruledOut: z.array(LineSchema).max(8).default([]).describe('approaches tried and abandoned, with the verbatim error or reason and what replaced them'),
-    current: z
-      .object({
-        status: z.string().max(400).describe('what is blocked or awaited, plain text'),
-        next: z.string().max(400).describe('the next step: an open item, the unanswered ask, or the stated next step'),
-      })
-      .partial()
-      .optional(),
-  });
+export const ModelFoldSchema = z.lazy(() =>
+  z.object({
+    findings: z.described(z._default(z.array(LineSchema).check(z.maxLength(12)), []), 'discovered truths a later step cannot cheaply re-read: causes, behaviours, measured values; a time-bound value ends with (as of rN)'),
+    decisions: z.described(z._default(z.array(LineSchema).check(z.maxLength(8)), []), 'choices made, each with why and what it replaced when stated'),
+    ruledOut: z.described(z._default(z.array(LineSchema).check(z.maxLength(8)), []), 'approaches tried and abandoned, with the verbatim error or reason and what replaced them'),
+    current: z.optional(
+      z.partial(
+        z.object({
+          status: z.described(z.string().check(z.maxLength(400)), 'what is blocked or awaited, plain text'),
+          next: z.described(z.string().check(z.maxLength(400)), 'the next step: an open item, the unanswered ask, or the stated next step'),
+        }),
+      ),
+    ),
+  }),
+);
 // Anything else a model adds (a "constraints" list, say) is stripped by the schema, never merged.
 export type ModelFold = z.infer<typeof ModelFoldSchema>;
 
-/** The tool the model is asked to call with its summary of the span. */
+let foldInputSchema: Record<string, unknown> | undefined;
+
+/** The tool the model is asked to call with its summary of the span (its JSON Schema made at the first fold that asks). */
 export const FOLD_TOOL: CompletionTool = {
   name: 'record_task_context',
   description: 'Record the Task Context lines for the records leaving the context window.',
-  inputSchema: z.toJSONSchema(ModelFoldSchema, { io: 'input' }) as Record<string, unknown>,
+  get inputSchema(): Record<string, unknown> {
+    return (foldInputSchema ??= z.toJSONSchema(ModelFoldSchema, { io: 'input' }) as Record<string, unknown>);
+  },
 };
 
 export interface ModelSummarizerOptions {

@@ -3,57 +3,60 @@
  * an invalid value is reported by name and replaced by its default (a bad
  * setting never stops the agent).
  */
-import { z } from 'zod';
+import * as z from '../core/schema';
 import type { TaskSessionOptions } from './taskSession';
 import { PRECOMPACT_MIN_CHARS } from '../core/tools';
 import { COMPACTION_STOP_RATIO, COMPACTION_TRIGGER_RATIO, OUTPUT_RESERVED_TOKENS } from '../core/budget';
 
 export const SETTINGS_SECTION = 'contextKeeper';
 
-/** Every setting, declared once: package.json's contributes.configuration must say the same (test/unit/settings.test.ts). */
-export const SETTING_FIELDS = {
-  /** 0 = the model's own maxInputTokens. */
-  windowTokens: z.number().int().min(0).max(10_000_000).default(0),
-  /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
-  reserveTokens: z.number().int().min(0).max(1_000_000).default(0),
-  /** 0 = automatic (core/budget defaultBudget): the seed's 0.65, or 0.9 on windows up to 32k. */
-  triggerRatio: z.number().min(0).max(1).default(0),
-  /** 0 = automatic: 0.5. */
-  stopRatio: z.number().min(0).lt(1).default(0),
-  /** 0 = automatic: 5 steps, or 3 on windows up to 32k. */
-  nearWindowSteps: z.number().int().min(0).max(50).default(0),
-  /** 0 = automatic: a quarter of the effective window, 3,000 to 8,000 (core/budget summaryCapFor). */
-  summaryBudgetTokens: z.number().int().min(0).max(50_000).refine((v) => v === 0 || v >= 500, 'at least 500 tokens, or 0 for automatic').default(0),
-  /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
-  summarizerModel: z.string().max(200).default(''),
-  summarizerTimeoutSeconds: z.number().int().min(5).max(600).default(60),
-  maxStepsPerTurn: z.number().int().min(1).max(200).default(25),
-  commandTimeoutSeconds: z.number().int().min(1).max(1800).default(120),
-  toolOutputMaxChars: z.number().int().min(1_000).max(5_000_000).default(100_000),
-  /** Old tool calls shorter than this (input + output, characters) are never shrunk. */
-  toolOutputShrinkChars: z.number().int().min(200).max(1_000_000).default(PRECOMPACT_MIN_CHARS),
-  /** run_command runs in a terminal with shell integration (false: always in the background with /bin/sh). */
-  runCommandsInTerminal: z.boolean().default(true),
-  /** Command prefixes run_command runs without asking (one simple command each; see tools.ts allowListed). */
-  allowedCommands: z.array(z.string().min(1).max(500)).max(200).default([]),
-  /** Other extensions' and MCP servers' tools @keeper offers its model, by name (`*` matches any run of characters). */
-  otherTools: z.array(z.string().min(1).max(200)).max(200).default([]),
-} as const;
+/** Every setting, declared once: package.json's contributes.configuration must say the same (test/unit/settingsDeclared.test.ts). */
+const declareSettings = () =>
+  ({
+    /** 0 = the model's own maxInputTokens. */
+    windowTokens: z._default(z.int().check(z.minimum(0), z.maximum(10_000_000)), 0),
+    /** 0 = automatic: an eighth of the window, at most OUTPUT_RESERVED_TOKENS. */
+    reserveTokens: z._default(z.int().check(z.minimum(0), z.maximum(1_000_000)), 0),
+    /** 0 = automatic (core/budget defaultBudget): the seed's 0.65, or 0.9 on windows up to 32k. */
+    triggerRatio: z._default(z.number().check(z.minimum(0), z.maximum(1)), 0),
+    /** 0 = automatic: 0.5. */
+    stopRatio: z._default(z.number().check(z.minimum(0), z.lt(1)), 0),
+    /** 0 = automatic: 5 steps, or 3 on windows up to 32k. */
+    nearWindowSteps: z._default(z.int().check(z.minimum(0), z.maximum(50)), 0),
+    /** 0 = automatic: a quarter of the effective window, 3,000 to 8,000 (core/budget summaryCapFor). */
+    summaryBudgetTokens: z._default(z.int().check(z.minimum(0), z.maximum(50_000), z.refine((v) => v === 0 || v >= 500, 'at least 500 tokens, or 0 for automatic')), 0),
+    /** A model id (or family) for floor summaries; empty = the chat's model. 'none' = deterministic only. */
+    summarizerModel: z._default(z.string().check(z.maxLength(200)), ''),
+    summarizerTimeoutSeconds: z._default(z.int().check(z.minimum(5), z.maximum(600)), 60),
+    maxStepsPerTurn: z._default(z.int().check(z.minimum(1), z.maximum(200)), 25),
+    commandTimeoutSeconds: z._default(z.int().check(z.minimum(1), z.maximum(1800)), 120),
+    toolOutputMaxChars: z._default(z.int().check(z.minimum(1_000), z.maximum(5_000_000)), 100_000),
+    /** Old tool calls shorter than this (input + output, characters) are never shrunk. */
+    toolOutputShrinkChars: z._default(z.int().check(z.minimum(200), z.maximum(1_000_000)), PRECOMPACT_MIN_CHARS),
+    /** run_command runs in a terminal with shell integration (false: always in the background with /bin/sh). */
+    runCommandsInTerminal: z._default(z.boolean(), true),
+    /** Command prefixes run_command runs without asking (one simple command each; see tools.ts allowListed). */
+    allowedCommands: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(500))).check(z.maxLength(200)), []),
+    /** Other extensions' and MCP servers' tools @keeper offers its model, by name (`*` matches any run of characters). */
+    otherTools: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(200)), []),
+  }) as const;
 
 /** Whether a tool's name matches one of the `otherTools` patterns (`*` is any run of characters, `mcp_*`, `*`). */
 export function matchesToolPattern(name: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name));
 }
 
-export type KeeperSettings = { readonly [K in keyof typeof SETTING_FIELDS]: z.infer<(typeof SETTING_FIELDS)[K]> };
-export const SETTING_KEYS = Object.keys(SETTING_FIELDS) as (keyof typeof SETTING_FIELDS)[];
+type SettingFields = ReturnType<typeof declareSettings>;
+let fields: SettingFields | undefined;
+/** The settings' schemas, built at the first read of the settings (not while the extension activates). */
+export const settingFields = (): SettingFields => (fields ??= declareSettings());
+export type KeeperSettings = { readonly [K in keyof SettingFields]: z.infer<SettingFields[K]> };
 
 /** Validates raw values (as `getConfiguration` returns them) field by field. */
 export function parseSettings(read: (key: string) => unknown): { settings: KeeperSettings; problems: string[] } {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) {
-    const schema = SETTING_FIELDS[key];
+  for (const [key, schema] of Object.entries(settingFields())) {
     const raw = read(key);
     const parsed = schema.safeParse(raw);
     if (parsed.success) out[key] = parsed.data;

@@ -18,7 +18,7 @@ import { constants as osConstants } from 'node:os';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { Worker } from 'node:worker_threads';
-import { z } from 'zod';
+import * as z from '../core/schema';
 import { compileGlob, type GlobMatcher } from './glob';
 import { messageOf } from '../core/errors';
 
@@ -305,24 +305,30 @@ function describeError(tool: string, error: unknown): string {
 // Tool definition, validation, dispatch
 // ---------------------------------------------------------------------------
 
-interface ToolSpec<S extends z.ZodType> {
+interface ToolSpec<S extends z.ZodMiniType> {
   readonly name: string;
   readonly description: string;
-  readonly schema: S;
+  /** Builds the input schema: called once, when the tool is first offered or run (not while the extension activates). */
+  readonly schema: () => S;
   readonly run: (input: z.output<S>, ctx: ToolContext) => Promise<ToolOutcome>;
 }
 
-function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): AgentTool {
-  const inputSchema = modelSchema(spec.schema);
+function defineTool<S extends z.ZodMiniType>(spec: ToolSpec<S>): AgentTool {
+  let schema: S | undefined;
+  let json: Record<string, unknown> | undefined;
+  const built = (): S => (schema ??= spec.schema());
+  const inputSchema = (): Record<string, unknown> => (json ??= modelSchema(built()));
   return {
     name: spec.name,
     description: spec.description,
-    inputSchema,
+    get inputSchema(): Record<string, unknown> {
+      return inputSchema();
+    },
     run: async (input, ctx) => {
       throwIfAborted(ctx.signal);
-      const parsed = spec.schema.safeParse(input);
+      const parsed = built().safeParse(input);
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) => `- ${describeIssue(issue, input, inputSchema)}`);
+        const problems = parsed.error.issues.map((issue) => `- ${describeIssue(issue, input, inputSchema())}`);
         return { isError: true, output: `Invalid input for ${spec.name}:\n${problems.join('\n')}` };
       }
       let outcome: ToolOutcome;
@@ -340,7 +346,7 @@ function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): AgentTool {
 }
 
 /** The JSON Schema the model reads, derived from the zod schema (no `$schema`, no safe-integer noise, `required` always present). */
-function modelSchema(schema: z.ZodType): Record<string, unknown> {
+function modelSchema(schema: z.ZodMiniType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   if (!Array.isArray(json.required)) json.required = [];
@@ -755,23 +761,26 @@ function yieldToEventLoop(): Promise<void> {
 // read_file
 // ---------------------------------------------------------------------------
 
-const pathField = z.string().min(1).describe('File path, workspace-relative (e.g. "src/index.ts") or absolute inside the workspace folder.');
+const pathField = z.described(z.string().check(z.minLength(1)), 'File path, workspace-relative (e.g. "src/index.ts") or absolute inside the workspace folder.');
 
-const readFileSchema = z
-  .strictObject({
-    path: pathField,
-    startLine: z.int().min(1).optional().describe('First line to show, 1-based (default 1).'),
-    endLine: z.int().min(1).optional().describe('Last line to show, 1-based inclusive (default: the end of the file, within the limits).'),
-  })
-  .superRefine((input, context) => {
-    if (input.startLine !== undefined && input.endLine !== undefined && input.endLine < input.startLine) {
-      context.addIssue({
-        code: 'custom',
-        path: ['endLine'],
-        message: `Field "endLine" (${input.endLine}) must not be less than startLine (${input.startLine}).`,
-      });
-    }
-  });
+const readFileSchema = () =>
+  z
+    .strictObject({
+      path: pathField,
+      startLine: z.described(z.optional(z.int().check(z.minimum(1))), 'First line to show, 1-based (default 1).'),
+      endLine: z.described(z.optional(z.int().check(z.minimum(1))), 'Last line to show, 1-based inclusive (default: the end of the file, within the limits).'),
+    })
+    .check(
+      z.superRefine((input, context) => {
+        if (input.startLine !== undefined && input.endLine !== undefined && input.endLine < input.startLine) {
+          context.addIssue({
+            code: 'custom',
+            path: ['endLine'],
+            message: `Field "endLine" (${input.endLine}) must not be less than startLine (${input.startLine}).`,
+          });
+        }
+      }),
+    );
 
 interface LineWindow {
   readonly lines: string[];
@@ -909,9 +918,10 @@ const listDirTool = defineTool({
   description:
     'List a folder (default: the workspace root), entries sorted by name: folders end with "/", files show their size in bytes, symbolic links show their target. ' +
     `At most ${LIST_MAX_ENTRIES} entries; a note says how many were left out. Not recursive: use glob to find files in subfolders.`,
-  schema: z.strictObject({
-    path: z.string().min(1).default('.').describe('Folder path, workspace-relative or absolute inside the workspace folder (default ".").'),
-  }),
+  schema: () =>
+    z.strictObject({
+      path: z.described(z._default(z.string().check(z.minLength(1)), '.'), 'Folder path, workspace-relative or absolute inside the workspace folder (default ".").'),
+    }),
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     const stats = await statTarget(target);
@@ -975,10 +985,11 @@ const globTool = defineTool({
     'The pattern is matched against paths relative to "path" (default: the workspace root): "*.js" matches only at that level, "**/*.js" at any depth. ' +
     `Returns files only, as workspace-relative paths with forward slashes, sorted, at most ${GLOB_MAX_PATHS}. ` +
     '.git and node_modules are skipped unless the pattern names them, and so is what .gitignore and the user\'s exclude settings leave out; symlinked folders are not followed.',
-  schema: z.strictObject({
-    pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.test.ts" or "src/{core,store}/*.ts".'),
-    path: z.string().min(1).optional().describe('Folder to search from, workspace-relative (default: the workspace root).'),
-  }),
+  schema: () =>
+    z.strictObject({
+      pattern: z.described(z.string().check(z.minLength(1)), 'Glob pattern, e.g. "**/*.test.ts" or "src/{core,store}/*.ts".'),
+      path: z.described(z.optional(z.string().check(z.minLength(1))), 'Folder to search from, workspace-relative (default: the workspace root).'),
+    }),
   run: async (input, ctx) => {
     const base = await resolveInside(ctx, input.path ?? '.');
     const stats = await statTarget(base);
@@ -1122,14 +1133,15 @@ const grepTool = defineTool({
     'Output lines are "path:line: text" (workspace-relative path, 1-based line, text clipped to 300 characters), in path order. ' +
     `At most maxResults matches (default ${GREP_DEFAULT_RESULTS}, up to ${GREP_MAX_RESULTS}). ` +
     'Skips binary files, files over 2 MB, .git, node_modules and what .gitignore and the user\'s exclude settings leave out. "include" limits the search to files matching a glob ("*.ts" matches at any depth; "src/**/*.ts" relative to path).',
-  schema: z.strictObject({
-    pattern: z.string().min(1).describe('Text to find (or a regular expression with regex: true). Matches within one line.'),
-    path: z.string().min(1).optional().describe('File or folder to search, workspace-relative (default: the workspace root).'),
-    include: z.string().min(1).optional().describe('Glob of files to search, e.g. "*.ts" or "src/**/*.{js,ts}".'),
-    regex: z.boolean().default(false).describe('Treat pattern as a regular expression (default false: literal text).'),
-    caseSensitive: z.boolean().default(false).describe('Match case (default false).'),
-    maxResults: z.int().min(1).max(GREP_MAX_RESULTS).default(GREP_DEFAULT_RESULTS).describe(`Most matches to return (default ${GREP_DEFAULT_RESULTS}, max ${GREP_MAX_RESULTS}).`),
-  }),
+  schema: () =>
+    z.strictObject({
+      pattern: z.described(z.string().check(z.minLength(1)), 'Text to find (or a regular expression with regex: true). Matches within one line.'),
+      path: z.described(z.optional(z.string().check(z.minLength(1))), 'File or folder to search, workspace-relative (default: the workspace root).'),
+      include: z.described(z.optional(z.string().check(z.minLength(1))), 'Glob of files to search, e.g. "*.ts" or "src/**/*.{js,ts}".'),
+      regex: z.described(z._default(z.boolean(), false), 'Treat pattern as a regular expression (default false: literal text).'),
+      caseSensitive: z.described(z._default(z.boolean(), false), 'Match case (default false).'),
+      maxResults: z.described(z._default(z.int().check(z.minimum(1), z.maximum(GREP_MAX_RESULTS)), GREP_DEFAULT_RESULTS), `Most matches to return (default ${GREP_DEFAULT_RESULTS}, max ${GREP_MAX_RESULTS}).`),
+    }),
   run: async (input, ctx) => {
     if (ctx.ripgrep) {
       const base = await resolveInside(ctx, input.path ?? '.');
@@ -1461,12 +1473,13 @@ const editFileTool = defineTool({
     'include enough surrounding lines to make it unique. Line endings are handled for you: the file keeps its own (LF or CRLF). ' +
     'The user is asked to approve the change; if they decline, nothing is written. A file that changed since you last read it (the user, a formatter or a command changed it) is refused: read it again first. ' +
     'Returns a short summary of the changed lines. To create a file or rewrite it whole, use write_file.',
-  schema: z.strictObject({
-    path: pathField,
-    oldText: z.string().min(1).describe('The exact text to replace (read the file first).'),
-    newText: z.string().describe('The replacement text (may be empty to delete).'),
-    replaceAll: z.boolean().default(false).describe('Replace every occurrence instead of requiring exactly one (default false).'),
-  }),
+  schema: () =>
+    z.strictObject({
+      path: pathField,
+      oldText: z.described(z.string().check(z.minLength(1)), 'The exact text to replace (read the file first).'),
+      newText: z.described(z.string(), 'The replacement text (may be empty to delete).'),
+      replaceAll: z.described(z._default(z.boolean(), false), 'Replace every occurrence instead of requiring exactly one (default false).'),
+    }),
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     const { text: before, stats } = await readTextForChange(target);
@@ -1544,10 +1557,11 @@ const writeFileTool = defineTool({
     'Create a file, or replace an existing file\'s whole content, with the given UTF-8 text; missing parent folders are created. ' +
     'The user is asked to approve the write; if they decline, nothing is written. Reports whether the file was created or overwritten and its size. ' +
     'For a small change to an existing file prefer edit_file.',
-  schema: z.strictObject({
-    path: pathField,
-    content: z.string().describe('The whole new content of the file.'),
-  }),
+  schema: () =>
+    z.strictObject({
+      path: pathField,
+      content: z.described(z.string(), 'The whole new content of the file.'),
+    }),
   run: async (input, ctx) => {
     const target = await resolveInside(ctx, input.path);
     let existing: { text: string | undefined; bytes: number; mode: number } | undefined;
@@ -1756,11 +1770,12 @@ const runCommandTool = defineTool({
     'The output ends with a line "exit code: N" (or "killed: timeout after Ns" / "killed: cancelled"); a non-zero exit is reported as an error. ' +
     'The default timeout is the user\'s setting (120 seconds unless changed); timeoutSeconds (1 to 1800) overrides it. On timeout the command and the processes it started are killed. Output longer than the result limit (100,000 characters by default) keeps its beginning and end with a marker saying how much was cut. ' +
     'Do not start servers or watchers that never exit; prefer non-interactive flags.',
-  schema: z.strictObject({
-    command: z.string().min(1).describe('The shell command line, e.g. "npm test -- --grep parser".'),
-    cwd: z.string().min(1).optional().describe('Folder to run in, workspace-relative (default: the workspace root).'),
-    timeoutSeconds: z.number().positive().optional().describe('Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
-  }),
+  schema: () =>
+    z.strictObject({
+      command: z.described(z.string().check(z.minLength(1)), 'The shell command line, e.g. "npm test -- --grep parser".'),
+      cwd: z.described(z.optional(z.string().check(z.minLength(1))), 'Folder to run in, workspace-relative (default: the workspace root).'),
+      timeoutSeconds: z.described(z.optional(z.number().check(z.positive())), 'Timeout in seconds, 1 to 1800 (default: the user\'s setting, 120 unless changed).'),
+    }),
   run: async (input, ctx) => {
     let cwd = path.resolve(ctx.root);
     if (input.cwd !== undefined) {
@@ -1814,9 +1829,10 @@ const viewToolCallTool = defineTool({
   description:
     'Show the full input and output of an earlier tool call of this session, by its id: the way back to anything the context shows shortened or folded (the pointer view_tool_call("<id>")). ' +
     'Long texts are clipped to the result limit (100,000 characters by default), keeping their beginning and end.',
-  schema: z.strictObject({
-    toolCallId: z.string().min(1).describe('The id of the earlier tool call, as given in view_tool_call("<id>").'),
-  }),
+  schema: () =>
+    z.strictObject({
+      toolCallId: z.described(z.string().check(z.minLength(1)), 'The id of the earlier tool call, as given in view_tool_call("<id>").'),
+    }),
   run: async (input, ctx) => {
     const call = ctx.viewToolCall(input.toolCallId);
     if (call === undefined) throw new ToolError(`No tool call with id ${JSON.stringify(input.toolCallId)} in this session`);
@@ -1842,27 +1858,31 @@ const todoTool = defineTool({
   description:
     'Replace the plan for this task with the given list (send the whole list every time). Each item has content and a status: pending, in_progress or completed; at most one item may be in_progress. ' +
     'Mark an item completed as soon as it is done. Returns the plan as a checklist ("- [x]" completed, "- [~]" in progress, "- [ ]" pending).',
-  schema: z
-    .strictObject({
-      todos: z
-        .array(
-          z.strictObject({
-            content: z.string().min(1).describe('What to do, one short imperative line.'),
-            status: z.enum(['pending', 'in_progress', 'completed']),
-          }),
-        )
-        .describe('The whole plan, in order.'),
-    })
-    .superRefine((input, context) => {
-      const active = input.todos.flatMap((todo, i) => (todo.status === 'in_progress' ? [i + 1] : []));
-      if (active.length > 1) {
-        context.addIssue({
-          code: 'custom',
-          path: ['todos'],
-          message: `Field "todos" may have at most one item in_progress, but items ${active.join(', ')} are in_progress.`,
-        });
-      }
-    }),
+  schema: () =>
+    z
+      .strictObject({
+        todos: z.described(
+          z.array(
+            z.strictObject({
+              content: z.described(z.string().check(z.minLength(1)), 'What to do, one short imperative line.'),
+              status: z.enum(['pending', 'in_progress', 'completed']),
+            }),
+          ),
+          'The whole plan, in order.',
+        ),
+      })
+      .check(
+        z.superRefine((input, context) => {
+          const active = input.todos.flatMap((todo, i) => (todo.status === 'in_progress' ? [i + 1] : []));
+          if (active.length > 1) {
+            context.addIssue({
+              code: 'custom',
+              path: ['todos'],
+              message: `Field "todos" may have at most one item in_progress, but items ${active.join(', ')} are in_progress.`,
+            });
+          }
+        }),
+      ),
   run: async (input) => {
     if (input.todos.length === 0) return { isError: false, output: 'Plan cleared (no items).' };
     const done = input.todos.filter((todo) => todo.status === 'completed').length;

@@ -15,7 +15,7 @@
  * Deterministic: the same records give the same state (no clock: time is the
  * record index).
  */
-import { z } from 'zod';
+import * as z from './schema';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
@@ -32,23 +32,24 @@ export const WRITERS = ['user', 'model', 'tool', 'policy'] as const;
 /** Types the context block shows (requests and completed work live in the Task Context). */
 const RENDERED_TYPES: ReadonlySet<string> = new Set(['constraint', 'permission', 'preference', 'decision', 'open_issue']);
 
-export const FactSchema = z
-  .object({
-    id: z.string().min(1),
+/** Built when first used (z.lazy): a fact is checked where it crosses a boundary, not at load. */
+export const FactSchema = z.lazy(() =>
+  z.strictObject({
+    id: z.string().check(z.minLength(1)),
     type: z.enum(FACT_TYPES),
-    value: z.string().min(1),
-    sources: z.array(z.number().int().min(0)),
+    value: z.string().check(z.minLength(1)),
+    sources: z.array(z.int().check(z.minimum(0))),
     writer: z.enum(WRITERS),
     /** The record at which this version was written. */
-    time: z.number().int().min(-1),
+    time: z.int().check(z.minimum(-1)),
     scope: z.literal('session'),
-    version: z.number().int().min(1),
+    version: z.int().check(z.minimum(1)),
     status: z.enum(FACT_STATUSES),
     pinned: z.boolean(),
     /** Why this version exists (extraction rule, correction, confirmation…). */
     reason: z.string(),
-  })
-  .strict();
+  }),
+);
 export type Fact = z.infer<typeof FactSchema>;
 export type FactType = Fact['type'];
 

@@ -8,29 +8,28 @@
  * `alt` is reported separately (lenient accuracy), never folded into the
  * per-class figures.
  */
-import { z } from 'zod';
+import * as z from '../core/schema';
 import { classifySentence, sentencesOf, SENTENCE_CLASSES, type SentenceClass } from '../core/classify';
 import { splitUserText } from '../core/harness';
 import type { RawRecord } from '../core/types';
 
 export const LabelledSentenceSchema = z
-  .object({
-    id: z.string().min(1),
-    session: z.string().regex(/\.jsonl$/),
-    record: z.number().int().min(0),
+  .strictObject({
+    id: z.string().check(z.minLength(1)),
+    session: z.string().check(z.regex(/\.jsonl$/)),
+    record: z.int().check(z.minimum(0)),
     role: z.enum(['user', 'assistant']),
     kind: z.enum(['text', 'reasoning']),
     /** How the sentence was drawn: at random, or from a pool enriched for rarer classes. */
-    sample: z.string().min(1),
+    sample: z.string().check(z.minLength(1)),
     label: z.enum(SENTENCE_CLASSES),
-    alt: z.enum(SENTENCE_CLASSES).optional(),
-    text: z.string().min(1),
-  })
-  .strict();
+    alt: z.optional(z.enum(SENTENCE_CLASSES)),
+    text: z.string().check(z.minLength(1)),
+  });
 export type LabelledSentence = z.infer<typeof LabelledSentenceSchema>;
 
 /** Parses a JSON-lines file of one schema; an invalid line is an error naming its line number. */
-export function parseJsonLines<T>(text: string, name: string, schema: z.ZodType<T>): T[] {
+export function parseJsonLines<T>(text: string, name: string, schema: z.ZodMiniType<T>): T[] {
   const out: T[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;

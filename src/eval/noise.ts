@@ -7,7 +7,7 @@
  *
  * An archived line that groups several gists counts each gist as a line.
  */
-import { z } from 'zod';
+import * as z from '../core/schema';
 import { classifySentence } from '../core/classify';
 import { sameFact } from '../core/summarizer';
 import { parseJsonLines } from './labels';
@@ -71,17 +71,15 @@ export function auditSummary(state: SummaryState | undefined): NoiseCounts {
 
 export const HAND_LABELS = ['content', ...NOISE_KINDS] as const;
 
-export const SummaryLineLabelSchema = z
-  .object({
-    id: z.string().min(1),
-    session: z.string().regex(/\.jsonl$/),
-    window: z.number().int().positive(),
-    section: z.string().min(1),
-    text: z.string().min(1),
+export const SummaryLineLabelSchema = z.strictObject({
+    id: z.string().check(z.minLength(1)),
+    session: z.string().check(z.regex(/\.jsonl$/)),
+    window: z.int().check(z.positive()),
+    section: z.string().check(z.minLength(1)),
+    text: z.string().check(z.minLength(1)),
     label: z.enum(HAND_LABELS),
-    note: z.string().optional(),
-  })
-  .strict();
+    note: z.optional(z.string()),
+  });
 export type SummaryLineLabel = z.infer<typeof SummaryLineLabelSchema>;
 
 export function parseSummaryLineLabels(text: string, name: string): SummaryLineLabel[] {

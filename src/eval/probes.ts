@@ -7,62 +7,64 @@
  *
  * Checks are phrase matches, case-insensitive, on whitespace-normalised text.
  */
-import { z } from 'zod';
+import * as z from '../core/schema';
 
 export const PROBE_KINDS = ['request', 'constraint', 'artifact', 'decision', 'ruled_out', 'finding', 'open_item', 'current_state'] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
-const Phrases = z.array(z.string().min(2)).min(1);
+const Phrases = z.array(z.string().check(z.minLength(2))).check(z.minLength(1));
 
 export const ProbeSchema = z
-  .object({
-    id: z.string().min(1),
+  .strictObject({
+    id: z.string().check(z.minLength(1)),
     kind: z.enum(PROBE_KINDS),
     /** 0-based record that establishes the fact. */
-    record: z.number().int().min(0),
+    record: z.int().check(z.minimum(0)),
     /** The question a model is asked about the fact (for answer scoring). */
-    question: z.string().min(5),
+    question: z.string().check(z.minLength(5)),
     /** Every phrase must appear (a verbatim wording, an identifier, a number). */
-    all: Phrases.optional(),
+    all: z.optional(Phrases),
     /** At least one phrase must appear (alternative wordings of one fact). */
-    any: Phrases.optional(),
+    any: z.optional(Phrases),
     /** For artifacts: the file path, found in the artifact index or the context. */
-    path: z.string().min(1).optional(),
+    path: z.optional(z.string().check(z.minLength(1))),
     /**
      * A "must not appear as current" fact: a superseded decision, finished work
      * still listed as pending, or an instruction that came only from tool output.
      * Fails when any phrase is presented as current.
      */
-    notCurrent: Phrases.optional(),
-    note: z.string().optional(),
+    notCurrent: z.optional(Phrases),
+    note: z.optional(z.string()),
   })
-  .strict()
-  .refine((p) => p.all !== undefined || p.any !== undefined || p.path !== undefined || p.notCurrent !== undefined, {
-    message: 'a probe needs at least one of all, any, path or notCurrent',
-  })
-  .refine((p) => p.kind !== 'artifact' || p.path !== undefined, { message: 'an artifact probe needs a path' });
+  .check(
+    z.refine((p) => p.all !== undefined || p.any !== undefined || p.path !== undefined || p.notCurrent !== undefined, {
+      message: 'a probe needs at least one of all, any, path or notCurrent',
+    }),
+    z.refine((p) => p.kind !== 'artifact' || p.path !== undefined, { message: 'an artifact probe needs a path' }),
+  );
 
 export type Probe = z.infer<typeof ProbeSchema>;
 
 export const ProbeFileSchema = z
-  .object({
+  .strictObject({
     /** File name of the session in the corpus's sessions/ folder. */
-    session: z.string().regex(/\.jsonl$/),
+    session: z.string().check(z.regex(/\.jsonl$/)),
     /** Records in the session (a guard against probing another version of it). */
-    records: z.number().int().positive(),
+    records: z.int().check(z.positive()),
     /** Ground truth for the artifact trail, read from the session by hand. */
-    artifacts: z.object({ modified: z.array(z.string()), read: z.array(z.string()) }).strict(),
-    probes: z.array(ProbeSchema).min(1),
+    artifacts: z.strictObject({ modified: z.array(z.string()), read: z.array(z.string()) }),
+    probes: z.array(ProbeSchema).check(z.minLength(1)),
   })
-  .strict()
-  .superRefine((file, ctx) => {
-    const ids = new Set<string>();
-    file.probes.forEach((p, i) => {
-      if (ids.has(p.id)) ctx.addIssue({ code: 'custom', message: `duplicate probe id ${p.id}`, path: ['probes', i, 'id'] });
-      ids.add(p.id);
-      if (p.record >= file.records) ctx.addIssue({ code: 'custom', message: `record ${p.record} is past the end (${file.records} records)`, path: ['probes', i, 'record'] });
-    });
-  });
+  .check(
+    z.superRefine((file, ctx) => {
+      const ids = new Set<string>();
+      file.probes.forEach((p, i) => {
+        if (ids.has(p.id)) ctx.addIssue({ code: 'custom', message: `duplicate probe id ${p.id}`, path: ['probes', i, 'id'] });
+        ids.add(p.id);
+        if (p.record >= file.records) ctx.addIssue({ code: 'custom', message: `record ${p.record} is past the end (${file.records} records)`, path: ['probes', i, 'record'] });
+      });
+    }),
+  );
 
 export type ProbeFile = z.infer<typeof ProbeFileSchema>;
 

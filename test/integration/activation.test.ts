@@ -3,16 +3,21 @@
  * 100 MB of other tasks already in its store, activation and the first @keeper
  * turn must not stall the extension host's event loop, which every extension
  * shares: opening reads the task index only, and the turn opens only its own
- * (new, small) task. The longest stall is measured with node's event-loop
- * delay histogram and reported (the issue's bound is 50 ms; see the end).
+ * (new, small) task. The longest stall is measured with the stall meter
+ * below and reported (the issue's bound is 50 ms; see the end).
+ *
+ * What the measure sees is the whole host, so the test first takes out what is
+ * not the extension's: the other tasks are written by a child process (their
+ * garbage is not collected in the host while it measures), and it starts once
+ * the host has gone quiet (the workbench's own extensions activate at startup,
+ * on the same thread).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import { buildWorkspace } from '../../bench/workspaceBench';
 import type { TurnEndEvent } from '../../src/agent/participant';
 import type { ContextKeeperApi } from '../../src/extension';
 import { FAKE_LARGE, FAKE_VENDOR, fakeModel } from './fakeModelApi';
@@ -20,6 +25,67 @@ import { FAKE_LARGE, FAKE_VENDOR, fakeModel } from './fakeModelApi';
 const EXTENSION_ID = 'context-keeper.context-keeper';
 const OTHER_TASKS_MB = 100;
 const STALL_BOUND_MS = 50;
+/** The host is quiet when its event loop was never held longer than this … */
+const QUIET_MS = 20;
+/** … in this many windows of QUIET_WINDOW_MS in a row (at most SETTLE_TIMEOUT_MS of waiting). */
+const QUIET_WINDOWS = 3;
+const QUIET_WINDOW_MS = 200;
+const SETTLE_TIMEOUT_MS = 30_000;
+
+/** Writes `mb` MB of other tasks into `storage` in a child process (bench/workspaceBench.ts), so the host's heap stays as it was. */
+function buildOtherTasks(storage: string, mb: number): void {
+  const bench = path.resolve(__dirname, '../../bench/workspaceBench.js');
+  const script = `require(${JSON.stringify(bench)}).buildWorkspace(${JSON.stringify(storage)}, ${mb}).catch((e) => { console.error(e); process.exit(1); })`;
+  // The host's executable is node (code-server) or Electron, which runs as node with this variable.
+  const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(child.status, 0, `building the other tasks failed: ${child.stderr || child.error?.message}`);
+}
+
+/**
+ * The longest the host's event loop was held, measured as the longest gap
+ * between the ticks of a 1 ms timer (a block of N ms delays the next tick by
+ * N ms). node's delay histogram misses a block that begins in the same turn as
+ * its last sample, which is where an awaited activation can begin.
+ */
+class StallMeter {
+  private last = performance.now();
+  private longest = 0;
+  private timer: NodeJS.Timeout | undefined = setTimeout(() => this.tick(), 1);
+
+  private tick(): void {
+    const now = performance.now();
+    this.longest = Math.max(this.longest, now - this.last);
+    this.last = now;
+    if (this.timer) this.timer = setTimeout(() => this.tick(), 1);
+  }
+
+  /** The longest gap since the start or the last `take`, and a fresh start. */
+  take(): number {
+    this.tick();
+    const longest = this.longest;
+    this.longest = 0;
+    return longest;
+  }
+
+  stop(): number {
+    const longest = this.take();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    return longest;
+  }
+}
+
+/** Resolves when the host's event loop has been quiet for QUIET_WINDOWS windows in a row; the time it took. */
+async function hostSettled(): Promise<number> {
+  const started = performance.now();
+  const meter = new StallMeter();
+  for (let quiet = 0; quiet < QUIET_WINDOWS && performance.now() - started < SETTLE_TIMEOUT_MS; ) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    quiet = meter.take() <= QUIET_MS ? quiet + 1 : 0;
+  }
+  meter.stop();
+  return performance.now() - started;
+}
 
 describe('activation with months of other tasks in the store', function () {
   this.timeout(240_000);
@@ -32,18 +98,17 @@ describe('activation with months of other tasks in the store', function () {
     assert.ok(fake.storagePath, 'the fake model has workspace storage (a folder is open)');
     const storage = path.join(path.dirname(fake.storagePath), EXTENSION_ID);
     const built = performance.now();
-    await buildWorkspace(storage, OTHER_TASKS_MB);
+    buildOtherTasks(storage, OTHER_TASKS_MB);
     console.log(`      built ${OTHER_TASKS_MB} MB of other tasks in ${((performance.now() - built) / 1000).toFixed(1)} s`);
     // What building wrote is flushed first: activation would otherwise read behind the disk's writeback of 100 MB.
     if (process.platform !== 'win32') spawnSync('sync');
+    const settled = await hostSettled();
 
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
+    const meter = new StallMeter();
     const started = performance.now();
     const api = await extension.activate();
     const activated = performance.now() - started;
-    const activationStall = delay.max / 1e6;
-    delay.reset();
+    const activationStall = meter.take();
     assert.equal(api.sessions.dir, storage, 'the store is where the test put the other tasks');
     const workspace = await api.sessions.store();
     assert.ok(workspace.sessions().length >= OTHER_TASKS_MB / 10, 'the other tasks are listed from the index');
@@ -58,18 +123,19 @@ describe('activation with months of other tasks in the store', function () {
     });
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@keeper say hello', modelSelector: { vendor: FAKE_VENDOR, id: FAKE_LARGE }, mode: 'ask' });
     const end = await Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('@keeper did not finish')), 90_000))]);
-    delay.disable();
     assert.equal(end.outcome, 'answer');
-    const turnStall = delay.max / 1e6;
-    const report = `activation ${activated.toFixed(0)} ms, its longest event-loop stall ${activationStall.toFixed(1)} ms; the first turn's longest stall ${turnStall.toFixed(1)} ms (with ${OTHER_TASKS_MB} MB of other tasks; the issue's bound: ${STALL_BOUND_MS} ms)`;
+    const turnStall = meter.stop();
+    const report = `(host quiet after ${(settled / 1000).toFixed(1)} s) activation ${activated.toFixed(0)} ms, its longest event-loop stall ${activationStall.toFixed(1)} ms; the first turn's longest stall ${turnStall.toFixed(1)} ms (with ${OTHER_TASKS_MB} MB of other tasks; the issue's bound: ${STALL_BOUND_MS} ms)`;
     console.log(`MEASURE ${report}`);
     assert.ok(existsSync(path.join(storage, 'index.json')));
     // What the store controls: no other task's database was opened (the turn opened its own, new task only).
     const open = [...(workspace as unknown as { stores: Map<string, unknown> }).stores.keys()];
     assert.deepEqual(open, [end.taskId], `open task databases: ${open.join(', ')}`);
-    // The issue's bound is STALL_BOUND_MS. Not met yet, and not by the store: a CPU profile of this run shows the
-    // longest stalls are module evaluation (the o200k rank tables, about 150 ms; the bundle's compile) and other
-    // extensions activating in the same host. Reported above, not judged on time (a shared machine's load moves
-    // it); a regression of the store (opening the other tasks) fails on the open databases just above.
+    // The issue's bound is STALL_BOUND_MS. Activation meets it (4.6-5.9 ms in five runs on the 2-core machine once the
+    // host has settled); the first turn does not yet (146-352 ms): what holds the thread there is sql.js's first use
+    // (SQLite's first statement and the new task's schema, 50-65 ms, its WebAssembly compiled lazily on the host's
+    // thread) and the collections that follow the tokenizer's table build (a 52-82 ms pause each, measured with a gc
+    // PerformanceObserver). Reported above, not judged on time (a shared machine's load moves it); a regression of the
+    // store (opening the other tasks) fails on the open databases just above.
   });
 });

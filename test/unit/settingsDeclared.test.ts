@@ -6,16 +6,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
-import { SETTING_FIELDS, SETTINGS_SECTION } from '../../src/agent/settings';
+import * as z from '../../src/core/schema';
+import { settingFields, SETTINGS_SECTION } from '../../src/agent/settings';
 
 const CHECKED = ['type', 'default', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'maxItems', 'items'] as const;
 
 /** What package.json must say about each setting, from its zod field. */
 function declaredFromSchema(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const [key, field] of Object.entries(SETTING_FIELDS)) {
-    const schema = z.toJSONSchema(field as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  for (const [key, field] of Object.entries(settingFields())) {
+    const schema = z.toJSONSchema(field as z.ZodMiniType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     out[`${SETTINGS_SECTION}.${key}`] = Object.fromEntries(CHECKED.filter((k) => k in schema).map((k) => [k, schema[k]]));
   }
   return out;
