@@ -14,6 +14,7 @@ import { CommandIds, COMMANDS, ReportDocuments, REPORT_SCHEME, reportingFailures
 import { messageOf } from './core/errors';
 import { BudgetGauge } from './panel/gauge';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
+import { warmSqlJs } from './store/sqljs';
 import { WorkspaceStoreHost } from './store/workspaceStore';
 
 export { CommandIds, type CommandId } from './commands';
@@ -50,8 +51,10 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
         else void vscode.window.showWarningMessage(message);
       }),
     );
-    // Opened in the background: a damaged or unwritable store is reported, never fatal.
+    // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite is warmed up in small
+    // steps meanwhile, so the first turn's open of its task database does not compile it in one block.
     void sessions.store();
+    void warmSqlJs();
     let agent: KeeperAgent | undefined;
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));

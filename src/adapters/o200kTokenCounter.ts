@@ -40,6 +40,7 @@
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { GenerationalCache, type TokenCounter } from '../core/tokens';
+import { nextTurn } from '../core/turns';
 // The CommonJS build, by an explicit path: tsc finds its typings with
 // `moduleResolution: node` (which ignores package `exports`), and Node and esbuild
 // resolve the package's `./cjs/*` export, which only offers a `require` condition.
@@ -57,13 +58,97 @@ const O200K_RANKS = 199_998;
 /** A slice of the table's building runs this long before it gives the event loop back. */
 const SLICE_MS = 8;
 
-/** The fields of gpt-tokenizer's byte-pair core (3.4.0, pinned) the rank table fills. */
+/** The fields of gpt-tokenizer's byte-pair core (3.4.0, pinned) the rank table fills (its encoder only asks `get`). */
 interface CoreTables {
-  bytePairRankDecoder: (string | number[])[];
-  bytePairStringRankEncoder: Map<string, number>;
+  bytePairStringRankEncoder: Pick<Map<string, number>, 'get'>;
   bytePairNonUtfRankDecoder: Map<number, Uint8Array>;
   bytePairNonUtfSortedEncoder: [Uint8Array, number][];
   mergeableBytePairRankCount: number;
+}
+
+/**
+ * The string ranks of the table (199,997 tokens) with no heap object per
+ * token: their characters in one string, where each starts and its rank in
+ * typed arrays, found by open addressing on an FNV-1a hash. gpt-tokenizer's
+ * encoder asks it `get(piece)` as it asked its Map. The Map held 200k strings:
+ * while it was built the collector copied them from scavenge to scavenge
+ * (pauses of 65-120 ms measured in the extension host during a first turn), and
+ * every later full collection of the host marked them again.
+ */
+export class CompactStringRanks {
+  private text = '';
+  private readonly pending: string[] = [];
+  private readonly pieces: string[] = [];
+  private length = 0;
+  private count = 0;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly ranks: Int32Array;
+  /** Entry index + 1 per slot; 0 is an empty slot. */
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    this.starts = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+    this.ranks = new Int32Array(capacity);
+    let size = 1;
+    while (size < capacity * 2) size <<= 1;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+  }
+
+  add(token: string, rank: number): void {
+    if (this.count === this.ranks.length) throw new Error(`more than ${this.ranks.length} string ranks`);
+    const entry = this.count++;
+    this.starts[entry] = this.length;
+    this.length += token.length;
+    this.ends[entry] = this.length;
+    this.ranks[entry] = rank;
+    this.pending.push(token);
+    let slot = hashOf(token) & this.mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
+    this.slots[slot] = entry + 1;
+  }
+
+  /** Joins the tokens added since the last call into one string (once a line of the table: no string per token stays). */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.pieces.push(this.pending.join(''));
+    this.pending.length = 0;
+  }
+
+  /** Makes the table's text one flat string; `get` answers from here on. */
+  seal(): this {
+    this.flush();
+    this.text = this.pieces.join('');
+    this.pieces.length = 0;
+    return this;
+  }
+
+  get(key: string): number | undefined {
+    const { text, starts, ends, slots, mask } = this;
+    const length = key.length;
+    let slot = hashOf(key) & mask;
+    for (;;) {
+      const entry = slots[slot]! - 1;
+      if (entry < 0) return undefined;
+      const start = starts[entry]!;
+      if (ends[entry]! - start === length) {
+        let i = 0;
+        while (i < length && text.charCodeAt(start + i) === key.charCodeAt(i)) i++;
+        if (i === length) return this.ranks[entry];
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+}
+
+/** FNV-1a over UTF-16 code units. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /**
@@ -81,6 +166,7 @@ export class RankTableLoader {
   private next = 0;
   private rank = 0;
   private readonly binary: [Uint8Array, number][] = [];
+  private readonly strings = new CompactStringRanks(O200K_RANKS);
   private encoder: { readonly api: O200k; readonly core: CoreTables } | undefined;
   private built: Encoding | undefined;
   private loading: Promise<Encoding> | undefined;
@@ -113,12 +199,12 @@ export class RankTableLoader {
     const text = await fsp.readFile(this.file, 'utf8');
     if (this.built) return this.built;
     this.lines ??= text.split('\n');
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     while (!this.built && this.next < this.lines.length) {
       const start = Date.now();
       do this.applyLine();
       while (this.next < this.lines.length && Date.now() - start < SLICE_MS);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     return this.built ?? this.finish();
   }
@@ -127,14 +213,15 @@ export class RankTableLoader {
     const entries = JSON.parse(this.lines![this.next++]!) as (string | number[])[];
     const core = this.tables.core;
     for (const entry of entries) {
-      if (typeof entry === 'string') core.bytePairStringRankEncoder.set(entry, this.rank);
+      if (typeof entry === 'string') this.strings.add(entry, this.rank);
       else {
         const bytes = new Uint8Array(entry);
         this.binary.push([bytes, this.rank]);
         core.bytePairNonUtfRankDecoder.set(this.rank, bytes);
       }
-      core.bytePairRankDecoder[this.rank++] = entry;
+      this.rank++;
     }
+    this.strings.flush();
   }
 
   private finish(): Encoding {
@@ -143,6 +230,8 @@ export class RankTableLoader {
     const { compareUint8Arrays } = require('gpt-tokenizer/cjs/utfUtil') as { compareUint8Arrays(a: Uint8Array, b: Uint8Array): number };
     const { api, core } = this.tables;
     core.bytePairNonUtfSortedEncoder = this.binary.sort((a, b) => compareUint8Arrays(a[0], b[0]));
+    // Counting never decodes: the rank decoder stays empty.
+    core.bytePairStringRankEncoder = this.strings.seal();
     core.mergeableBytePairRankCount = this.rank;
     return (this.built = api);
   }

@@ -10,6 +10,7 @@
 import type { ProjectedMessage, StepReport } from '../core/engine';
 import type { CompactionSession } from '../core/session';
 import { REWIND_TOOL } from '../core/parts';
+import { nextTurn } from '../core/turns';
 import {
   AbortError,
   abortable,
@@ -148,6 +149,8 @@ export async function runTurn(
   for (let step = 0; step < options.maxSteps; step++) {
     throwIfAborted(signal);
     const atRecord = task.nextIndex;
+    // The step (a fold, a projection) is a turn of the event loop of its own, after the appends before it.
+    await nextTurn();
     const report = await session.step(atRecord);
     const messages = session.engine.project();
     if (report.compactions.length > 0) {

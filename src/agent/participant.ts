@@ -17,6 +17,7 @@ import type { StateEvent } from '../core/store';
 import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
+import { nextTurn } from '../core/turns';
 import type { TaskStoreHost } from './ports';
 import { contextMarkdown, factsMarkdown, isChatCommand, NO_TASK_YET, nothingToFold, rebuildMarkdown, type ChatCommandName } from './chatCommands';
 import { describeCompaction, describeTurnCompactions, foldedSoFar, ModelCallError, recordRewind, recordUndo, runTurn, type Attachment, type FoldedSoFar, type SentInfo, type ToolRunner, type TurnIO } from './loop';
@@ -341,7 +342,14 @@ export class KeeperAgent implements vscode.Disposable {
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;
     const title = redact(prompt).text.slice(0, 80);
-    const task = open ? open.rederive(options, this.counter) : TaskSession.open(await (await this.sessions.store()).task(taskId, title), taskId, title, options, this.counter, this.deterministic(settings));
+    let task: TaskSession;
+    if (open) task = open.rederive(options, this.counter);
+    else {
+      const store = await (await this.sessions.store()).task(taskId, title);
+      // Opening the database and deriving the task from its records are two turns of the event loop, not one block.
+      await nextTurn();
+      task = TaskSession.open(store, taskId, title, options, this.counter, this.deterministic(settings));
+    }
     this.tasks.set(taskId, task);
     return task;
   }

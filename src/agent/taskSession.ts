@@ -12,6 +12,7 @@ import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
 import type { SnapshotStore, ToolCompactionStore } from '../core/store';
+import { nextTurn } from '../core/turns';
 import type { RawRecord } from '../core/types';
 import type { TaskRecordLog } from './ports';
 import { SeenFiles } from './tools';
@@ -144,11 +145,19 @@ export class TaskSession {
     return undefined;
   }
 
-  /** Appends one record: durable first (when a store is writable), then into the live view. */
+  /**
+   * Appends one record: durable first (when a store is writable), then into the
+   * live view. The two are separate turns of the event loop (the write ends in
+   * an fsync, the view counts the record's tokens): a turn's appends never hold
+   * the extension host's thread as one block.
+   */
   async append(record: NewRecord): Promise<RawRecord> {
     const full = { ...record, index: this.next } as RawRecord;
     this.next++;
-    if (this.durable) await this.store!.appendRecord(this.id, full);
+    if (this.durable) {
+      await this.store!.appendRecord(this.id, full);
+      await nextTurn();
+    }
     this.session.append(full);
     return full;
   }

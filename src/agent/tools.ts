@@ -21,6 +21,7 @@ import { Worker } from 'node:worker_threads';
 import * as z from '../core/schema';
 import { compileGlob, type GlobMatcher } from './glob';
 import { messageOf } from '../core/errors';
+import { nextTurn } from '../core/turns';
 
 // ---------------------------------------------------------------------------
 // Contract
@@ -753,10 +754,6 @@ function joinRel(base: string, rel: string): string {
   return base === '.' ? rel : `${base}/${rel}`;
 }
 
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 // ---------------------------------------------------------------------------
 // read_file
 // ---------------------------------------------------------------------------
@@ -1021,7 +1018,7 @@ const globTool = defineTool({
       rootReal,
       enter: (relDir, name) => !skipsDir(name, matcher) && matcher.mayContain(relDir),
       file: async (rel) => {
-        if (++visited % 256 === 0) await yieldToEventLoop();
+        if (++visited % 256 === 0) await nextTurn();
         if (!matcher.matches(rel)) return true;
         found.push(joinRel(base.rel, rel));
         if (found.length >= GLOB_MAX_COLLECTED) {
@@ -1173,7 +1170,7 @@ const grepTool = defineTool({
 
     const searchFile = async (rel: string, abs: string): Promise<boolean> => {
       throwIfAborted(ctx.signal);
-      if (searched % 64 === 63) await yieldToEventLoop();
+      if (searched % 64 === 63) await nextTurn();
       if (searched > 0 && searched % 5_000 === 0) ctx.progress?.(`grep: ${searched} files searched, ${matches} matches`);
       const size = await fs.stat(abs).then((s) => s.size, () => -1);
       if (size < 0) return true;

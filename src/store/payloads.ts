@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { nextTurn } from '../core/turns';
 import { fsyncDirectory } from './journal';
 
 export const PAYLOAD_THRESHOLD_BYTES = 32 * 1024;
@@ -54,7 +55,6 @@ function errorCode(e: unknown): string | undefined {
   return typeof c === 'string' ? c : undefined;
 }
 
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function fsyncDirectoryAsync(dir: string): Promise<void> {
   let fh: fsp.FileHandle | undefined;
@@ -151,7 +151,7 @@ export class PayloadStore {
         bytes += buf.length;
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
-        await yieldToLoop();
+        await nextTurn();
       }
       await fh.sync();
       await fh.close();

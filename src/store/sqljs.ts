@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { nextTurn } from '../core/turns';
 
 export type SqlValue = number | string | Uint8Array | null;
 
@@ -53,6 +54,33 @@ export function loadSqlJs(): Promise<SqlJs> {
     loading = init({ locateFile: () => wasm });
   }
   return loading;
+}
+
+let warming: Promise<void> | undefined;
+
+/**
+ * Runs SQLite's first statements on a throwaway database, one per turn of the
+ * event loop. Its WebAssembly is compiled function by function on first call,
+ * on the host's thread: the first statement of a process (SQLite's set-up)
+ * and the first CREATE TABLE held the thread 80-100 ms in one block when a
+ * task's database was first opened inside a turn; warmed in steps, no step
+ * holds it more than about 30 ms and that first open about 20 ms. The
+ * extension starts it at activation; a failure is the real open's to report.
+ */
+export function warmSqlJs(): Promise<void> {
+  return (warming ??= (async () => {
+    const sql = await loadSqlJs();
+    await nextTurn();
+    const db = new sql.Database();
+    try {
+      for (const step of ['SELECT 1', 'CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)', "INSERT INTO t VALUES ('k', 'v')", "SELECT v FROM t WHERE k = 'k'"]) {
+        await nextTurn();
+        db.exec(step);
+      }
+    } finally {
+      db.close();
+    }
+  })().catch(() => undefined));
 }
 
 /** All rows of a query as objects keyed by column name. */

@@ -17,6 +17,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { contentHash } from '../core/hash';
+import { nextTurn } from '../core/turns';
 import { SCHEMA_VERSION, SessionStore, writeFileAtomic, type SessionSummary, type StoreOptions } from './sessionStore';
 
 export type Notify = (severity: 'warning' | 'error', message: string) => void;
@@ -71,9 +72,6 @@ function folderBytes(dir: string): number {
   }
   return total;
 }
-
-/** Lets the event loop run between slices of long work (a migration), so the host never stalls on it. */
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class WorkspaceStore {
   private readonly entries = new Map<string, TaskIndexEntry>();
@@ -364,13 +362,13 @@ export class WorkspaceStore {
         if (JSON.stringify(store.records(session.id, { loadPayloads: true })) === JSON.stringify(exported.records.slice(0, held))) {
           for (const record of exported.records.slice(held)) {
             await store.appendRecord(session.id, record);
-            if (record.index % 200 === 199) await yieldToLoop();
+            if (record.index % 200 === 199) await nextTurn();
           }
           store.importState(session.id, exported);
           store.checkpoint();
         }
         if (JSON.stringify(store.exportSession(session.id)) !== JSON.stringify(exported)) failed.push(session.id);
-        await yieldToLoop();
+        await nextTurn();
       }
       if (this.refreshOpen()) this.writeIndex();
       if (failed.length) {

@@ -3,7 +3,7 @@ import o200k = require('gpt-tokenizer/cjs/encoding/o200k_base');
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { O200kTokenCounter, RANK_TABLE_FILE, RankTableLoader, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
+import { CompactStringRanks, O200kTokenCounter, RANK_TABLE_FILE, RankTableLoader, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
 import { GenerationalCache } from '../../src/core/tokens';
 
 /** The reference: the whole text in one call, special tokens counted as text. */
@@ -178,6 +178,34 @@ describe('the rank table built in slices', () => {
     const now = loader.finishSync();
     assert.equal(now.countTokens(SAMPLE, { disallowedSpecial: new Set<string>() }), referenceCount(SAMPLE));
     assert.equal(await pending, now);
+  });
+
+  it('finds every string token of the table at its rank, and nothing else', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ranks = (require('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: (string | number[])[] }).default;
+    const table = new CompactStringRanks(ranks.length);
+    const strings = new Map<string, number>();
+    ranks.forEach((token, rank) => {
+      if (typeof token !== 'string') return;
+      table.add(token, rank);
+      strings.set(token, rank);
+      if (rank % 2000 === 1999) table.flush();
+    });
+    table.seal();
+    let wrong = 0;
+    for (const [token, rank] of strings) if (table.get(token) !== rank) wrong++;
+    assert.equal(wrong, 0, 'tokens found at another rank or not at all');
+    // Near misses: a token with a character more or less, in another case, or made up.
+    const rng = random(11);
+    let checked = 0;
+    for (const candidate of [...strings.keys()].filter((_, i) => i % 97 === 0).flatMap((t) => [`${t}\u0001`, t.slice(0, -1), t.toUpperCase(), `${t}${String.fromCharCode(0x4e00 + Math.floor(rng() * 0x5000))}`])) {
+      assert.equal(table.get(candidate), strings.get(candidate), JSON.stringify(candidate));
+      checked++;
+    }
+    assert.ok(checked > 4000);
+    const full = new CompactStringRanks(1);
+    full.add('a', 0);
+    assert.throws(() => full.add('b', 1), /more than 1 string ranks/);
   });
 
   it('refuses a table cut short, naming the file', () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateS
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ANCHOR_KEY } from '../../src/core/store';
-import { loadSqlJs, queryAll } from '../../src/store/sqljs';
+import { loadSqlJs, queryAll, warmSqlJs } from '../../src/store/sqljs';
 import { MIGRATIONS, SCHEMA_VERSION, SessionStore } from '../../src/store/sessionStore';
 import { RecordBuilder } from './engineHarness';
 
@@ -187,6 +187,41 @@ describe('session store (sql.js + journal)', function () {
     assert.deepEqual(again.sessions().map((s) => s.id), ['kept']);
     assert.equal(again.records('kept').length, kept.records.length);
     again.close();
+  });
+});
+
+describe('SQLite warm-up', function () {
+  it('runs its statements one turn of the event loop at a time, once, and leaves sql.js ready', async () => {
+    const sql = await loadSqlJs();
+    let turn = 0;
+    let done = false;
+    const count = (): void => {
+      turn++;
+      if (!done) setImmediate(count);
+    };
+    setImmediate(count);
+    // The turn each statement of the warm-up runs in.
+    const ranIn: number[] = [];
+    const prototype = sql.Database.prototype as { exec: (...args: unknown[]) => unknown };
+    const exec = prototype.exec;
+    prototype.exec = function (this: unknown, ...args: unknown[]) {
+      ranIn.push(turn);
+      return exec.apply(this, args);
+    };
+    try {
+      const warm = warmSqlJs();
+      assert.equal(warmSqlJs(), warm, 'one warm-up per process');
+      await warm;
+    } finally {
+      prototype.exec = exec;
+      done = true;
+    }
+    assert.equal(ranIn.length, 4, 'four statements');
+    assert.equal(new Set(ranIn).size, 4, `each in a turn of its own (turns ${ranIn.join(', ')})`);
+    const db = new sql.Database();
+    for (const migration of MIGRATIONS) db.exec(migration);
+    assert.deepEqual(queryAll(db, 'PRAGMA user_version'), [{ user_version: 0 }]);
+    db.close();
   });
 });
 
