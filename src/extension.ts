@@ -8,9 +8,11 @@ import { DisposableStore } from './adapters/disposableStore';
 import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { callUri, DOC_SCHEME, EvidenceDocuments, recordUri } from './agent/documents';
 import { registerKeeperTools } from './agent/lmTools';
+import { prepareToolSchemas } from './agent/tools';
 import { followupsFor } from './agent/chatCommands';
 import { KeeperAgent, PARTICIPANT_ID, type Confirm, type KeeperMetadata, type SentEvent, type TurnEndEvent } from './agent/participant';
 import { CommandIds, COMMANDS, ReportDocuments, REPORT_SCHEME, reportingFailures, type Ctx } from './commands';
+import { warmClassifier } from './core/classify';
 import { messageOf } from './core/errors';
 import { BudgetGauge } from './panel/gauge';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
@@ -51,10 +53,12 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
         else void vscode.window.showWarningMessage(message);
       }),
     );
-    // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite is warmed up in small
-    // steps meanwhile, so the first turn's open of its task database does not compile it in one block.
+    // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite, the tools' schemas and
+    // the classifier's patterns are made ready in small steps meanwhile, so the first turn does not build them in one block.
     void sessions.store();
     void warmSqlJs();
+    void prepareToolSchemas();
+    void warmClassifier();
     let agent: KeeperAgent | undefined;
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));

@@ -67,30 +67,34 @@ interface CoreTables {
 }
 
 /**
- * The string ranks of the table (199,997 tokens) with no heap object per
- * token: their characters in one string, where each starts and its rank in
- * typed arrays, found by open addressing on an FNV-1a hash. gpt-tokenizer's
+ * The string ranks of the table (about 200k tokens) with no heap object per
+ * token: their characters in a string per line of the table, where each
+ * starts and its rank in typed arrays, found by open addressing on an FNV-1a
+ * hash. gpt-tokenizer's
  * encoder asks it `get(piece)` as it asked its Map. The Map held 200k strings:
  * while it was built the collector copied them from scavenge to scavenge
  * (pauses of 65-120 ms measured in the extension host during a first turn), and
  * every later full collection of the host marked them again.
  */
 export class CompactStringRanks {
-  private text = '';
-  private readonly pending: string[] = [];
+  /** The tokens' characters, a string per line of the table (no string per token, and no 1.4M-character join). */
   private readonly pieces: string[] = [];
-  private length = 0;
+  private readonly pending: string[] = [];
+  private pendingLength = 0;
   private count = 0;
+  /** Per token: the piece holding it, where it starts there, its length and its rank. */
+  private readonly pieceOf: Uint16Array;
   private readonly starts: Int32Array;
-  private readonly ends: Int32Array;
+  private readonly lengths: Int32Array;
   private readonly ranks: Int32Array;
-  /** Entry index + 1 per slot; 0 is an empty slot. */
+  /** Token index + 1 per slot; 0 is an empty slot. */
   private readonly slots: Int32Array;
   private readonly mask: number;
 
   constructor(capacity: number) {
+    this.pieceOf = new Uint16Array(capacity);
     this.starts = new Int32Array(capacity);
-    this.ends = new Int32Array(capacity);
+    this.lengths = new Int32Array(capacity);
     this.ranks = new Int32Array(capacity);
     let size = 1;
     while (size < capacity * 2) size <<= 1;
@@ -100,41 +104,37 @@ export class CompactStringRanks {
 
   add(token: string, rank: number): void {
     if (this.count === this.ranks.length) throw new Error(`more than ${this.ranks.length} string ranks`);
+    if (this.pieces.length > 0xffff) throw new Error('too many pieces: flush less often');
     const entry = this.count++;
-    this.starts[entry] = this.length;
-    this.length += token.length;
-    this.ends[entry] = this.length;
+    this.pieceOf[entry] = this.pieces.length;
+    this.starts[entry] = this.pendingLength;
+    this.lengths[entry] = token.length;
     this.ranks[entry] = rank;
     this.pending.push(token);
+    this.pendingLength += token.length;
     let slot = hashOf(token) & this.mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
     this.slots[slot] = entry + 1;
   }
 
-  /** Joins the tokens added since the last call into one string (once a line of the table: no string per token stays). */
-  flush(): void {
-    if (this.pending.length === 0) return;
-    this.pieces.push(this.pending.join(''));
+  /** Joins the tokens added since the last call into one piece (once a line of the table). `get` finds tokens flushed. */
+  flush(): this {
+    if (this.pending.length > 0) this.pieces.push(this.pending.join(''));
     this.pending.length = 0;
-  }
-
-  /** Makes the table's text one flat string; `get` answers from here on. */
-  seal(): this {
-    this.flush();
-    this.text = this.pieces.join('');
-    this.pieces.length = 0;
+    this.pendingLength = 0;
     return this;
   }
 
   get(key: string): number | undefined {
-    const { text, starts, ends, slots, mask } = this;
+    const { pieces, pieceOf, starts, lengths, slots, mask } = this;
     const length = key.length;
     let slot = hashOf(key) & mask;
     for (;;) {
       const entry = slots[slot]! - 1;
       if (entry < 0) return undefined;
-      const start = starts[entry]!;
-      if (ends[entry]! - start === length) {
+      if (lengths[entry] === length) {
+        const text = pieces[pieceOf[entry]!]!;
+        const start = starts[entry]!;
         let i = 0;
         while (i < length && text.charCodeAt(start + i) === key.charCodeAt(i)) i++;
         if (i === length) return this.ranks[entry];
@@ -231,7 +231,7 @@ export class RankTableLoader {
     const { api, core } = this.tables;
     core.bytePairNonUtfSortedEncoder = this.binary.sort((a, b) => compareUint8Arrays(a[0], b[0]));
     // Counting never decodes: the rank decoder stays empty.
-    core.bytePairStringRankEncoder = this.strings.seal();
+    core.bytePairStringRankEncoder = this.strings.flush();
     core.mergeableBytePairRankCount = this.rank;
     return (this.built = api);
   }

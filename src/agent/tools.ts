@@ -1904,6 +1904,18 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   todoTool,
 ];
 
+/**
+ * Builds every tool's input schema and the JSON Schema the model reads, one
+ * tool a turn of the event loop: the extension starts it at activation, so
+ * the first turn, which offers them all, finds them made.
+ */
+export async function prepareToolSchemas(): Promise<void> {
+  for (const tool of AGENT_TOOLS) {
+    await nextTurn();
+    void tool.inputSchema;
+  }
+}
+
 const TOOLS_BY_NAME: ReadonlyMap<string, AgentTool> = new Map(AGENT_TOOLS.map((tool) => [tool.name, tool]));
 
 /**

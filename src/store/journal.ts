@@ -50,6 +50,8 @@ export interface JournalRepair {
 export interface JournalIo {
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   fsyncSync(fd: number): void;
+  /** fsync on libuv's thread pool: the event loop goes on meanwhile. */
+  fsync(fd: number): Promise<void>;
   ftruncateSync(fd: number, len: number): void;
 }
 
@@ -279,6 +281,7 @@ function openAppend(file: string): { fd: number; created: boolean } {
 const defaultIo: JournalIo = {
   writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
   fsyncSync: (fd) => fs.fsyncSync(fd),
+  fsync: (fd) => new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve()))),
   ftruncateSync: (fd, len) => fs.ftruncateSync(fd, len),
 };
 
@@ -302,6 +305,8 @@ export class Journal {
   private dirty = false;
   private seq = 0;
   private closed = false;
+  /** Counts the closings of `fd`: an fsync in flight when its descriptor was closed is no failure (see appendDeferred). */
+  private fdGeneration = 0;
 
   /** Highest seq seen in either file (0 if empty); for a writer, the seq of the last append. */
   get lastSeq(): number {
@@ -313,7 +318,9 @@ export class Journal {
     this.currentPath = `${base}.journal`;
     this.archivePath = `${base}.journal.archive`;
     this.readOnly = options.readOnly === true;
-    this.io = { ...defaultIo, ...options.io };
+    const io = options.io;
+    // A test that makes fsyncSync fail means every fsync: the thread-pool one too.
+    this.io = { ...defaultIo, ...(io?.fsyncSync && !io.fsync ? { fsync: async (fd: number) => io.fsyncSync!(fd) } : {}), ...io };
     const repairs: JournalRepair[] = [];
     const skipped: { file: string; line: number; reason: string }[] = [];
     this.repairs = repairs;
@@ -437,19 +444,44 @@ export class Journal {
 
   /** Appends one entry (one write of one line, then fsync) and returns its seq. */
   append(task: string, op: string, data: unknown): number {
+    return this.writeLine(task, op, data, true).seq;
+  }
+
+  /**
+   * Appends one entry: the line is written now (its seq is returned and later
+   * appends follow it), and `durable` resolves once it is fsync'd, on the
+   * thread pool: an fsync (5-10 ms on a laptop disk, far more on a network
+   * drive) no longer holds the extension host's event loop. A write that fails
+   * throws at once, as `append` does; a failed fsync rejects `durable` with a
+   * JournalWriteError. A descriptor closed while its fsync was in flight (the
+   * store closed, the file replaced) is no failure: closing came after a
+   * checkpoint or a sync of its own that covers the line.
+   */
+  appendDeferred(task: string, op: string, data: unknown): { readonly seq: number; readonly durable: Promise<void> } {
+    const { fd, seq } = this.writeLine(task, op, data, false);
+    const generation = this.fdGeneration;
+    const durable = this.io.fsync(fd).catch((e: unknown) => {
+      if (this.fdGeneration !== generation) return;
+      throw new JournalWriteError(this.currentPath, 'append to', e);
+    });
+    return { seq, durable };
+  }
+
+  /** Writes one line (and fsyncs it when `syncNow`); a failed write is rolled back and thrown. */
+  private writeLine(task: string, op: string, data: unknown, syncNow: boolean): { readonly fd: number; readonly seq: number } {
     const fd = this.writable();
     const seq = this.seq + 1;
     const buf = Buffer.from(encodeJournalLine(seq, task, op, data), 'utf8');
     try {
       this.writeAll(fd, buf);
-      this.io.fsyncSync(fd);
+      if (syncNow) this.io.fsyncSync(fd);
     } catch (e) {
       if (!this.rollBack(fd, this.length)) this.dirty = true;
       throw new JournalWriteError(this.currentPath, 'append to', e);
     }
     this.length += buf.length;
     this.seq = seq;
-    return seq;
+    return { fd, seq };
   }
 
   private readCurrentBuffer(): Buffer {
@@ -566,6 +598,7 @@ export class Journal {
     // Close before the rename: Windows cannot rename over an open file, and the fd would keep the old inode.
     fs.closeSync(fd);
     this.fd = undefined;
+    this.fdGeneration++;
     let replaced: Error | undefined;
     try {
       this.replaceFile(this.currentPath, curParts);
@@ -625,6 +658,7 @@ export class Journal {
     if (this.fd !== undefined) {
       const fd = this.fd;
       this.fd = undefined;
+      this.fdGeneration++;
       fs.closeSync(fd);
     }
     this.closed = true;

@@ -34,7 +34,7 @@ import {
   type ToolCompactionStore,
 } from '../core/store';
 import type { RawRecord } from '../core/types';
-import { crc32, fsyncDirectory, Journal, JournalWriteError, type JournalEntry } from './journal';
+import { crc32, fsyncDirectory, Journal, JournalWriteError, type JournalEntry, type JournalIo } from './journal';
 import { PAYLOAD_THRESHOLD_BYTES, PayloadMissingError, PayloadStore, payloadHash as contentHashOf } from './payloads';
 import { StoreLock, type LockHolder } from './lock';
 import { loadSqlJs, queryAll, type SqlDatabase, type SqlValue } from './sqljs';
@@ -98,6 +98,8 @@ export interface StoreOptions {
   readonly waitMs?: number;
   /** 0 disables the background checkpoint (tests, the CLI checkpoints on close). */
   readonly checkpointDelayMs?: number;
+  /** Test hook: the journal's file operations (to hold or fail an fsync). */
+  readonly journalIo?: Partial<JournalIo>;
 }
 
 export interface SessionSummary {
@@ -273,7 +275,7 @@ export class SessionStore {
     }
     let journal: Journal | undefined;
     try {
-      journal = mode === 'memory' ? undefined : Journal.open(file, { readOnly: mode === 'reader' });
+      journal = mode === 'memory' ? undefined : Journal.open(file, { readOnly: mode === 'reader', ...(options.journalIo ? { io: options.journalIo } : {}) });
     } catch (error) {
       mode = 'memory';
       notices.push(`Context Keeper cannot open the journal of ${file} (${(error as Error).message}): this session is kept in memory only.`);
@@ -503,22 +505,46 @@ export class SessionStore {
 
   /** Journals one mutation (durable when it returns), then applies it. Falls back to memory on a write failure. */
   private write(task: string, op: string, data: unknown): void {
+    this.journalled(task, op, data, (journal) => ({ seq: journal.append(task, op, data) }));
+  }
+
+  /**
+   * `write`, with the journal's fsync on the thread pool: the line is written
+   * and applied at once (so the order of lines and of the database stays one),
+   * and the promise resolves once the line is durable. For the appends of a
+   * turn, which would otherwise hold the extension host for an fsync each.
+   */
+  private async writeDurably(task: string, op: string, data: unknown): Promise<void> {
+    const durable = this.journalled(task, op, data, (journal) => journal.appendDeferred(task, op, data));
+    if (durable) await durable.catch((error: unknown) => this.lostJournal(error));
+  }
+
+  /** Journals one mutation with `append` (unless in memory), then applies it; the journal's promise of durability, if any. */
+  private journalled(task: string, op: string, data: unknown, append: (journal: Journal) => { seq: number; durable?: Promise<void> }): Promise<void> | undefined {
     this.requireWritable();
     this.checkLock();
     let seq = 0;
+    let durable: Promise<void> | undefined;
     if (this.journal && this.modeValue === 'writer') {
       try {
-        seq = this.journal.append(task, op, data);
+        ({ seq, durable } = append(this.journal));
       } catch (error) {
-        if (!(error instanceof JournalWriteError)) throw error;
-        this.modeValue = 'memory';
-        this.notice(
-          `Context Keeper could not write to ${this.file} (${error.code ?? error.message}): the session continues in memory; nothing already saved was lost, but new records will not survive a restart.`,
-        );
+        this.lostJournal(error);
       }
     }
     this.apply({ seq, task, op, data });
     this.scheduleCheckpoint();
+    return durable;
+  }
+
+  /** A journal write failed: the session goes on in memory, and the user is told once. */
+  private lostJournal(error: unknown): void {
+    if (!(error instanceof JournalWriteError)) throw error;
+    if (this.modeValue !== 'writer') return;
+    this.modeValue = 'memory';
+    this.notice(
+      `Context Keeper could not write to ${this.file} (${error.code ?? error.message}): the session continues in memory; nothing already saved was lost, but new records will not survive a restart.`,
+    );
   }
 
   /**
@@ -546,7 +572,7 @@ export class SessionStore {
     this.requireWritable();
     const expected = this.recordCount(taskId);
     if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
-    this.write(taskId, 'record', await this.dataOf(record));
+    await this.writeDurably(taskId, 'record', await this.dataOf(record));
   }
 
   /**

@@ -234,6 +234,8 @@ export class WorkspaceStore {
     const meta = path.join(folder, TASK_META);
     if (!existsSync(meta) && !this.options.readOnly) writeFileAtomic(meta, JSON.stringify({ id, title }));
     const store = await SessionStore.open(path.join(folder, TASK_DB), this.options);
+    // Opening, registering the session and writing the index each end in fsyncs: three turns of the event loop.
+    await nextTurn();
     const label = `task ${id}`;
     for (const message of store.notices) this.notify(severityOf(store, message), `${message} (${label})`);
     store.onNotice((message) => this.notify(severityOf(store, message), `${message} (${label})`));
@@ -241,6 +243,7 @@ export class WorkspaceStore {
     this.stores.set(id, store);
     const live = store.sessions().find((s) => s.id === id);
     this.entries.set(id, { id, title: live?.title || title, records: live?.records ?? 0, bytes: folderBytes(folder), lastUsed: Date.now() });
+    await nextTurn();
     this.writeIndex();
     if (this.closed) store.close();
     return store;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compileGlob, expandBraces } from '../../src/agent/glob';
-import { AGENT_TOOLS, describeToolCall, runTool, SeenFiles, shellInvocation, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
+import { AGENT_TOOLS, describeToolCall, prepareToolSchemas, runTool, SeenFiles, shellInvocation, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
 
 interface Harness {
   readonly ctx: ToolContext;
@@ -125,6 +125,11 @@ describe('agent tools', function () {
       const grep = AGENT_TOOLS.find((t) => t.name === 'grep')!.inputSchema.properties as Record<string, Record<string, unknown>>;
       assert.equal(grep.maxResults?.maximum, 2000);
       assert.equal(grep.regex?.default, false);
+    });
+
+    it('makes each JSON Schema once: what the warm-up at activation built is what the turns offer', async () => {
+      await prepareToolSchemas();
+      for (const tool of AGENT_TOOLS) assert.equal(tool.inputSchema, tool.inputSchema, tool.name);
     });
 
     it('an unknown tool is an error outcome naming the known ones', async () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, fsync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ANCHOR_KEY } from '../../src/core/store';
@@ -222,6 +222,58 @@ describe('SQLite warm-up', function () {
     for (const migration of MIGRATIONS) db.exec(migration);
     assert.deepEqual(queryAll(db, 'PRAGMA user_version'), [{ user_version: 0 }]);
     db.close();
+  });
+});
+
+describe('session store: appends do not wait on the event loop for their fsync', function () {
+  this.timeout(30_000);
+
+  it('resolves an append once its line is fsync\'d, with the event loop running meanwhile', async () => {
+    const file = tempBase();
+    const held: (() => void)[] = [];
+    const store = await SessionStore.open(file, {
+      checkpointDelayMs: 0,
+      journalIo: { fsync: (fd: number) => new Promise<void>((resolve, reject) => held.push(() => fsync(fd, (error) => (error ? reject(error) : resolve())))) },
+    });
+    store.createSession('s', 'title');
+    let acknowledged = false;
+    const append = store.appendRecord('s', { index: 0, role: 'user', content: 'hello' }).then(() => (acknowledged = true));
+    // The line is written and applied at once; the acknowledgement waits for the fsync.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(held.length, 1, 'one fsync in flight');
+    assert.equal(acknowledged, false, 'not acknowledged before its fsync');
+    assert.equal(store.records('s').length, 1, 'the record is in the view already');
+    held.shift()!();
+    await append;
+    assert.equal(acknowledged, true);
+    // A later record follows it in the journal; closing with its fsync in flight (its descriptor gone: EBADF) is no
+    // failure, and loses nothing.
+    const second = store.appendRecord('s', { index: 1, role: 'assistant', content: 'hi' });
+    await new Promise((resolve) => setImmediate(resolve));
+    store.close();
+    held.shift()?.();
+    await second;
+    assert.deepEqual(store.notices.filter((n) => /continues in memory/.test(n)), [], 'no failure reported');
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    assert.deepEqual(again.records('s').map((r) => r.content), ['hello', 'hi']);
+    assert.equal(again.mode, 'writer');
+    again.close();
+  });
+
+  it('goes on in memory, and says so, when an fsync fails', async () => {
+    const file = tempBase();
+    const store = await SessionStore.open(file, {
+      checkpointDelayMs: 0,
+      journalIo: { fsync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })) },
+    });
+    store.createSession('s', 'title');
+    await store.appendRecord('s', { index: 0, role: 'user', content: 'hello' });
+    assert.equal(store.mode, 'memory');
+    assert.ok(store.notices.some((n) => /continues in memory/.test(n) && /EIO/.test(n)), store.notices.join('\n'));
+    assert.equal(store.records('s').length, 1, 'kept in memory');
+    await store.appendRecord('s', { index: 1, role: 'assistant', content: 'still here' });
+    assert.equal(store.records('s').length, 2);
+    store.close();
   });
 });
 
