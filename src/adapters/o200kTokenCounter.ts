@@ -61,7 +61,6 @@ const SLICE_MS = 8;
 /** The fields of gpt-tokenizer's byte-pair core (3.4.0, pinned) the rank table fills (its encoder only asks `get`). */
 interface CoreTables {
   bytePairStringRankEncoder: Pick<Map<string, number>, 'get'>;
-  bytePairNonUtfRankDecoder: Map<number, Uint8Array>;
   bytePairNonUtfSortedEncoder: [Uint8Array, number][];
   mergeableBytePairRankCount: number;
 }
@@ -211,14 +210,9 @@ export class RankTableLoader {
 
   private applyLine(): void {
     const entries = JSON.parse(this.lines![this.next++]!) as (string | number[])[];
-    const core = this.tables.core;
     for (const entry of entries) {
       if (typeof entry === 'string') this.strings.add(entry, this.rank);
-      else {
-        const bytes = new Uint8Array(entry);
-        this.binary.push([bytes, this.rank]);
-        core.bytePairNonUtfRankDecoder.set(this.rank, bytes);
-      }
+      else this.binary.push([new Uint8Array(entry), this.rank]);
       this.rank++;
     }
     this.strings.flush();
@@ -230,7 +224,7 @@ export class RankTableLoader {
     const { compareUint8Arrays } = require('gpt-tokenizer/cjs/utfUtil') as { compareUint8Arrays(a: Uint8Array, b: Uint8Array): number };
     const { api, core } = this.tables;
     core.bytePairNonUtfSortedEncoder = this.binary.sort((a, b) => compareUint8Arrays(a[0], b[0]));
-    // Counting never decodes: the rank decoder stays empty.
+    // Counting never decodes: the rank decoders stay empty.
     core.bytePairStringRankEncoder = this.strings.flush();
     core.mergeableBytePairRankCount = this.rank;
     return (this.built = api);

@@ -653,6 +653,11 @@ abstract class LocalSummarizer implements Summarizer {
 }
 
 /** A statement found in a step, before the step's best are kept. */
+/** A candidate's mark when its sentence stands under a lead-in of suspected causes ("Likely causes:"). */
+function suspicionOf(sentence: Sentence): { readonly suspected?: true } {
+  return sentence.lead !== undefined && SUSPECTED_LEAD.test(sentence.lead) ? { suspected: true } : {};
+}
+
 interface Candidate {
   readonly cls: SentenceClass;
   /** How strongly the classifier's cues voted for the class. */
@@ -882,8 +887,7 @@ class Fold {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
-          const suspected = s.lead !== undefined && SUSPECTED_LEAD.test(s.lead);
-          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...(suspected ? { suspected } : {}) });
+          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...suspicionOf(s) });
         }
         const choice = awaitedChoice(part.text);
         const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
@@ -913,8 +917,7 @@ class Fold {
       const statement = statementOf(s.text);
       if (saysNothing(statement)) continue;
       const carried = salience(statement);
-      const suspected = s.lead !== undefined && SUSPECTED_LEAD.test(s.lead);
-      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...(suspected ? { suspected } : {}) });
+      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });
     }
   }
 
