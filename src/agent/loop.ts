@@ -151,11 +151,10 @@ export async function runTurn(
     const atRecord = task.nextIndex;
     // The step (a fold, a projection) is a turn of the event loop of its own, after the appends before it.
     await nextTurn();
-    const report = await session.step(atRecord);
-    const messages = session.engine.project();
-    if (report.compactions.length > 0) {
+    const { report, messages, boundary } = await session.prepareCall(atRecord);
+    if (boundary) {
       compactions += report.compactions.length;
-      task.ledger.push(session.checkBoundary(atRecord, messages).counts);
+      task.ledger.push(boundary.counts);
       io.compacted(report, foldedSoFar(session));
     }
     const request: ModelRequest = { system: options.system, messages, tools: tools.specs };
@@ -163,7 +162,7 @@ export async function runTurn(
 
     const answer = await callModelRetrying(task, model, request, io, messageId, signal, options);
     const tokens = await countSent(model, request, signal);
-    if (tokens !== undefined) session.engine.observeRealTokens(tokens);
+    if (tokens !== undefined) session.observeSent(tokens);
     io.sent({ step, messages, tokens, predicted: report.after, window: model.maxInputTokens });
 
     if (answer.calls.length === 0) return { steps: step + 1, stoppedAt: 'answer', compactions };

@@ -141,16 +141,6 @@ export function isOverTrigger(budget: Budget, predicted: number): boolean {
   return predicted > budget.trigger;
 }
 
-/** The hysteresis band (stop, trigger]: accepted as is, no further reduction. */
-export function isInDeadZone(budget: Budget, predicted: number): boolean {
-  return predicted > budget.stop && predicted <= budget.trigger;
-}
-
-/** Over the effective window: the provider would reject the call. */
-export function isOverWindow(budget: Budget, predicted: number): boolean {
-  return predicted > budget.effective;
-}
-
 /**
  * How far short of the provider's count an estimate can fall right after a
  * reduction reshaped the view (a fold's new head, a breakthrough shrink of many

@@ -185,20 +185,18 @@ export async function replay(records: readonly RawRecord[], options: ReplayOptio
   const modelCall = async (atRecord: number): Promise<{ report: StepReport; messages: ProjectedMessage[]; tokens: number }> => {
     await runner?.tick();
     const t0 = clock.now();
-    const report = await session.step(atRecord);
+    const { report, messages, boundary } = await session.prepareCall(atRecord);
     const ms = pendingMs + (clock.now() - t0);
     pendingMs = 0;
-    const messages = session.engine.project();
-    if (report.compactions.length > 0) {
-      const checked = session.checkBoundary(atRecord, messages);
-      boundaries.push(checked.counts);
-      defects.push(...checked.entries);
+    if (boundary) {
+      boundaries.push(boundary.counts);
+      defects.push(...boundary.entries);
     }
     // The engine's count of messages kept holds against the projection just before: the last one measured.
     const known = session.engine.projections === measuredProjection + 1 ? session.engine.unchangedSinceLastProjection : 0;
     measuredProjection = session.engine.projections;
     const { tokens, reused } = meter.measure(messages, previous, known);
-    session.engine.observeRealTokens(tokens + MESSAGE_OVERHEAD_TOKENS * messages.length);
+    session.observeSent(tokens + MESSAGE_OVERHEAD_TOKENS * messages.length);
     if (report.held) holds++;
     tokensSent += tokens;
     cacheReused += reused;

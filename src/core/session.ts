@@ -50,6 +50,13 @@ export interface SessionOptions {
   readonly rewound?: ReadonlySet<number>;
 }
 
+/** What one model call is given: the step's report, the messages to send, the state channel's checks at a compaction. */
+export interface PreparedCall {
+  readonly report: StepReport;
+  readonly messages: ProjectedMessage[];
+  readonly boundary?: { readonly entries: LedgerEntry[]; readonly counts: LedgerCounts };
+}
+
 export interface ToolCallView {
   readonly toolCallId: string;
   readonly name: string;
@@ -252,6 +259,24 @@ export class CompactionSession {
   step(atRecord: number): Promise<StepReport> {
     this.persistFacts();
     return this.engine.step(atRecord);
+  }
+
+  /**
+   * Everything before one model call, in the one order the agent loop, the
+   * replay and the evaluation follow: the compaction step at the boundary
+   * just before record `atRecord`, the projection to send, and, when the step
+   * compacted, the state channel's checks over that projection.
+   */
+  async prepareCall(atRecord: number): Promise<PreparedCall> {
+    const report = await this.step(atRecord);
+    const messages = this.engine.project();
+    const boundary = report.compactions.length > 0 ? this.checkBoundary(atRecord, messages) : undefined;
+    return { report, messages, ...(boundary ? { boundary } : {}) };
+  }
+
+  /** After a model call: the tokens the provider counted for what was sent, which calibrate the engine's estimate. */
+  observeSent(tokens: number): void {
+    this.engine.observeRealTokens(tokens);
   }
 
   /** A fold the user asked for (`/compact`), before record `atRecord`: see `CompactionEngine.compactNow`. */

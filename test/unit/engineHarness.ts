@@ -75,9 +75,9 @@ export async function play(session: CompactionSession, records: readonly RawReco
   for (let i = from; i < to; i++) {
     const r = records[i]!;
     if (session.opensStep(r)) {
-      reports.push({ at: i, report: await session.step(i) });
-      const messages = session.engine.project();
-      session.engine.observeRealTokens(messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 0));
+      const { report, messages } = await session.prepareCall(i);
+      reports.push({ at: i, report });
+      session.observeSent(messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 0));
     }
     session.append(r);
     if (r.role === 'user') session.preflight();

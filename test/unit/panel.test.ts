@@ -40,11 +40,10 @@ async function drive(task: TaskSession, records: readonly RawRecord[], counter: 
   for (const record of records) {
     if (session.opensStep(record)) {
       const atRecord = task.nextIndex;
-      const report = await session.step(atRecord);
-      const messages = session.engine.project();
-      if (report.compactions.length > 0) task.ledger.push(session.checkBoundary(atRecord, messages).counts);
+      const { report, messages, boundary } = await session.prepareCall(atRecord);
+      if (boundary) task.ledger.push(boundary.counts);
       const tokens = PROMPT_OVERHEAD + messages.reduce((n, m) => n + counter.count(m.content) + 4, 0);
-      session.engine.observeRealTokens(tokens);
+      session.observeSent(tokens);
       state.lastSent = { messages, tokens, predicted: report.after, window: session.budget.window };
     }
     const { index: _index, ...rest } = record;
