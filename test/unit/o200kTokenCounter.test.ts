@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import o200k = require('gpt-tokenizer/cjs/encoding/o200k_base');
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CompactStringRanks, O200kTokenCounter, RANK_TABLE_FILE, RankTableLoader, splitAtPieceBoundaries } from '../../src/adapters/o200kTokenCounter';
@@ -143,14 +143,15 @@ describe('GenerationalCache', () => {
 });
 
 describe('the rank table built in slices', () => {
-  /** The table as esbuild.mjs writes it: the module's ranks, 2,000 to a JSON line. */
+  /**
+   * The table esbuild.mjs wrote (dist/o200k.ranks: the build runs before the tests), or a copy of its first
+   * `lines` lines: the format is written in one place, the build.
+   */
   function rankTable(lines = Infinity): string {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const ranks = (require('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: unknown[] }).default;
-    const out: string[] = [];
-    for (let i = 0; i < ranks.length && out.length < lines; i += 2000) out.push(JSON.stringify(ranks.slice(i, i + 2000)));
+    const built = path.resolve('dist', RANK_TABLE_FILE);
+    if (lines === Infinity) return built;
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'ck-ranks-')), RANK_TABLE_FILE);
-    writeFileSync(file, out.join('\n'));
+    writeFileSync(file, readFileSync(built, 'utf8').split('\n').slice(0, lines).join('\n'));
     return file;
   }
   const texts = [SAMPLE, 'héllo wörld 日本語のテキスト 🙂 <|endoftext|> \ud800 x \udfff', 'a'.repeat(3000), '\u00ff\u0100 bytes: \x00\x01\x7f', 'ﷺ ﷻ ꧁꧂ 𓀀𓀁 ‱ ⸻'];
