@@ -12,7 +12,8 @@ import { redact } from '../core/redact';
 import { RetrievalIndex } from '../core/retrieval';
 import { TASK_CONTEXT_HEADING } from '../core/summary';
 import type { TaskSession } from './taskSession';
-import { DEFAULT_MAX_OUTPUT_CHARS, formatToolCallView } from './tools';
+import { DEFAULT_MAX_OUTPUT_CHARS } from './tools/limits';
+import { formatToolCallView } from './tools/viewToolCall';
 
 /** The most a record search returns, in characters of quoted passages. */
 export const RECORD_SEARCH_CHARS = 8_000;

@@ -35,7 +35,7 @@ const declareSettings = () =>
     toolOutputShrinkChars: z._default(z.int().check(z.minimum(200), z.maximum(1_000_000)), PRECOMPACT_MIN_CHARS),
     /** run_command runs in a terminal with shell integration (false: always in the background with /bin/sh). */
     runCommandsInTerminal: z._default(z.boolean(), true),
-    /** Command prefixes run_command runs without asking (one simple command each; see tools.ts allowListed). */
+    /** Command prefixes run_command runs without asking (one simple command each; see tools/confirmation.ts allowListed). */
     allowedCommands: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(500))).check(z.maxLength(200)), []),
     /** Other extensions' and MCP servers' tools @keeper offers its model, by name (`*` matches any run of characters). */
     otherTools: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(200)), []),

@@ -15,7 +15,7 @@ import type { SnapshotStore, ToolCompactionStore } from '../core/store';
 import { nextTurn } from '../core/turns';
 import type { RawRecord } from '../core/types';
 import type { TaskRecordLog } from './ports';
-import { SeenFiles } from './tools';
+import { SeenFiles } from './tools/seenFiles';
 
 /** Distributes Omit over a union-free interface while keeping optional fields optional. */
 export type NewRecord = Omit<RawRecord, 'index'>;

@@ -12,7 +12,7 @@
  * command in the background as before.
  */
 import * as vscode from 'vscode';
-import { plainTerminalText, type CommandRunner, type Ending } from './tools';
+import { plainTerminalText, type CommandRunner, type Ending } from './tools/commandRunner';
 
 /** How long a new terminal may take to report its shell integration. */
 const INTEGRATION_WAIT_MS = 5_000;

@@ -5,7 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { AbortError, messageOf } from './model';
-import { confirmationMarkdown, declinedMessage, describeToolCall, runTool, WORKSPACE_TOOLS, type ConfirmRequest, type FilePort, type ToolContext, type ToolOutcome } from './tools';
+import { describeToolCall, runTool, WORKSPACE_TOOLS } from './tools';
+import { confirmationMarkdown, declinedMessage } from './tools/confirmation';
+import type { ConfirmRequest, FilePort, ToolContext, ToolOutcome } from './tools/contract';
 
 export { WORKSPACE_TOOLS };
 
@@ -31,7 +33,7 @@ interface KeeperCall {
  * language model tools. @keeper invokes them with its request's
  * `toolInvocationToken`, so VS Code shows each call in the chat and asks for an
  * edit, a write or a command inline, with the diff or the command line; other
- * agents can use them too. The tool code itself (src/agent/tools.ts) is the
+ * agents can use them too. The tool code itself (src/agent/tools/) is the
  * same: before a call, it runs once with a confirmation that captures the
  * request and declines (no side effect), which is what the user is shown; then
  * the approved call runs, and writes only the change that was shown.

@@ -4,7 +4,8 @@
  */
 import * as vscode from 'vscode';
 import type { EvidenceDocuments } from '../agent/documents';
-import { isImportedTask, type KeeperAgent, type SentEvent } from '../agent/participant';
+import { isImportedTask } from '../agent/openTasks';
+import type { KeeperAgent, SentEvent } from '../agent/participant';
 import type { TaskSession } from '../agent/taskSession';
 import { messageOf } from '../core/errors';
 import type { TokenCounter } from '../core/tokens';

@@ -9,7 +9,7 @@ import type { TokenCounter } from '../core/tokens';
 import { parseTranscript } from '../core/transcript';
 import { formatAnswerReport, parseProbeFile, runAnswerProbes } from '../eval';
 import type { EvidenceDocuments } from '../agent/documents';
-import { readSettings } from '../agent/participant';
+import { readSettings } from '../agent/vscodeSettings';
 import { windowFor } from '../agent/settings';
 import { VsCodeChatModel } from '../agent/vscodeModel';
 

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { KeptDocuments } from '../agent/documents';
-import { readSettings } from '../agent/participant';
+import { readSettings } from '../agent/vscodeSettings';
 import { windowFor } from '../agent/settings';
 import { DEFAULT_CONTEXT_WINDOW } from '../core/budget';
 import { messageOf } from '../core/errors';

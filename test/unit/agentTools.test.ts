@@ -3,7 +3,10 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { compileGlob, expandBraces } from '../../src/agent/glob';
-import { AGENT_TOOLS, describeToolCall, prepareToolSchemas, runTool, SeenFiles, shellInvocation, type ConfirmRequest, type ToolContext, type ToolOutcome } from '../../src/agent/tools';
+import { AGENT_TOOLS, describeToolCall, prepareToolSchemas, runTool } from '../../src/agent/tools';
+import type { ConfirmRequest, ToolContext, ToolOutcome } from '../../src/agent/tools/contract';
+import { SeenFiles } from '../../src/agent/tools/seenFiles';
+import { shellInvocation } from '../../src/agent/tools/shellProcess';
 
 interface Harness {
   readonly ctx: ToolContext;

@@ -8,7 +8,9 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_TOOLS, allowListed, plainTerminalText, confirmationMarkdown, declinedMessage, WORKSPACE_TOOLS } from '../../src/agent/tools';
+import { AGENT_TOOLS, WORKSPACE_TOOLS } from '../../src/agent/tools';
+import { plainTerminalText } from '../../src/agent/tools/commandRunner';
+import { allowListed, confirmationMarkdown, declinedMessage } from '../../src/agent/tools/confirmation';
 
 interface Contributed {
   name: string;
