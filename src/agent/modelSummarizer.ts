@@ -22,7 +22,8 @@
  */
 import * as z from '../core/schema';
 import { renderUnit } from '../core/engine';
-import { enforceCap, formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
+import { formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
+import { enforceCap } from '../core/summaryCap';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';

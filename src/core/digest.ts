@@ -3,13 +3,13 @@
  * STATEMENT_MAX_WORDS words with its identifiers verbatim, a gist of
  * GIST_WORDS words for a demoted line, a topic key that names the subject,
  * the test that two statements say the same thing, and how much a statement
- * carries (its handles: paths, identifiers, numbers, error text).
+ * carries (its handles: paths, identifiers, numbers, error text); what a
+ * file says it is for. What a short reply answers is read in shortReplies.ts,
+ * what a command printed in terminalOutput.ts.
  *
  * Pure functions over strings; deterministic.
  */
-import { looksLikeCode } from './classify';
 import { redact } from './redact';
-import { decodeEntities } from './tools';
 
 /** A fact line states one thing: this many words at most (identifiers count as one word each). */
 export const STATEMENT_MAX_WORDS = 32;
@@ -321,132 +321,10 @@ export function subjectKey(raw: string, n = 4): string {
   return key || 'note';
 }
 
-// ------------------------------------------------------------- short replies
-
-/** An option the assistant offered: its number (or letter) and its wording. */
-export interface Offered {
-  readonly label: string;
-  readonly text: string;
-  /** The line of the message the option stands on. */
-  readonly line?: number;
-}
-
-/** A reply that only selects: "2", "option 4, 5", "the second one", "yes, do that", "go ahead". */
-const SELECTION = /^(?:(?:let'?s |i'?ll |we'?ll )?(?:go with |start with |use |do |pick |take |choose |try )?(?:options? |choices? |#|number )?(?:\d+|[a-e])(?:\s*(?:,|and|&|\+|\/)\s*(?:\d+|[a-e]))*[.!)]?|(?:the )?(?:first|second|third|fourth|fifth|last) (?:one|option)|both|all of them|all three|all)$/i;
-const ASSENT = /^(?:y|yes|yeah|yep|yup|sure|ok(?:ay)?|please|please do|do it|go ahead|go for it|sounds good|proceed|continue|correct|right|exactly|agreed|approved|lgtm|ja|tak|да)(?:[,.!]?\s*(?:please|do (?:it|that|so)|go ahead|proceed|continue|thanks|thank you))*[.!]?$/i;
-const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
-
-/**
- * Numbered or lettered options in an assistant message: "1. …", "Option 2: …",
- * "**A)** …", "### 3. …". A message may hold several numbered lists (a report,
- * then "Would you like me to: 1. … 2. …"): each restart at 1 (or A) opens a new
- * list, and the last list is the one a reply answers.
- */
-export function offeredLists(text: string): Offered[][] {
-  const lists: Offered[][] = [];
-  let current: Offered[] = [];
-  for (const [at, line] of text.split('\n').entries()) {
-    const m = /^\s{0,3}(?:#{1,4}\s*)?(?:[-*]\s*)?(?:\*\*|__)?(?:option|choice|approach|step)?\s*(\d{1,2}|[A-E])\s*[.):\]]\s*(?:\*\*|__)?\s*[-–—:]?\s*(.+)$/i.exec(line);
-    if (!m) continue;
-    const body = m[2]!.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
-    if (body.length < 3) continue;
-    const label = m[1]!.toLowerCase();
-    if ((label === '1' || label === 'a' || current.some((o) => o.label === label)) && current.length) {
-      lists.push(current);
-      current = [];
-    }
-    current.push({ label, text: statementOf(body, 14), line: at });
-  }
-  if (current.length) lists.push(current);
-  return lists;
-}
-
-/** The options a reply picks from: the last numbered or lettered list of the message. */
-export function offeredOptions(text: string): Offered[] {
-  const lists = offeredLists(text);
-  return lists[lists.length - 1] ?? [];
-}
-
-/** Words that put a list to the user as a choice ("Would you like to:", "Let me know which"). */
-const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|of these|would|do)\b|(?:let me know|tell me) which\b|(?:choose|pick|select) (?:one|an option|which)\b|which (?:would|do) you prefer)/i;
-/** Words a message may still say after the options it ends with (a closing remark). */
-const OFFER_TAIL_WORDS = 30;
-
-/**
- * The options a message ends by putting to the user ("Would you like to:
- * 1. Push to GitHub 2. Clean up temp files"), quoted; undefined when it ends
- * otherwise. The user's next message answers them.
- */
-export function awaitedChoice(text: string): string | undefined {
-  const options = offeredOptions(text);
-  const first = options[0]?.line;
-  const last = options[options.length - 1]?.line;
-  if (options.length < 2 || first === undefined || last === undefined) return undefined;
-  const lines = text.split('\n');
-  const after = lines.slice(last + 1).join(' ');
-  if (words(after.replace(/[*_#`>-]/g, ' ').trim()).length > OFFER_TAIL_WORDS) return undefined;
-  if (!OFFER_LEAD.test(lines.slice(Math.max(0, first - 3), first).join(' ')) && !OFFER_LEAD.test(after)) return undefined;
-  return options.map((o) => `${o.label}. ${o.text}`).join('; ');
-}
-
-/** The last question an assistant message asks. */
-export function lastQuestion(text: string): string | undefined {
-  const flat = text.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*|__/g, '');
-  // A sentence ends at punctuation followed by a space or a line break: the dot in `pr.test.ts` ends nothing.
-  // A question mark ends a question when a space, the end or a closing mark follows it (`https?://` is code);
-  // a line of code or of a patch is no question.
-  const questions = flat
-    .match(/(?:[^.!?\n]|[.!?](?=[^\s"')\]*_]))+\?(?=[\s"')\]*_]|$)/g)
-    ?.map((q) => q.trim())
-    .filter((q) => q.length >= 8 && q.length <= 300 && !/^[+-]\s/.test(q) && !looksLikeCode(q));
-  return questions?.length ? statementOf(questions[questions.length - 1]!, 24) : undefined;
-}
-
-export interface ResolvedReply {
-  /** What the reply chose, quoted from the offer. */
-  readonly chose: string;
-  /** The record of the assistant message that offered it. */
-  readonly offered: number;
-  /** The reply assented to a question rather than picking a numbered option. */
-  readonly assent: boolean;
-}
-
-/**
- * What a short reply selects among the options just offered: "2" → option 2's
- * wording; "yes" → the question it answers. Undefined when the reply is not a
- * bare selection or nothing was offered.
- */
-export function resolveReply(reply: string, offer: { text: string; record: number } | undefined): ResolvedReply | undefined {
-  const r = reply.trim().replace(/\s+/g, ' ');
-  if (!offer || r.length > 60) return undefined;
-  if (SELECTION.test(r)) {
-    const options = offeredOptions(offer.text);
-    if (options.length === 0) return undefined;
-    let labels: string[];
-    const ordinal = /(first|second|third|fourth|fifth|last)/i.exec(r)?.[1]?.toLowerCase();
-    if (ordinal) labels = [ordinal === 'last' ? options[options.length - 1]!.label : String(ORDINALS[ordinal])];
-    else if (/^(?:both|all\b|all of them|all three)/i.test(r)) labels = options.map((o) => o.label);
-    else labels = [...r.replace(/^\D*?(?=\b(?:\d+|[a-e])\b)/i, '').matchAll(/\b(\d+|[a-e])\b/gi)].map((m) => m[1]!.toLowerCase());
-    const chosen = labels.map((l) => options.find((o) => o.label === l)).filter((o): o is Offered => o !== undefined);
-    if (chosen.length === 0) return undefined;
-    return { chose: chosen.map((o) => `${o.label}. ${o.text}`).join('; '), offered: offer.record, assent: false };
-  }
-  if (ASSENT.test(r)) {
-    const q = lastQuestion(offer.text);
-    return q ? { chose: q, offered: offer.record, assent: true } : undefined;
-  }
-  return undefined;
-}
-
-// ------------------------------------------------------------------ errors
-
 /** `text` cut to `max` characters, marked with "…" where it was cut. */
 export function clipChars(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
-
-/** Lines that name an error: what a failed tool's output says about why. */
-const ERROR_WORDS = /error|exception|fail|traceback|not found|denied|cannot|can't|refus|invalid|unable|no such|not allowed|blocked|timed? ?out|requires approval|does not exist|doesn't exist|not permitted|rejected|forbidden|missing|unknown|not a valid|no module|fatal/i;
 
 /** Header lines that say nothing of what a file is for. */
 const BOILERPLATE_LINE = /^(?:copyright|\(c\)|©|spdx-|license|licensed under|all rights reserved|eslint-|@ts-|-\*-|pylint:|noqa|type: ignore|prettier-ignore|biome-ignore|@format|@flow|@jsx|use strict|generated by|auto-generated|do not edit)/i;
@@ -487,134 +365,3 @@ export function purposeOf(path: string, content: string, maxWords = 16): string 
   if (words(joined).length < 3) return undefined;
   return statementOf(joined, maxWords);
 }
-
-/** Output text as a terminal showed it: JSON string escapes of an exported render decoded, colour codes removed. */
-export function terminalText(output: string): string {
-  // Copilot (SpecStory) wraps what the terminal printed in its tool record: `"terminalCommandOutput": { "text": "…" }`.
-  // A record with no such field showed nothing (the output went to a file); the rest of it is the tool's bookkeeping.
-  const wrapped = output.includes('"terminalCommandOutput"') ? /"terminalCommandOutput"\s*:\s*\{\s*"text"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(output) : null;
-  if (!wrapped && output.includes('"terminalToolSessionId"') && output.includes('"terminalCommandState"')) return '';
-  if (wrapped?.[1]) {
-    try {
-      output = decodeEntities(JSON.parse(wrapped[1]) as string);
-    } catch {
-      /* read as it stands */
-    }
-  }
-  const tail = output.slice(-6000);
-  const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
-  // eslint-disable-next-line no-control-regex
-  return unwrapped(decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, ''));
-}
-
-/** Narrowest width a terminal is taken to wrap at. */
-const WRAP_MIN_COLUMNS = 78;
-
-/**
- * Lines a terminal wrapped at its width joined again: an export keeps the wrap mid-word ("…tasks.md: No such
- * file or di" / "rectory"). A line as long as the longest, ending inside a word the next line goes on with.
- */
-function unwrapped(text: string): string {
-  const lines = text.split('\n');
-  let width = 0;
-  for (const line of lines) width = Math.max(width, line.length);
-  if (width < WRAP_MIN_COLUMNS) return text;
-  // The longest line is a wrap only at a terminal's width: one more line as long, or a usual column count.
-  if (lines.filter((l) => l.length === width).length < 2 && !TERMINAL_COLUMNS.has(width)) return text;
-  const out: string[] = [];
-  for (const line of lines) {
-    const previous = out[out.length - 1];
-    // A word cut by the wrap goes on in its own case: "…is missing" then "Exit code: 1" are two lines.
-    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line) && !(/[a-z]$/.test(previous) && /^[A-Z]/.test(line));
-    if (wraps && !PROMPT_LINE.test(previous) && !PROMPT_LINE.test(line)) out[out.length - 1] = previous + line;
-    else out.push(line);
-  }
-  return out.join('\n');
-}
-
-/** Column counts terminals are commonly set to. */
-const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
-
-/**
- * A shell prompt a terminal capture shows before a command or after it ends:
- * `user@host dir % cmd`, `user@host:~/dir$ cmd`, `(venv) user@host dir %`,
- * `PS C:\\dir> cmd`. Exported transcripts (SpecStory, Cursor) keep them in a
- * command's output; they are the terminal, not what the command said.
- */
-const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)/;
-
-/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts and the echoed command. */
-export function outputLines(output: string): string[] {
-  return terminalText(output)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !PROMPT_LINE.test(l));
-}
-
-/** How telling an output line is about why a tool failed. */
-export function errorWeight(raw: string): number {
-  // A git server's lines come prefixed ("remote: error: GH013: Repository rule violations found"): the prefix is no part of them.
-  const line = raw.replace(/^remote:\s*/, '');
-  // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
-  // A traceback's header and the `raise …(` line of its last frame say where, not why.
-  // A compiler's code frame ("| |____- argument #5 of type `&str` is missing", "--> src/lib.rs:3:1") points, it does not say.
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
-  // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
-  let w = /^error: failed to push some refs\b|^error: script "[^"]*" exited with code \d+/.test(line) ? -3 : 0;
-  // A tally of the errors above ("could not compile `x` due to 12 previous errors", "Found 3 errors") is none of its own.
-  if (/\b(?:could not compile\b.*\bdue to|aborting due to)\b.*\berrors?\b|^(?:Found|\d+) \d* ?errors?(?: generated| in \d+ files?)?\.?$|^error: build failed$|^error: (?:test|doctest) failed, to rerun\b/i.test(line)) w -= 5;
-  // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
-  if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
-  if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|^\s*\d+:\d+\s+error\s|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
-  if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
-  if (ERROR_WORDS.test(line)) w += 1;
-  return w;
-}
-
-/**
- * The lines of a failed tool's output that say why: the two most telling
- * lines naming an error (an error class, a cause), in the order they came,
- * else the last line. Stack frames never.
- */
-export function errorLine(output: string): string {
-  // Column padding ("252:47  error    Strings must use doublequote        quotes") is no content.
-  const lines = outputLines(output)
-    .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l))
-    .map((l) => l.replace(/ {3,}/g, '  '));
-  const ranked = lines
-    .map((line, at) => ({ line, at, w: errorWeight(line) }))
-    .filter((x) => x.w > 0)
-    .sort((a, b) => b.w - a.w || a.at - b.at);
-  const picked: { line: string; at: number }[] = [];
-  for (const x of ranked) {
-    if (picked.length >= 2) break;
-    // A second line must name an error or its cause, not merely use the word ("For more information about this error…").
-    if (picked.length === 1 && x.w < 2) break;
-    if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
-    picked.push(x);
-  }
-  if (picked.length === 0) return clipChars(lines[lines.length - 1] ?? '', 140);
-  picked.sort((a, b) => a.at - b.at);
-  return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');
-}
-
-/** An error line with its variable parts (numbers, hex, paths' tails) removed: two failures with one cause share it. */
-export function errorSignature(line: string): string {
-  // The clause after the last colon names the cause ("… child_copy: cygheap read copy failed, …").
-  const clauses = line.split(/:\s+/);
-  const tail = clauses.length > 1 && (clauses[clauses.length - 1]!.match(/[a-z]{3,}/gi)?.length ?? 0) >= 2 ? clauses[clauses.length - 1]! : line;
-  const words = tail
-    .replace(/(['"`])[^'"`\n]*\1/g, ' ')
-    .replace(/\S*[/\\]\S*/g, ' ')
-    .toLowerCase()
-    .match(/[a-z][a-z_-]{2,}/g);
-  return (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
-}
-
-/** The signatures of every error a line quotes (its pieces are joined by " … ", its causes by " · "): two failures with one cause share one. */
-export function errorSignatures(text: string): Set<string> {
-  // A test run's counts ("3 passed, 4 failed") are no cause: every failing run of a suite has them.
-  const pieces = text.split(/ … |; | · /).filter((piece) => !/^\d+ (?:passed|failed)(?:, \d+ failed)?$/.test(piece.trim()));
-  return new Set(pieces.map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
-}
-

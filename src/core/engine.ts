@@ -41,7 +41,8 @@ import {
   type ToolCompactionStore,
 } from './store';
 import { continuationQuestionTokens, protectedFromRaw, resetDrift, type FoldInput, type ProtectedLines, type Summarizer } from './summarizer';
-import { layoutAfterFold, renderSummary, type LayoutKind, type SummaryLineCounter, type SummaryState } from './summary';
+import { renderSummary, type SummaryLineCounter, type SummaryState } from './summary';
+import { layoutAfterFold, type LayoutKind } from './summaryLayout';
 import { outlineOf } from './outline';
 import { RetrievalIndex } from './retrieval';
 import type { CachedTokenCounter } from './tokens';

@@ -16,7 +16,8 @@
  */
 
 import { looksLikeCode, looksLikeLog } from './classify';
-import { clipChars, errorLine, errorWeight } from './digest';
+import { clipChars } from './digest';
+import { errorLine, errorWeight } from './terminalOutput';
 
 export type HarnessKind =
   | 'task-notification'

@@ -7,7 +7,7 @@
  */
 import { CACHE_BLOCK_TOKENS, MESSAGE_OVERHEAD_TOKENS } from './budget';
 import type { Compaction, FloorSource, ProjectedMessage, StepReport } from './engine';
-import type { LayoutKind } from './summary';
+import type { LayoutKind } from './summaryLayout';
 import { CompactionSession, type SessionOptions } from './session';
 import type { LedgerCounts, LedgerEntry } from './ledger';
 import { MemoTokenCounter, type TokenCounter } from './tokens';

@@ -19,7 +19,7 @@ import * as z from './schema';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
 import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
-import { resolveReply } from './digest';
+import { resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';

@@ -7,7 +7,7 @@
  * one option changed.
  */
 import { computeBudget, ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
-import type { OursVariant } from './strategies';
+import type { OursVariant } from './ours';
 
 export interface Ablation {
   readonly name: string;

@@ -22,7 +22,9 @@ import {
 } from './metrics';
 import type { ProbeFile, ProbeKind } from './probes';
 import { auditSummary, auditedLines, type AuditedLine, type NoiseCounts } from './noise';
-import { runStrategy, STRATEGY_NAMES, type OursVariant, type StateMetrics, type StrategyName, type StrategyRun } from './strategies';
+import type { OursVariant } from './ours';
+import { runStrategy, STRATEGY_NAMES, type StrategyName, type StrategyRun } from './strategies';
+import type { StateMetrics } from './strategy';
 
 export const EVAL_WINDOWS = [8_000, 16_000, 32_000, 128_000] as const;
 

@@ -17,8 +17,9 @@ import {
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
 import { PROBE_KINDS, scoreProbe, type Probe, type ProbeFile, type ProbeKind, type ProbeResult, type ProbeTarget } from './probes';
-import type { CallSample, StrategyRun } from './strategies';
+import type { StrategyRun } from './strategies';
 import { visibleArtifacts } from './strategies';
+import type { CallSample } from './strategy';
 
 // ------------------------------------------------------------------ probes
 

@@ -7,7 +7,9 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { errorLine, errorSignatures, gistOf, handles, outputLines, purposeOf, resolveReply, restatedBy, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { resolveReply } from '../../src/core/shortReplies';
+import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
 import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 

@@ -20,7 +20,8 @@ import { parseProbeFile, scoreProbe, type Probe, type ProbeFile } from '../../sr
 import { parseLabels } from '../../src/eval/labels';
 import { drawSample, parseSummaryLineLabels, SAMPLE_FACT_LINES, SAMPLE_REQUEST_LINES } from '../../src/eval/noise';
 import { buildReport } from '../../src/eval/report';
-import { MASKED_OUTPUT, OPENCODE_CLEARED, runStrategy, visibleArtifacts } from '../../src/eval/strategies';
+import { MASKED_OUTPUT, OPENCODE_CLEARED } from '../../src/eval/baselines';
+import { runStrategy, visibleArtifacts } from '../../src/eval/strategies';
 import { RecordBuilder } from './engineHarness';
 
 const counter = new CharRatioTokenCounter();

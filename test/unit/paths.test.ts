@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { relativeTo, workspaceRootOf } from '../../src/core/paths';
-import { emptySummary, layoutAfterFold, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
+import { emptySummary, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
+import { layoutAfterFold } from '../../src/core/summaryLayout';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 
 describe('the workspace of a session\'s paths', () => {

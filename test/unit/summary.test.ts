@@ -14,8 +14,6 @@ import {
 } from '../../src/core/summarizer';
 import {
   emptySummary,
-  enforceCap,
-  gistWordsFor,
   formatFact,
   formatRequest,
   keyRestatesText,
@@ -27,6 +25,7 @@ import {
   validateTaskContext,
   type SummaryState,
 } from '../../src/core/summary';
+import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
 import { ArtifactIndex } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';

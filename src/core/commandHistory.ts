@@ -1,0 +1,77 @@
+/**
+ * What later commands of a fold say about earlier ones: a failed command
+ * replaced by the next command of the same program that worked (said on the
+ * failure's line), and the commits a new commit replaces on its branch
+ * (amended, or redone after the branch's history was rewritten).
+ */
+import { FAILED_LINE } from './factLines';
+import { gistsOf, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
+import { COMMIT_LINE, programOf } from './toolResults';
+
+/** The command history of one fold, kept on the lines of the fold's builder. */
+export class CommandHistory {
+  /** The last failed command of each program, until another command of that program works. */
+  private readonly unreplaced = new Map<string, { label: string; record: number }>();
+  /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
+  private rewrittenAt = -1;
+
+  constructor(private readonly b: SummaryBuilder) {}
+
+  /** A command failed: it stays the failure of its program until another command of that program works. */
+  noteFailure(cmd: string, label: string, record: number): void {
+    this.unreplaced.set(programOf(cmd), { label, record });
+  }
+
+  /** A command worked: one that rewrote a branch's history (`git reset`, `git rebase`) is remembered. */
+  noteRewrite(cmd: string, record: number): void {
+    if (/\bgit (?:reset|rebase)\b/.test(cmd)) this.rewrittenAt = record;
+  }
+
+  /**
+   * What replaced a failed approach: the next command of the same program that
+   * worked, said on the failure's line ("→ then `…` worked (r52)"), so the next
+   * attempt starts from what worked rather than from what failed.
+   */
+  noteReplacement(cmd: string, label: string, record: number): boolean {
+    const program = programOf(cmd);
+    const failed = this.unreplaced.get(program);
+    if (!failed) return false;
+    this.unreplaced.delete(program);
+    if (failed.label === label) return false;
+    const lines = this.b.facts['Ruled out'];
+    const at = lines.findIndex((l) => l.origin === 'exact' && FAILED_LINE.exec(l.text)?.[1] === failed.label && !/ → then `/.test(l.text));
+    if (at < 0) return false;
+    const line = lines[at]!;
+    lines[at] = { ...line, text: `${line.text} → then ${label} worked (r${record})`, sources: [...new Set([...line.sources, record])].sort((x, y) => x - y) };
+    return true;
+  }
+
+  /**
+   * The commits a new commit replaces on its branch, removed (their sources are
+   * returned for the new line): with `--amend` the branch's latest commit, and
+   * an earlier commit with the same message when the branch was rewritten since
+   * (the work redone after a reset). A branch holds one of them, so the summary
+   * says one.
+   */
+  replacedCommits(commit: string): number[] {
+    const parsed = COMMIT_LINE.exec(commit);
+    if (!parsed) return [];
+    const [, , branch, message, flags] = parsed;
+    const gone: FactLine[] = [];
+    const ofBranch: { line: FactLine; message: string }[] = [];
+    for (const section of ['Decisions', 'Archived'] as const) {
+      for (const line of this.b.facts[section]) {
+        if (line.members) continue;
+        const earlier = COMMIT_LINE.exec(gistsOf(line)[0]!.replace(SOURCES_SUFFIX, ''));
+        if (earlier && earlier[2] === branch) ofBranch.push({ line, message: earlier[3]! });
+      }
+    }
+    const latest = (c: { line: FactLine }): number => Math.max(-1, ...c.line.sources);
+    const amended = flags?.includes('--amend') ? ofBranch.reduce<(typeof ofBranch)[number] | undefined>((a, c) => (!a || latest(c) > latest(a) ? c : a), undefined) : undefined;
+    // The same message again replaces a commit only when the branch was rewritten since (a reset, a rebase):
+    // two commits of one message with work between them are two commits.
+    for (const c of ofBranch) if (c === amended || (c.message === message && this.rewrittenAt > latest(c))) gone.push(c.line);
+    for (const line of gone) this.b.remove(line.key);
+    return gone.flatMap((l) => l.sources);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The files of a fold: each file written (created, modified ×n) with what it
+ * is for, its last edit or what a here-document wrote into it, the purpose of
+ * a file read for the first time, and an edit that put back what an earlier
+ * edit replaced (the earlier change undone).
+ */
+import { knownPathOf } from './artifacts';
+import { handles, purposeOf, statementOf, subjectKey } from './digest';
+import { addStatement } from './factLines';
+import { redact } from './redact';
+import { mergeSources, type SummaryBuilder } from './summary';
+import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
+import { fileTouches, type FileTouch, type ToolFamily } from './tools';
+import type { ToolInvocation } from './types';
+
+/** A file written in the session, as its Deliverables line says it. */
+interface Written {
+  created: boolean;
+  writes: number;
+  sources: number[];
+  note: string;
+  edit?: string;
+  purpose?: string;
+  written?: string;
+}
+
+/** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
+export class Deliverables {
+  private readonly writes = new Map<string, Written>();
+  private readonly modified: string[] = [];
+  /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
+  private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
+
+  constructor(
+    private readonly b: SummaryBuilder,
+    /** How many words a created file's purpose keeps (a gist's length for this head's cap). */
+    private readonly purposeWords: number,
+  ) {
+    for (const line of b.facts.Deliverables) {
+      const m = /^(created)?(?:, )?(?:modified ×(\d+))?(?: — (.*))?$/.exec(line.text);
+      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: m?.[3] ?? '' });
+    }
+  }
+
+  /** A change report that names a file written in the session becomes that deliverable's note. */
+  noteChange(text: string): boolean {
+    const named = handles(text);
+    for (const [path, entry] of this.writes) {
+      const base = path.split(/[/\\]/).pop()!.toLowerCase();
+      if (named.some((h) => h === path.toLowerCase() || h.endsWith(`/${base}`) || h === base)) {
+        entry.note = statementOf(text, 16);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A tool call that worked: the files it read, created or modified, and the edit it made. */
+  toolWorked(tool: ToolInvocation, touches: readonly FileTouch[], family: ToolFamily, cmd: string | undefined, sources: number[]): void {
+    const targets = touches.length ? touches : fileTouches(tool);
+    // A here-document describes the file when the command writes one file only.
+    const body = targets.filter((t) => t.access !== 'read').length === 1 ? heredocBody(cmd ?? '') : undefined;
+    for (const touch of targets) {
+      if (touch.access === 'read') {
+        if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
+        continue;
+      }
+      const key = this.deliverableKey(touch.path);
+      const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
+      if (touch.access === 'create') {
+        entry.created = true;
+        // What the file is for, as its own header says it (a docstring, a leading comment, a title).
+        const content = writtenContent(tool);
+        if (content !== undefined && entry.purpose === undefined) {
+          const purpose = purposeOf(touch.path, content, this.purposeWords);
+          if (purpose !== undefined) entry.purpose = redact(purpose).text;
+        }
+      } else entry.writes++;
+      // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
+      if (body !== undefined) {
+        const description = toolDescription(tool);
+        entry.written = `${description ? `${description}: ` : ''}\`${redact(body).text}\``;
+      }
+      entry.sources.push(tool.callRecord);
+      this.writes.set(key, entry);
+      this.modified.push(key);
+    }
+    const edit = family === 'edit' ? editTexts(tool) : undefined;
+    if (edit) {
+      this.checkUndo(tool, edit, sources);
+      const path = (touches[0] ?? fileTouches(tool)[0])?.path;
+      const entry = path !== undefined ? this.writes.get(this.deliverableKey(path)) : undefined;
+      const diff = changedLine(edit.old, edit.new);
+      if (entry && diff) entry.edit = diff;
+    }
+  }
+
+  /**
+   * The deliverable a written path belongs to: one file written by its absolute
+   * path and by a relative one (`reproduce_bug.py`, then
+   * `/repo/reproduce_bug.py`) is one deliverable, under the form it was first
+   * written by — when exactly one earlier path of the other form matches.
+   */
+  private deliverableKey(path: string): string {
+    return this.writes.has(path) ? path : knownPathOf(path, this.writes.keys());
+  }
+
+  /**
+   * A file read for the first time: what it says it is for (its docstring,
+   * leading comment or title) is a finding about the code, so an exploration
+   * leaves a map of what each file does rather than nothing.
+   */
+  private read(path: string, output: string, sources: number[]): void {
+    if (this.writes.has(path)) return;
+    const purpose = purposeOf(path, readContent(output), this.purposeWords);
+    if (purpose === undefined) return;
+    const key = `file-${subjectKey(path, 10)}`;
+    if (this.b.facts.Findings.some((l) => l.key === key) || this.b.facts.Archived.some((l) => l.key === key)) return;
+    this.b.upsert('Findings', { key, text: `\`${path}\` (read): ${redact(purpose).text}`, sources, priority: 3, origin: 'exact' });
+  }
+
+  private checkUndo(tool: ToolInvocation, edit: { old: string; new: string }, sources: number[]): void {
+    const path = fileTouches(tool)[0]?.path ?? '';
+    const earlier = this.edits.get(path) ?? [];
+    const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
+    if (undone) {
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${firstLine(redact(undone.old).text, 60)}\` → \`${firstLine(redact(undone.new).text, 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+    }
+    earlier.push({ ...edit, record: tool.callRecord });
+    this.edits.set(path, earlier.slice(-20));
+  }
+
+  /** Writes each file's Deliverables line; returns Current state's Deliverable: how many files, the latest written. */
+  finish(): string {
+    for (const [path, entry] of this.writes) {
+      const parts: string[] = [];
+      if (entry.created) parts.push('created');
+      if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
+      const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : entry.written ? ` — written: ${entry.written}` : '';
+      this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
+    }
+    const delivered = this.b.facts.Deliverables.map((d) => d.key);
+    return delivered.length
+      ? `${delivered.length} file(s) written so far; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
+      : 'nothing written yet';
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * One line per fact: a statement joins the summary as a new line or merges
+ * into the line that already says it (sources and references add up); after
+ * a fold, lines saying one statement and statements said again with more are
+ * merged, and each line counts how often later units named it. The exact line
+ * of a failed tool (`label failed (code): error`) is read here too.
+ */
+import { handles, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder } from './summary';
+import { errorSignatures } from './terminalOutput';
+import type { Unit } from './types';
+
+/** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
+export const RESOLVED = /; later it worked \(r\d+\)$/;
+
+/** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
+export const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
+
+/** What replaced a failed command, as its line says it (`noteReplacement`). */
+export const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
+
+/**
+ * Adds a statement to the summary, or merges it into the line that already
+ * says it (anywhere in the fact sections): the sources and references add up
+ * and the wording with more identifiers wins. A new statement gets a key that
+ * names its subject; a key already used for a different subject is never
+ * reused (the topic self-check), it gets a suffix.
+ */
+export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit<FactLine, 'key'>, origin: LineOrigin): void {
+  for (const name of ['Findings', 'Decisions', 'Ruled out', 'Constraints', 'Archived'] as const) {
+    const lines = b.facts[name];
+    // An archived line may group several gists: any of them may be the statement.
+    const at = lines.findIndex((l) => gistsOf(l).some((g) => sameFact(g.replace(/^…|…$/g, ''), line.text)));
+    if (at < 0) continue;
+    const before = lines[at]!;
+    const richer = handles(line.text).length > handles(before.text).length && name === section && !before.members;
+    lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: mergeSources(before.sources, line.sources), refs: (before.refs ?? 0) + 1 };
+    return;
+  }
+  // The agent's own words about a failure recorded exactly a step before ("BFG installation failed due to a lock"
+  // after `brew install bfg` failed … locked) say it again, with less: they join the exact line.
+  if (section === 'Ruled out' && origin === 'narrative') {
+    const restated = b.facts['Ruled out'].findIndex((l) => l.origin === 'exact' && restatesFailure(line, l));
+    if (restated >= 0) {
+      const exact = b.facts['Ruled out'][restated]!;
+      b.facts['Ruled out'][restated] = { ...exact, sources: mergeSources(exact.sources, line.sources), refs: (exact.refs ?? 0) + 1 };
+      return;
+    }
+  }
+  let key = subjectKey(line.text);
+  for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text)}-${n}`;
+  b.upsert(section, { ...line, key, origin });
+}
+
+/**
+ * Whether two lines state one fact. A command's failure and its result are two, however alike their words
+ * ("`bun test x` failed (error): 1 failed; error: TypeError: …" and "`bun test x` → 2 passed"): the error is
+ * what the next attempt needs.
+ */
+export function sameFact(a: string, b: string): boolean {
+  if (FAILED_LINE.test(a) !== FAILED_LINE.test(b) || eventOf(a) !== eventOf(b)) return false;
+  // Two commands applied, two commits: the same event only when they quote the same command or hash.
+  if (eventOf(a) !== '') return eventSubject(a) === eventSubject(b);
+  // Two failures of one command are one only when they share a cause: a run that fails for another reason is news.
+  const fa = FAILED_LINE.exec(a);
+  const fb = fa ? FAILED_LINE.exec(b) : null;
+  if (fa && fb) {
+    const why = (error: string): Set<string> => errorSignatures(error.replace(RESOLVED, '').replace(REPLACED_TAIL, ''));
+    const causes = why(fb[5]!);
+    if (fa[1] !== fb[1] || ![...why(fa[5]!)].some((sig) => causes.has(sig))) return false;
+  }
+  return sameStatement(a, b);
+}
+
+/** What an event line names: a commit its hash, a command applied its quoted command, anything else its text. */
+function eventSubject(text: string): string {
+  if (text.startsWith('committed')) return /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
+  if (text.startsWith('applied')) return /`[^`]+`/.exec(text)?.[0] ?? text;
+  return text.replace(SOURCES_SUFFIX, '');
+}
+
+/** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
+function eventOf(text: string): string {
+  return /^(?:committed|work discarded|applied|edit of)\b/.exec(text)?.[0] ?? '';
+}
+
+/** A failure's record is this close before the agent's sentence about it. */
+export const RESTATED_WITHIN_RECORDS = 4;
+
+/** Whether a sentence of the agent says again, in its words, what a failed tool's exact line just recorded. */
+function restatesFailure(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
+  const first = Math.min(...line.sources);
+  if (!exact.sources.some((s) => s < first && s >= first - RESTATED_WITHIN_RECORDS)) return false;
+  const recorded = stems(exact.text);
+  const covered = (text: string): [number, number] => {
+    const said = stems(text);
+    let shared = 0;
+    for (const w of said) if (recorded.has(w)) shared++;
+    return [shared, said.size];
+  };
+  const [shared, size] = covered(line.text);
+  if (size === 0 || shared < 2 || shared * 2 < size) return false;
+  // A cause the exact line does not show ("because the private key field has spaces") is the agent's diagnosis: it stays.
+  const cause = /\b(?:because|due to|caused by|since|as)\b(.*)$/i.exec(line.text)?.[1];
+  if (cause === undefined) return true;
+  const [explained, words] = covered(cause);
+  return explained * 2 > words;
+}
+
+/** What a fact line states, without its group tag, the ellipses of a gist or its "(as of rN)". */
+function statementText(text: string): string {
+  return text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+}
+
+/**
+ * One line per statement: a line that says what an earlier line (in any fact
+ * section) already says is merged into it — sources and references add up —
+ * whatever path wrote it (a tool result, a repeated observation, a gist). The
+ * user's constraints are verbatim and never merged away; a grouped archived
+ * line is left whole.
+ */
+export function dedupe(b: SummaryBuilder): void {
+  const kept: { section: FactSection; index: number; text: string }[] = [];
+  for (const section of ['Constraints', 'Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    const lines = b.facts[section];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const text = statementText(line.text);
+      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameFact(k.text, text));
+      if (!same) {
+        kept.push({ section, index: i, text });
+        continue;
+      }
+      const into = b.facts[same.section][same.index]!;
+      b.facts[same.section][same.index] = { ...into, sources: mergeSources(into.sources, line.sources), refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
+      lines.splice(i--, 1);
+    }
+  }
+}
+
+/**
+ * A statement of the agent's said again, with more, by another line is merged
+ * into it (sources and references add up): the same finding in a step's
+ * narration and in its closing summary, a decision and its restatement, a gist
+ * that says less than a live line. Only the agent's prose is compared: the
+ * user's constraints are verbatim, and exact lines (a command's outcome, an
+ * edit, a commit, a failure with its error) are events that merely look alike.
+ * A live line merges only into a line of its own section (a decision is not
+ * a finding, and Ruled out is the anti-re-explore list); an archived gist into any.
+ */
+export function mergeRestated(b: SummaryBuilder): void {
+  const lines: { section: FactSection; line: FactLine; text: string }[] = [];
+  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    for (const line of b.facts[section]) {
+      const text = statementText(line.text);
+      if (line.members || eventOf(text) !== '' || FAILED_LINE.test(text) || text.includes(' → ')) continue;
+      lines.push({ section, line, text });
+    }
+  }
+  const into = restatedBy(lines.map((l) => l.text));
+  const merged = new Map<FactLine, FactLine>();
+  const gone = new Set<FactLine>();
+  lines.forEach((l, i) => {
+    const j = into[i];
+    if (j === undefined) return;
+    const target = lines[j]!;
+    if (l.section !== 'Archived' && target.section !== l.section) return;
+    const was = merged.get(target.line) ?? target.line;
+    merged.set(target.line, { ...was, sources: mergeSources(was.sources, l.line.sources), refs: (was.refs ?? 0) + (l.line.refs ?? 0) + 1 });
+    gone.add(l.line);
+  });
+  if (gone.size === 0) return;
+  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+    b.facts[section] = b.facts[section].filter((line) => !gone.has(line)).map((line) => merged.get(line) ?? line);
+  }
+}
+
+/**
+ * The handles of a statement: what a later record would name to refer back to
+ * it — inline-code spans, file paths and names, identifiers (snake_case,
+ * camelCase, dotted or slashed names). Lower-cased.
+ */
+export function handlesOf(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`\n]{3,60})`/g)) out.add(m[1]!.trim().toLowerCase());
+  for (const raw of text.split(/[\s`'"(),;:!?<>[\]{}*]+/)) {
+    const t = raw.replace(/^[.\-/]+|[.\-/]+$/g, '');
+    if (t.length < 4 || t.length > 80) continue;
+    if (/[a-z]/i.test(t) && (/[/_]/.test(t) || /\.[a-z]/i.test(t) || /[a-z][A-Z]/.test(t)) && !PLACEHOLDER.test(t)) out.add(t.toLowerCase());
+  }
+  return [...out];
+}
+
+/** How much of a tool output is searched for handles. */
+const REFERENCE_OUTPUT_CHARS = 2000;
+
+/** What a unit says: its texts, tool inputs and the head of tool outputs, lower-cased. */
+function unitText(unit: Unit): string {
+  const pieces: string[] = [];
+  for (const part of unit.parts) {
+    if (part.kind === 'tool' && part.tool) {
+      pieces.push(JSON.stringify(part.tool.input ?? ''));
+      if (part.tool.output) pieces.push(part.tool.output.slice(0, REFERENCE_OUTPUT_CHARS));
+    } else pieces.push(part.text);
+  }
+  return pieces.join('\n').toLowerCase();
+}
+
+/**
+ * Adds to each fact line the number of newly folded units after its sources
+ * that name one of its handles. A fact later steps keep coming back to is the
+ * one the cap keeps live longest (and whose archived gist it keeps longest).
+ */
+export function countReferences(b: SummaryBuilder, units: readonly Unit[]): void {
+  const texts = units.map((u) => ({ first: u.firstRecord, text: unitText(u) }));
+  for (const section of ['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const) {
+    const lines = b.facts[section];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.key.startsWith('archived~') || line.sources.length === 0) continue;
+      const named = handlesOf(line.text);
+      if (named.length === 0) continue;
+      const after = Math.max(...line.sources);
+      let n = 0;
+      for (const t of texts) if (t.first > after && named.some((h) => t.text.includes(h))) n++;
+      if (n) lines[i] = { ...line, refs: (line.refs ?? 0) + n };
+    }
+  }
+}

@@ -1,0 +1,469 @@
+/**
+ * The working state of one extractive fold: the user's asks and rules, each
+ * step's statements classified and the best kept, each tool call's exact
+ * outcome (failures with their error, commands applied, commits), and the
+ * Current state they make at the end.
+ */
+import { touchesInStep } from './artifacts';
+import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
+import { CommandHistory } from './commandHistory';
+import { Deliverables } from './deliverables';
+import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, words } from './digest';
+import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
+import { redact } from './redact';
+import { awaitedChoice, lastQuestion } from './shortReplies';
+import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { errorLine, errorSignatures } from './terminalOutput';
+import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND } from './toolResults';
+import { classifyTool, exitCode, shellCommand, type FileTouch } from './tools';
+import type { ToolInvocation, Unit } from './types';
+import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
+
+/** Between the causes one command failed with, on its Ruled out line; the newest this many are kept. */
+const CAUSE_JOIN = ' · ';
+const MAX_CAUSES = 3;
+
+/** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
+const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
+/** A statement must carry at least this much to be kept (see digest.salience). */
+const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
+
+/** A statement of the agent's private reasoning must carry this much to be kept. */
+const REASONING_MIN_SALIENCE = 3;
+/** A classifier vote this strong keeps a statement that names no identifier (a cause, a contrast, a failure). */
+const STRONG_CUE = 2;
+
+/** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
+const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b/i;
+/** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
+const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
+const REPRODUCES = ' reproduced the bug ';
+/** A plan sentence that says it is the next step. */
+const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that|this)|afterwards|first|now|the next step)\b/i;
+
+/**
+ * A list item with the sentence it finishes ("…the code might be: taking the entire current application state
+ * rather than just the profile-specific settings"): the item whole, the sentence's closing words before it
+ * (clipped from the front with "…" to fit one statement). Undefined when the item leaves no room for them.
+ */
+function withIntro(intro: string, item: string): string | undefined {
+  const room = STATEMENT_MAX_WORDS - words(item).length;
+  if (room < 5) return undefined;
+  const w = words(intro);
+  const head = w.length <= room ? w.join(' ') : `…${w.slice(w.length - room).join(' ')}`;
+  return `${head}: ${/^[A-Z][a-z]/.test(item) ? item[0]!.toLowerCase() + item.slice(1) : item}`;
+}
+
+/** Items a sentence that opens a list takes into its line. */
+const LISTED_ITEMS = 4;
+
+/**
+ * A sentence as a summary line reads it. One that ends with a colon says
+ * little alone ("Move it to a shared utility module, such as:"): the short
+ * items under it (up to LISTED_ITEMS) finish it ("…such as:
+ * `src/domain/repo-utils.ts`; `src/utils/repo.ts`"). Items that are sentences
+ * of their own stand on their own.
+ */
+function listed(sentences: readonly Sentence[], i: number): string {
+  const s = sentences[i]!;
+  if (!/[:：]$/.test(s.text)) return s.text;
+  const items: string[] = [];
+  for (let j = i + 1; j < sentences.length && items.length < LISTED_ITEMS; j++) {
+    const item = sentences[j]!;
+    if (!item.item || (s.item && !item.lead?.endsWith(s.text))) break;
+    if (isFragment(item.text)) items.push(item.text.replace(/[.;,]$/, ''));
+  }
+  return items.length ? `${s.text} ${items.join('; ')}` : s.text;
+}
+
+/** A candidate's mark when its sentence stands under a lead-in of suspected causes ("Likely causes:"). */
+function suspicionOf(sentence: Sentence): { readonly suspected?: true } {
+  return sentence.lead !== undefined && SUSPECTED_LEAD.test(sentence.lead) ? { suspected: true } : {};
+}
+
+/** A statement found in a step, before the step's best are kept. */
+interface Candidate {
+  readonly cls: SentenceClass;
+  /** How strongly the classifier's cues voted for the class. */
+  readonly score: number;
+  readonly text: string;
+  readonly record: number;
+  readonly salience: number;
+  readonly order: number;
+  /** Said under a lead-in of suspected causes ("Likely causes:"): a finding only assumed. */
+  readonly suspected?: boolean;
+}
+
+const SECTION_OF: Partial<Record<SentenceClass, FactSection>> = { finding: 'Findings', decision: 'Decisions', failure: 'Ruled out', change: 'Decisions' };
+const PRIORITY_OF: Record<FactSection, 0 | 1 | 2 | 3> = { Deliverables: 1, Decisions: 2, Constraints: 2, 'Ruled out': 2, Findings: 3, Archived: 3 };
+
+/** The sentence after a decision that gives its reason ("This avoids…", "Because…"). */
+const REASON = /^(?:this|that|it|because|since|so that|so |which|the reason|otherwise)\b.*\b(?:because|so that|avoid\w*|prevent\w*|ensur\w*|keep\w*|mean\w*|since|otherwise|simpler|safer|faster|cleaner|works?|breaks?|fails?|requir\w*|needs?|saves?|removes?|reduces?|fix\w*)\b/i;
+
+/** The working state of one fold: the builder, and what Current state is made of. */
+export class Fold {
+  private goal: string;
+  private status: string;
+  private next: string;
+  private plan: { open: string[]; active: string | undefined } | undefined;
+  private lastPlanSentence: string | undefined;
+  /** The user's latest ask: `answered` once a step followed it, `closed` while the latest step made no tool call (the agent replied). */
+  private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
+  /** The latest step of this span made no tool call: the agent replied. */
+  private replied = false;
+  private question: string | undefined;
+  private interrupted: number | undefined;
+  /** The files read and written. */
+  private readonly deliverables: Deliverables;
+  /** Failed commands that later ones replaced, commits that later ones replaced. */
+  private readonly commands: CommandHistory;
+
+  constructor(
+    private readonly b: SummaryBuilder,
+    previous: SummaryState,
+    /** How many words a created file's purpose keeps (a gist's length for this head's cap). */
+    purposeWords: number,
+  ) {
+    this.goal = previous.current.goal;
+    this.status = previous.current.status;
+    this.next = previous.current.next;
+    this.deliverables = new Deliverables(b, purposeWords);
+    this.commands = new CommandHistory(b);
+  }
+
+  user(unit: Unit): void {
+    for (const part of unit.parts) {
+      const split = splitUserText(part.text);
+      if (split.interrupted) this.interrupted = part.record;
+      if (split.words === '') continue;
+      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, split.words);
+      this.b.requests.push(req);
+      // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
+      if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
+      if (req.continuation && this.goal !== '') {
+        // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
+        this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
+      } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
+        // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
+        // its rules are constraints, and the work asked before goes on.
+        this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
+        this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
+        // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
+        this.lastPlanSentence = undefined;
+      }
+      this.question = undefined;
+      // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
+      if (this.status.startsWith('blocked:')) this.status = '';
+      this.interrupted = split.interrupted ? part.record : undefined;
+      for (const c of extractConstraints(part.text)) {
+        this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
+      }
+    }
+  }
+
+  step(unit: Unit): void {
+    const candidates: Candidate[] = [];
+    let order = 0;
+    // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
+    // otherwise its last one.
+    let marked = false;
+    for (const part of unit.parts) {
+      // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
+      const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;
+      if (rejected) {
+        for (const why of rejected) this.failure('aider', 'error', clipChars(redact(why).text, 200), [part.record]);
+        continue;
+      }
+      // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
+      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
+      if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
+      if (part.kind === 'text') {
+        const sentences = sentencesOf(answer);
+        for (let i = 0; i < sentences.length; i++) {
+          const s = sentences[i]!;
+          // An item that finishes the sentence above its list is read with it; a bare fragment says nothing.
+          const whole = s.intro !== undefined ? withIntro(s.intro, s.text) : undefined;
+          if (s.heading || (s.item && whole === undefined && isFragment(s.text))) continue;
+          // The sentence a list finishes is said by its items, each with it.
+          const next = sentences[i + 1];
+          if (next?.intro !== undefined && next.intro === s.text.replace(/[:：]$/, '') && withIntro(next.intro, next.text) !== undefined) continue;
+          const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
+          if (!CONTENT_CLASSES.has(cls)) continue;
+          const read = whole ?? listed(sentences, i);
+          if (cls === 'plan') {
+            const says = NEXT_MARKER.test(read);
+            if (!marked) this.lastPlanSentence = statementOf(read, 24);
+            marked ||= says;
+            continue;
+          }
+          let text = statementOf(read);
+          // A decision keeps its reason when the next sentence gives it.
+          const after = sentences[i + 1];
+          if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
+            text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
+          }
+          if (saysNothing(text)) continue;
+          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...suspicionOf(s) });
+        }
+        const choice = awaitedChoice(part.text);
+        const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
+        this.question = choice !== undefined ? `choice of ${choice}` : asked !== undefined ? `answer: ${asked}` : undefined;
+        continue;
+      }
+      if (part.kind === 'reasoning') {
+        this.reasoning(part.text, part.record, candidates, () => order++);
+        continue;
+      }
+      if (part.kind === 'tool' && part.tool) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
+    }
+    const offer = offerOf(unit);
+    if (offer) this.b.offer = offer;
+    if (this.lastAsk) this.lastAsk.answered = true;
+    // Whether the agent's latest step replied (no tool call) or its work goes on.
+    this.replied = !unit.parts.some((p) => p.kind === 'tool');
+    if (this.lastAsk) this.lastAsk.closed = this.replied;
+    this.keep(candidates, PER_STEP);
+  }
+
+  /** Private reasoning often holds the diagnosis; only its most telling statements are candidates. */
+  private reasoning(text: string, record: number, candidates: Candidate[], next: () => number): void {
+    for (const s of sentencesOf(text)) {
+      const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
+      if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
+      const statement = statementOf(s.text);
+      if (saysNothing(statement)) continue;
+      const carried = salience(statement);
+      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });
+    }
+  }
+
+  /** Keeps the step's best statements of each class: the most salient, in their order. */
+  private keep(candidates: readonly Candidate[], limits: Partial<Record<SentenceClass, number>>): void {
+    const chosen: Candidate[] = [];
+    for (const cls of ['finding', 'decision', 'failure', 'change'] as const) {
+      // A plain statement the cues vote for strongly ("This lists all commits, not just those since the merge base") is kept without identifiers.
+      const pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
+      pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
+      chosen.push(...pool.slice(0, limits[cls] ?? 0));
+    }
+    chosen.sort((x, y) => x.order - y.order);
+    for (const c of chosen) {
+      // A commit or a push is said by its exact line (hash, branch, message), not by the prose about it.
+      if (c.cls === 'change' && /^(?:committed|pushed)\b/i.test(c.text)) continue;
+      if (c.cls === 'change' && this.deliverables.noteChange(c.text)) continue;
+      if (c.cls === 'change' && handles(c.text).length === 0) continue;
+      const section = SECTION_OF[c.cls]!;
+      if (c.cls === 'finding' && this.reproduced(c)) continue;
+      const text = c.cls === 'finding' && (c.suspected || /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text)) ? `${c.text} (assumed)` : c.text;
+      addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
+    }
+  }
+
+  /**
+   * "The script has reproduced the bug": the command that just failed was the
+   * reproduction, meant to fail. Its line moves from Ruled out to Findings as
+   * what reproduces the bug, with its verbatim error; the sentence joins it.
+   */
+  private reproduced(c: Candidate): boolean {
+    const confirms = CONFIRMS.test(c.text);
+    if (!confirms && !REPRODUCED.test(c.text)) return false;
+    const near = (l: FactLine): boolean => l.sources.some((r) => r < c.record && r >= c.record - RESTATED_WITHIN_RECORDS);
+    // A second sentence saying so ("This confirms the issue described.") joins the line already moved.
+    const moved = this.b.facts.Findings.findIndex((l) => l.text.includes(REPRODUCES) && near(l));
+    if (moved >= 0) {
+      const line = this.b.facts.Findings[moved]!;
+      this.b.facts.Findings[moved] = { ...line, sources: mergeSources(line.sources, [c.record]) };
+      return true;
+    }
+    if (!REPRODUCED.test(c.text)) return false;
+    const lines = this.b.facts['Ruled out'];
+    let at = lines.length - 1;
+    while (at >= 0 && !(lines[at]!.origin === 'exact' && near(lines[at]!))) at--;
+    const m = at >= 0 ? FAILED_LINE.exec(lines[at]!.text) : null;
+    if (!m || m[2] !== undefined || m[4] !== undefined || m[5]!.includes(' → then ')) return false;
+    const line = lines.splice(at, 1)[0]!;
+    this.b.upsert('Findings', { ...line, text: `${m[1]}${REPRODUCES}(${m[3]}): ${m[5]}`, sources: mergeSources(line.sources, [c.record]), priority: PRIORITY_OF.Findings });
+    return true;
+  }
+
+  private tool(tool: ToolInvocation, touches: readonly FileTouch[]): void {
+    const sources = tool.resultRecord !== undefined && tool.resultRecord !== tool.callRecord ? [tool.callRecord, tool.resultRecord] : [tool.callRecord];
+    const code = exitCode(tool);
+    const family = classifyTool(tool.name, tool.input).family;
+    const cmd = shellCommand(tool);
+    const counts = tool.output !== undefined ? testSummary(tool.output) : undefined;
+    const failed =
+      tool.isError ||
+      (code !== undefined && code !== 0) ||
+      (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
+    if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
+    if (family === 'todo' && !failed) {
+      const plan = planOf(tool.input);
+      if (plan) this.plan = plan;
+    }
+    if (tool.output === undefined) return;
+    // Only a failure, a command or a change names the call (a read that worked says nothing about itself).
+    let labelText: string | undefined;
+    const label = (): string => (labelText ??= toolLabel(tool));
+    // A test run's counts, when the tool is a command.
+    const tests = cmd !== undefined ? counts : undefined;
+    // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
+    if (cmd === undefined && (family === 'other' || family === 'task')) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
+    if (failed) {
+      if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
+      const error = errorLine(tool.output);
+      const at = raisedAt(tool.output);
+      const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
+      const why = redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
+      const codeText = code !== undefined ? `exit ${code}` : 'error';
+      this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
+      this.failure(label(), codeText, why, sources);
+      if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
+      return;
+    }
+    // What the command's output says, one finding per command (a later run supersedes it): a test run's
+    // counts, a short answer, or what a command that worked still printed as wrong.
+    const commit = cmd !== undefined ? commitOf(cmd, tool.output) : undefined;
+    // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
+    const recorded = cmd !== undefined && (commit !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
+    const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output) : undefined;
+    const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
+    const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
+    if (said) {
+      const label60 = firstLine(redact(commandProper(cmd!)).text, 60, true);
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+    }
+    if (cmd !== undefined) {
+      const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
+      this.commands.noteRewrite(cmd, tool.callRecord);
+      // A command that failed before and now succeeds is no longer ruled out; what it failed with
+      // stays a finding (the error and that it was overcome), so the same error is recognised next time.
+      const worked = tool.resultRecord ?? tool.callRecord;
+      for (const line of [...this.b.facts['Ruled out']]) {
+        const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
+        if (!m || m[1] !== label() || m[2]) continue;
+        this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
+      }
+      this.status = `last command ${label()}${code !== undefined ? ` exited ${code}` : ' finished'}`;
+      if (commit) {
+        addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.commands.replacedCommits(commit), sources), priority: 2 }, 'exact');
+      } else if (UNDOING_COMMAND.test(cmd)) {
+        addStatement(this.b, 'Ruled out', { text: `work discarded: ${label()}`, sources, priority: 2 }, 'exact');
+      } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
+        // A command that replaced a failed one is said on the failure's line ("… → then `brew install
+        // git-filter-repo` worked"): an "applied:" line would say it twice.
+        const description = toolDescription(tool);
+        const installed = tool.output !== undefined ? INSTALLED.exec(tool.output.slice(-4000))?.[0].trim() : undefined;
+        const outcome = installed ? ` → ${firstLine(redact(installed).text, 120)}` : '';
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
+      }
+    } else if (family === 'write' || family === 'edit') {
+      this.status = `last change: ${label()}`;
+    }
+  }
+
+  /**
+   * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
+   * …"), a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
+   * model: …", the latest start wins).
+   */
+  private consoleEvents(output: string, sources: number[], record: number): void {
+    const said = (text: string): string => clipChars(redact(text.trim()).text, 100);
+    for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) addStatement(this.b, 'Decisions', { text: `committed ${m[1]}: "${said(m[2]!)}"`, sources, priority: 2 }, 'exact');
+    const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
+    if (undo) {
+      // The commit undone is no decision any more: its line goes, the undo says what it was.
+      const decisions = this.b.facts.Decisions;
+      const at = decisions.findIndex((l) => l.text.startsWith(`committed ${undo[1]}`));
+      const before = at >= 0 ? decisions.splice(at, 1)[0]!.sources : [];
+      addStatement(this.b, 'Ruled out', { text: `work discarded: commit ${undo[1]} "${said(undo[2]!)}" undone; now at ${undo[3]} "${said(undo[4]!)}"`, sources: mergeSources(before, sources), priority: 2 }, 'exact');
+    }
+    const model = /^Main model: (\S+)/m.exec(output);
+    if (model) {
+      const version = /^Aider (v\d+(?:\.\d+)+)/m.exec(output)?.[1];
+      this.b.upsert('Findings', { key: 'console-main-model', text: `${version ? `aider ${version}, ` : ''}main model ${model[1]} (as of r${record})`, sources, priority: 3, origin: 'exact' });
+    }
+  }
+
+  /**
+   * A failed tool: one Ruled out line per command, with the verbatim error of
+   * each cause it failed with. The same command failing again counts up (×n);
+   * other commands failing with the same error join the line ("and 3 more").
+   * An interruption by the user is not an approach that failed.
+   */
+  private failure(label: string, codeText: string, why: string, sources: number[]): void {
+    // An interruption by the user is no failed approach; a failure that says nothing about why is no line
+    // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).
+    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '' || TOOL_PROTOCOL_ERROR.test(why)) return;
+    const signatures = errorSignatures(why);
+    const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
+    const lines = this.b.facts['Ruled out'];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.origin !== 'exact') continue;
+      const m = FAILED_LINE.exec(line.text);
+      if (!m) continue;
+      const [, first, more, code, times, error] = m;
+      const kept = mergeSources(line.sources, sources);
+      // The same command again (a bare tool name — aider's console, an unnamed result — is no command: only the
+      // error can match it). One line per command: what replaced it stays said, the line being the only place
+      // that names it.
+      if (first === label && !more && label.startsWith('`') && !label.endsWith('…`')) {
+        const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
+        const prior = error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN);
+        // A cause it failed with again is said in its latest words, the others stay; a new cause joins them in
+        // order (the newest MAX_CAUSES), so a run that fails on something new is news without a line of its own.
+        const causes = shared(error!) ? [...new Set(prior.map((cause) => (shared(cause) ? why : cause)))] : [...prior, why].slice(-MAX_CAUSES);
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${causes.join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        return;
+      }
+      // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
+      const bare = !label.startsWith('`') || !first!.startsWith('`');
+      if (shared(error!) && (!bare || error!.replace(/\d+/g, '#') === why.replace(/\d+/g, '#'))) {
+        const others = Number(more ?? 0) + (first === label ? 0 : 1);
+        lines[i] = { ...line, text: `${first}${others ? ` and ${others} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: ${error}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        return;
+      }
+    }
+    // The same failure after it was once overcome is ruled out again (its finding moves back).
+    const resolved = this.b.facts.Findings.find((l) => l.origin === 'exact' && l.text.startsWith(`${label} failed (`) && RESOLVED.test(l.text) && shared(l.text.replace(RESOLVED, '')));
+    if (resolved) {
+      this.b.upsert('Ruled out', { ...resolved, text: `${label} failed (${codeText}): ${why}`, sources: mergeSources(resolved.sources, sources), priority: 2 });
+      return;
+    }
+    addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
+  }
+
+  finish(units: readonly Unit[]): void {
+    const deliverable = this.deliverables.finish();
+    const last = units[units.length - 1];
+    let status = this.status;
+    if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
+    else if (this.question && last?.kind === 'step') status = `awaiting the user's ${this.question}`;
+    else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
+    // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
+    // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
+    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ? '' : this.next;
+    if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
+    else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
+    else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
+    // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
+    else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
+    else if (this.lastPlanSentence) next = `${this.lastPlanSentence} (stated by the agent)`;
+    else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
+    // The span ends while the agent is still calling tools for the last ask: that work goes on.
+    if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;
+    this.b.current = {
+      goal: plain(this.goal),
+      deliverable,
+      status: plain(status),
+      next: plain(next),
+    };
+  }
+}
+
+/** Current-state text without markdown. */
+function plain(text: string): string {
+  return text.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,122 @@
+/**
+ * What a short reply answers: the numbered or lettered options an assistant
+ * message ends by putting to the user, the last question it asks, and a reply
+ * ("2", "the second one", "yes") resolved against them.
+ */
+import { looksLikeCode } from './classify';
+import { statementOf, words } from './digest';
+
+/** An option the assistant offered: its number (or letter) and its wording. */
+export interface Offered {
+  readonly label: string;
+  readonly text: string;
+  /** The line of the message the option stands on. */
+  readonly line?: number;
+}
+
+/** A reply that only selects: "2", "option 4, 5", "the second one", "yes, do that", "go ahead". */
+const SELECTION = /^(?:(?:let'?s |i'?ll |we'?ll )?(?:go with |start with |use |do |pick |take |choose |try )?(?:options? |choices? |#|number )?(?:\d+|[a-e])(?:\s*(?:,|and|&|\+|\/)\s*(?:\d+|[a-e]))*[.!)]?|(?:the )?(?:first|second|third|fourth|fifth|last) (?:one|option)|both|all of them|all three|all)$/i;
+const ASSENT = /^(?:y|yes|yeah|yep|yup|sure|ok(?:ay)?|please|please do|do it|go ahead|go for it|sounds good|proceed|continue|correct|right|exactly|agreed|approved|lgtm|ja|tak|да)(?:[,.!]?\s*(?:please|do (?:it|that|so)|go ahead|proceed|continue|thanks|thank you))*[.!]?$/i;
+const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
+
+/**
+ * Numbered or lettered options in an assistant message: "1. …", "Option 2: …",
+ * "**A)** …", "### 3. …". A message may hold several numbered lists (a report,
+ * then "Would you like me to: 1. … 2. …"): each restart at 1 (or A) opens a new
+ * list, and the last list is the one a reply answers.
+ */
+export function offeredLists(text: string): Offered[][] {
+  const lists: Offered[][] = [];
+  let current: Offered[] = [];
+  for (const [at, line] of text.split('\n').entries()) {
+    const m = /^\s{0,3}(?:#{1,4}\s*)?(?:[-*]\s*)?(?:\*\*|__)?(?:option|choice|approach|step)?\s*(\d{1,2}|[A-E])\s*[.):\]]\s*(?:\*\*|__)?\s*[-–—:]?\s*(.+)$/i.exec(line);
+    if (!m) continue;
+    const body = m[2]!.replace(/\*\*|__/g, '').replace(/\s+/g, ' ').trim();
+    if (body.length < 3) continue;
+    const label = m[1]!.toLowerCase();
+    if ((label === '1' || label === 'a' || current.some((o) => o.label === label)) && current.length) {
+      lists.push(current);
+      current = [];
+    }
+    current.push({ label, text: statementOf(body, 14), line: at });
+  }
+  if (current.length) lists.push(current);
+  return lists;
+}
+
+/** The options a reply picks from: the last numbered or lettered list of the message. */
+export function offeredOptions(text: string): Offered[] {
+  const lists = offeredLists(text);
+  return lists[lists.length - 1] ?? [];
+}
+
+/** Words that put a list to the user as a choice ("Would you like to:", "Let me know which"). */
+const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|of these|would|do)\b|(?:let me know|tell me) which\b|(?:choose|pick|select) (?:one|an option|which)\b|which (?:would|do) you prefer)/i;
+/** Words a message may still say after the options it ends with (a closing remark). */
+const OFFER_TAIL_WORDS = 30;
+
+/**
+ * The options a message ends by putting to the user ("Would you like to:
+ * 1. Push to GitHub 2. Clean up temp files"), quoted; undefined when it ends
+ * otherwise. The user's next message answers them.
+ */
+export function awaitedChoice(text: string): string | undefined {
+  const options = offeredOptions(text);
+  const first = options[0]?.line;
+  const last = options[options.length - 1]?.line;
+  if (options.length < 2 || first === undefined || last === undefined) return undefined;
+  const lines = text.split('\n');
+  const after = lines.slice(last + 1).join(' ');
+  if (words(after.replace(/[*_#`>-]/g, ' ').trim()).length > OFFER_TAIL_WORDS) return undefined;
+  if (!OFFER_LEAD.test(lines.slice(Math.max(0, first - 3), first).join(' ')) && !OFFER_LEAD.test(after)) return undefined;
+  return options.map((o) => `${o.label}. ${o.text}`).join('; ');
+}
+
+/** The last question an assistant message asks. */
+export function lastQuestion(text: string): string | undefined {
+  const flat = text.replace(/```[\s\S]*?```/g, ' ').replace(/\*\*|__/g, '');
+  // A sentence ends at punctuation followed by a space or a line break: the dot in `pr.test.ts` ends nothing.
+  // A question mark ends a question when a space, the end or a closing mark follows it (`https?://` is code);
+  // a line of code or of a patch is no question.
+  const questions = flat
+    .match(/(?:[^.!?\n]|[.!?](?=[^\s"')\]*_]))+\?(?=[\s"')\]*_]|$)/g)
+    ?.map((q) => q.trim())
+    .filter((q) => q.length >= 8 && q.length <= 300 && !/^[+-]\s/.test(q) && !looksLikeCode(q));
+  return questions?.length ? statementOf(questions[questions.length - 1]!, 24) : undefined;
+}
+
+export interface ResolvedReply {
+  /** What the reply chose, quoted from the offer. */
+  readonly chose: string;
+  /** The record of the assistant message that offered it. */
+  readonly offered: number;
+  /** The reply assented to a question rather than picking a numbered option. */
+  readonly assent: boolean;
+}
+
+/**
+ * What a short reply selects among the options just offered: "2" → option 2's
+ * wording; "yes" → the question it answers. Undefined when the reply is not a
+ * bare selection or nothing was offered.
+ */
+export function resolveReply(reply: string, offer: { text: string; record: number } | undefined): ResolvedReply | undefined {
+  const r = reply.trim().replace(/\s+/g, ' ');
+  if (!offer || r.length > 60) return undefined;
+  if (SELECTION.test(r)) {
+    const options = offeredOptions(offer.text);
+    if (options.length === 0) return undefined;
+    let labels: string[];
+    const ordinal = /(first|second|third|fourth|fifth|last)/i.exec(r)?.[1]?.toLowerCase();
+    if (ordinal) labels = [ordinal === 'last' ? options[options.length - 1]!.label : String(ORDINALS[ordinal])];
+    else if (/^(?:both|all\b|all of them|all three)/i.test(r)) labels = options.map((o) => o.label);
+    else labels = [...r.replace(/^\D*?(?=\b(?:\d+|[a-e])\b)/i, '').matchAll(/\b(\d+|[a-e])\b/gi)].map((m) => m[1]!.toLowerCase());
+    const chosen = labels.map((l) => options.find((o) => o.label === l)).filter((o): o is Offered => o !== undefined);
+    if (chosen.length === 0) return undefined;
+    return { chose: chosen.map((o) => `${o.label}. ${o.text}`).join('; '), offered: offer.record, assent: false };
+  }
+  if (ASSENT.test(r)) {
+    const q = lastQuestion(offer.text);
+    return q ? { chose: q, offered: offer.record, assent: true } : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,305 @@
+/**
+ * The cap of the head: demotion, never deletion. Lines worth least (rarely
+ * referred to, carrying little, oldest) move to Archived as gists; archived
+ * gists of one section are grouped a few to a line; deliverable notes go;
+ * on a very long session the least worth archived gists are counted in one
+ * pointer line; long requests are clipped last. P0 lines are never touched.
+ */
+import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
+import { gistOf, GIST_WORDS, salience, words } from './digest';
+import { ARCHIVED_FROM, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type SummaryState } from './summary';
+import type { TokenCounter } from './tokens';
+
+/**
+ * What a line is worth keeping live: how often later units named it (up to a
+ * few times), how much it carries (identifiers, numbers, error text, a stated
+ * reason), and how recent it is (its latest source against the coverage). A
+ * new line has had no chance to be named yet; without recency the latest work
+ * would be the first to leave the head.
+ */
+function worth(line: FactLine, coverageEnd: number): number {
+  const latest = line.sources.length ? Math.max(...line.sources) : 0;
+  const recency = coverageEnd > 0 ? Math.min(1, latest / coverageEnd) : 0;
+  return Math.min(line.refs ?? 0, WORTH_REFS_MAX) + salience(line.text) / 2 + WORTH_RECENCY * recency;
+}
+
+/** References beyond this many add nothing: a line named again and again early on must not outweigh the latest work forever. */
+const WORTH_REFS_MAX = 3;
+/** What being the newest line of the summary is worth (an oldest line gets nothing): the next step builds on the latest work. */
+const WORTH_RECENCY = 3;
+
+/** The next line to demote among those `eligible`: the one worth least (see `worth`), then the oldest. */
+function leastReferred(lines: readonly FactLine[], eligible: (l: FactLine) => boolean, coverageEnd: number): number {
+  let best = -1;
+  let bestWorth = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (!eligible(l)) continue;
+    const w = worth(l, coverageEnd);
+    if (best < 0 || w < bestWorth) {
+      best = i;
+      bestWorth = w;
+    }
+  }
+  return best;
+}
+
+/**
+ * Words a demoted line keeps: GIST_WORDS under the least cap, more as the cap
+ * grows with the window (a head of 3,500 tokens keeps 16-word gists, 4,400 or
+ * more keeps 20): a larger head can afford gists that still say what failed
+ * and why.
+ */
+export function gistWordsFor(cap: number): number {
+  return Math.max(GIST_WORDS, Math.min(20, Math.round(cap / 220)));
+}
+
+/** What the cap did: how many lines moved, and whether P0/P1 alone exceed the cap. */
+export interface CapReport {
+  readonly demoted: number;
+  readonly tokens: number;
+  readonly overCap: boolean;
+}
+
+const REQUEST_CLIP_CHARS = 240;
+/** Archived lines of one section grouped into one line, gists kept. */
+const GROUP_SIZE = 4;
+
+/** Characters of a failed command an archived gist keeps: the program and its subcommand, words whole. */
+const COMMAND_HEAD_CHARS = 36;
+
+/** The opening words of a command, up to COMMAND_HEAD_CHARS ("git push origin main", "bun test"). */
+function commandHead(command: string): string {
+  const w = command.split(/\s+/);
+  let head = w[0]!;
+  for (const word of w.slice(1)) {
+    if (`${head} ${word}`.length > COMMAND_HEAD_CHARS) return `${head}…`;
+    head = `${head} ${word}`;
+  }
+  return head;
+}
+
+/** An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first. */
+function errorOpening(error: string, n: number): string {
+  const text = error.replace(/^(?:(?:remote|error|fatal|warning|npm ERR!|E):\s*)+/i, '');
+  const w = words(text);
+  return w.length <= n ? text : `${w.slice(0, n).join(' ').replace(/[,;:—–]$/, '')}…`;
+}
+
+/**
+ * An archived line: `[Section] gist` with the line's sources, priority 3. The
+ * gist keeps `words` words of the statement around its identifiers.
+ */
+function archive(section: FactSection, line: FactLine, words: number): FactLine {
+  const from = ARCHIVED_FROM.exec(line.text);
+  const body = from ? line.text.slice(from[0].length) : line.text;
+  const tag = from ? from[1]! : section;
+  // A failed command's gist is the command's opening words and how its error opens ("git push origin main
+  // failed (error): refusing to update checked out branch…"): that is what stops the next attempt.
+  const failed = /^`([^`]+)`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
+  // What replaced it stays with it: the next attempt starts from what worked.
+  const gist = failed
+    ? `${commandHead(failed[1]!)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
+    : gistOf(body, words);
+  return {
+    key: line.key,
+    text: `[${tag}] ${gist}`,
+    sources: line.sources,
+    priority: 3,
+    ...(line.refs ? { refs: line.refs } : {}),
+    ...(line.origin ? { origin: line.origin } : {}),
+  };
+}
+
+/**
+ * Enforces the token cap by demotion, never deletion, lowest priority first:
+ * 1. P3 findings → Archived, as a gist (see `gistWordsFor`) with their sources;
+ * 2. P2 decisions, then ruled-out approaches, then non-safety constraints → Archived;
+ * 3. archived gists of one section grouped a few to a line (every gist kept);
+ * 4. deliverable notes dropped (the path stays);
+ * 5. on a very long session, the archived gists worth least counted in one
+ *    pointer line (a finding before a decision or a ruled-out approach of
+ *    equal worth, never a constraint);
+ * 6. long request lines clipped to their verbatim head, the longest first, the
+ *    first and the latest ask last (the record keeps the rest).
+ * Within steps 1 and 3 the line later units referred to least goes first
+ * (`refs`), then the oldest. No line is ever emptied: a gist always keeps words
+ * of its statement. P0 lines are never touched; when they alone exceed the
+ * cap, `overCap` says so.
+ */
+export function enforceCap(
+  state: SummaryState,
+  counter: TokenCounter,
+  cap: number = ROLLING_SUMMARY_BUDGET_TOKENS,
+): { state: SummaryState; report: CapReport } {
+  const lines = counter instanceof SummaryLineCounter ? counter : new SummaryLineCounter(counter);
+  let tokens = lines.countSummary(state);
+  if (tokens <= cap) return { state, report: { demoted: 0, tokens, overCap: false } };
+  const b = new SummaryBuilder(state);
+  let demoted = 0;
+  const measure = (): number => lines.countSummary(b.build(state.coverageEnd, state.folds));
+  const lineTokens = (l: FactLine): number => lines.count(`- ${formatFact(l)}`);
+
+  const demote = (section: FactSection, priority: Priority): void => {
+    const sectionLines = b.facts[section];
+    while (tokens > cap) {
+      const at = leastReferred(sectionLines, (l) => l.priority === priority, state.coverageEnd);
+      if (at < 0) break;
+      const line = sectionLines[at]!;
+      sectionLines.splice(at, 1);
+      demoted++;
+      // A rule the request log shows word for word (and the protected state keeps) needs no gist of its own.
+      if (section === 'Constraints' && b.requests.some((r) => r.text.includes(line.text))) {
+        tokens -= lineTokens(line);
+        continue;
+      }
+      const archived = archive(section, line, gistWordsFor(cap));
+      b.facts.Archived.push(archived);
+      tokens -= lineTokens(line) - lineTokens(archived);
+    }
+    tokens = measure();
+  };
+
+  demote('Findings', 3);
+  // Within P2, the user's own standing rules go last.
+  for (const section of ['Decisions', 'Ruled out', 'Constraints'] as const) demote(section, 2);
+
+  if (tokens > cap) groupArchived(b);
+  tokens = measure();
+  if (tokens > cap) {
+    for (let i = 0; i < b.facts.Deliverables.length; i++) {
+      const line = b.facts.Deliverables[i]!;
+      b.facts.Deliverables[i] = { ...line, text: line.text.replace(/ — .*$/, ''), sources: line.sources.slice(-1) };
+    }
+    tokens = measure();
+  }
+  if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure, state.coverageEnd);
+  // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left,
+  // the longest first; the task as first asked and the latest ask go last.
+  if (tokens > cap) {
+    const last = b.requests.length - 1;
+    const order = b.requests.map((_, i) => i).sort((x, y) => Number(x === 0 || x === last) - Number(y === 0 || y === last) || b.requests[y]!.text.length - b.requests[x]!.text.length || x - y);
+    for (const i of order) {
+      if (tokens <= cap) break;
+      const r = b.requests[i]!;
+      if (r.text.length <= REQUEST_CLIP_CHARS) continue;
+      b.requests[i] = { ...r, text: r.text.slice(0, REQUEST_CLIP_CHARS), elided: r.elided + r.text.length - REQUEST_CLIP_CHARS };
+      tokens -= lines.count(`- ${formatRequest(r)}`) - lines.count(`- ${formatRequest(b.requests[i]!)}`);
+    }
+    tokens = measure();
+  }
+  return { state: b.build(state.coverageEnd, state.folds), report: { demoted, tokens, overCap: tokens > cap } };
+}
+
+const EVICTED_KEY = `${'archived~'}evicted`;
+/** Archived lines that may leave the head on a very long session (a constraint never does). */
+const EVICTABLE: ReadonlySet<string> = new Set(['Findings', 'Decisions', 'Ruled out']);
+
+/**
+ * The last resort of a very long session: the least referred archived gists,
+ * findings first, then decisions and ruled-out approaches (never a constraint),
+ * leave the head, counted in one pointer line that names the records they came
+ * from. The record keeps every one of them, and the retrieval channel can
+ * quote them back when a later request names them.
+ */
+function evictArchived(b: SummaryBuilder, cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number, coverageEnd: number): number {
+  const archived = b.facts.Archived;
+  let tokens = start;
+  let evicted = 0;
+  let lo = Number.MAX_SAFE_INTEGER;
+  let hi = -1;
+  const pointer = archived.find((l) => l.key === EVICTED_KEY);
+  if (pointer) {
+    evicted = pointerCount(pointer);
+    lo = Math.min(...pointer.sources);
+    hi = Math.max(...pointer.sources);
+    archived.splice(archived.indexOf(pointer), 1);
+  }
+  // The line worth least goes first, a finding before a decision or a ruled-out approach of equal worth.
+  const evictable = (l: FactLine): boolean => l.key !== EVICTED_KEY && EVICTABLE.has(ARCHIVED_FROM.exec(l.text)?.[1] ?? '');
+  while (tokens > cap) {
+    let at = -1;
+    let least = 0;
+    for (let i = 0; i < archived.length; i++) {
+      const l = archived[i]!;
+      if (!evictable(l)) continue;
+      const w = worth(l, coverageEnd) + (ARCHIVED_FROM.exec(l.text)![1] === 'Findings' ? 0 : 1);
+      if (at < 0 || w < least) {
+        at = i;
+        least = w;
+      }
+    }
+    if (at < 0) break;
+    const line = archived[at]!;
+    archived.splice(at, 1);
+    tokens -= lineTokens(line);
+    evicted += Math.max(1, line.text.split(' · ').length);
+    lo = Math.min(lo, ...line.sources);
+    hi = Math.max(hi, ...line.sources);
+  }
+  if (evicted > 0) {
+    archived.unshift({
+      key: EVICTED_KEY,
+      text: `${evicted} older archived line${evicted === 1 ? '' : 's'} (findings first) are not shown; the record keeps them`,
+      sources: lo === hi ? [lo] : [lo, hi],
+      priority: 3,
+    });
+  }
+  return measure();
+}
+
+/** How many archived lines a summary's pointer line counts as not shown. */
+export function evictedCount(state: SummaryState): number {
+  const pointer = state.facts.Archived.find((l) => l.key === EVICTED_KEY);
+  return pointer ? pointerCount(pointer) : 0;
+}
+
+/** The number of archived lines a pointer line says are not shown. */
+function pointerCount(pointer: FactLine): number {
+  return Number(/^(\d+)/.exec(pointer.text)?.[1] ?? 0);
+}
+
+/**
+ * Groups archived lines of the same section, oldest first, GROUP_SIZE to a
+ * line: the gists are kept side by side, the sources merged. Saves the
+ * per-line framing (marker, section tag, sources) without dropping a word of
+ * any gist.
+ */
+function groupArchived(b: SummaryBuilder): void {
+  const archived = b.facts.Archived;
+  const out: FactLine[] = [];
+  const open = new Map<string, FactLine[]>();
+  const flush = (tag: string): void => {
+    const group = open.get(tag);
+    if (!group || group.length === 0) return;
+    open.delete(tag);
+    if (group.length === 1) {
+      out.push(group[0]!);
+      return;
+    }
+    const gists = group.map((g) => g.text.replace(ARCHIVED_FROM, ''));
+    const refs = group.reduce((a, g) => a + (g.refs ?? 0), 0);
+    const members = group.flatMap((g) => g.members ?? [g.key]);
+    out.push({
+      key: `${GROUP_KEY}${members[0]}`,
+      text: `[${tag}] ${gists.join(GIST_SEPARATOR)}`,
+      sources: mergeSources(group.flatMap((g) => g.sources), []),
+      priority: 3,
+      members,
+      ...(refs ? { refs } : {}),
+    });
+  };
+  for (const line of archived) {
+    const tag = ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings';
+    if (line.members || line.key === EVICTED_KEY) {
+      out.push(line);
+      continue;
+    }
+    const group = open.get(tag) ?? [];
+    group.push(line);
+    open.set(tag, group);
+    if (group.length >= GROUP_SIZE) flush(tag);
+  }
+  for (const tag of [...open.keys()]) flush(tag);
+  archived.splice(0, archived.length, ...out);
+}

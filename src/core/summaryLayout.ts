@@ -1,0 +1,152 @@
+/**
+ * The layout of the head across folds: the lines a fold adds are appended
+ * below the lines already sent, which keep their bytes (a prompt cache still
+ * serves the head's start), until a line sent is no longer true or too many
+ * lines were appended; then the head is rendered in full.
+ */
+import { CACHE_BLOCK_TOKENS } from './budget';
+import { ARCHIVED_FROM, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
+import { evictedCount } from './summaryCap';
+
+/** How a head was laid out at a fold: appended to the text already sent, or rendered in full. */
+export type LayoutKind = 'appended' | 'rendered';
+
+/** Lines a fold may append before the head is rendered in full again. */
+const LAYOUT_MAX_ADDED = 40;
+/** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
+const LAYOUT_CAP_SLACK = 0.3;
+
+/** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
+const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
+
+/** Each archived key's gist and the section it came from (a grouped line's gists by member, in order). */
+function archivedGists(state: SummaryState): Map<string, { tag: string; gist: string }> {
+  const out = new Map<string, { tag: string; gist: string }>();
+  for (const l of state.facts.Archived) {
+    const tag = ARCHIVED_FROM.exec(l.text)?.[1] ?? '';
+    const parts = gistsOf(l);
+    (l.members ?? [l.key]).forEach((key, i) => out.set(key, { tag, gist: parts[i] ?? '' }));
+  }
+  return out;
+}
+
+/** The words and numbers of a line, lower-cased, punctuation and source pointers left out. */
+function tokens(text: string): Set<string> {
+  return new Set(text.replace(SOURCES_SUFFIX, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+}
+
+/** A line's identity and its text, as the head shows it. */
+function renderedLines(state: SummaryState): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [id, text] of requestLines(state.requests)) out.set(id, text);
+  for (const section of FACT_SECTIONS) for (const l of state.facts[section]) out.set(`${section}\u0000${l.key}`, factLine(state, section, l));
+  return out;
+}
+
+/** A line as the added block shows it: its section named (a request says it is one). */
+function addedLine(id: string, text: string): string {
+  if (id.startsWith('#')) return text.replace(/^- /, '- [Request] ');
+  const section = id.slice(0, id.indexOf('\u0000'));
+  return text.replace(/^- /, `- [${section === 'Archived' ? 'Archived' : section}] `);
+}
+
+/**
+ * The layout of the head after a fold, from the head the previous fold sent.
+ * When every line already sent is still there (its sources may have grown: the
+ * line as sent stays), the new lines and the lines whose statement changed are
+ * appended under ADDED_HEADING, newest last, and the text already sent keeps
+ * its bytes. A line that left (demoted, superseded elsewhere, withdrawn), a
+ * request that changed, or too many appended lines render the head in full.
+ * Pure: the layout is part of the stored floor summary, so a view derived again
+ * from the store is the same.
+ */
+export function layoutAfterFold(previous: SummaryState | undefined, next: SummaryState, counter?: SummaryLineCounter, cap?: number): { state: SummaryState; kind: LayoutKind } {
+  const full = (): { state: SummaryState; kind: LayoutKind } => ({ state: { ...next, layout: { frozen: renderFacts(next).join('\n'), added: [], addedIds: [] } }, kind: 'rendered' });
+  // A workspace chosen at this fold rewrites the paths of lines already sent.
+  if (!previous || previous.root !== next.root) return full();
+  const sent = renderedLines(previous);
+  // A head that said (almost) nothing yet is no prefix worth keeping: no cache block would be served from it,
+  // and appending would leave every section reading "(none)" above the lines that fill it.
+  if (sent.size === 0 || (counter && counter.count(previous.layout?.frozen ?? renderFacts(previous).join('\n')) < CACHE_BLOCK_TOKENS)) return full();
+  const now = renderedLines(next);
+  const bare = (t: string): string => t.replace(SOURCES_SUFFIX, '');
+  const added: string[] = previous.layout ? [...previous.layout.added] : [];
+  const addedIds: string[] = previous.layout?.addedIds?.length === added.length ? [...previous.layout.addedIds] : added.map(() => '');
+  // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
+  // says what it said: the head keeps it as sent rather than rewriting every line after it. A line that left
+  // for any other reason (superseded, withdrawn) is no longer true, and the head is rendered in full.
+  // A key still in a live section was moved or restated there: a new statement, not a compressed one.
+  const live = new Set<string>();
+  for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.add(l.key);
+  const gists = archivedGists(next);
+  const sentGists = archivedGists(previous);
+  const evictedMore = evictedCount(next) > evictedCount(previous);
+  // Compressed: the key's gist now comes from the same section and says only words of the line as sent.
+  const compressedTo = (key: string, section: string, text: string): boolean => {
+    const g = gists.get(key);
+    if (live.has(key) || !g || (section !== 'Archived' && g.tag !== section)) return false;
+    const said = tokens(text);
+    return [...tokens(g.gist)].every((t) => said.has(t));
+  };
+  const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
+  // The gists the frozen head shows, whole: an archived gist counts as shown only when it stands there as one.
+  const frozenGists = new Set<string>();
+  for (const l of frozen.split('\n')) {
+    const m = ARCHIVED_GISTS.exec(l.replace(SOURCES_SUFFIX, ''));
+    if (m) for (const g of m[2]!.split(GIST_SEPARATOR)) frozenGists.add(g);
+  }
+  const kept = new Set<string>();
+  for (const [id, text] of sent) {
+    const current = now.get(id);
+    if (current === undefined) {
+      if (id.startsWith('#')) return full();
+      const section = id.slice(0, id.indexOf('\u0000'));
+      const key = id.slice(id.indexOf('\u0000') + 1);
+      const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
+      const members = group?.members ?? [key];
+      const compressed =
+        members.every((m) => compressedTo(m, section, group?.members ? (sentGists.get(m)?.gist ?? '') : text)) ||
+        (evictedMore && section === 'Archived' && members.every((m) => !live.has(m) && !gists.has(m)));
+      if (!compressed) return full();
+      for (const m of members) kept.add(m);
+      continue;
+    }
+    if (id.startsWith('#') && current !== text) return full();
+  }
+  for (const [id, text] of now) {
+    const before = sent.get(id);
+    if (before !== undefined && bare(before) === bare(text)) continue;
+    // The compressed form of lines the head keeps as sent says less than they do: not repeated.
+    const line = next.facts.Archived.find((l) => `Archived\u0000${l.key}` === id);
+    if (line && (line.members ?? [line.key]).every((m) => kept.has(m))) continue;
+    // An archived line shows only the gists the head as first sent does not show: a group that only lost gists
+    // (one superseded, its new wording appended on its own) is not repeated. (Lines appended since may be
+    // rewritten where they stand, so what they show is no reason to leave a gist out.)
+    let shown = text;
+    const at = addedIds.indexOf(id);
+    if (line) {
+      const gists = gistsOf(line);
+      const fresh = gists.filter((g) => !frozenGists.has(g));
+      if (fresh.length === 0) {
+        // An appended line left with nothing the frozen head does not show goes (what it held changed since).
+        if (at >= 0) {
+          added.splice(at, 1);
+          addedIds.splice(at, 1);
+        }
+        continue;
+      }
+      if (fresh.length < gists.length) shown = factLine(next, 'Archived', { ...line, text: `[${ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings'}] ${fresh.join(GIST_SEPARATOR)}` });
+    }
+    // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
+    if (at >= 0) added[at] = addedLine(id, shown);
+    else {
+      added.push(addedLine(id, shown));
+      addedIds.push(id);
+    }
+  }
+  if (added.length > LAYOUT_MAX_ADDED) return full();
+  const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
+  // Lines repeated in their new wording and lines kept as sent may take the head a little past its cap, not more.
+  if (counter && cap !== undefined && counter.countSummary(state) > cap * (1 + LAYOUT_CAP_SLACK)) return full();
+  return { state, kind: 'appended' };
+}

@@ -1,0 +1,141 @@
+/**
+ * What a command printed, as its terminal showed it (escapes decoded, colour
+ * codes, wraps and prompts gone), and the lines of it that say why it failed:
+ * the most telling error lines and their signatures, so two failures with one
+ * cause are known as one.
+ */
+import { clipChars } from './digest';
+import { decodeEntities } from './tools';
+
+/** Lines that name an error: what a failed tool's output says about why. */
+const ERROR_WORDS = /error|exception|fail|traceback|not found|denied|cannot|can't|refus|invalid|unable|no such|not allowed|blocked|timed? ?out|requires approval|does not exist|doesn't exist|not permitted|rejected|forbidden|missing|unknown|not a valid|no module|fatal/i;
+
+/** Output text as a terminal showed it: JSON string escapes of an exported render decoded, colour codes removed. */
+export function terminalText(output: string): string {
+  // Copilot (SpecStory) wraps what the terminal printed in its tool record: `"terminalCommandOutput": { "text": "…" }`.
+  // A record with no such field showed nothing (the output went to a file); the rest of it is the tool's bookkeeping.
+  const wrapped = output.includes('"terminalCommandOutput"') ? /"terminalCommandOutput"\s*:\s*\{\s*"text"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(output) : null;
+  if (!wrapped && output.includes('"terminalToolSessionId"') && output.includes('"terminalCommandState"')) return '';
+  if (wrapped?.[1]) {
+    try {
+      output = decodeEntities(JSON.parse(wrapped[1]) as string);
+    } catch {
+      /* read as it stands */
+    }
+  }
+  const tail = output.slice(-6000);
+  const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
+  // eslint-disable-next-line no-control-regex
+  return unwrapped(decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, ''));
+}
+
+/** Narrowest width a terminal is taken to wrap at. */
+const WRAP_MIN_COLUMNS = 78;
+
+/**
+ * Lines a terminal wrapped at its width joined again: an export keeps the wrap mid-word ("…tasks.md: No such
+ * file or di" / "rectory"). A line as long as the longest, ending inside a word the next line goes on with.
+ */
+function unwrapped(text: string): string {
+  const lines = text.split('\n');
+  let width = 0;
+  for (const line of lines) width = Math.max(width, line.length);
+  if (width < WRAP_MIN_COLUMNS) return text;
+  // The longest line is a wrap only at a terminal's width: one more line as long, or a usual column count.
+  if (lines.filter((l) => l.length === width).length < 2 && !TERMINAL_COLUMNS.has(width)) return text;
+  const out: string[] = [];
+  for (const line of lines) {
+    const previous = out[out.length - 1];
+    // A word cut by the wrap goes on in its own case: "…is missing" then "Exit code: 1" are two lines.
+    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line) && !(/[a-z]$/.test(previous) && /^[A-Z]/.test(line));
+    if (wraps && !PROMPT_LINE.test(previous) && !PROMPT_LINE.test(line)) out[out.length - 1] = previous + line;
+    else out.push(line);
+  }
+  return out.join('\n');
+}
+
+/** Column counts terminals are commonly set to. */
+const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
+
+/**
+ * A shell prompt a terminal capture shows before a command or after it ends:
+ * `user@host dir % cmd`, `user@host:~/dir$ cmd`, `(venv) user@host dir %`,
+ * `PS C:\\dir> cmd`. Exported transcripts (SpecStory, Cursor) keep them in a
+ * command's output; they are the terminal, not what the command said.
+ */
+const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)/;
+
+/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts and the echoed command. */
+export function outputLines(output: string): string[] {
+  return terminalText(output)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !PROMPT_LINE.test(l));
+}
+
+/** How telling an output line is about why a tool failed. */
+export function errorWeight(raw: string): number {
+  // A git server's lines come prefixed ("remote: error: GH013: Repository rule violations found"): the prefix is no part of them.
+  const line = raw.replace(/^remote:\s*/, '');
+  // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
+  // A traceback's header and the `raise …(` line of its last frame say where, not why.
+  // A compiler's code frame ("| |____- argument #5 of type `&str` is missing", "--> src/lib.rs:3:1") points, it does not say.
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
+  // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
+  let w = /^error: failed to push some refs\b|^error: script "[^"]*" exited with code \d+/.test(line) ? -3 : 0;
+  // A tally of the errors above ("could not compile `x` due to 12 previous errors", "Found 3 errors") is none of its own.
+  if (/\b(?:could not compile\b.*\bdue to|aborting due to)\b.*\berrors?\b|^(?:Found|\d+) \d* ?errors?(?: generated| in \d+ files?)?\.?$|^error: build failed$|^error: (?:test|doctest) failed, to rerun\b/i.test(line)) w -= 5;
+  // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
+  if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
+  if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|^\s*\d+:\d+\s+error\s|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
+  if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
+  if (ERROR_WORDS.test(line)) w += 1;
+  return w;
+}
+
+/**
+ * The lines of a failed tool's output that say why: the two most telling
+ * lines naming an error (an error class, a cause), in the order they came,
+ * else the last line. Stack frames never.
+ */
+export function errorLine(output: string): string {
+  // Column padding ("252:47  error    Strings must use doublequote        quotes") is no content.
+  const lines = outputLines(output)
+    .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l))
+    .map((l) => l.replace(/ {3,}/g, '  '));
+  const ranked = lines
+    .map((line, at) => ({ line, at, w: errorWeight(line) }))
+    .filter((x) => x.w > 0)
+    .sort((a, b) => b.w - a.w || a.at - b.at);
+  const picked: { line: string; at: number }[] = [];
+  for (const x of ranked) {
+    if (picked.length >= 2) break;
+    // A second line must name an error or its cause, not merely use the word ("For more information about this error…").
+    if (picked.length === 1 && x.w < 2) break;
+    if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
+    picked.push(x);
+  }
+  if (picked.length === 0) return clipChars(lines[lines.length - 1] ?? '', 140);
+  picked.sort((a, b) => a.at - b.at);
+  return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');
+}
+
+/** An error line with its variable parts (numbers, hex, paths' tails) removed: two failures with one cause share it. */
+export function errorSignature(line: string): string {
+  // The clause after the last colon names the cause ("… child_copy: cygheap read copy failed, …").
+  const clauses = line.split(/:\s+/);
+  const tail = clauses.length > 1 && (clauses[clauses.length - 1]!.match(/[a-z]{3,}/gi)?.length ?? 0) >= 2 ? clauses[clauses.length - 1]! : line;
+  const words = tail
+    .replace(/(['"`])[^'"`\n]*\1/g, ' ')
+    .replace(/\S*[/\\]\S*/g, ' ')
+    .toLowerCase()
+    .match(/[a-z][a-z_-]{2,}/g);
+  return (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
+}
+
+/** The signatures of every error a line quotes (its pieces are joined by " … ", its causes by " · "): two failures with one cause share one. */
+export function errorSignatures(text: string): Set<string> {
+  // A test run's counts ("3 passed, 4 failed") are no cause: every failing run of a suite has them.
+  const pieces = text.split(/ … |; | · /).filter((piece) => !/^\d+ (?:passed|failed)(?:, \d+ failed)?$/.test(piece.trim()));
+  return new Set(pieces.map((piece) => errorSignature(piece.replace(/^…|…$/g, ''))).filter((sig) => sig !== ''));
+}

@@ -1,0 +1,306 @@
+/**
+ * What a tool call shows the summary: a command's label and program, whether
+ * it failed (by its exit code or by what it printed), what it observed, the
+ * test counts, a commit, what it applied; a file's written or read text, an
+ * edit's changed line, a todo tool's plan.
+ */
+import { clipChars, handles } from './digest';
+import { redact } from './redact';
+import { errorLine, outputLines, terminalText } from './terminalOutput';
+import { fileTouches, shellCommand } from './tools';
+import type { ToolInvocation } from './types';
+
+/** A command as a failure or an applied change quotes it. */
+const LABEL_CHARS = 72;
+
+export function firstLine(text: string, max = 200, shell = false): string {
+  const lines = text.trim().split('\n');
+  // A script's comment ("# 1. Start Qdrant") names no command: its first command does.
+  const line = (shell ? lines.find((l) => l.trim() !== '' && !/^\s*#(?:\s|$)/.test(l)) : undefined) ?? lines[0] ?? '';
+  return clipChars(line, max);
+}
+
+/** A commit line as `commitOf` writes it: hash, branch, message, flags. */
+export const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
+
+/**
+ * A commit that went through: its hash and message, and how it was made when
+ * that is unusual (unsigned, amended, forced). A milestone the next step
+ * builds on.
+ */
+export function commitOf(cmd: string, output: string): string | undefined {
+  if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
+  const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
+  if (!head) return undefined;
+  const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
+  const message = clipChars(redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
+  return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
+}
+
+/**
+ * An error a tool's output reports when the tool gives no exit code and no
+ * error flag (aider's console, a SpecStory-rendered terminal): a line naming
+ * an error class or a fatal condition among the last lines of the output.
+ */
+const OUTPUT_ERROR =
+  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b|\bfile not found\b/m;
+/** An error that ended a command is among its last lines: a traceback's verdict can sit some 40 lines up (a list of validation errors). */
+const OUTPUT_TAIL_LINES = 40;
+
+/** Whether an output with no exit code reports a failure in its last lines. */
+function outputReportsError(output: string): boolean {
+  const lines = outputLines(output);
+  return OUTPUT_ERROR.test(lines.slice(-OUTPUT_TAIL_LINES).join('\n'));
+}
+
+/**
+ * Whether a command with no exit code failed, by what it printed. A query
+ * (`cat`, `grep`, `ls`, `git log`…) prints what it found, errors included: its
+ * output is no verdict on itself.
+ */
+export function commandReportsError(cmd: string | undefined, output: string): boolean {
+  if (cmd !== undefined && QUERY_COMMAND.test(commandProper(cmd).trim())) return /^(?:\S+: )?(?:\S+: )?(?:No such file or directory|Permission denied|command not found)\b/m.test(outputLines(output).slice(-3).join('\n'));
+  return outputReportsError(output);
+}
+
+/**
+ * The result line of a test run: counts of passed and failed tests (bun, jest,
+ * vitest, mocha, pytest, cargo, go). A time-bound value: the latest run wins.
+ */
+export function testSummary(output: string): string | undefined {
+  // What the terminal printed (a Copilot record wraps it in JSON with its escapes), not the record around it.
+  const tail = terminalText(output).slice(-4000);
+  const pass = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:pass(?:ed|ing)?)\b/im.exec(tail);
+  const fail = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:fail(?:ed|ing|ures?)?)\b/im.exec(tail);
+  // A result line counts both, or names tests: "3 passed, 1 failed", "Tests: 2 failed", "1 test failed".
+  if (!pass && !fail) return undefined;
+  if (!(pass && fail) && !/\b(?:tests?|specs?|suites?|examples?)\b/i.test(tail.slice(Math.max(0, (pass ?? fail)!.index - 80), (pass ?? fail)!.index + 80))) return undefined;
+  const parts: string[] = [];
+  if (pass) parts.push(`${pass[1]} passed`);
+  if (fail) parts.push(`${fail[1]} failed`);
+  const first = (fail ?? pass)!;
+  // The summary must sit on a result line, not in a test's name.
+  const line = tail.slice(tail.lastIndexOf('\n', first.index) + 1, tail.indexOf('\n', first.index) >>> 0).trim();
+  if (line.length > 160 || /^(?:it|test|describe)\(|['"`]/.test(line)) return undefined;
+  return parts.join(', ');
+}
+
+/** Commands whose short output is no observation (echoes, moves, navigation). */
+const SILENT_COMMAND = /^(?:\S+=\S+\s+)*(?:echo|printf|cd|mkdir|rm|rmdir|cp|mv|touch|chmod|chown|ln|git add|git checkout|git switch|sleep|clear|true|export|source|\.)\b(?![^|;&]*[|;&])/;
+const OBSERVATION_MAX_CHARS = 120;
+const OBSERVATION_MAX_LINES = 1;
+/** A query's whole answer may be a little longer: its output is the observation, not a log. */
+const QUERY_MAX_CHARS = 200;
+const QUERY_MAX_LINES = 3;
+const QUERY_COMMAND =
+  /^(?:\S+=\S+\s+)*(?:cat|head|tail|ls|which|where|type|file|stat|wc|du|df|ps|pgrep|netstat|ss|lsof|dig|nslookup|host|curl|wget|tmutil|sw_vers|uname|whoami|id|env|printenv|defaults read|jq|grep|rg|find|git (?:status|log|rev-parse|branch|remote|show|config --get|describe|tag --list|ls-files)|uci (?:show|get)|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect)|kubectl get|npm (?:ls|view|list)|pip3? (?:show|list)|\S+ (?:--version|-V|version))\b/;
+
+/**
+ * What a command showed, when its whole output is short: a version, a status,
+ * a listing of a few names, "No destinations configured". A short output is
+ * an observed fact the agent may never restate; a long one is evidence (the
+ * record keeps it, the agent's own words say what it meant).
+ */
+export function observation(cmd: string, output: string): string | undefined {
+  if (SILENT_COMMAND.test(cmd.trim())) return undefined;
+  // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`) is no output.
+  const echoed = (l: string): boolean => {
+    const t = l.replace(/^[<>]\s*/, '').trim();
+    return t.length >= 8 && cmd.includes(t);
+  };
+  const raw = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l) && !echoed(l));
+  const query = QUERY_COMMAND.test(commandProper(cmd).trim());
+  if (raw.length === 0 || raw.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
+  const lines = listingNames(raw);
+  const text = lines.join('; ');
+  if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
+  if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
+  return redact(text).text;
+}
+
+/** A line of `ls -l`: mode bits, links, owner, size, date, then the name. */
+const LISTING_LINE = /^[-dlcbps][-rwxsStT]{9}[@+.]?\s+\d+\s.*\s(\S+)$/;
+
+/**
+ * Output lines with a long listing (`ls -la`) said by its names: the mode
+ * bits, owners and dates are the search trace, the names are what it found
+ * ("empty directory" when only `.` and `..` are listed).
+ */
+function listingNames(lines: readonly string[]): string[] {
+  const listing = lines.filter((l) => LISTING_LINE.test(l) || /^total \d+$/.test(l));
+  if (listing.length < 2 || listing.length < lines.length) return [...lines];
+  const names = listing.map((l) => LISTING_LINE.exec(l)?.[1]).filter((n): n is string => n !== undefined && n !== '.' && n !== '..');
+  return [names.length ? names.join(', ') : 'empty directory'];
+}
+
+/** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */
+export const TOOL_PROTOCOL_ERROR = /\bFile has not been read yet\b|\bhas been (?:unexpectedly )?modified since (?:it was )?(?:last )?read\b|\bexceeds (?:the )?maximum allowed (?:size|tokens)\b/i;
+
+/**
+ * Where an error was raised: the innermost frame of a Python traceback, or
+ * the first frame of a JavaScript stack outside node_modules and Node's own
+ * modules — its function and `file:line` (the file's name only).
+ */
+export function raisedAt(output: string): { fn: string; file: string } | undefined {
+  const text = terminalText(output);
+  const python = [...text.matchAll(/File "([^"]+)", line (\d+), in ([\w.<>]+)/g)].pop();
+  if (python) return { fn: python[3]!, file: `${python[1]!.replace(/^.*[/\\]/, '')}:${python[2]}` };
+  for (const m of text.matchAll(/^\s*at (?:async )?([\w$.<>]+) \(([^()\s]+?):(\d+):\d+\)/gm)) {
+    if (/node_modules|^(?:node|bun|internal|native):|internal[/\\]/.test(m[2]!)) continue;
+    return { fn: m[1]!, file: `${m[2]!.replace(/^.*[/\\]/, '')}:${m[3]}` };
+  }
+  return undefined;
+}
+
+/** A warning line a tool printed: `Warning: …`, `[WARN] …`, `warning[E0599]: …`. */
+const WARNING_LINE = /^(?:warning|warn)\b(?:\[[\w-]+\])?\s*[:!]\s*\S|^\[(?:WARN|WARNING)\]\s*\S/i;
+/** A warning is worth a line only in a short output: a long build log warns about everything. */
+const NOTICE_MAX_LINES = 15;
+
+/**
+ * What a command that worked still printed as wrong: an error it went past
+ * (`find -exec`, `|| true`, a script that swallows failures) or, in a short
+ * output, a warning ("Using ABI version 14 instead"). A query prints what it
+ * found (errors in a log it read included), so it has no notice.
+ */
+export function outputNotice(cmd: string, output: string): string | undefined {
+  // `find … -exec`, `… | xargs`: the query runs other commands, whose errors are theirs.
+  const runsOthers = /\s-exec(?:dir)?\s|\|\s*xargs\b/.test(cmd);
+  if ((QUERY_COMMAND.test(commandProper(cmd).trim()) && !runsOthers) || SILENT_COMMAND.test(cmd.trim())) return undefined;
+  const lines = outputLines(output);
+  if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redact(errorLine(output)).text}`;
+  if (lines.length > NOTICE_MAX_LINES) return undefined;
+  const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l) && !GIT_EOL_NOTICE.test(l));
+  return warning !== undefined ? `warned: ${redact(clipChars(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
+}
+
+/** Git's notice that it will convert a file's line endings ("LF will be replaced by CRLF the next time Git touches it"): routine on Windows, never a fact. */
+const GIT_EOL_NOTICE = /\b(?:CR)?LF will be replaced by (?:CR)?LF\b/;
+
+/** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
+export const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|lsof|git diff|git grep|git show-ref|git rev-parse --verify|systemctl is-\w+|getent|dpkg -s|rpm -q|command -v|which|type|hash)\b/;
+
+/** Commands that change the system rather than a file (files changed are Deliverables already). */
+export const CONFIGURING_COMMAND =
+  /\b(?:uci (?:set|add_list|del_list|delete|add|commit)|git config (?!.*(?:--get|--list|-l\b))|systemctl (?:restart|enable|disable|stop|start|mask)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|git (?:remote (?:add|set-url)|branch -[mMdD]|tag|rebase|reset --hard|filter-repo|filter-branch|lfs)|(?:npm|pnpm|yarn|bun) (?:install|add|remove|uninstall|i) \S|pip3? install|uv (?:add|pip install)|cargo add|go get|gem install|apt(?:-get)? (?:install|remove|purge)|brew (?:install|uninstall|upgrade)|winget (?:install|upgrade)|choco install|docker (?:run|rm|stop|compose up|compose down)|kubectl (?:apply|delete|rollout)|terraform apply|crontab|launchctl (?:load|unload|bootstrap)|defaults write|gpg --(?:import|edit-key|import-ownertrust)|ssh-keygen|netsh|Set-ItemProperty|Add-MpPreference|Set-MpPreference|reg add|ufw (?:allow|deny|enable|disable|delete)|iptables (?:-[AIDRFPN]|--(?:append|insert|delete|flush))|nft (?:add|delete|flush)|sysctl -w|chmod [0-7+]|chown )/;
+
+/**
+ * What an installer says it installed ("Successfully installed marshmallow-3.13.0",
+ * "added 214 packages", "Installed 3 packages"): the versions a later step may
+ * depend on, said on the command's "applied:" line.
+ */
+export const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Installed \d+ packages?|installed \d+ packages?|\+ \S+@\d)[^\n]*/m;
+
+/** Commands that undo work: a discarded change is an approach ruled out. */
+export const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
+
+export function toolDescription(tool: ToolInvocation): string | undefined {
+  const input = tool.input;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const d = (input as Record<string, unknown>).description;
+    if (typeof d === 'string' && d.trim().length >= 6) return clipChars(redact(d.trim()).text, 120);
+  }
+  return undefined;
+}
+
+/** The program a command runs (after `cd … &&`, environment assignments and `sudo`): what a replacement shares with it. */
+export function programOf(cmd: string): string {
+  const words = commandProper(cmd).trim().split(/\s+/).filter((w) => !/^\w+=/.test(w) && w !== 'sudo');
+  const first = (words[0] ?? '').replace(/^.*[/\\]/, '');
+  // `ssh host "cmd"`, `powershell 'cmd'`, `npx tool`: the program is what runs inside.
+  if (/^(?:ssh|npx|bunx|powershell|pwsh|cmd|bash|sh|zsh|docker|kubectl)$/.test(first) && words[1]) return `${first} ${words.slice(1).find((w) => !w.startsWith('-') && !/@/.test(w))?.replace(/^['"]/, '') ?? ''}`;
+  return first;
+}
+
+/** A command without its leading `cd <dir> &&` (or `source … &&`): what it runs, not where. */
+export function commandProper(cmd: string): string {
+  return cmd.replace(/^(?:\s*(?:cd|pushd|source|\.)\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*)+/, '');
+}
+
+export function toolLabel(tool: ToolInvocation): string {
+  const cmd = shellCommand(tool);
+  // Secrets are hidden before the label is cut: a cut token would no longer look like one.
+  if (cmd !== undefined) return `\`${firstLine(redact(commandProper(cmd)).text, LABEL_CHARS, true)}\``;
+  const touches = fileTouches(tool);
+  if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
+  // A result whose call the log lost (a broken line in the original) has no name to give.
+  if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
+  return tool.name;
+}
+
+/** The text a write call creates its file with (Claude Code Write, str_replace_editor create, Cursor, Copilot). */
+export function writtenContent(tool: ToolInvocation): string | undefined {
+  const input = tool.input;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const r = input as Record<string, unknown>;
+  for (const k of ['content', 'file_text', 'contents', 'text', 'code']) if (typeof r[k] === 'string') return r[k] as string;
+  // aider creates a file with an empty SEARCH block.
+  return r.search === '' && typeof r.replace === 'string' ? r.replace : undefined;
+}
+
+/** A here-document short enough to quote whole in a deliverable's note: lines and characters. */
+const HEREDOC_NOTE_LINES = 8;
+const HEREDOC_NOTE_CHARS = 240;
+
+/**
+ * What a shell command wrote with a here-document (`cat > f << 'EOF' … EOF`), its lines joined with "; ",
+ * comments left out, when it is short enough to quote; otherwise undefined.
+ */
+export function heredocBody(cmd: string): string | undefined {
+  const m = /<<-?\s*(['"]?)(\w+)\1[^\n]*\n([\s\S]*?)\n\s*\2\b/.exec(cmd);
+  if (!m) return undefined;
+  const lines = m[3]!.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const text = lines.join('; ');
+  return lines.length > 0 && lines.length <= HEREDOC_NOTE_LINES && text.length <= HEREDOC_NOTE_CHARS ? text : undefined;
+}
+
+/** The text of a file as a read tool showed it: without its header line and the line numbers it prefixed. */
+export function readContent(output: string): string {
+  // The harness appends its reminders to what a read returns (Claude Code): they are no words of the file.
+  const lines = output.slice(0, 6000).replace(/<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g, '').split('\n');
+  // A tool's header names the file, not what it says ("Here's the result of running…", "[File: …]", Copilot's
+  // "Read [](file:///…/README.md#1-1), lines 1 to 30", which an export keeps without the lines).
+  if (/^(?:Here's the result of running|\s*`[^`\n]+`\s*$|\[File: |Read \[[^\]]*\]\([^)]*\))/.test(lines[0] ?? '')) lines.shift();
+  const numbered = /^\s*\d+(?:→|\t|\|\s?|:\s)/;
+  const filled = lines.filter((l) => l.trim() !== '');
+  if (filled.length > 0 && filled.filter((l) => numbered.test(l)).length * 2 >= filled.length) return lines.map((l) => l.replace(numbered, '')).join('\n');
+  return lines.join('\n');
+}
+
+/** An edit's old and new text, when the tool says them (Claude Code Edit, str_replace_editor, aider). */
+export function editTexts(tool: ToolInvocation): { old: string; new: string } | undefined {
+  const input = tool.input;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const r = input as Record<string, unknown>;
+  const o = r.old_string ?? r.old_str ?? r.search;
+  const n = r.new_string ?? r.new_str ?? r.replace;
+  return typeof o === 'string' && typeof n === 'string' && o !== n ? { old: o, new: n } : undefined;
+}
+
+/** The first line an edit changed, as `old` → `new` (each clipped): the patch coordinate a reader needs. */
+export function changedLine(before: string, after: string): string | undefined {
+  const a = before.split('\n').map((l) => l.trim());
+  const b = after.split('\n').map((l) => l.trim());
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const old = a[i] ?? '';
+  const now = b[i] ?? '';
+  if (old === '' && now === '') return undefined;
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redact(t).text.replace(/`/g, "'"), 70)}\``);
+  return `${q(old)} → ${q(now)}`;
+}
+
+/** The open items of a todo tool's plan: `{todos: [{content, status}]}`. */
+export function planOf(input: unknown): { open: string[]; active: string | undefined } | undefined {
+  const todos = (input as { todos?: unknown } | undefined)?.todos;
+  if (!Array.isArray(todos)) return undefined;
+  const open: string[] = [];
+  let active: string | undefined;
+  for (const item of todos) {
+    const content = typeof item?.content === 'string' ? item.content.trim() : '';
+    if (content === '' || item.status === 'completed') continue;
+    open.push(content);
+    if (item.status === 'in_progress' && active === undefined) active = content;
+  }
+  return { open, active };
+}
