@@ -117,16 +117,15 @@ export class Ours implements Strategy {
 
   async call(atRecord: number): Promise<{ messages: ProjectedMessage[]; items: number[] }> {
     await this.runner.tick();
-    const report = await this.session.step(atRecord);
+    const { report, messages, boundary } = await this.session.prepareCall(atRecord);
     if (report.held) this.holds++;
     for (const c of report.compactions) bump(this.compactions, `tier ${c.tier}`);
     const first = this.session.engine.firstUnitInView;
     const items = Array.from({ length: this.record.units.length - first }, (_, k) => first + k);
-    const messages = this.session.engine.project();
     this.lastSent = messages;
-    if (report.compactions.length > 0) {
+    if (boundary) {
       // The state channel's own checks at every compaction boundary.
-      const { counts } = this.session.checkBoundary(atRecord, messages);
+      const { counts } = boundary;
       this.stateChecks.boundaries++;
       this.stateChecks.omitted += counts.omitted;
       this.stateChecks.unsupported += counts.unsupported;
@@ -147,7 +146,7 @@ export class Ours implements Strategy {
   }
 
   measured(tokens: number, messages: number): void {
-    this.session.engine.observeRealTokens(tokens + MESSAGE_OVERHEAD_TOKENS * messages);
+    this.session.observeSent(tokens + MESSAGE_OVERHEAD_TOKENS * messages);
   }
 
   final(): { summary: SummaryState | undefined; indexed: FinalView['indexed'] } {
