@@ -70,17 +70,50 @@ export function rewoundRecords(records: readonly RawRecord[]): ReadonlySet<numbe
   return out;
 }
 
+/**
+ * Where each tool call of the record is, as [unit index, part index]: by call
+ * id (the latest call with that id, where a result attaches) and by its part's
+ * address, which stays unique when a log reused a call id.
+ */
+class ToolCalls {
+  /** callId → [unit index, part index] of the latest call with that id (where a result attaches). */
+  private readonly calls = new Map<string, [number, number]>();
+  /** Tool part address → [unit index, part index]. */
+  private readonly toolAt = new Map<string, [number, number]>();
+  private readonly usedAddresses = new Set<string>();
+
+  /** The address of a new tool part for `callId` at `record`: `tool:<callId>`, or `tool:<callId>#r<record>` for a reused id. */
+  address(callId: string, record: number): string {
+    let address = `tool:${callId}`;
+    if (this.usedAddresses.has(address)) address = `${address}#r${record}`;
+    this.usedAddresses.add(address);
+    return address;
+  }
+
+  /** A tool part was added at `at`. */
+  add(callId: string, address: string, at: [number, number]): void {
+    this.calls.set(callId, at);
+    this.toolAt.set(address, [...at]);
+  }
+
+  /** Where the latest call with this id is. */
+  byCallId(callId: string): [number, number] | undefined {
+    return this.calls.get(callId);
+  }
+
+  /** Where the call with this key is: its part address minus `tool:`, else the latest call with that id. */
+  byKey(key: string): [number, number] | undefined {
+    return this.toolAt.get(`tool:${key}`) ?? this.calls.get(key);
+  }
+}
+
 export class SessionRecord {
   /** `rewound`: records kept in the record but in no unit (see REWIND_TOOL). */
   constructor(private readonly rewound: ReadonlySet<number> = new Set()) {}
 
   readonly records: RawRecord[] = [];
   private readonly mutableUnits: MutableUnit[] = [];
-  /** callId → [unit index, part index] of the latest call with that id (where a result attaches). */
-  private readonly calls = new Map<string, [number, number]>();
-  /** Tool part address → [unit index, part index]. */
-  private readonly toolAt = new Map<string, [number, number]>();
-  private readonly usedAddresses = new Set<string>();
+  private readonly toolCalls = new ToolCalls();
   /** digests[i] = content address of units [0, i). */
   private readonly digests: string[] = ['0'];
   private stepCount = 0;
@@ -154,7 +187,7 @@ export class SessionRecord {
    * pointer names).
    */
   findTool(key: string): ToolInvocation | undefined {
-    const at = this.toolAt.get(`tool:${key}`) ?? this.calls.get(key);
+    const at = this.toolCalls.byKey(key);
     if (!at) return undefined;
     return this.mutableUnits[at[0]]!.parts[at[1]]!.tool;
   }
@@ -211,7 +244,7 @@ export class SessionRecord {
 
   private appendToolResult(record: RawRecord, events: AppendEvent[]): void {
     const callId = record.toolCallId;
-    const at = callId !== undefined ? this.calls.get(callId) : undefined;
+    const at = callId !== undefined ? this.toolCalls.byCallId(callId) : undefined;
     if (at) {
       const unit = this.mutableUnits[at[0]]!;
       const before = unit.parts[at[1]]!;
@@ -246,14 +279,11 @@ export class SessionRecord {
   }
 
   private addToolPart(unit: MutableUnit, tool: ToolInvocation, record: RawRecord, events: AppendEvent[]): void {
-    let address = `tool:${tool.callId}`;
-    if (this.usedAddresses.has(address)) address = `${address}#r${record.index}`;
-    this.usedAddresses.add(address);
+    const address = this.toolCalls.address(tool.callId, record.index);
     const part: Part = { address, kind: 'tool', role: 'assistant', record: record.index, text: '', tool };
     unit.parts.push(part);
     const unitIndex = this.mutableUnits.length - 1;
-    this.calls.set(tool.callId, [unitIndex, unit.parts.length - 1]);
-    this.toolAt.set(address, [unitIndex, unit.parts.length - 1]);
+    this.toolCalls.add(tool.callId, address, [unitIndex, unit.parts.length - 1]);
     events.push({ type: 'part', unitIndex, part });
   }
 

@@ -21,6 +21,8 @@ import { containsSecret, redact } from './redact';
 import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
 import { resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
+import { BlockFacts } from './blockFacts';
+import { FactVersions } from './factVersions';
 import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
@@ -156,51 +158,38 @@ function factId(type: FactType, value: string): string {
 }
 
 export class ProtectedState {
-  private readonly latest = new Map<string, Fact>();
-  private readonly order: string[] = [];
-  private readonly history: Fact[] = [];
-  /** Every version of each fact, oldest first (the block shows a fact as it stood at the fold). */
-  private readonly versions = new Map<string, Fact[]>();
+  /** Every version of every fact, and the latest of each. */
+  private readonly versions = new FactVersions();
+  /** The facts the protected block may ever show (a rendered type, pending, pinned or acted on by the user). */
+  private readonly block = new BlockFacts();
   private readonly conflictLog: Conflict[] = [];
-  private versionCounter = 0;
   private changes = 0;
 
   /** Bumped on every change, so a renderer can tell when to measure again. */
   get revision(): number {
-    return this.versionCounter;
+    return this.versions.revision;
   }
 
   /** Every fact's latest version, in order of first appearance (a fresh array; the lists are computed once per revision). */
   facts(): Fact[] {
-    return [...this.lists().all];
+    return [...this.versions.lists().all];
   }
 
   active(): Fact[] {
-    return [...this.lists().active];
+    return [...this.versions.lists().active];
   }
 
   pending(): Fact[] {
-    return [...this.lists().pending];
-  }
-
-  private listed: { revision: number; all: Fact[]; active: Fact[]; pending: Fact[] } | undefined;
-
-  /** The lists of facts at this revision: rendering at every call does not walk every fact again. */
-  private lists(): { all: readonly Fact[]; active: readonly Fact[]; pending: readonly Fact[] } {
-    if (this.listed?.revision !== this.versionCounter) {
-      const all = this.order.map((id) => this.latest.get(id)!);
-      this.listed = { revision: this.versionCounter, all, active: all.filter((f) => f.status === 'active'), pending: all.filter((f) => f.status === 'pending') };
-    }
-    return this.listed;
+    return [...this.versions.lists().pending];
   }
 
   get(id: string): Fact | undefined {
-    return this.latest.get(id);
+    return this.versions.get(id);
   }
 
   /** Every version of every fact, in the order they were written. */
   audit(): readonly Fact[] {
-    return this.history;
+    return this.versions.audit();
   }
 
   conflicts(): readonly Conflict[] {
@@ -211,21 +200,12 @@ export class ProtectedState {
     // Secrets and personal data never enter a fact (the raw record keeps them).
     // Typed internally; FactSchema validates at the boundaries (parseFacts).
     const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
-    const isNew = !this.latest.has(written.id);
-    if (isNew) this.order.push(written.id);
+    const isNew = !this.versions.has(written.id);
     this.track(written);
     // A change the block can show re-renders it: not a fact it never shows (a goal asked again), nor a
     // repetition past the three sources it shows.
-    if (!isNew && this.inBlock.has(written.id) && !(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
-    this.keep(written);
-    // A new fact only extends the lists; a changed one has them computed again when next read.
-    const listed = this.listed;
-    if (isNew && listed?.revision === this.versionCounter - 1) {
-      listed.all.push(written);
-      if (written.status === 'active') listed.active.push(written);
-      else if (written.status === 'pending') listed.pending.push(written);
-      listed.revision = this.versionCounter;
-    }
+    if (!isNew && this.block.has(written.id) && !(written.reason === 'repeated' && written.sources.length > 3)) this.changes++;
+    this.versions.keep(written);
     return written;
   }
 
@@ -242,7 +222,7 @@ export class ProtectedState {
   private create(type: FactType, text: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
     const value = containsSecret(text) ? redact(text).text : text;
     const id = factId(type, value);
-    const existing = this.latest.get(id);
+    const existing = this.versions.get(id);
     if (existing) {
       // Repetition adds a source; it never promotes a pending fact.
       if (existing.sources.includes(source)) return existing;
@@ -252,7 +232,7 @@ export class ProtectedState {
   }
 
   private change(id: string, patch: Partial<Fact>, reason: string, time: number): Fact {
-    const current = this.latest.get(id);
+    const current = this.versions.get(id);
     if (!current) throw new Error(`no fact ${id}`);
     if (USER_ACT.test(reason)) this.userActs.add(id);
     return this.write({ ...current, ...patch, version: current.version + 1, time, reason });
@@ -378,7 +358,7 @@ export class ProtectedState {
       if (content === '') continue;
       const value = `plan: ${content}`;
       listed.add(value);
-      const existing = this.latest.get(factId('open_issue', containsSecret(value) ? redact(value).text : value));
+      const existing = this.versions.get(factId('open_issue', containsSecret(value) ? redact(value).text : value));
       if (item.status === 'completed') {
         if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
       } else if (!existing || existing.status !== 'active') {
@@ -387,7 +367,7 @@ export class ProtectedState {
       }
     }
     for (const id of this.planItems) {
-      const fact = this.latest.get(id);
+      const fact = this.versions.get(id);
       if (fact?.status === 'active' && !listed.has(fact.value)) this.change(id, { status: 'superseded' }, 'dropped from the plan (todo)', record);
     }
     for (const value of listed) this.planItems.add(factId('open_issue', containsSecret(value) ? redact(value).text : value));
@@ -397,31 +377,9 @@ export class ProtectedState {
   /** Facts a user act (correct, confirm, pin…) changed. */
   private readonly userActs = new Set<string>();
 
-  /** Each fact's place in `order` (first appearance). */
-  private readonly orderIndex = new Map<string, number>();
-  /** The facts the protected block may ever show (a rendered type, pending, pinned or acted on by the user), by first appearance. */
-  private readonly blockIds: string[] = [];
-  private readonly inBlock = new Set<string>();
-  private blockSorted = true;
-
-  /** Keeps `blockIds` up to date as a fact version is written (a fact may become one the block shows later). */
+  /** A fact version is written: from now on the block may show a fact of a rendered type, pending, pinned or acted on by the user. */
   private track(fact: Fact): void {
-    if (!this.orderIndex.has(fact.id)) this.orderIndex.set(fact.id, this.orderIndex.size);
-    if (this.inBlock.has(fact.id)) return;
-    if (!(RENDERED_TYPES.has(fact.type) || fact.status === 'pending' || fact.pinned || this.userActs.has(fact.id))) return;
-    this.inBlock.add(fact.id);
-    if (this.blockIds.length && this.orderIndex.get(this.blockIds[this.blockIds.length - 1]!)! > this.orderIndex.get(fact.id)!) this.blockSorted = false;
-    this.blockIds.push(fact.id);
-  }
-
-  /** A version written: the latest of its fact, in the audit and among its fact's versions. */
-  private keep(fact: Fact): void {
-    this.latest.set(fact.id, fact);
-    this.history.push(fact);
-    const list = this.versions.get(fact.id);
-    if (list) list.push(fact);
-    else this.versions.set(fact.id, [fact]);
-    this.versionCounter++;
+    this.block.track(fact.id, RENDERED_TYPES.has(fact.type) || fact.status === 'pending' || fact.pinned || this.userActs.has(fact.id));
   }
 
   /**
@@ -432,7 +390,7 @@ export class ProtectedState {
    */
   private asOf(fact: Fact, end: number): Fact | undefined {
     if (fact.time < end) return fact;
-    const list = this.versions.get(fact.id) ?? [];
+    const list = this.versions.versionsOf(fact.id);
     for (let i = list.length - 1; i >= 0; i--) {
       const version = list[i]!;
       if (version.time < end) return version;
@@ -444,11 +402,7 @@ export class ProtectedState {
 
   /** The latest versions of the facts the block may show, in order of first appearance. */
   private blockFacts(): Fact[] {
-    if (!this.blockSorted) {
-      this.blockIds.sort((a, b) => this.orderIndex.get(a)! - this.orderIndex.get(b)!);
-      this.blockSorted = true;
-    }
-    return this.blockIds.map((id) => this.latest.get(id)!);
+    return this.block.inOrder().map((id) => this.versions.get(id)!);
   }
 
   /** A decision; one that reverses an earlier active decision on the same subject supersedes it. */
@@ -482,20 +436,20 @@ export class ProtectedState {
 
   /** The user confirms a pending candidate: it becomes active, written by the user. */
   confirm(id: string, record: number): Fact {
-    const fact = this.latest.get(id);
+    const fact = this.versions.get(id);
     if (fact?.status !== 'pending') throw new Error(`fact ${id} is not pending`);
     return this.change(id, { status: 'active', writer: 'user' }, 'confirmed by the user', record);
   }
 
   reject(id: string, record: number): Fact {
-    const fact = this.latest.get(id);
+    const fact = this.versions.get(id);
     if (fact?.status !== 'pending') throw new Error(`fact ${id} is not pending`);
     return this.change(id, { status: 'deleted' }, 'rejected by the user', record);
   }
 
   /** A correction: the fact gets a new version with the user's wording; nothing else changes. */
   correct(id: string, value: string, record: number): Fact {
-    if (!this.latest.has(id)) throw new Error(`no fact ${id}`);
+    if (!this.versions.has(id)) throw new Error(`no fact ${id}`);
     return this.change(id, { value, writer: 'user', status: 'active' }, 'corrected by the user', record);
   }
 
@@ -509,14 +463,14 @@ export class ProtectedState {
 
   /** The user says a fact no longer holds (kept in the audit, out of the context). */
   supersede(id: string, record: number): Fact {
-    const fact = this.latest.get(id);
+    const fact = this.versions.get(id);
     if (fact?.status !== 'active') throw new Error(`fact ${id} is not active`);
     return this.change(id, { status: 'superseded' }, 'superseded by the user', record);
   }
 
   /** Closes an open issue: only the user can say it is done. */
   close(id: string, record: number): Fact {
-    const fact = this.latest.get(id);
+    const fact = this.versions.get(id);
     if (fact?.type !== 'open_issue') throw new Error(`fact ${id} is not an open issue`);
     return this.change(id, { status: 'superseded' }, 'closed by the user', record);
   }
@@ -603,9 +557,8 @@ export class ProtectedState {
   restore(facts: readonly Fact[]): void {
     for (const fact of facts) {
       if (USER_ACT.test(fact.reason)) this.userActs.add(fact.id);
-      if (!this.latest.has(fact.id)) this.order.push(fact.id);
       this.track(fact);
-      this.keep(fact);
+      this.versions.keep(fact);
     }
   }
 
@@ -627,67 +580,3 @@ export function stateFromUnits(units: readonly Unit[]): ProtectedState {
 }
 
 export type { RawRecord };
-
-// ------------------------------------------------------------------ branches
-
-export interface MergeConflict {
-  readonly factId: string;
-  readonly ours: Fact;
-  readonly theirs: Fact;
-  readonly rule: string;
-}
-
-/** Rank of a writer when two branches changed the same fact: the user's word outranks the rest. */
-const WRITER_RANK: Record<Fact['writer'], number> = { user: 3, policy: 2, tool: 1, model: 0 };
-
-/**
- * A branch: a session forked from a snapshot of another keeps its own
- * increments. `fork` copies the state; `mergeStates` joins two branches of one
- * base by source, version and explicit rules, never by which finished last:
- * - a fact changed in one branch only takes that branch's version;
- * - changed in both the same way: taken once;
- * - changed in both differently: the higher-ranked writer wins (user > policy >
- *   tool > model); between equal writers nothing wins silently — the base
- *   version stays and the conflict is returned for the user to settle;
- * - facts new in either branch are added (order: base, then by first source).
- * The result does not depend on the order of the two branches.
- */
-export function fork(state: ProtectedState): ProtectedState {
-  const copy = new ProtectedState();
-  copy.restore(state.audit());
-  return copy;
-}
-
-export function mergeStates(base: ProtectedState, a: ProtectedState, b: ProtectedState): { state: ProtectedState; conflicts: MergeConflict[] } {
-  const baseFacts = new Map(base.facts().map((f) => [f.id, f]));
-  const ids = [...new Set([...baseFacts.keys(), ...a.facts().map((f) => f.id), ...b.facts().map((f) => f.id)])];
-  const conflicts: MergeConflict[] = [];
-  const chosen: Fact[] = [];
-  const same = (x: Fact, y: Fact): boolean => x.value === y.value && x.status === y.status && x.pinned === y.pinned;
-  for (const id of ids) {
-    const o = baseFacts.get(id);
-    const x = a.get(id);
-    const y = b.get(id);
-    const changedX = x !== undefined && (!o || !same(o, x));
-    const changedY = y !== undefined && (!o || !same(o, y));
-    if (changedX && changedY && !same(x!, y!)) {
-      const rx = WRITER_RANK[x!.writer];
-      const ry = WRITER_RANK[y!.writer];
-      if (rx !== ry) chosen.push(rx > ry ? x! : y!);
-      else {
-        const [first, second] = x!.version <= y!.version ? [x!, y!] : [y!, x!];
-        conflicts.push({ factId: id, ours: first, theirs: second, rule: `both branches changed it as ${x!.writer}: the user decides` });
-        chosen.push(o ?? first);
-      }
-    } else if (changedX) chosen.push(x!);
-    else if (changedY) chosen.push(y!);
-    else if (o) chosen.push(o);
-  }
-  chosen.sort((p, q) => {
-    const inBase = Number(baseFacts.has(q.id)) - Number(baseFacts.has(p.id));
-    return inBase || Math.min(...p.sources) - Math.min(...q.sources) || (p.id < q.id ? -1 : p.id > q.id ? 1 : 0);
-  });
-  const merged = new ProtectedState();
-  merged.restore(chosen);
-  return { state: merged, conflicts };
-}

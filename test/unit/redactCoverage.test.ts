@@ -9,7 +9,8 @@
 import { strict as assert } from 'node:assert';
 import { defaultBudget } from '../../src/core/budget';
 import { renderToolInput } from '../../src/core/tools';
-import { ibanValid, luhn, redact } from '../../src/core/redact';
+import { ibanValid, luhn } from '../../src/core/personalData';
+import { redact } from '../../src/core/redact';
 import { VENDOR_TOKEN_RULES } from '../../src/core/secretRules';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';

@@ -493,7 +493,7 @@ describe('milestones', () => {
 
 describe('branches', () => {
   it('merges two forks by source, version and rules, the same whichever finished last', async () => {
-    const { fork, mergeStates } = await import('../../src/core/state');
+    const { fork, mergeStates } = await import('../../src/core/stateBranches');
     const base = stateOf(new RecordBuilder().user('Build it. Always use tabs. Never drop a column. You must keep logs for 30 days.'));
     const tabs = base.facts().find((f) => f.type === 'constraint' && /tabs/.test(f.value))!;
     const logs = base.facts().find((f) => f.type === 'constraint' && /logs/.test(f.value))!;

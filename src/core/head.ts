@@ -1,0 +1,250 @@
+/**
+ * The head message: the Task Context, then the blocks sent with it — the
+ * protected state (never shrunk), passages of the folded record relevant to
+ * the current request, and the tool calls folded away with how to get them
+ * back. The head changes only when the summary, the coverage or a protected
+ * block does, so the prompt-cache prefix stays stable between folds; every
+ * block is kept under the key it was built for.
+ */
+import type { Budget } from './budget';
+import { KeyedMemo, type MemoEntry } from './memo';
+import { evidenceBlock } from './notLoaded';
+import type { SessionRecord } from './parts';
+import type { HeadPart } from './projection';
+import { RetrievalIndex } from './retrieval';
+import { RETRIEVAL_KEY, type SnapshotEntry, type SnapshotStore } from './store';
+import { renderSummary, type SummaryState } from './summary';
+import type { CachedTokenCounter } from './tokens';
+import { currentTurnRecord } from './view';
+
+/**
+ * A block that compaction never shrinks, sent inside the head message with the
+ * Task Context. It shows what the folded records established (what is still in
+ * view speaks for itself), so it changes only when the head does and the
+ * prompt-cache prefix stays stable between folds.
+ */
+export interface ContextBlock {
+  readonly revision: number;
+  /** The block for records [0, coverageEnd) folded ('' when there is nothing to show). */
+  render(coverageEnd: number): string;
+}
+
+/**
+ * How the original-text channel quotes folded records: its share of wEff (in
+ * characters, ≈ 4 a token), the smallest window it is used at, and what it
+ * searches for: the latest request, or the current task (the latest request,
+ * the goal, status and next step, the last failures).
+ */
+export interface RetrievalOptions {
+  readonly share: number;
+  readonly minEffective: number;
+  readonly query: 'request' | 'task';
+}
+
+/**
+ * Measured side by side in the eval (eval/report.md, "The original-text
+ * channel"): a larger block or a task-built query buys less recall per token
+ * than the same tokens spent on the Task Context, so the block stays small.
+ */
+export const DEFAULT_RETRIEVAL: RetrievalOptions = { share: 0.04, minEffective: 10_000, query: 'request' };
+
+/** The protected state's block: its share of wEff. Over it, the user is told (the block is never shrunk). */
+const PROTECTED_BLOCK_SHARE = 0.15;
+
+export interface HeadOptions {
+  readonly record: SessionRecord;
+  readonly snapshots: SnapshotStore;
+  readonly budget: Budget;
+  readonly counter: CachedTokenCounter;
+  /** Blocks sent after the Task Context and never reduced (the protected state). */
+  readonly blocks: readonly ContextBlock[];
+  readonly retrieval: RetrievalOptions;
+}
+
+/** The head as rendered: its text and its blocks in order. */
+export interface HeadText {
+  readonly text: string;
+  readonly parts: readonly HeadPart[];
+}
+
+/** What `Head.checkpoint` saves, for a fold that may be undone. */
+export interface HeadCheckpoint {
+  readonly measured: { readonly key: string; readonly text: string };
+  readonly retrieval: RetrievalCheckpoint;
+  readonly evidence: MemoEntry<number, string> | undefined;
+}
+
+export class Head {
+  private readonly retrieval: RetrievalBlock;
+  /** The evidence block, by the coverage it lists. */
+  private readonly evidence = new KeyedMemo<number, string>();
+  /** The head rendered, by the summary and the blocks' key. */
+  private readonly rendered = new KeyedMemo<{ summary: SummaryState | undefined; key: string }, HeadText>((a, b) => a.summary === b.summary && a.key === b.key);
+  /** The blocks as last measured: the key they were built for and their text. */
+  private measured = { key: '', text: '' };
+  private readonly protectedBudget = new ProtectedBudget();
+
+  constructor(private readonly options: HeadOptions) {
+    this.retrieval = new RetrievalBlock(options.record, options.snapshots, options.retrieval);
+  }
+
+  /** Things the user should be told (the protected state over its budget). */
+  get notices(): readonly string[] {
+    return this.protectedBudget.notices;
+  }
+
+  /**
+   * Re-measures the head's blocks when what they are derived from changed:
+   * their new tokens, or undefined when their text is the same.
+   */
+  measure(coverageUnit: number, summary: SummaryState | undefined): number | undefined {
+    const key = this.blocksKey(coverageUnit);
+    if (this.measured.key === key) return undefined;
+    this.measured.key = key;
+    const texts = this.blockTexts(coverageUnit, summary);
+    this.protectedBudget.check(texts.slice(0, this.options.blocks.length).join('\n\n'), this.options.budget.effective, this.options.counter);
+    const text = texts.filter((t) => t !== '').join('\n\n');
+    if (this.measured.text === text) return undefined;
+    this.measured.text = text;
+    return text ? this.options.counter.count(text) + 1 : 0;
+  }
+
+  /** The blocks are derived again at the next measure (counted again only if their text changed). */
+  invalidate(): void {
+    this.measured.key = '';
+  }
+
+  /** The head message's text: the Task Context, the protected blocks, the evidence that was folded. */
+  render(coverageUnit: number, summary: SummaryState | undefined): HeadText {
+    // Rendered again only when the summary, the coverage or a block's revision changed: the head is
+    // projected at every call and its blocks (the protected state above all) grow with the task.
+    return this.rendered.get({ summary, key: this.blocksKey(coverageUnit) }, () => {
+      const blocks = this.blockTexts(coverageUnit, summary);
+      const protectedCount = this.options.blocks.length;
+      const parts: HeadPart[] = [
+        { block: 'summary' as const, text: summary ? renderSummary(summary) : '' },
+        ...blocks.map((t, i) => ({ block: i < protectedCount ? ('protectedState' as const) : i === protectedCount ? ('retrieved' as const) : ('evidence' as const), text: t })),
+      ].filter((p) => p.text !== '');
+      return { text: parts.map((p) => p.text).join('\n\n'), parts };
+    });
+  }
+
+  /** The blocks as they are now, to put back with `restore`. */
+  checkpoint(): HeadCheckpoint {
+    return { measured: { ...this.measured }, retrieval: this.retrieval.checkpoint(), evidence: this.evidence.entry };
+  }
+
+  restore(checkpoint: HeadCheckpoint): void {
+    this.measured = { ...checkpoint.measured };
+    this.retrieval.restore(checkpoint.retrieval);
+    this.evidence.restore(checkpoint.evidence);
+  }
+
+  /** What the head's blocks are derived from: the coverage and each block's revision. */
+  private blocksKey(coverageUnit: number): string {
+    return `${coverageUnit}:${this.options.blocks.map((b) => b.revision).join(',')}`;
+  }
+
+  /**
+   * The head's blocks. Before the first fold only the protected blocks can
+   * have something to say (a fact the user corrected or pinned, which must be
+   * visible although its record is still in view in its original wording).
+   */
+  private blockTexts(coverageUnit: number, summary: SummaryState | undefined): string[] {
+    const coverageEnd = summary?.coverageEnd ?? 0;
+    const blocks = this.options.blocks.map((b) => b.render(coverageEnd));
+    if (!summary) return blocks;
+    const retrieved = this.retrieval.text(coverageUnit, summary, this.options.budget.effective);
+    const evidence = this.evidence.get(coverageUnit, () => evidenceBlock(this.options.record.units, coverageUnit, coverageEnd, this.options.budget.effective));
+    return [...blocks, retrieved, evidence];
+  }
+}
+
+/** What `RetrievalBlock.checkpoint` saves. */
+interface RetrievalCheckpoint {
+  readonly entry: MemoEntry<number, string> | undefined;
+  readonly query: SnapshotEntry | undefined;
+}
+
+/**
+ * The original-text channel: folded passages most relevant to the current
+ * request (the latest user message), within its share of wEff. Built with
+ * the head (at a fold), for the request current then: the prompt-cache
+ * prefix stays stable through the turns in between.
+ */
+class RetrievalBlock {
+  private readonly index = new RetrievalIndex();
+  /** The block, by the coverage it quotes from. */
+  private readonly block = new KeyedMemo<number, string>();
+
+  constructor(
+    private readonly record: SessionRecord,
+    private readonly snapshots: SnapshotStore,
+    private readonly options: RetrievalOptions,
+  ) {}
+
+  text(coverageUnit: number, summary: SummaryState, effective: number): string {
+    return this.block.get(coverageUnit, () => {
+      const coverageEnd = summary.coverageEnd;
+      // Which request the head was built for is kept with the head's coverage, so a
+      // view re-derived after a crash quotes the same passages.
+      const stored = this.snapshots.get(RETRIEVAL_KEY);
+      let turn: number;
+      if (stored?.type === 'retrieval' && stored.retrieval.coverageEnd === coverageEnd) turn = stored.retrieval.queryRecord;
+      else {
+        turn = currentTurnRecord(this.record.units);
+        this.snapshots.put(RETRIEVAL_KEY, { type: 'retrieval', retrieval: { coverageEnd, queryRecord: turn } });
+      }
+      const units = this.record.units;
+      this.index.extend(units, coverageUnit);
+      const retrieval = this.options;
+      let query = turn >= 0 ? this.record.records[turn]?.content ?? '' : '';
+      if (retrieval.query === 'task') {
+        // Around the current task: the latest request, the open work and the last failures.
+        const c = summary.current;
+        const failures = summary.facts['Ruled out'].slice(-2).map((l) => l.text);
+        query = [query, c.goal, c.status, c.next, ...failures].join('\n');
+      }
+      const budgetChars = effective < retrieval.minEffective ? 0 : Math.floor(effective * retrieval.share * 4);
+      return query ? this.index.block(query, budgetChars, turn) : '';
+    });
+  }
+
+  /** The block and the request it was built for, to put back with `restore` (a fold undone). */
+  checkpoint(): RetrievalCheckpoint {
+    return { entry: this.block.entry, query: this.snapshots.get(RETRIEVAL_KEY) };
+  }
+
+  restore(checkpoint: RetrievalCheckpoint): void {
+    this.block.restore(checkpoint.entry);
+    if (checkpoint.query) this.snapshots.put(RETRIEVAL_KEY, checkpoint.query);
+  }
+}
+
+/**
+ * The protected blocks have a budget of their own (PROTECTED_BLOCK_SHARE of
+ * wEff). They are never shrunk to fit it: when they alone exceed it the user is
+ * told, once per size class, so they can review or demote facts themselves.
+ */
+export class ProtectedBudget {
+  private readonly told: string[] = [];
+  /** The size class last told about. */
+  private toldKey: number | undefined;
+
+  get notices(): readonly string[] {
+    return this.told;
+  }
+
+  check(text: string, effective: number, counter: CachedTokenCounter): void {
+    if (!text) return;
+    const budget = Math.floor(effective * PROTECTED_BLOCK_SHARE);
+    // A block over 4x its budget is over it whatever its exact count; otherwise count it.
+    const tokens = text.length > budget * 16 ? Math.ceil(text.length / 4) : counter.count(text);
+    if (tokens <= budget) return;
+    const message = `The protected state takes ${tokens} tokens, over its block of ${budget} (${Math.round(PROTECTED_BLOCK_SHARE * 100)}% of the effective window): it is kept whole, and leaves less room for the conversation. Review the facts in the Task Context panel to unpin or delete what no longer applies.`;
+    const key = Math.floor(tokens / 500);
+    if (this.toldKey === key) return;
+    this.toldKey = key;
+    this.told.push(message);
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * The files a tool call read, modified or created: from the path fields of
+ * its input, a patch it applied, the SpecStory / Copilot / Cursor renderings
+ * of a call, its result's wording, or the few shell command forms whose
+ * meaning is unambiguous. Never resolved against disk.
+ */
+import { shellCommand } from './toolCommands';
+import { MARKER_WINDOW, asRecord, decodeEntities, firstWord, getField, stringField } from './toolInput';
+import { classifyTool, type ToolFamily } from './toolKinds';
+import type { ToolInvocation } from './types';
+
+export interface FileTouch {
+  readonly path: string;
+  readonly access: 'read' | 'modify' | 'create';
+}
+
+// ---------------------------------------------------------------------------
+// File touches
+// ---------------------------------------------------------------------------
+
+export const PATH_KEYS = [
+  'file_path', 'filePath', 'path', 'target_file', 'targetFile', 'filename', 'file', 'notebook_path',
+  'absolute_path', 'absolutePath', 'uri',
+];
+export const PATH_LIST_KEYS = ['paths', 'file_paths', 'files'];
+
+/** Minimal normalisation: trim, strip wrapping quotes/backticks, file:// URLs to paths. Never resolved against disk. */
+function normalizePath(raw: unknown): string {
+  if (typeof raw !== 'string') return '';
+  let p = raw.trim();
+  for (let i = 0; i < 3; i++) {
+    const m = /^(["'`])([\s\S]*)\1$/.exec(p);
+    if (!m) break;
+    p = (m[2] ?? '').trim();
+  }
+  p = p.replace(/^[`"']+|[`"']+$/g, '').trim();
+  if (/^file:\/\//i.test(p)) {
+    p = p.replace(/^file:\/\//i, '');
+    p = p.replace(/#.*$/, '');
+    if (/^\/[A-Za-z]:[\\/]/.test(p)) p = p.slice(1); // file:///c:/x → c:/x
+    try {
+      p = decodeURIComponent(p);
+    } catch {
+      /* keep as is */
+    }
+  }
+  if (p === '' || p.length > 4096 || /[\n\r\0]/.test(p)) return '';
+  if (p.includes('[object Object]') || /^[•*]/.test(p)) return '';
+  // A message where a path should be (aider's "## SearchReplaceNoExactMatch: This SEARCH block failed to match lines in x.ts"): no path.
+  if (/^#{1,6}\s|:\s+\S+(?:\s+\S+){3}/.test(p)) return '';
+  return p;
+}
+
+function pathsFromRecord(rec: Record<string, unknown> | undefined): string[] {
+  const out: string[] = [];
+  if (!rec) return out;
+  for (const k of PATH_KEYS) {
+    const v = getField(rec, k);
+    if (typeof v === 'string') {
+      const p = normalizePath(v);
+      if (p) {
+        out.push(p);
+        break;
+      }
+    }
+  }
+  for (const k of PATH_LIST_KEYS) {
+    const v = getField(rec, k);
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        const p = normalizePath(typeof item === 'string' ? item : stringField(asRecord(item), ...PATH_KEYS));
+        if (p) out.push(p);
+      }
+    }
+  }
+  return out;
+}
+
+/** Paths in a string input: SpecStory markdown renderings, Copilot links, Cursor "Read file: x", SWE-agent commands. */
+function pathsFromString(s: string, family: ToolFamily): string[] {
+  const head = s.length > MARKER_WINDOW ? s.slice(0, MARKER_WINDOW) : s;
+  // SpecStory MCP rendering: "* path: /x\n  * content: …"
+  if (/^\s*\*\s/.test(head)) {
+    const star = /^\s*\*\s*(?:path|file_path|filePath|target_file)\s*:\s*(.+)$/m.exec(head);
+    if (star?.[1]) return [normalizePath(star[1])];
+  }
+  // Copilot: "Reading [](file:///x#1-1), lines 1 to 50"
+  const link = /\]\((file:\/\/[^)\s]+)\)/.exec(head);
+  if (link?.[1]) return [normalizePath(link[1])];
+  // Cursor v2: "Read file: x", "Edit file: x"
+  const firstLine = head.split('\n', 1)[0] ?? '';
+  const verb = /^\s*(?:Read|Edit|Write|Create|Delete)(?:\s+file)?\s*:\s*(.+)$/i.exec(firstLine);
+  if (verb?.[1]) return [normalizePath(decodeEntities(verb[1]))];
+  // SWE-agent: "open path [line]", "create path"
+  const cmd = firstWord(head);
+  if ((cmd === 'open' && family === 'read') || (cmd === 'create' && family === 'write')) {
+    const m = /^\s*\S+\s+("[^"]*"|'[^']*'|\S+)/.exec(head);
+    if (m?.[1]) return [normalizePath(m[1])];
+  }
+  return [];
+}
+
+/** Paths named in the result text, for calls whose input does not carry one. */
+function pathsFromOutput(output: string, family: ToolFamily): string[] {
+  const head = output.length > MARKER_WINDOW ? output.slice(0, MARKER_WINDOW) : output;
+  const patterns = [
+    /^\[File: (.+?) \(\d+ lines total\)\]/m, // SWE-agent
+    /The file (.+?) has been (?:updated|created)/, // Claude Code Edit / Write
+    /File created successfully at: (.+)$/m, // Claude Code Write
+    /Successfully wrote to (.+)$/m, // MCP filesystem
+    /^Applied edit to (.+)$/m, // aider
+  ];
+  for (const re of patterns) {
+    const m = re.exec(head);
+    if (m?.[1]) {
+      const p = normalizePath(m[1]);
+      if (p) return [p];
+    }
+  }
+  if (family === 'read') {
+    // SpecStory Claude Code Read: first line is the path in backticks.
+    const m = /^\s*`([^`\n]+)`[ \t]*\r?\n/.exec(head);
+    if (m?.[1]) return [normalizePath(m[1])];
+  }
+  return [];
+}
+
+/** apply_patch (Codex / Copilot): "*** Add File: x", "*** Update File: x", "*** Delete File: x", "*** Move to: x". */
+function patchTouches(text: string): FileTouch[] {
+  const out: FileTouch[] = [];
+  const re = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const p = normalizePath(m[2]);
+    if (!p) continue;
+    out.push({ path: p, access: m[1] === 'Add File' || m[1] === 'Move to' ? 'create' : 'modify' });
+  }
+  return out;
+}
+
+function patchText(input: unknown): string | undefined {
+  if (typeof input === 'string') return input.includes('*** Begin Patch') ? input : undefined;
+  const rec = asRecord(input);
+  for (const k of ['input', 'patch', 'diff']) {
+    const v = getField(rec, k);
+    if (typeof v === 'string' && v.includes('*** Begin Patch')) return v;
+  }
+  const cmd = getField(rec, 'command');
+  if (Array.isArray(cmd)) {
+    for (const part of cmd) if (typeof part === 'string' && part.includes('*** Begin Patch')) return part;
+  }
+  return undefined;
+}
+
+/**
+ * Paths a call read, modified or created (for the artifact index): read, write
+ * and edit calls by their path fields, shell commands by the few forms whose
+ * meaning is unambiguous (see shellTouches); searches and listings touch
+ * nothing. '' is never returned; duplicates are removed, order of first
+ * appearance kept.
+ */
+export function fileTouches(inv: ToolInvocation): readonly FileTouch[] {
+  if (!inv) return [];
+  // Asked for at the call, at its result and at every fold covering it: read once per invocation (an
+  // invocation is never changed; its result makes a new one).
+  let touches = TOUCHES.get(inv);
+  if (touches === undefined) {
+    touches = Object.freeze(touchesOf(inv));
+    TOUCHES.set(inv, touches);
+  }
+  return touches;
+}
+
+const TOUCHES = new WeakMap<ToolInvocation, readonly FileTouch[]>();
+
+function touchesOf(inv: ToolInvocation): FileTouch[] {
+  try {
+    const kind = classifyTool(inv.name, inv.input);
+    const family = kind.family;
+    const output = typeof inv.output === 'string' ? inv.output : '';
+    let touches: FileTouch[] = [];
+
+    const patch = family === 'edit' || family === 'shell' ? patchText(inv.input) : undefined;
+    if (patch !== undefined) {
+      touches = patchTouches(patch);
+    } else if (family === 'read' || family === 'write' || family === 'edit') {
+      const rec = asRecord(inv.input);
+      let paths = rec ? pathsFromRecord(rec) : [];
+      if (paths.length === 0 && typeof inv.input === 'string') paths = pathsFromString(inv.input, family);
+      paths = paths.filter((p) => p !== '');
+      if (paths.length === 0 && output) paths = pathsFromOutput(output, family);
+      let access: FileTouch['access'] = family === 'read' ? 'read' : family === 'write' ? 'create' : 'modify';
+      if (family === 'write' && /has been updated|overwr/i.test(output.slice(0, MARKER_WINDOW))) access = 'modify';
+      if (family === 'edit' && rec) {
+        // aider: an empty SEARCH block creates a new file.
+        const search = getField(rec, 'search');
+        if (search === '' && typeof getField(rec, 'replace') === 'string') access = 'create';
+      }
+      touches = paths.map((path) => ({ path, access }));
+    } else if (family === 'shell') {
+      const command = shellCommand(inv);
+      if (command !== undefined) touches = shellTouches(command);
+    }
+
+    const seen = new Set<string>();
+    const out: FileTouch[] = [];
+    for (const t of touches) {
+      if (!t.path) continue;
+      const key = `${t.access}\u0000${t.path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(t);
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Files a shell command reads or writes
+// ---------------------------------------------------------------------------
+
+/** A token that names a file: a path with a '/' or a dotted file name; no globs, variables, URLs or devices. */
+function isFileToken(token: string): boolean {
+  if (token.length < 3 || token.length > 300) return false;
+  if (/[*?$`{}()<>|;&=,]/.test(token) || token.startsWith('-') || /^[a-z]+:\/\//i.test(token)) return false;
+  if (/^\/(dev|proc)\//.test(token) || token === '/dev/null') return false;
+  if (!/[A-Za-z]/.test(token)) return false;
+  return token.includes('/') || /^[\w.-]+\.[A-Za-z][\w]{0,7}$/.test(token);
+}
+
+function unquote(token: string): string {
+  return token.replace(/^(['"])(.*)\1$/, '$2').replace(/^\\?"|\\?"$/g, '');
+}
+
+/**
+ * Conservative parse of a command line (including one wrapped in ssh "…"):
+ * output redirections (`> f`, `>> f`, heredocs into f), `tee [-a] f`,
+ * `sed -i … f` and `touch f` modify; `cat f`, `head … f`, `tail … f` read.
+ * Anything else is left alone: a wrong path in the trail is worse than none.
+ */
+export function shellTouches(command: string): FileTouch[] {
+  const out: FileTouch[] = [];
+  const text = command.length > 20_000 ? command.slice(0, 20_000) : command;
+  // Drop heredoc bodies so their contents are not read as commands.
+  const lines = text.split('\n');
+  const kept: string[] = [];
+  let heredocEnd: string | undefined;
+  for (const line of lines) {
+    if (heredocEnd !== undefined) {
+      if (line.trim() === heredocEnd) heredocEnd = undefined;
+      continue;
+    }
+    kept.push(line);
+    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
+    if (m) heredocEnd = m[1];
+  }
+  // Single-quoted strings are masked first, so a sed script or a message with spaces, `;` or `>` stays one word
+  // (double quotes often hold a command of their own: `ssh host "cat > /etc/x.yml"`, `bash -c "…"`).
+  const quoted: string[] = [];
+  const flat = kept.join('\n').replace(/'[^'\n]*'/g, (m) => `\u0001${quoted.push(m) - 1}\u0002`);
+  const restore = (w: string): string => w.replace(/\u0001(\d+)\u0002/g, (_, i: string) => quoted[Number(i)] ?? '');
+  for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*([^\s;|&<>]+)/g)) {
+    const path = unquote(restore(m[1]!));
+    if (isFileToken(path)) out.push({ path, access: 'modify' });
+  }
+  for (const segment of flat.split(/&&|\|\||;|\||\n/)) {
+    const words = segment.trim().split(/\s+/).map((w) => unquote(restore(w))).filter((w) => w.length > 0);
+    const verb = words[0];
+    if (verb === undefined) continue;
+    const args = words.slice(1).filter((w) => !w.startsWith('-'));
+    const redirect = words.findIndex((w) => /^1?>>?/.test(w));
+    const before = redirect >= 0 ? words.slice(1, redirect).filter((w) => !w.startsWith('-')) : args;
+    if (verb === 'tee' || verb === 'touch') {
+      for (const a of args) if (isFileToken(a)) out.push({ path: a, access: 'modify' });
+    } else if (verb === 'sed' && words.some((w) => /^-i/.test(w)) && args.length >= 2) {
+      const target = args[args.length - 1]!;
+      if (isFileToken(target)) out.push({ path: target, access: 'modify' });
+    } else if (verb === 'cat' || verb === 'head' || verb === 'tail' || verb === 'less') {
+      for (const a of before) if (isFileToken(a) && !/^\d*>/.test(a)) out.push({ path: a, access: 'read' });
+    }
+  }
+  return out;
+}

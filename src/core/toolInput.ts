@@ -1,0 +1,146 @@
+/**
+ * Reading a logged tool call's input, whatever shape it has (real logs carry
+ * strings, nulls, nested objects, JSON in strings, HTML entities of exported
+ * transcripts), and rendering it deterministically. Every function is total:
+ * it never throws.
+ */
+import type { ToolInvocation } from './types';
+
+/** Window scanned at each end of an output for exit-code markers and paths. */
+export const MARKER_WINDOW = 4096;
+
+export function firstWord(s: string): string {
+  const m = /^\s*(\S+)/.exec(s);
+  return m?.[1] ?? '';
+}
+
+export function asRecord(v: unknown): Record<string, unknown> | undefined {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (t.length >= 2 && t.length < 200_000 && t.startsWith('{') && t.endsWith('}')) {
+      try {
+        const parsed: unknown = JSON.parse(t);
+        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      } catch {
+        /* not JSON */
+      }
+    }
+  }
+  return undefined;
+}
+
+export function getField(rec: Record<string, unknown> | undefined, key: string): unknown {
+  if (!rec) return undefined;
+  try {
+    return rec[key];
+  } catch {
+    return undefined;
+  }
+}
+
+export function stringField(rec: Record<string, unknown> | undefined, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = getField(rec, k);
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return undefined;
+}
+
+/** HTML entities of exported transcripts (SpecStory writes `&#96;`, `&gt;`) decoded. */
+export function decodeEntities(s: string): string {
+  if (s.indexOf('&') < 0) return s;
+  return s
+    .replace(/&#(\d+);/g, (_m, d: string) => {
+      const code = Number(d);
+      return code > 0 && code < 0x110000 ? String.fromCodePoint(code) : _m;
+    })
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+// ---------------------------------------------------------------------------
+// Rendering the input
+// ---------------------------------------------------------------------------
+
+/** JSON-safe copy with keys sorted at every level; cycles and absurd depth become markers. */
+export function normalizeValue(v: unknown, ancestors: Set<object>, depth: number): unknown {
+  if (v === null) return null;
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? v : String(v);
+    case 'bigint':
+      return v.toString();
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      break;
+  }
+  const obj = v as object;
+  if (ancestors.has(obj)) return '[Circular]';
+  if (depth > 64) return '[MaxDepth]';
+  ancestors.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < obj.length; i++) {
+        let item: unknown;
+        try {
+          item = normalizeValue((obj as unknown[])[i], ancestors, depth + 1);
+        } catch {
+          item = null;
+        }
+        out.push(item === undefined ? null : item);
+      }
+      return out;
+    }
+    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
+    const rec = obj as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(rec).sort()) {
+      let item: unknown;
+      try {
+        item = normalizeValue(rec[k], ancestors, depth + 1);
+      } catch {
+        item = '[Unreadable]';
+      }
+      if (item !== undefined) out[k] = item;
+    }
+    return out;
+  } finally {
+    ancestors.delete(obj);
+  }
+}
+
+export function renderValue(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  const norm = normalizeValue(v, new Set(), 0);
+  if (norm === undefined) return '';
+  return JSON.stringify(norm) ?? '';
+}
+
+/**
+ * Deterministic text of the call arguments: a string input as is; an object as
+ * compact JSON with keys sorted at every level (so equal inputs render equally
+ * whatever the key order in the log); null/undefined as ''.
+ */
+export function renderToolInput(inv: ToolInvocation): string {
+  try {
+    return renderValue(inv?.input);
+  } catch {
+    try {
+      return String(inv?.input ?? '');
+    } catch {
+      return '';
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { strict as assert } from 'node:assert';
+import { DelayedRunner, immediateRunner, type BackgroundRunner } from '../../src/core/background';
+import { computeBudget, type Budget } from '../../src/core/budget';
+import { FoldPlanner } from '../../src/core/foldPlanner';
+import { SessionRecord } from '../../src/core/parts';
+import { InMemorySnapshotStore, PLAN_PREFIX, PREFLOOR_PREFIX } from '../../src/core/store';
+import type { FoldInput, Summarizer } from '../../src/core/summarizer';
+import { emptySummary, SummaryLineCounter } from '../../src/core/summary';
+import { CachedTokenCounter, CharRatioTokenCounter } from '../../src/core/tokens';
+import { View } from '../../src/core/view';
+import { RecordBuilder } from './engineHarness';
+
+class CountingSummarizer implements Summarizer {
+  readonly name = 'counting';
+  calls = 0;
+  constructor(private readonly fails = false) {}
+  async fold(input: FoldInput) {
+    this.calls++;
+    if (this.fails) throw new Error('model unavailable');
+    return { ...emptySummary(), coverageEnd: input.coverageEnd, folds: 1 };
+  }
+}
+
+/**
+ * A session of 30 reads whose view stands at `share` of a window's trigger
+ * (1 is at the trigger), with a planner over it.
+ */
+function setup(share: number, runner?: BackgroundRunner, summarizer = new CountingSummarizer()) {
+  const b = new RecordBuilder().user('read every file');
+  for (let i = 0; i < 30; i++) b.read(`src/f${i}.ts`, 60, `Reading ${i}.`);
+  const record = new SessionRecord();
+  for (const r of b.records) record.append(r);
+  const counter = new CharRatioTokenCounter();
+  const viewFor = (budget: Budget): View => {
+    const view = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
+    view.derive(0, undefined, () => undefined);
+    return view;
+  };
+  const size = viewFor(computeBudget({ window: 1_000_000, reserve: 0 })).estimate;
+  const budget = computeBudget({ window: Math.round(size / (0.65 * share)), reserve: 0 });
+  const view = viewFor(budget);
+  const snapshots = new InMemorySnapshotStore();
+  const fallback = new CountingSummarizer();
+  const inputs: number[] = [];
+  const planner = new FoldPlanner({
+    record,
+    snapshots,
+    view,
+    budget,
+    cap: 3000,
+    summarizer,
+    fallback,
+    ...(runner ? { runner } : {}),
+    foldInput: (toUnit) => {
+      inputs.push(toUnit);
+      return { previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 };
+    },
+  });
+  return { record, view, budget, snapshots, planner, summarizer, fallback, inputs };
+}
+
+describe('foldPlanner: the background floor', () => {
+  it('plans nothing while the view is far below the trigger', () => {
+    const { planner, view, snapshots } = setup(0.5, immediateRunner);
+    planner.prepare(view.predicted());
+    assert.deepEqual(snapshots.keys(PLAN_PREFIX), []);
+    assert.equal(planner.plannedBoundary(view.nearWindowStart()), undefined);
+    assert.deepEqual(planner.state, { kind: 'idle' });
+  });
+
+  it('near the trigger it stores a plan, summarizes its span ahead, and the fold finds it precomputed', async () => {
+    const { planner, view, snapshots, summarizer, inputs } = setup(0.97, immediateRunner);
+    planner.prepare(view.predicted());
+    const plans = snapshots.keys(PLAN_PREFIX);
+    assert.equal(plans.length, 1);
+    const toUnit = planner.plannedBoundary(view.nearWindowStart());
+    assert.ok(toUnit !== undefined && toUnit > 0 && toUnit <= view.nearWindowStart(), `planned ${toUnit}`);
+    assert.deepEqual(inputs, [toUnit]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(snapshots.keys(PREFLOOR_PREFIX).length, 1);
+    const made = await planner.summaryFor(toUnit!, { previous: undefined, units: [], coverageEnd: view.coverageEndAt(toUnit!) });
+    assert.equal(made.source, 'precomputed');
+    assert.equal(summarizer.calls, 1, 'summarized once, ahead of the fold');
+    // The plan stands: asked again, it neither plans nor summarizes anew.
+    planner.prepare(view.predicted());
+    assert.equal(snapshots.keys(PLAN_PREFIX).length, 1);
+    assert.equal(summarizer.calls, 1);
+  });
+
+  it('a summary still being computed is awaited, one for another span is dropped', async () => {
+    const runner = new DelayedRunner(5);
+    const { planner, view } = setup(0.97, runner);
+    planner.prepare(view.predicted());
+    const toUnit = planner.plannedBoundary(view.nearWindowStart())!;
+    assert.equal(planner.state.kind, 'running');
+    const input = { previous: undefined, units: [], coverageEnd: view.coverageEndAt(toUnit) };
+    assert.equal((await planner.summaryFor(toUnit, input)).source, 'awaited');
+    assert.equal((await planner.summaryFor(toUnit - 1, { ...input, coverageEnd: view.coverageEndAt(toUnit - 1) })).source, 'synchronous');
+  });
+
+  it('without a runner the same span is planned, and summarized at the fold; a failing summarizer falls back', async () => {
+    const { planner, view, snapshots, fallback } = setup(0.97, undefined, new CountingSummarizer(true));
+    planner.prepare(view.predicted());
+    assert.equal(snapshots.keys(PLAN_PREFIX).length, 1);
+    assert.deepEqual(planner.state, { kind: 'idle' });
+    const toUnit = planner.plannedBoundary(view.nearWindowStart())!;
+    const made = await planner.summaryFor(toUnit, { previous: undefined, units: [], coverageEnd: view.coverageEndAt(toUnit) });
+    assert.equal(made.source, 'synchronous');
+    assert.equal(fallback.calls, 1);
+    assert.match(String(planner.fallbackError), /model unavailable/);
+  });
+
+  it('over the trigger with no plan, the fold waits one call for its summary, once the plan serves it does not', () => {
+    const { planner, view, snapshots } = setup(1.1, immediateRunner);
+    assert.equal(planner.defer(view.predicted()), true);
+    assert.equal(snapshots.keys(PLAN_PREFIX).length, 1);
+    assert.notEqual(planner.plannedBoundary(view.nearWindowStart()), undefined);
+    assert.equal(planner.defer(view.predicted()), false, 'the next call folds along the plan');
+    planner.cancel();
+    assert.deepEqual(planner.state, { kind: 'idle' });
+  });
+});

@@ -1,0 +1,103 @@
+import { strict as assert } from 'node:assert';
+import { DEFAULT_RETRIEVAL, Head, ProtectedBudget, type ContextBlock } from '../../src/core/head';
+import { SessionRecord } from '../../src/core/parts';
+import { InMemorySnapshotStore, RETRIEVAL_KEY } from '../../src/core/store';
+import { emptySummary, renderSummary, type SummaryState } from '../../src/core/summary';
+import { CachedTokenCounter, CharRatioTokenCounter } from '../../src/core/tokens';
+import { budgetOf, RecordBuilder } from './engineHarness';
+
+/** A protected block whose text the test sets, with a revision bumped at each change. */
+class Block implements ContextBlock {
+  revision = 0;
+  constructor(private text: string) {}
+  set(text: string): void {
+    this.text = text;
+    this.revision++;
+  }
+  bump(): void {
+    this.revision++;
+  }
+  render(): string {
+    return this.text;
+  }
+}
+
+function setup(protectedText = '## Protected state\n- never touch prod (r0)') {
+  const b = new RecordBuilder().user('Fix the flaky parser test in src/parser.ts');
+  b.step('Looking.', [{ name: 'Bash', input: { command: 'npm test -- parser' }, output: 'FAIL src/parser.test.ts\nexpected 3 got 4' }]);
+  b.read('src/parser.ts', 40, 'Reading the parser.');
+  b.user('Also check why the parser test expected 3');
+  b.read('src/lexer.ts', 40);
+  const record = new SessionRecord();
+  for (const r of b.records) record.append(r);
+  const snapshots = new InMemorySnapshotStore();
+  const block = new Block(protectedText);
+  const head = new Head({ record, snapshots, budget: budgetOf(40_000), counter: new CachedTokenCounter(new CharRatioTokenCounter()), blocks: [block], retrieval: DEFAULT_RETRIEVAL });
+  const folded: SummaryState = { ...emptySummary(), coverageEnd: record.units[3]!.firstRecord, current: { goal: 'fix the parser test', deliverable: '', status: 'failing', next: 'read the lexer' } };
+  return { record, snapshots, block, head, folded };
+}
+
+describe('head: the Task Context and the blocks sent with it', () => {
+  it('measures the blocks again only when what they come from changed, and only a changed text costs a count', () => {
+    const { head, block } = setup();
+    const first = head.measure(0, undefined);
+    assert.equal(first, Math.ceil(block.render().length / 4) + 1);
+    assert.equal(head.measure(0, undefined), undefined, 'same coverage and revisions');
+    block.bump();
+    assert.equal(head.measure(0, undefined), undefined, 'a new revision with the same text');
+    block.set('## Protected state\n- never touch prod (r0)\n- use pnpm (r4)');
+    assert.equal(head.measure(0, undefined), Math.ceil(block.render().length / 4) + 1);
+    head.invalidate();
+    assert.equal(head.measure(0, undefined), undefined, 'derived again, same text: nothing to count');
+  });
+
+  it('before the first fold the head holds the protected blocks only', () => {
+    const { head, block } = setup();
+    const text = head.render(0, undefined);
+    assert.equal(text.text, block.render());
+    assert.deepEqual(text.parts.map((p) => p.block), ['protectedState']);
+    assert.equal(head.render(0, undefined), text, 'kept while nothing changed');
+  });
+
+  it('after a fold: the Task Context, the protected state, passages of the folded record, the evidence not loaded', () => {
+    const { head, folded, snapshots, record } = setup();
+    const text = head.render(3, folded);
+    assert.deepEqual(
+      text.parts.map((p) => p.block),
+      ['summary', 'protectedState', 'retrieved', 'evidence'],
+    );
+    assert.equal(text.parts[0]!.text, renderSummary(folded));
+    assert.match(text.parts[3]!.text, /## Evidence not loaded/);
+    assert.match(text.parts[3]!.text, /view_tool_call\("call_2"\): Read src\/parser\.ts \(folded, r\d+\)/);
+    assert.equal(text.text, text.parts.map((p) => p.text).join('\n\n'));
+    // The request the retrieval block was built for is kept with the coverage.
+    const stored = snapshots.get(RETRIEVAL_KEY);
+    assert.equal(stored?.type, 'retrieval');
+    if (stored?.type === 'retrieval') assert.deepEqual(stored.retrieval, { coverageEnd: folded.coverageEnd, queryRecord: record.units[3]!.firstRecord });
+  });
+
+  it('a checkpoint puts the blocks back as they were, with the request they were built for', () => {
+    const { head, folded, snapshots, record } = setup();
+    assert.notEqual(head.measure(3, folded), undefined);
+    const saved = head.checkpoint();
+    const before = snapshots.get(RETRIEVAL_KEY);
+    assert.notEqual(head.measure(5, { ...folded, coverageEnd: record.records.length }), undefined);
+    assert.notEqual(snapshots.get(RETRIEVAL_KEY), before);
+    head.restore(saved);
+    assert.equal(snapshots.get(RETRIEVAL_KEY), before);
+    assert.equal(head.measure(3, folded), undefined, 'measured for coverage 3 again');
+  });
+
+  it('tells the user once per size class when the protected blocks are over their budget', () => {
+    const budget = new ProtectedBudget();
+    const counter = new CachedTokenCounter(new CharRatioTokenCounter());
+    budget.check('short', 10_000, counter);
+    assert.deepEqual(budget.notices, []);
+    budget.check('x'.repeat(6200), 10_000, counter); // 1550 tokens over a block of 1500
+    budget.check('x'.repeat(6400), 10_000, counter); // 1600: the same size class
+    assert.equal(budget.notices.length, 1);
+    assert.match(budget.notices[0]!, /takes 1550 tokens, over its block of 1500 \(15% of the effective window\)/);
+    budget.check('x'.repeat(8000), 10_000, counter); // 2000: the next class
+    assert.equal(budget.notices.length, 2);
+  });
+});
