@@ -98,6 +98,39 @@ export function focusByKey(scope: ParentNode, focusKey: string, selection?: read
   return true;
 }
 
+/**
+ * Runs a render and gives focus back if it lost it: to the same control when
+ * it still exists, else to the next item of the list it was in, else to the
+ * region's heading.
+ */
+export function keepingFocus(root: HTMLElement, render: () => void): void {
+  const active = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
+  const focusKey = active?.getAttribute('data-focus') ?? null;
+  const item = active?.closest('[data-key]') ?? null;
+  const neighbours = item ? [item.nextElementSibling, item.previousElementSibling] : [];
+  const headings = [active?.closest('.group'), active?.closest('.region')].map((c) => c?.querySelector<HTMLElement>(':scope > .heading-row .toggle') ?? null);
+  render();
+  if (!active || !focusKey || (active.isConnected && document.activeElement === active)) return;
+  if (document.activeElement && document.activeElement !== document.body) return;
+  if (focusByKey(root, focusKey)) return;
+  // The control is gone (its fact moved to History, say): the same control of the next item, else its first button.
+  const action = focusKey.slice(focusKey.lastIndexOf(':') + 1);
+  for (const n of neighbours) {
+    if (!n?.isConnected) continue;
+    const same = [...n.querySelectorAll<HTMLElement>('[data-focus]')].find((el) => el.dataset['focus']?.endsWith(`:${action}`));
+    const target = same ?? n.querySelector<HTMLElement>('button');
+    if (target && isShown(target)) {
+      target.focus();
+      return;
+    }
+  }
+  headings.find((h) => h && isShown(h))?.focus();
+}
+
+function isShown(el: HTMLElement): boolean {
+  return el.isConnected && el.getClientRects().length > 0;
+}
+
 export interface ItemRenderer<T> {
   /** Stable identity of an item (a fact id, an address, a path…). */
   key(item: T): string;

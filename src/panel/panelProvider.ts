@@ -3,7 +3,8 @@
  * container. It shows the task of the active @keeper chat (or the one the
  * open-panel command names), answers the webview's `ready` with the whole
  * snapshot, then patches only the parts that changed after each step of a turn
- * (coalesced, so a burst of steps costs one snapshot). Webview messages are
+ * (coalesced, so a burst of steps costs one snapshot: see panelUpdates.ts; the
+ * state itself is built by panelStateBuilder.ts). Webview messages are
  * untrusted: the router parses each one; one that does not parse is logged and
  * never answered.
  *
@@ -16,21 +17,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LastSent, PanelAgent, PanelDocuments } from './ports';
 import type { TokenCounter } from '../core/tokens';
-import { PAGE_SIZE, parseWebviewMessage, type HostMessage, type PanelSectionKey, type PanelState } from '../protocol/messages';
+import { parseWebviewMessage } from '../protocol/messages';
 import { makeNonce, panelHtml } from './html';
 import { handleWebviewMessage, type PanelPorts } from './router';
-import { MemoTokenCounter } from '../core/tokens';
-import { buildPanelState, defaultPanelView, type PanelView } from './snapshot';
+import { PanelStateBuilder } from './panelStateBuilder';
+import { PanelUpdates } from './panelUpdates';
 import { messageOf } from '../core/errors';
 
 export const PANEL_VIEW_ID = 'contextKeeper.taskContext';
 /** The command VS Code generates for every view: reveals and focuses it. */
 const FOCUS_COMMAND = `${PANEL_VIEW_ID}.focus`;
-
-/** Updates after a change are coalesced over this long (a turn fires several changes per step). */
-export const PANEL_UPDATE_DELAY_MS = 100;
-/** Host notices kept for the panel (the newest). */
-const MAX_NOTICES = 5;
 
 export interface TaskContextDeps {
   readonly agent: PanelAgent;
@@ -44,39 +40,25 @@ export interface TaskContextDeps {
 }
 
 export class TaskContextViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
-  private view: vscode.WebviewView | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private viewDisposables: vscode.Disposable[] = [];
   /** The task shown: set by `showTask`, or by the chat when its active task changes. */
   private shown: string | undefined;
   /** The agent's active task when last seen (the panel follows it when it changes). */
   private lastActive: string | undefined;
-  /**
-   * The task of the state last posted to this webview: the one it shows. Actions
-   * are checked against it, not against `taskId` (which moves to the chat's new
-   * task at once, about PANEL_UPDATE_DELAY_MS before the webview redraws).
-   */
-  private postedTask: string | undefined;
-  /** Each top-level key of the state last posted, as JSON; undefined: the next post is a full one. */
-  private posted: Map<PanelSectionKey, string> | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  /** Posts run one at a time, in order (a snapshot may wait for the store). */
-  private queue: Promise<void> = Promise.resolve();
-  private readonly drift = new Map<string, string[]>();
-  private readonly notices: string[] = [];
   private rejectedOnce = false;
   private disposed = false;
-  /** How much of each long list the webview asked for, and its filter; the pages start again for another task. */
-  private panelView: PanelView = defaultPanelView();
-  private panelViewTask: string | undefined;
-  /** The messages of a few contexts: a snapshot re-counts only what changed since the last one. */
-  private readonly counter: MemoTokenCounter;
+  /** The state of the task shown, with the host's notices and drift reports and the pages the webview asked for. */
+  private readonly state: PanelStateBuilder;
+  /** What the webview was sent, and the next update to send it. */
+  private readonly updates: PanelUpdates;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly deps: TaskContextDeps,
   ) {
-    this.counter = new MemoTokenCounter(deps.counter, 5_000);
+    this.state = new PanelStateBuilder(deps);
+    this.updates = new PanelUpdates(() => this.state.build(this.taskId));
     this.disposables.push(
       deps.agent.onDidChangeTask((taskId) => this.onTaskEvent(taskId)),
       deps.agent.onDidSend((event) => this.onTaskEvent(event.taskId)),
@@ -90,9 +72,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
 
   resolveWebviewView(view: vscode.WebviewView): void {
     for (const d of this.viewDisposables.splice(0)) d.dispose();
-    this.view = view;
-    this.posted = undefined;
-    this.postedTask = undefined;
+    this.updates.attach(view);
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const webview = view.webview;
     webview.options = { enableScripts: true, localResourceRoots: [dist] };
@@ -105,17 +85,15 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
       codiconUri: asset('codicon.css'),
     });
     this.viewDisposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => this.enqueue(() => this.receive(raw))),
+      webview.onDidReceiveMessage((raw: unknown) => this.updates.enqueue(() => this.receive(raw))),
       view.onDidChangeVisibility(() => {
         // Hidden, the webview is torn down; shown again, it loads, restores and says `ready`
         // (answered with the full state). The update scheduled here is full too, in case it was kept.
-        this.posted = undefined;
-        if (view.visible) this.schedule();
+        this.updates.forgetPosted();
+        if (view.visible) this.updates.schedule();
       }),
       view.onDidDispose(() => {
-        if (this.view === view) this.view = undefined;
-        this.posted = undefined;
-        this.postedTask = undefined;
+        this.updates.detach(view);
         for (const d of this.viewDisposables.splice(0)) d.dispose();
       }),
     );
@@ -128,22 +106,19 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
    */
   async showTask(taskId?: string, compactionAt?: number): Promise<void> {
     if (taskId !== undefined) this.shown = taskId;
-    this.pendingReveal = compactionAt !== undefined && this.taskId !== undefined ? { taskId: this.taskId, atRecord: compactionAt } : undefined;
+    this.updates.revealAfterState(compactionAt !== undefined && this.taskId !== undefined ? { taskId: this.taskId, atRecord: compactionAt } : undefined);
     await vscode.commands.executeCommand(FOCUS_COMMAND);
-    this.schedule();
+    this.updates.schedule();
   }
-
-  /** A compaction to reveal after the next state the webview is known to have received. */
-  private pendingReveal: { readonly taskId: string; readonly atRecord: number } | undefined;
 
   // ---------------------------------------------------------------- inbound
 
   private async receive(raw: unknown): Promise<void> {
     try {
       const reply = await handleWebviewMessage(raw, this.ports);
-      if (reply) await this.post(reply);
+      if (reply) await this.updates.post(reply);
       const parsed = parseWebviewMessage(raw);
-      if (parsed.ok && parsed.message.type === 'ready') await this.postState(true);
+      if (parsed.ok && parsed.message.type === 'ready') await this.updates.postState(true);
     } catch (error) {
       console.error('Context Keeper: a panel action failed', error);
       this.deps.notify(`Context Keeper: ${messageOf(error)}`);
@@ -152,7 +127,7 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
 
   private readonly ports: PanelPorts = {
     // What the webview shows, not the task merely scheduled: the message's task must be this one.
-    taskId: () => this.postedTask,
+    taskId: () => this.updates.shownTask,
     applyStateEvent: (taskId, event) => this.deps.agent.applyStateEvent(taskId, event),
     openRecord: async (taskId, index) => {
       const task = await this.deps.agent.inspect(taskId);
@@ -173,14 +148,11 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     openFile: (file) => this.openWorkspaceFile(file),
     rebuild: (taskId) => this.rebuild(taskId),
     showMore: (_taskId, list) => {
-      this.panelView = { ...this.panelView, limits: { ...this.panelView.limits, [list]: this.panelView.limits[list] + PAGE_SIZE } };
-      this.schedule();
+      this.state.showMore(list);
+      this.updates.schedule();
     },
     setFilter: (text) => {
-      if (text === this.panelView.filter) return;
-      // What matches another filter starts from its first page.
-      this.panelView = { ...defaultPanelView(), filter: text };
-      this.schedule();
+      if (this.state.setFilter(text)) this.updates.schedule();
     },
     reject: (error) => this.rejected(error),
   };
@@ -194,8 +166,8 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
     // The panel keeps showing this task whatever the chat does meanwhile.
     this.shown = taskId;
     const { records, lines, drift } = await this.deps.agent.rebuild(taskId);
-    this.drift.set(taskId, lines);
-    this.schedule();
+    this.state.setDrift(taskId, lines);
+    this.updates.schedule();
     if (!drift) return `Derived again from ${records} raw records; nothing is folded yet.`;
     return `Derived again from ${records} raw records. ${lines[0] ?? ''}`.trim();
   }
@@ -234,9 +206,8 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
   }
 
   private addNotice(notice: string): void {
-    this.notices.push(notice);
-    if (this.notices.length > MAX_NOTICES) this.notices.splice(0, this.notices.length - MAX_NOTICES);
-    this.schedule();
+    this.state.addNotice(notice);
+    this.updates.schedule();
   }
 
   // ---------------------------------------------------------------- outbound
@@ -248,94 +219,18 @@ export class TaskContextViewProvider implements vscode.WebviewViewProvider, vsco
       this.lastActive = active;
       if (this.shown !== active) {
         this.shown = active;
-        this.schedule();
+        this.updates.schedule();
         return;
       }
     }
-    if (taskId === this.taskId) this.schedule();
-  }
-
-  /** Posts a patch after PANEL_UPDATE_DELAY_MS; changes in between are folded into it. */
-  private schedule(): void {
-    if (this.disposed || this.timer !== undefined || !this.view?.visible) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.enqueue(() => this.postState(false));
-    }, PANEL_UPDATE_DELAY_MS);
-  }
-
-  private enqueue(work: () => Promise<void>): void {
-    this.queue = this.queue.then(work).catch((error: unknown) => console.error('Context Keeper: the Task Context panel failed to update', error));
-  }
-
-  /** The whole state (`full`, or nothing was posted to this webview yet), or the keys that changed. */
-  private async postState(full: boolean): Promise<void> {
-    if (!this.view) return;
-    let state: PanelState;
-    try {
-      state = await this.snapshot();
-    } catch (error) {
-      console.error('Context Keeper: the Task Context snapshot failed', error);
-      return;
-    }
-    const json = new Map((Object.keys(state) as PanelSectionKey[]).map((key) => [key, JSON.stringify(state[key])]));
-    const previous = this.posted;
-    let message: HostMessage | undefined;
-    if (full || !previous) message = { type: 'state/full', state };
-    else {
-      const patch: Partial<PanelState> = {};
-      for (const [key, value] of json) if (previous.get(key) !== value) Object.assign(patch, { [key]: state[key] });
-      if (Object.keys(patch).length > 0) message = { type: 'state/patch', patch };
-    }
-    const delivered = message === undefined || (await this.post(message));
-    this.posted = delivered ? json : undefined;
-    if (delivered) this.postedTask = state.task?.id;
-    // A webview that answered `ready` (full) or had a state before has its script running: the reveal is not lost.
-    const reveal = this.pendingReveal;
-    if (delivered && reveal && reveal.taskId === state.task?.id && (full || previous)) {
-      this.pendingReveal = undefined;
-      await this.post({ type: 'reveal', atRecord: reveal.atRecord });
-    }
-  }
-
-  private async snapshot(): Promise<PanelState> {
-    const id = this.taskId;
-    const agent = this.deps.agent;
-    const task = id !== undefined ? await agent.inspect(id) : undefined;
-    const sent = id !== undefined ? this.deps.lastSent(id) : undefined;
-    if (id !== this.panelViewTask) {
-      this.panelViewTask = id;
-      this.panelView = { ...defaultPanelView(), filter: this.panelView.filter };
-    }
-    return buildPanelState({
-      task,
-      running: id !== undefined && agent.isRunning(id),
-      lastSent: sent,
-      notices: this.notices,
-      drift: (id !== undefined ? this.drift.get(id) : undefined) ?? null,
-      counter: this.counter,
-      view: this.panelView,
-    });
-  }
-
-  private async post(message: HostMessage): Promise<boolean> {
-    const view = this.view;
-    if (!view) return false;
-    try {
-      return await view.webview.postMessage(message);
-    } catch (error) {
-      console.warn('Context Keeper: could not post to the Task Context panel', error);
-      return false;
-    }
+    if (taskId === this.taskId) this.updates.schedule();
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.updates.dispose();
     for (const d of [...this.viewDisposables.splice(0), ...this.disposables.splice(0)]) d.dispose();
-    this.view = undefined;
   }
 }
 

@@ -16,3 +16,9 @@ const ERROR_TEXT: Record<string, string> = {
 export function describeFsError(code: string | undefined, cause: unknown): string {
   return (code && ERROR_TEXT[code]) ?? (cause instanceof Error ? cause.message : String(cause));
 }
+
+/** The `code` of a Node file-system error (`ENOENT`, `ENOSPC`…), if it has one. */
+export function errorCode(e: unknown): string | undefined {
+  const c = (e as { code?: unknown } | null)?.code;
+  return typeof c === 'string' ? c : undefined;
+}

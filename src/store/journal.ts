@@ -6,13 +6,8 @@
  *   `${base}.journal.archive`  older segments, moved there by `rotate()` (kept for a rebuild)
  *   `${base}.journal.tmp`, `${base}.journal.archive.tmp`   transient, during `purgeTask()`
  *
- * Line format, one JSON object per line:
- *   {"s":seq,"t":task,"o":op,"d":data,"c":"<crc32 hex of JSON.stringify([s,t,o,d])>"}\n
- * plus one internal line shape, written only by `purgeTask()` at the top of the archive:
- *   {"h":seq,"c":"<crc32 hex of JSON.stringify(["h",seq])>"}\n
- * a high-water mark, so that purging the entries with the highest seq never lets seq go
- * backwards (a database checkpoint that recorded "applied through seq N" stays meaningful).
- * It is never returned as an entry.
+ * Line format: see journalFormat.ts (one checksummed JSON object per line, and a high-water
+ * mark at the top of the archive after `purgeTask()`, never returned as an entry).
  *
  * Crash windows and how readers handle them:
  *   - append: one write() of one line, then fsync. A crash before the fsync returns leaves either
@@ -28,10 +23,11 @@
  *   - purgeTask: each file is rewritten to a temp file, fsync'd, renamed over the original and the
  *     directory fsync'd. A crash leaves each file either old or new; rerunning the purge finishes it.
  */
-import { describeFsError } from './fsErrors';
+import { describeFsError, errorCode } from './fsErrors';
+import { fsyncDirectory } from './durableFiles';
+import { dedupe, encodeHighWater, encodeJournalLine, maxSeq, parseJournal, type ParsedFile } from './journalFormat';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 
 export interface JournalEntry {
   readonly seq: number;
@@ -83,140 +79,7 @@ export class JournalWriteError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CRC-32 (IEEE 802.3, the zlib one). node:zlib has crc32 from Node 20.15; older 20.x lack it.
-
-let crcTable: Uint32Array | undefined;
-function crc32Table(bytes: Uint8Array): number {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let crc = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-const nativeCrc32: ((data: string) => number) | undefined =
-  typeof (zlib as { crc32?: unknown }).crc32 === 'function' ? (s: string) => zlib.crc32(s) : undefined;
-
-/** CRC-32 of the UTF-8 bytes of `text`. */
-export function crc32(text: string, forceTable = false): number {
-  if (nativeCrc32 && !forceTable) return nativeCrc32(text) >>> 0;
-  return crc32Table(Buffer.from(text, 'utf8'));
-}
-
-function crcHex(text: string): string {
-  return crc32(text).toString(16).padStart(8, '0');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Encoding and parsing
-
-/** The exact line `append` writes (with its trailing newline). `data === undefined` is stored as null. */
-export function encodeJournalLine(seq: number, task: string, op: string, data: unknown): string {
-  const s = String(seq);
-  const t = JSON.stringify(task);
-  const o = JSON.stringify(op);
-  const d = JSON.stringify(data) ?? 'null';
-  // Same text as JSON.stringify([seq, task, op, data]), without stringifying data twice.
-  const c = crcHex(`[${s},${t},${o},${d}]`);
-  return `{"s":${s},"t":${t},"o":${o},"d":${d},"c":"${c}"}\n`;
-}
-
-function encodeHighWater(seq: number): string {
-  return `{"h":${seq},"c":"${crcHex(JSON.stringify(['h', seq]))}"}\n`;
-}
-
-type Decoded =
-  | { readonly kind: 'entry'; readonly entry: JournalEntry }
-  | { readonly kind: 'high'; readonly seq: number }
-  | { readonly kind: 'bad'; readonly reason: string };
-
-function decodeLine(text: string): Decoded {
-  if (text.length === 0) return { kind: 'bad', reason: 'empty line' };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return { kind: 'bad', reason: 'invalid JSON' };
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { kind: 'bad', reason: 'not a JSON object' };
-  const o = v as Record<string, unknown>;
-  if (typeof o.c !== 'string') return { kind: 'bad', reason: 'missing checksum' };
-  if ('h' in o) {
-    if (!Number.isSafeInteger(o.h) || (o.h as number) < 0) return { kind: 'bad', reason: 'invalid high-water mark' };
-    if (crcHex(JSON.stringify(['h', o.h])) !== o.c) return { kind: 'bad', reason: 'CRC mismatch' };
-    return { kind: 'high', seq: o.h as number };
-  }
-  if (!Number.isSafeInteger(o.s) || (o.s as number) < 1) return { kind: 'bad', reason: 'invalid seq' };
-  if (typeof o.t !== 'string' || typeof o.o !== 'string' || !('d' in o)) {
-    return { kind: 'bad', reason: 'missing task, op or data' };
-  }
-  if (crcHex(JSON.stringify([o.s, o.t, o.o, o.d])) !== o.c) return { kind: 'bad', reason: 'CRC mismatch' };
-  return { kind: 'entry', entry: { seq: o.s as number, task: o.t, op: o.o, data: o.d } };
-}
-
-interface ParsedLine {
-  readonly entry: JournalEntry;
-  readonly start: number;
-  /** Offset just past the newline. */
-  readonly end: number;
-}
-
-interface ParsedFile {
-  readonly lines: ParsedLine[];
-  readonly highWater: number;
-  /** Offset just past the last complete line (0 if none): what follows it is a torn write. */
-  readonly validEnd: number;
-  readonly size: number;
-  /** Complete lines whose checksum or shape fails (damaged on disk). */
-  readonly damaged: { line: number; reason: string }[];
-  /** Bytes after the last newline (a torn write), 0 if the file ends with a newline. */
-  readonly tornBytes: number;
-}
-
-function parseJournal(buf: Buffer): ParsedFile {
-  const lines: ParsedLine[] = [];
-  const invalid: { line: number; reason: string }[] = [];
-  let highWater = 0;
-  let validEnd = 0;
-  let pos = 0;
-  let lineNo = 0;
-  let tornBytes = 0;
-  while (pos < buf.length) {
-    lineNo++;
-    const nl = buf.indexOf(0x0a, pos);
-    if (nl === -1) {
-      tornBytes = buf.length - pos;
-      break;
-    }
-    const d = decodeLine(buf.toString('utf8', pos, nl));
-    if (d.kind === 'bad') invalid.push({ line: lineNo, reason: d.reason });
-    else if (d.kind === 'entry') lines.push({ entry: d.entry, start: pos, end: nl + 1 });
-    else highWater = Math.max(highWater, d.seq);
-    validEnd = nl + 1;
-    pos = nl + 1;
-  }
-  return { lines, highWater, validEnd, size: buf.length, damaged: invalid, tornBytes };
-}
-
-function maxSeq(p: ParsedFile): number {
-  let m = p.highWater;
-  for (const l of p.lines) if (l.entry.seq > m) m = l.entry.seq;
-  return m;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Small fs helpers
-
-function errorCode(e: unknown): string | undefined {
-  const c = (e as { code?: unknown } | null)?.code;
-  return typeof c === 'string' ? c : undefined;
-}
 
 /** Reads exactly the bytes fstat reports (never loops on a device such as /dev/full). */
 function readFd(fd: number, length?: number): Buffer {
@@ -243,20 +106,6 @@ function readIfExists(file: string): Buffer | undefined {
     return readFd(fd);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** fsync a directory so a create/rename/unlink in it is durable. Not supported on Windows: ignored there. */
-export function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch (e) {
-    const code = errorCode(e);
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EBADF') throw e;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -665,8 +514,3 @@ export class Journal {
   }
 }
 
-function dedupe(lines: readonly ParsedLine[]): JournalEntry[] {
-  const bySeq = new Map<number, JournalEntry>();
-  for (const l of lines) if (!bySeq.has(l.entry.seq)) bySeq.set(l.entry.seq, l.entry);
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-}

@@ -13,7 +13,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { nextTurn } from '../core/turns';
-import { fsyncDirectory } from './journal';
+import { fsyncDirectory } from './durableFiles';
 
 export const PAYLOAD_THRESHOLD_BYTES = 32 * 1024;
 

@@ -18,7 +18,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import * as path from 'node:path';
 import { contentHash } from '../core/hash';
 import { nextTurn } from '../core/turns';
-import { SCHEMA_VERSION, SessionStore, writeFileAtomic, type SessionSummary, type StoreOptions } from './sessionStore';
+import { writeFileAtomic } from './durableFiles';
+import { SessionStore, type SessionSummary, type StoreOptions } from './sessionStore';
+import { SCHEMA_VERSION } from './tables';
 
 export type Notify = (severity: 'warning' | 'error', message: string) => void;
 

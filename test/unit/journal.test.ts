@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { crc32, encodeJournalLine, Journal, JournalWriteError, type JournalIo } from '../../src/store/journal';
+import { crc32 } from '../../src/store/checksum';
+import { Journal, JournalWriteError, type JournalIo } from '../../src/store/journal';
+import { encodeJournalLine } from '../../src/store/journalFormat';
 
 const APPENDER = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'store', 'journalAppender.js');
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ANCHOR_KEY } from '../../src/core/store';
 import { loadSqlJs, queryAll, warmSqlJs } from '../../src/store/sqljs';
-import { MIGRATIONS, SCHEMA_VERSION, SessionStore } from '../../src/store/sessionStore';
+import { SessionStore } from '../../src/store/sessionStore';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/tables';
 import { RecordBuilder } from './engineHarness';
 
 function tempBase(): string {

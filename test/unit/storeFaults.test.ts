@@ -199,12 +199,12 @@ describe('store faults', function () {
   });
 
   it('refuses to grow a task past its limit with a message, before the 2 GiB cliff', async () => {
-    const { DATABASE_LIMIT_BYTES } = await import('../../src/store/sessionStore');
+    const { DATABASE_LIMIT_BYTES } = await import('../../src/store/checkpoints');
     assert.ok(DATABASE_LIMIT_BYTES < 2 ** 31 / 1.5, 'the limit leaves room below what one read can take');
     const file = tempBase();
     const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
     store.createSession('s', 'big');
-    (store as unknown as { exportedBytes: number }).exportedBytes = DATABASE_LIMIT_BYTES + 1;
+    (store as unknown as { checkpoints: { exportedSize: number } }).checkpoints.exportedSize = DATABASE_LIMIT_BYTES + 1;
     await assert.rejects(store.appendRecord('s', { index: 0, role: 'user', content: 'one more' }), /at its limit of 1024 MB: nothing more is recorded in this task; start a new task/);
     store.close();
   });

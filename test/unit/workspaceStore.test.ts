@@ -10,8 +10,10 @@ import * as path from 'node:path';
 import { defaultBudget } from '../../src/core/budget';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
-import { DATABASE_READ_LIMIT_BYTES, MIGRATIONS, SCHEMA_VERSION, SessionStore, StoreTooLargeError } from '../../src/store/sessionStore';
+import { DATABASE_READ_LIMIT_BYTES, StoreTooLargeError } from '../../src/store/checkpoints';
+import { SessionStore } from '../../src/store/sessionStore';
 import { loadSqlJs } from '../../src/store/sqljs';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/tables';
 import { LEGACY_STORE_FILE_NAME, WorkspaceStore, WorkspaceStoreHost } from '../../src/store/workspaceStore';
 import { RecordBuilder } from './engineHarness';
 

@@ -1,5 +1,6 @@
-/** A collapsible part of the panel: a heading whose button shows and hides the body. */
+/** A collapsible part of the panel: a heading whose button shows and hides the body; and the panel's collapsibles by id. */
 import { h, icon, setAttr, setHidden, setText } from '../dom';
+import type { Host } from '../host';
 
 export interface CollapsibleOptions {
   readonly title: string;
@@ -66,6 +67,49 @@ export class Collapsible {
   setVisible(visible: boolean): void {
     setHidden(this.el, !visible);
   }
+}
+
+/** Collapsibles closed until the user opens them. */
+const CLOSED_BY_DEFAULT: ReadonlySet<string> = new Set(['facts-history']);
+
+/** The panel's collapsibles by id, each open or closed as the user left it (kept in the UI state), else by default. */
+export class Collapsibles {
+  private readonly byId = new Map<string, Collapsible>();
+
+  constructor(private readonly host: Host) {}
+
+  create(id: string, options: { title: string; icon: string; level: 2 | 3; countLabel?: string }): Collapsible {
+    const open = this.host.ui.open[id] ?? !CLOSED_BY_DEFAULT.has(id);
+    const c = new Collapsible(id, { ...options, open });
+    this.byId.set(id, c);
+    return c;
+  }
+
+  /** Opens or closes collapsible `id` (its heading's button was pressed), and remembers it. */
+  toggle(id: string): void {
+    const c = this.byId.get(id);
+    if (!c) return;
+    c.setOpen(!c.open);
+    this.host.ui.open[id] = c.open;
+    this.host.save();
+  }
+}
+
+/**
+ * Each group's count (`3/12` under a filter), a group with nothing to show
+ * hidden; returns how many items the groups hold and how many show.
+ */
+export function updateGroupCounts(groups: readonly { readonly group: Collapsible; readonly list: { readonly visible: number; readonly size: number } }[]): { readonly total: number; readonly shown: number } {
+  let total = 0;
+  let shown = 0;
+  for (const g of groups) {
+    const visible = g.list.visible;
+    total += g.list.size;
+    shown += visible;
+    g.group.setCount(countText(visible, g.list.size));
+    g.group.setVisible(visible > 0);
+  }
+  return { total, shown };
 }
 
 /** `12`, or `3/12` when a filter hides some. */
