@@ -15,6 +15,7 @@
  * Deterministic: the same records give the same state (no clock: time is the
  * record index).
  */
+import { FACT_STATUSES, FACT_TYPES, WRITERS } from './factKinds';
 import * as z from './schema';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
@@ -28,9 +29,6 @@ import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import type { Part, RawRecord, Unit } from './types';
 
-export const FACT_TYPES = ['goal', 'constraint', 'permission', 'decision', 'open_issue', 'completed_effect', 'preference', 'evidence_ref'] as const;
-export const FACT_STATUSES = ['active', 'superseded', 'pending', 'deleted'] as const;
-export const WRITERS = ['user', 'model', 'tool', 'policy'] as const;
 /** Types the context block shows (requests and completed work live in the Task Context). */
 const RENDERED_TYPES: ReadonlySet<string> = new Set(['constraint', 'permission', 'preference', 'decision', 'open_issue']);
 

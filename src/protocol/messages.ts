@@ -10,6 +10,7 @@
  * Every schema is `z.lazy`: it is built when a message is first parsed, not
  * while the extension activates.
  */
+import { FACT_STATUSES, FACT_TYPES, WRITERS } from '../core/factKinds';
 import * as z from '../core/schema';
 import { emptyPages, FILTER_MAX_CHARS, PAGED_LISTS } from './view';
 
@@ -44,11 +45,11 @@ export type SectionView = z.infer<typeof SectionSchema>;
 export const FactSchemaView = z.lazy(() =>
   z.object({
     id: z.string(),
-    type: z.enum(['goal', 'constraint', 'permission', 'decision', 'open_issue', 'completed_effect', 'preference', 'evidence_ref']),
+    type: z.enum(FACT_TYPES),
     value: z.string(),
-    status: z.enum(['active', 'superseded', 'pending', 'deleted']),
+    status: z.enum(FACT_STATUSES),
     version: z.int().check(z.minimum(1)),
-    writer: z.enum(['user', 'model', 'tool', 'policy']),
+    writer: z.enum(WRITERS),
     pinned: z.boolean(),
     sources: z.array(z.int().check(z.minimum(-1))),
     reason: z.string(),

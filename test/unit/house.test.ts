@@ -63,6 +63,39 @@ function filesOf(dir: string): string[] {
   });
 }
 
+
+/** A source file's length may pass this only when it is data (a table of rules, a list). */
+const MAX_SOURCE_LINES = 600;
+/** Data files, which may be longer: tables, not logic. */
+const DATA_FILES: ReadonlySet<string> = new Set(['src/core/secretRules.ts']);
+/** A class keeps at most this many private fields (parameter properties included). */
+const MAX_PRIVATE_FIELDS = 12;
+
+/** Where a unit is too large to hold in a head: files over MAX_SOURCE_LINES, classes over MAX_PRIVATE_FIELDS private fields. */
+function oversized(file: string, source: string): string[] {
+  const out: string[] = [];
+  const lines = source.split('\n').length - (source.endsWith('\n') ? 1 : 0);
+  if (lines > MAX_SOURCE_LINES && !DATA_FILES.has(file)) out.push(`${file}: ${lines} lines (at most ${MAX_SOURCE_LINES} unless it is data)`);
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const isPrivate = (node: ts.Node): boolean => (ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword));
+  const visit = (node: ts.Node): void => {
+    if (ts.isClassLike(node)) {
+      let fields = 0;
+      for (const member of node.members) {
+        if (ts.isPropertyDeclaration(member) && !ts.isFunctionLike(member.initializer ?? member) && (isPrivate(member) || ts.isPrivateIdentifier(member.name))) fields++;
+        if (ts.isConstructorDeclaration(member)) fields += member.parameters.filter((p) => isPrivate(p)).length;
+      }
+      if (fields > MAX_PRIVATE_FIELDS) {
+        const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+        out.push(`${file}:${line}: class ${node.name?.text ?? '(anonymous)'} has ${fields} private fields (at most ${MAX_PRIVATE_FIELDS})`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 describe('the house', () => {
   it('every import is an arrow the house declares', () => {
     const files = ['src', 'webview', 'bench'].flatMap(filesOf);
@@ -127,6 +160,23 @@ describe('the house', () => {
       done.add(name);
     };
     for (const p of HOUSE) visit(p.name, []);
+  });
+
+  it('every unit fits in a head: no source file over 600 lines unless it is data, no class with more than 12 private fields', () => {
+    const files = ['src', 'webview', 'bench'].flatMap(filesOf);
+    const found = files.flatMap((f) => oversized(f, fs.readFileSync(path.join(root, f), 'utf8')));
+    assert.deepEqual(found, [], `units too large:\n${found.join('\n')}`);
+  });
+
+  it('a long file and a class with too many private fields are each named (self-check)', () => {
+    const fields = Array.from({ length: 13 }, (_, i) => `  private f${i} = ${i};`).join('\n');
+    const source = `export class Crowded {\n${fields}\n  private method(): void {}\n}\n${'// filler\n'.repeat(600)}`;
+    assert.deepEqual(oversized('src/core/crowded.ts', source), [
+      `src/core/crowded.ts: ${source.split('\n').length - 1} lines (at most 600 unless it is data)`,
+      'src/core/crowded.ts:1: class Crowded has 13 private fields (at most 12)',
+    ]);
+    const twelve = `export class Fits {\n  constructor(private readonly a: number, public b: number) {}\n${Array.from({ length: 11 }, (_, i) => `  #g${i} = ${i};`).join('\n')}\n  private helper(): void {}\n}\n`;
+    assert.deepEqual(oversized('src/core/fits.ts', twelve), []);
   });
 
   it("the README's architecture table is rendered from the declaration", () => {
