@@ -19,7 +19,7 @@ import { FACT_STATUSES, FACT_TYPES, WRITERS } from './factKinds';
 import * as z from './schema';
 import { contentHash } from './hash';
 import { containsSecret, redact } from './redact';
-import { CHOICE_CUE, classifySentence, isRuleSentence, splitThoughts } from './classify';
+import { CHOICE_CUE, classifySentence, splitThoughts } from './classify';
 import { resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { BlockFacts } from './blockFacts';
@@ -99,17 +99,6 @@ function goalOf(words: string, record: number): string {
   const space = cut.lastIndexOf(' ');
   const head = space > GOAL_MAX_CHARS / 2 ? cut.slice(0, space) : cut;
   return `${head} […${text.length - head.length} more chars in r${record}]`;
-}
-
-/**
- * A protected rule is prescriptive: an imperative ("Never …", "Always …", "Do
- * not …", "Make sure …", after "Also," or "From now on," too) or a modal
- * addressed to the agent ("you must …", "must not …"). A question or a
- * first-person report that merely contains "don't" or "only" ("I still don't
- * see the parentheses") is conversation, not a rule.
- */
-export function isStandingRule(sentence: string): boolean {
-  return isRuleSentence(sentence);
 }
 
 /**

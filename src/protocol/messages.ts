@@ -12,7 +12,7 @@
  */
 import { FACT_STATUSES, FACT_TYPES, WRITERS } from '../core/factKinds';
 import * as z from '../core/schema';
-import { emptyPages, FILTER_MAX_CHARS, PAGED_LISTS } from './view';
+import { FILTER_MAX_CHARS, PAGED_LISTS } from './view';
 
 export { artifactSearchText, emptyPages, FILTER_MAX_CHARS, normalizeFilter, notLoadedSearchText, PAGE_SIZE, PAGED_LISTS, type PagedList } from './view';
 
@@ -164,10 +164,6 @@ export const PanelStateSchema = z.lazy(() =>
 export type PanelState = z.infer<typeof PanelStateSchema>;
 export type PanelSectionKey = keyof PanelState;
 
-export function emptyPanelState(): PanelState {
-  return { task: null, sections: [], facts: [], budget: null, notLoaded: [], artifacts: [], compactions: [], pages: emptyPages(), notices: [], drift: null };
-}
-
 // ---------------------------------------------------------------- host → webview
 
 export type HostMessage =
@@ -211,7 +207,6 @@ export const WebviewMessageSchema = z.lazy(() =>
   ]),
 );
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
-export type WebviewMessageType = WebviewMessage['type'];
 
 /** Parses an inbound message; a clear reason when it is not one the panel sends. */
 export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewMessage } | { ok: false; error: string } {

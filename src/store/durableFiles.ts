@@ -1,5 +1,5 @@
-/** Durable file operations shared by the store's writers: a directory's fsync, a file written atomically. */
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+/** Durable file operations shared by the store's writers: a directory's fsync, a file written atomically, a leftover removed. */
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { errorCode } from './fsErrors';
 
@@ -29,4 +29,13 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
   }
   renameSync(tmp, file);
   fsyncDirectory(path.dirname(file));
+}
+
+/** Removes a leftover file (a temporary, a stale lock) if it is there; one that is absent or cannot be removed is no error. */
+export function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* absent or not removable: nothing to clean */
+  }
 }

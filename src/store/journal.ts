@@ -24,7 +24,7 @@
  *     directory fsync'd. A crash leaves each file either old or new; rerunning the purge finishes it.
  */
 import { describeFsError, errorCode } from './fsErrors';
-import { fsyncDirectory } from './durableFiles';
+import { fsyncDirectory, unlinkQuiet } from './durableFiles';
 import { dedupe, encodeHighWater, encodeJournalLine, maxSeq, parseJournal, type ParsedFile } from './journalFormat';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -57,7 +57,6 @@ export interface JournalOpenOptions {
   /** Test hook: override the write/fsync/truncate calls (e.g. to simulate ENOSPC). */
   readonly io?: Partial<JournalIo>;
 }
-
 
 /** A journal write that failed; nothing of the failed operation is acknowledged. */
 export class JournalWriteError extends Error {
@@ -106,14 +105,6 @@ function readIfExists(file: string): Buffer | undefined {
     return readFd(fd);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-function unlinkQuiet(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    /* absent or not removable: nothing to clean */
   }
 }
 

@@ -20,6 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { unlinkQuiet } from './durableFiles';
 
 export interface LockHolder {
   readonly pid: number;
@@ -124,14 +125,6 @@ function writeTemp(file: string, text: string): void {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-function unlinkQuiet(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    /* already gone */
   }
 }
 
