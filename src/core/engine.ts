@@ -316,6 +316,7 @@ export class CompactionEngine {
       shrink: (from, to, target) => this.shrink(from, to, target),
       fold: (toUnit, minSaving) => this.fold(toUnit, minSaving),
       plannedBoundary: (limit) => this.planner.plannedBoundary(limit),
+      plannedSpan: (limit) => this.planner.plannedSpan(limit),
       foldBoundary: (limit) => this.view.foldBoundary(limit),
       clipLastUnit: () => this.clipLastUnit(),
       note: (tier, before, reactive) => {

@@ -104,6 +104,20 @@ export class FoldPlanner {
   }
 
   /**
+   * The end of the planned span for a fold now, even when folding it alone no
+   * longer brings the view under the trigger (the view jumped past what it was
+   * planned for): in the background its summary is made already, so the fold
+   * costs no summarizer call and the rungs after it take the rest. Without a
+   * background the same span is folded (summarized at the fold), so both paths
+   * give the same view.
+   */
+  plannedSpan(limit: number): number | undefined {
+    const view = this.options.view;
+    const toUnit = this.currentPlan()?.toUnit;
+    return toUnit === undefined || toUnit <= view.coverageUnit || toUnit > limit ? undefined : toUnit;
+  }
+
+  /**
    * The summary for folding up to `toUnit`: restored when it was computed
    * ahead, awaited when it is being computed, otherwise asked for now (and the
    * fallback's if the summarizer fails).

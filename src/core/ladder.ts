@@ -129,6 +129,8 @@ export interface LadderView {
   fold(toUnit: number, minSaving: number): Promise<boolean>;
   /** The end of a fold planned ahead for a fold now, if the plan still serves. */
   plannedBoundary(limit: number): number | undefined;
+  /** The end of the planned span, whether or not folding it alone is enough (its summary is made ahead in the background). */
+  plannedSpan(limit: number): number | undefined;
   /** The smallest fold up to `limit` that brings the view to its fold target. */
   foldBoundary(limit: number): number;
   /** The last guard: the one remaining unit clipped to fit the window. */
@@ -152,7 +154,7 @@ export async function reduceAlongLadder(view: LadderView): Promise<void> {
   const shortOfStop = budget.foldAboveStop && view.predicted() > budget.stop;
   if ((isOverTrigger(budget, view.predicted()) || shortOfStop) && near > view.firstUnit()) {
     before = view.predicted();
-    await view.fold(view.plannedBoundary(near) ?? view.foldBoundary(near), MIN_FOLD_SAVING_RATIO * budget.effective);
+    await view.fold(view.plannedBoundary(near) ?? view.plannedSpan(near) ?? view.foldBoundary(near), MIN_FOLD_SAVING_RATIO * budget.effective);
     // Attempted: tier ④ fires only when ② did not try this pass (a fold too small to pay is no reason to breach).
     folded = true;
     view.note(2, before);

@@ -87,6 +87,17 @@ describe('foldPlanner: the background floor', () => {
     assert.equal(summarizer.calls, 1);
   });
 
+  it('the planned span is offered to a fold whether or not its summary is made yet, and only within the limit', () => {
+    for (const runner of [immediateRunner, undefined]) {
+      const { planner, view } = setup(0.97, runner);
+      assert.equal(planner.plannedSpan(view.nearWindowStart()), undefined, 'no plan yet');
+      planner.prepare(view.predicted());
+      const toUnit = planner.plannedBoundary(view.nearWindowStart())!;
+      assert.equal(planner.plannedSpan(view.nearWindowStart()), toUnit);
+      assert.equal(planner.plannedSpan(toUnit - 1), undefined, 'a span past the limit is not offered');
+    }
+  });
+
   it('a summary still being computed is awaited, one for another span is dropped', async () => {
     const runner = new DelayedRunner(5);
     const { planner, view } = setup(0.97, runner);

@@ -37,6 +37,7 @@ class ScriptedView implements LadderView {
     private readonly rungs: { shrink?: number[]; fold?: number[]; clip?: number } = {},
     private readonly units = 20,
     private readonly near = 15,
+    private readonly planned: { ready?: number; span?: number } = {},
   ) {
     this.size = start;
   }
@@ -66,7 +67,10 @@ class ScriptedView implements LadderView {
     return true;
   }
   plannedBoundary(): number | undefined {
-    return undefined;
+    return this.planned.ready;
+  }
+  plannedSpan(): number | undefined {
+    return this.planned.span;
   }
   foldBoundary(limit: number): number {
     return limit - 1;
@@ -131,6 +135,20 @@ describe('ladder', () => {
       const settled = new ScriptedView(wide, 95_000, { shrink: [80_000] });
       await reduceAlongLadder(settled);
       assert.deepEqual(settled.calls, [`shrink 0-15 to ${wide.stop}`, 'note 1 95000→80000']);
+    });
+
+    it('the fold takes a plan that still serves, else the planned span, else the smallest prefix that reaches the target', async () => {
+      const saving = MIN_FOLD_SAVING_RATIO * budget.effective;
+      const ready = new ScriptedView(budget, 90_000, { shrink: [80_000], fold: [55_000] }, 20, 15, { ready: 9, span: 6 });
+      await reduceAlongLadder(ready);
+      assert.equal(ready.calls[2], `fold to 9 saving ${saving}`);
+      // The view outgrew the plan: its span is still folded (summarized ahead in the background), the rungs after it take the rest.
+      const ahead = new ScriptedView(budget, 90_000, { shrink: [80_000, 60_000], fold: [70_000] }, 20, 15, { span: 6 });
+      await reduceAlongLadder(ahead);
+      assert.deepEqual(ahead.calls.slice(2), [`fold to 6 saving ${saving}`, 'note 2 80000→70000', `shrink 6-20 to ${budget.stop}`, 'note 3 70000→60000']);
+      const none = new ScriptedView(budget, 90_000, { shrink: [80_000], fold: [55_000] });
+      await reduceAlongLadder(none);
+      assert.equal(none.calls[2], `fold to 14 saving ${saving}`);
     });
 
     it('still over the trigger, the prefix outside the near window is folded, and it must pay', async () => {
