@@ -97,8 +97,8 @@ export class FoldPlanner {
    */
   plannedBoundary(limit: number): number | undefined {
     const view = this.options.view;
-    const toUnit = this.currentPlan()?.toUnit;
-    if (toUnit === undefined || toUnit <= view.coverageUnit || toUnit > limit) return undefined;
+    const toUnit = this.plannedSpan(limit);
+    if (toUnit === undefined) return undefined;
     const removed = view.spanTokens(toUnit);
     return view.predicted() - removed + view.summaryGrowth(removed) <= this.options.budget.trigger ? toUnit : undefined;
   }
