@@ -13,7 +13,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { nextTurn } from '../core/turns';
-import { fsyncDirectory } from './durableFiles';
+import { fsyncDirectory, unlinkQuiet } from './durableFiles';
 
 export const PAYLOAD_THRESHOLD_BYTES = 32 * 1024;
 
@@ -206,11 +206,7 @@ export class PayloadStore {
       fs.renameSync(tmp, file);
       fsyncDirectory(this.dir);
     } catch (e) {
-      try {
-        fs.unlinkSync(tmp);
-      } catch {
-        /* never created */
-      }
+      unlinkQuiet(tmp);
       throw new PayloadWriteError(file, e);
     }
     return { hash, bytes: buf.length };
