@@ -104,6 +104,12 @@ export const TITLE_CASE = /^(?:[A-Z][\w'-]*|[a-z]{1,3}|&)(?:\s+(?:[A-Z][\w'-]*|[
 /** Where the main clause of a sentence ends: its reason or contrast. */
 export const GERUND_CLAUSE_END = /,|;|\s[—–-]\s|\b(?:since|because|so that|rather than|instead of|to avoid|as)\b/i;
 
+/**
+ * A rule in the agent's own words ("Never ask for confirmation on next steps", "Always run the linter first"):
+ * text of a rule file or guide it writes or quotes. The user's rules come from the user's turns; the document keeps these.
+ */
+export const PRESCRIBED = /^(?:never|always|(?:do not|don't)(?! forget))\b/i;
+
 /** What the agent expects a change to do, before it is seen to: "This should fix the error", "After these changes, the error should be resolved". */
 export const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|notice|get|find)\b|(?:this|that|it|these (?:changes|fixes|updates)|the (?:fix|change|update|new \w+)s?)\s+should\b|after (?:making |applying )?(?:these|this|the) (?:changes?|fix(?:es)?|updates?)\b[^,]*,\s*(?:the \w+ |it |this |everything )?should\b|(?:this|that|it) (?:should|will) (?:now )?(?:fix|resolve|solve|address|correct|handle|work|make)\b)/i;
 

@@ -147,7 +147,8 @@ export class Fold {
       } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
-        this.lastAsk = { ordinal: req.ordinal, text: req.text, answered: false };
+        // A short reply ("1", "yes, do that") is worth what it chose: the next step names that, not the digit.
+        this.lastAsk = { ordinal: req.ordinal, text: req.resolved ? `${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}"` : req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
         // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
         this.lastPlanSentence = undefined;

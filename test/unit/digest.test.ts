@@ -63,6 +63,9 @@ describe('sentence classes', () => {
       'This is a greeting/request for acknowledgment or readiness.',
     ]) assert.equal(agent(meta), 'process', meta);
     assert.equal(agent('User settings are stored in `~/.config/app/settings.json`.'), 'finding');
+    // A rule in the agent's words is text of a guide it writes or quotes, not its next step.
+    assert.equal(agent("Never ask for confirmation on next steps like 'Would you like to proceed with ...?'."), 'other');
+    assert.equal(agent("Don't forget to rerun the migration after the schema change."), 'plan');
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');

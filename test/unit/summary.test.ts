@@ -586,6 +586,8 @@ describe('the Task Context as a digest', () => {
       .user('2');
     const s = await fold(b);
     assert.equal(formatRequest(s.requests[1]!), '#2 (r2): "2" → chose "2. Use PowerShell as the primary shell" (offered r1)');
+    // Unanswered, the next step is what it chose, not the digit.
+    assert.equal(s.current.next, 'answer request #2: chose "2. Use PowerShell as the primary shell"');
     // The request line is the user's decision: no other line says it again.
     assert.ok(!everyLine(s).some((t) => !t.startsWith('#2 ') && t.includes('Use PowerShell')), JSON.stringify(everyLine(s)));
     // Folded apart, the reply still finds the options of the span before it.
