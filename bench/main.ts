@@ -23,6 +23,7 @@
 import { performance } from 'node:perf_hooks';
 import { O200kTokenCounter } from '../src/adapters/o200kTokenCounter';
 import { computeBudget, DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../src/core/budget';
+import { SecretRedactor, type Redactor } from '../src/core/redact';
 import { CompactionSession } from '../src/core/session';
 import { renderToolInput } from '../src/core/tools';
 import type { RawRecord } from '../src/core/types';
@@ -59,7 +60,7 @@ function contentOf(record: RawRecord): string[] {
   return [record.content];
 }
 
-async function run(measure: boolean, maxTokens: number): Promise<BandResult[]> {
+async function run(measure: boolean, maxTokens: number, redactor: Redactor): Promise<BandResult[]> {
   const counter = new O200kTokenCounter();
   // The tokenizer side counts with a counter of its own: the two remember the chunks of texts they counted
   // (O200kTokenCounter), and sharing one would let whichever side counts second read the other's counts.
@@ -67,6 +68,7 @@ async function run(measure: boolean, maxTokens: number): Promise<BandResult[]> {
   const session = new CompactionSession({
     budget: computeBudget({ window: DEFAULT_CONTEXT_WINDOW, reserve: OUTPUT_RESERVED_TOKENS }),
     counter,
+    redactor,
   });
   const generator = new SyntheticSession();
   let history = 0;
@@ -139,19 +141,19 @@ function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-async function main(): Promise<void> {
+async function main(redactor: Redactor): Promise<void> {
   if (process.argv.includes('--tiny-only')) return runTinyBench();
-  if (process.argv.includes('--workspace-only')) return runWorkspaceBench();
+  if (process.argv.includes('--workspace-only')) return runWorkspaceBench(redactor);
   const t = performance.now();
   process.stdout.write('warming up the JIT on a throwaway session… ');
-  await run(false, 150_000);
+  await run(false, 150_000, redactor);
   process.stdout.write(`${((performance.now() - t) / 1000).toFixed(1)} s\n`);
   const flatMedians: number[] = [];
   const flatMeans: number[] = [];
   const overheadMedians: number[] = [];
   const overheadSums: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const results = await run(true, BANDS[BANDS.length - 1]! + 200_000);
+    const results = await run(true, BANDS[BANDS.length - 1]! + 200_000, redactor);
     console.log('');
     console.log(`round ${round}/${ROUNDS} — window ${DEFAULT_CONTEXT_WINDOW}, reserve ${OUTPUT_RESERVED_TOKENS}; ${STEPS_PER_BAND} steps per band, o200k tokens`);
     console.log('| history at band start | view tokens at end | engine ms/step (median) | engine ms/step (mean) | tokenizer ms/step (median) | engine ÷ tokenizer (median of steps) | engine ÷ tokenizer (sums) | compactions in band | preflight ms (mean) |');
@@ -177,12 +179,18 @@ async function main(): Promise<void> {
   console.log(`ratio 2 — engine time ÷ gpt-tokenizer time for the same new content, 1M band: ${overhead.toFixed(2)} (median of steps; sums: ${median(overheadSums).toFixed(2)}) — goal < 1.5: ${overhead < 1.5 ? 'OK' : 'OVER'}`);
   if (!process.argv.includes('--engine-only')) {
     await runTinyBench();
-    await runPanelBench();
-    await runStoreBench();
-    await runWorkspaceBench();
+    await runPanelBench(redactor);
+    await runStoreBench(redactor);
+    await runWorkspaceBench(redactor);
   }
 }
 
-const child = process.argv.indexOf(WORKSPACE_CHILD_FLAG);
-const tiny = process.argv.indexOf(TINY_CHILD_FLAG);
-void (child >= 0 ? workspaceChild(process.argv[child + 1]!) : tiny >= 0 ? tinyChild(Number(process.argv[tiny + 1]), Number(process.argv[tiny + 2])) : main());
+/** The benchmarks' composition root: one redactor for the process (a child process of a bench builds its own), passed to every bench. */
+function start(): Promise<void> {
+  const redactor = new SecretRedactor();
+  const child = process.argv.indexOf(WORKSPACE_CHILD_FLAG);
+  const tiny = process.argv.indexOf(TINY_CHILD_FLAG);
+  return child >= 0 ? workspaceChild(process.argv[child + 1]!, redactor) : tiny >= 0 ? tinyChild(Number(process.argv[tiny + 1]), Number(process.argv[tiny + 2]), redactor) : main(redactor);
+}
+
+void start();

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { TaskSession } from '../src/agent/taskSession';
 import { O200kTokenCounter } from '../src/adapters/o200kTokenCounter';
+import type { Redactor } from '../src/core/redact';
 import { ExtractiveSummarizer } from '../src/core/summarizer';
 import { SummaryLineCounter } from '../src/core/summary';
 import { MemoTokenCounter } from '../src/core/tokens';
@@ -18,9 +19,9 @@ import { tinyRecords } from './tinyRecords';
 
 const WINDOW = 16_000;
 
-async function playedTask(n: number): Promise<{ task: TaskSession; lastSent: LastSent | undefined }> {
+async function playedTask(n: number, redactor: Redactor): Promise<{ task: TaskSession; lastSent: LastSent | undefined }> {
   const counter = new O200kTokenCounter();
-  const task = TaskSession.open(undefined, `bench-${n}`, `bench-${n}`, { window: WINDOW, reserve: WINDOW / 8, protectRecentSteps: 2, summaryCap: 2500 }, counter, new ExtractiveSummarizer(new SummaryLineCounter(counter), 2500));
+  const task = TaskSession.open(undefined, `bench-${n}`, `bench-${n}`, { window: WINDOW, reserve: WINDOW / 8, protectRecentSteps: 2, summaryCap: 2500 }, counter, redactor, new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, 2500));
   const session = task.session;
   let lastSent: LastSent | undefined;
   for (const record of tinyRecords(n)) {
@@ -35,14 +36,14 @@ async function playedTask(n: number): Promise<{ task: TaskSession; lastSent: Las
   return { task, lastSent };
 }
 
-export async function runPanelBench(): Promise<void> {
+export async function runPanelBench(redactor: Redactor): Promise<void> {
   console.log('');
   console.log(`Task Context panel: the host's snapshot after a step (median of 5, ${WINDOW.toLocaleString('en-US')} window)`);
   console.log('| records | parts not loaded | compactions | snapshot | posted |');
   console.log('|---:|---:|---:|---:|---:|');
   const results: number[] = [];
   for (const n of [10_000, 50_000]) {
-    const { task, lastSent } = await playedTask(n);
+    const { task, lastSent } = await playedTask(n, redactor);
     const counter = new MemoTokenCounter(new O200kTokenCounter(), 5_000);
     const snapshot = () => buildPanelState({ task, running: false, lastSent, notices: [], drift: null, counter });
     snapshot();

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Redactor } from '../src/core/redact';
 import type { RawRecord } from '../src/core/types';
 import { SessionStore } from '../src/store/sessionStore';
 
@@ -32,13 +33,13 @@ function smallRecord(index: number): RawRecord {
   return { index, role: 'assistant', content: `step ${index}: a short message of about a hundred characters, as a model writes between calls.` };
 }
 
-export async function runStoreBench(): Promise<void> {
+export async function runStoreBench(redactor: Redactor): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ck-store-bench-'));
   try {
     console.log('');
     console.log('Session store: append latency and checkpoint cost by database size');
     const file = path.join(dir, 'grow.db');
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'bench');
     let index = 0;
     const rows: { size: number; append: number; checkpoint: number; database: number }[] = [];
@@ -69,7 +70,7 @@ export async function runStoreBench(): Promise<void> {
 
     // open: 10,000 records, 100 MB of payloads
     const big = path.join(dir, 'open.db');
-    const writer = await SessionStore.open(big, { checkpointDelayMs: 0 });
+    const writer = await SessionStore.open(big, { checkpointDelayMs: 0, redactor });
     writer.createSession('big', 'open bench');
     let payloadRecords = 0;
     for (let i = 0; i < 10_000; i++) {
@@ -81,7 +82,7 @@ export async function runStoreBench(): Promise<void> {
     writer.close();
     const heapBefore = process.memoryUsage().heapUsed;
     const t = performance.now();
-    const reader = await SessionStore.open(big, { checkpointDelayMs: 0 });
+    const reader = await SessionStore.open(big, { checkpointDelayMs: 0, redactor });
     const count = reader.recordCount('big');
     const openMs = performance.now() - t;
     const heapDelta = process.memoryUsage().heapUsed - heapBefore;

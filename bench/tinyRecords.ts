@@ -20,6 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { O200kTokenCounter } from '../src/adapters/o200kTokenCounter';
 import { DEFAULT_CONTEXT_WINDOW, defaultBudget, OUTPUT_RESERVED_TOKENS } from '../src/core/budget';
+import type { Redactor } from '../src/core/redact';
 import { replay } from '../src/core/replay';
 import type { RawRecord } from '../src/core/types';
 import { median } from './storeBench';
@@ -49,12 +50,12 @@ function reserveOf(window: number): number {
 }
 
 /** The child: warms up on other records, then replays `n` tiny records at `window` and prints the seconds it took. */
-export async function tinyChild(window: number, n: number): Promise<void> {
+export async function tinyChild(window: number, n: number, redactor: Redactor): Promise<void> {
   const budget = defaultBudget({ window, reserve: reserveOf(window) });
-  await replay(tinyRecords(TINY_SIZES[0]!, 'warm-'), { budget, counter: new O200kTokenCounter() });
+  await replay(tinyRecords(TINY_SIZES[0]!, 'warm-'), { budget, counter: new O200kTokenCounter(), redactor });
   const records = tinyRecords(n);
   const t = performance.now();
-  await replay(records, { budget, counter: new O200kTokenCounter() });
+  await replay(records, { budget, counter: new O200kTokenCounter(), redactor });
   process.stdout.write(String((performance.now() - t) / 1000));
 }
 

@@ -10,6 +10,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Redactor } from '../src/core/redact';
 import type { RawRecord } from '../src/core/types';
 import { WorkspaceStore } from '../src/store/workspaceStore';
 import { median } from './storeBench';
@@ -28,8 +29,8 @@ function record(index: number, chars: number): RawRecord {
 }
 
 /** A workspace store of about `mb` MB: tasks of TASK_MB MB of tool output each, a small `work` task and five tiny ones. */
-export async function buildWorkspace(dir: string, mb: number): Promise<void> {
-  const ws = await WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0 });
+export async function buildWorkspace(dir: string, mb: number, redactor: Redactor): Promise<void> {
+  const ws = await WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0, redactor });
   const template = await ws.task('other-0', 'other task 0');
   for (let i = 0; template.sizes().database < TASK_MB * 1024 * 1024; ) {
     for (let k = 0; k < 40; k++, i++) await template.appendRecord('other-0', record(i, 24 * 1024));
@@ -49,13 +50,13 @@ export async function buildWorkspace(dir: string, mb: number): Promise<void> {
 }
 
 /** The child: times each operation on an existing workspace and prints them as JSON. */
-export async function workspaceChild(dir: string): Promise<void> {
+export async function workspaceChild(dir: string, redactor: Redactor): Promise<void> {
   const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
     const t = performance.now();
     const value = await f();
     return [value, performance.now() - t];
   };
-  const [ws, open] = await time(() => WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0 }));
+  const [ws, open] = await time(() => WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0, redactor }));
   const tasks = ws.sessions().length;
   const [work, task] = await time(() => ws.task('work'));
   const [, append] = await time(() => work.appendRecord('work', record(work.recordCount('work'), 2_000)));
@@ -73,7 +74,7 @@ export async function workspaceChild(dir: string): Promise<void> {
   process.stdout.write(JSON.stringify({ tasks, open, task, append, checkpoint, remove, rss: process.resourceUsage().maxRSS * 1024 }));
 }
 
-export async function runWorkspaceBench(): Promise<void> {
+export async function runWorkspaceBench(redactor: Redactor): Promise<void> {
   console.log('');
   console.log('Workspace store: one database per task; each size measured in a fresh process');
   console.log('| workspace | tasks | open ms | open the task in use ms | one append ms | checkpoint of the task ms | delete a small task ms | peak RSS MB |');
@@ -82,7 +83,7 @@ export async function runWorkspaceBench(): Promise<void> {
   for (const mb of WORKSPACE_MB) {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-bench-'));
     try {
-      await buildWorkspace(dir, mb);
+      await buildWorkspace(dir, mb, redactor);
       // What building wrote is flushed first: the child's own fsyncs would otherwise wait behind
       // the writeback of the copies (423 ms vs 129 ms to open the task in use at 500 MB).
       if (process.platform !== 'win32') spawnSync('sync');

@@ -15,6 +15,7 @@ import type { Confirm } from './agent/turnTools';
 import { CommandIds, COMMANDS, ReportDocuments, REPORT_SCHEME, reportingFailures, type Ctx } from './commands';
 import { warmClassifier } from './core/classify';
 import { messageOf } from './core/errors';
+import { SecretRedactor } from './core/redact';
 import { BudgetGauge } from './panel/gauge';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
 import { warmSqlJs } from './store/sqljs';
@@ -45,14 +46,20 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     // (about 300 ms of work in all); a count that comes first builds the rest at once.
     const counter = new O200kTokenCounter();
     void counter.prepare().catch((error: unknown) => console.error('Context Keeper: the tokenizer could not be prepared', error));
-    const reports = root.add(new ReportDocuments(counter));
+    // One redactor for the window: everything that hides secrets (sessions, store, panel, reports, probes) is given it.
+    const redactor = new SecretRedactor();
+    const reports = root.add(new ReportDocuments(counter, redactor));
     root.add(vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, reports));
     const storage = (context.storageUri ?? context.globalStorageUri).fsPath;
     const sessions = root.add(
-      new WorkspaceStoreHost(storage, (severity, message) => {
-        if (severity === 'error') void vscode.window.showErrorMessage(message);
-        else void vscode.window.showWarningMessage(message);
-      }),
+      new WorkspaceStoreHost(
+        storage,
+        (severity, message) => {
+          if (severity === 'error') void vscode.window.showErrorMessage(message);
+          else void vscode.window.showWarningMessage(message);
+        },
+        { redactor },
+      ),
     );
     // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite, the tools' schemas and
     // the classifier's patterns are made ready in small steps meanwhile, so the first turn does not build them in one block.
@@ -64,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
     const log = root.add(vscode.window.createOutputChannel('Context Keeper', { log: true }));
-    agent = root.add(new KeeperAgent(sessions, counter, log, context.workspaceState));
+    agent = root.add(new KeeperAgent(sessions, counter, redactor, log, context.workspaceState));
 
     // A task nobody used for a while is let go and its store closed: memory stays bounded by the tasks in use.
     const sweep = setInterval(() => {
@@ -95,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
       }),
     );
     root.add(vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel));
-    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent, panel, counter };
+    const ctx: Ctx = { extensionContext: context, reports, documents, sessions, agent, lastSent, panel, counter, redactor };
     for (const [id, factory] of Object.entries(COMMANDS)) {
       root.add(vscode.commands.registerCommand(id, reportingFailures(id, factory(ctx))));
     }

@@ -14,7 +14,7 @@
  * the user confirms) shows the raw record's original text.
  */
 import * as vscode from 'vscode';
-import { redact } from '../core/redact';
+import type { Redactor } from '../core/redact';
 import type { TaskSession } from './taskSession';
 
 export const DOC_SCHEME = 'context-keeper-doc';
@@ -38,9 +38,9 @@ export function parseDocUri(uri: vscode.Uri): { taskId: string; kind: 'call' | '
 }
 
 /** The text as shown: redacted unless revealed, with a first line saying what was hidden and how to see it. */
-export function guarded(text: string, reveal: boolean): string {
+export function guarded(text: string, reveal: boolean, redactor: Redactor): string {
   if (reveal) return `⚠ Revealed: this document shows secrets and personal data from the raw record.\n\n${text}`;
-  const { text: clean, redactions } = redact(text);
+  const { text: clean, redactions } = redactor.redact(text);
   if (redactions.length === 0) return text;
   return `${redactions.length} secret(s) or personal data hidden. To see the original: "Context Keeper: Reveal Secrets in This Document".\n\n${clean}`;
 }
@@ -127,6 +127,6 @@ export class EvidenceDocuments extends KeptDocuments {
     const task = await this.inspect(address.taskId);
     if (!task) return `Context Keeper: task ${address.taskId} is not in this workspace's session store (deleted?).`;
     const text = address.kind === 'call' ? renderCallDocument(task, address.key) : renderRecordDocument(task, Number(address.key));
-    return text === undefined ? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.` : guarded(text, address.reveal);
+    return text === undefined ? `Context Keeper: task ${address.taskId} has no ${address.kind} ${address.key}.` : guarded(text, address.reveal, task.session.redactor);
   }
 }

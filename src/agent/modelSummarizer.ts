@@ -27,7 +27,7 @@ import { enforceCap } from '../core/summaryCap';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
-import { redact } from '../core/redact';
+import type { Redactor } from '../core/redact';
 import { statementOf } from '../core/digest';
 import { messageOf, type ModelRequest, type ToolSpec } from './model';
 
@@ -103,6 +103,8 @@ export interface ModelSummarizerOptions {
   readonly complete: Complete;
   readonly base: Summarizer;
   readonly counter: TokenCounter;
+  /** Hides secrets in the span the model is shown and in the lines it writes back. */
+  readonly redactor: Redactor;
   readonly cap?: number;
   /** Characters of the folded span shown to the model (the oldest part is cut first). */
   readonly spanChars: number;
@@ -148,7 +150,7 @@ export class ModelSummarizer implements Summarizer {
       ]);
       const parsed = parseModelFold(answer);
       const cap = input.cap ?? this.options.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS;
-      return enforceCap(mergeModelFold(base, parsed, first, input.coverageEnd), this.lines, cap).state;
+      return enforceCap(mergeModelFold(base, parsed, first, input.coverageEnd, this.options.redactor), this.lines, this.options.redactor, cap).state;
     } catch (error) {
       this.options.onFallback?.(messageOf(error));
       return base;
@@ -166,8 +168,8 @@ export class ModelSummarizer implements Summarizer {
    */
   private request(input: FoldInput, base: SummaryState): CompletionRequest {
     const frame = input.context?.length ? this.options.chatFrame?.() : undefined;
-    if (frame && input.context) return { prompt: continuationPrompt(input), after: { system: frame.system, messages: input.context, tools: frame.tools } };
-    return { prompt: foldPrompt(input, base, this.options.spanChars), tool: FOLD_TOOL };
+    if (frame && input.context) return { prompt: continuationPrompt(input, this.options.redactor), after: { system: frame.system, messages: input.context, tools: frame.tools } };
+    return { prompt: foldPrompt(input, base, this.options.spanChars, this.options.redactor), tool: FOLD_TOOL };
   }
 }
 
@@ -196,8 +198,8 @@ export function parseModelFold(answer: string): ModelFold {
  * the user's words) and lines of earlier spans stay. A line citing no record
  * of the span is dropped; a reused model key supersedes its earlier line.
  */
-export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: number, spanEnd: number): SummaryState {
-  const b = new SummaryBuilder(base);
+export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: number, spanEnd: number, redactor: Redactor): SummaryState {
+  const b = new SummaryBuilder(base, redactor);
   const inSpan = (s: number): boolean => s >= spanStart && s < spanEnd;
   const add = (section: FactSection, lines: readonly z.infer<typeof LineSchema>[]): void => {
     const valid: FactLine[] = [];
@@ -224,11 +226,11 @@ export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: n
 }
 
 /** The prompt of one fold, built from named parts (seed 002's constitution of the floor summary). */
-function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number): string {
+function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number, redactor: Redactor): string {
   const rendered: string[] = [];
   for (const unit of input.units) {
     // Secrets never leave for a model in a summary prompt either (the chat's context is redacted the same way).
-    for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${redact(m.content).text}`);
+    for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${redactor.redact(m.content).text}`);
   }
   let span = rendered.join('\n\n');
   if (span.length > spanChars) span = `[… ${span.length - spanChars} earlier characters not shown …]\n${span.slice(span.length - spanChars)}`;
@@ -260,7 +262,7 @@ const INDEX_CHARS = 70;
  * span named by an index of its records (the model read them above, without
  * their numbers, which its lines must cite), the answer as JSON text.
  */
-export function continuationPrompt(input: FoldInput): string {
+export function continuationPrompt(input: FoldInput, redactor: Redactor): string {
   const first = input.units[0]?.firstRecord ?? 0;
   const index = input.units.map((unit) => {
     const said = renderUnit(unit)
@@ -269,7 +271,7 @@ export function continuationPrompt(input: FoldInput): string {
       .replace(/\s+/g, ' ')
       .trim();
     const range = unit.lastRecord > unit.firstRecord ? `${unit.firstRecord}–${unit.lastRecord}` : `${unit.firstRecord}`;
-    return `[record ${range}] ${unit.kind === 'step' ? 'agent' : unit.kind}: ${redact(said.slice(0, INDEX_CHARS)).text}${said.length > INDEX_CHARS ? '…' : ''}`;
+    return `[record ${range}] ${unit.kind === 'step' ? 'agent' : unit.kind}: ${redactor.redact(said.slice(0, INDEX_CHARS)).text}${said.length > INDEX_CHARS ? '…' : ''}`;
   });
   return [
     'Stop the task for one answer: this message is from Context Keeper, not the user.',

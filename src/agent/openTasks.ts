@@ -3,7 +3,7 @@
  * or derived again when the settings or the model's window change, the ones
  * running a turn, and the idle ones let go so that memory stays bounded.
  */
-import { redact } from '../core/redact';
+import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import { nextTurn } from '../core/turns';
 import type { TaskStoreHost } from './ports';
@@ -35,6 +35,8 @@ export class OpenTasks {
     private readonly sessions: TaskStoreHost,
     /** The token counter every task of this window measures with. */
     private readonly counter: TokenCounter,
+    /** The redactor every task of this window hides secrets with. */
+    private readonly redactor: Redactor,
   ) {}
 
   /** The task's live session, if it is open. */
@@ -74,14 +76,14 @@ export class OpenTasks {
     const options = sessionOptionsFor(settings, modelWindow);
     const open = this.tasks.get(taskId);
     if (open && open.fits(options)) return open;
-    const title = redact(prompt).text.slice(0, 80);
+    const title = this.redactor.redact(prompt).text.slice(0, 80);
     let task: TaskSession;
     if (open) task = open.rederive(options, this.counter);
     else {
       const store = await (await this.sessions.store()).task(taskId, title);
       // Opening the database and deriving the task from its records are two turns of the event loop, not one block.
       await nextTurn();
-      task = TaskSession.open(store, taskId, title, options, this.counter, deterministicSummarizer(this.counter, settings));
+      task = TaskSession.open(store, taskId, title, options, this.counter, this.redactor, deterministicSummarizer(this.counter, this.redactor, settings));
     }
     this.tasks.set(taskId, task);
     return task;
@@ -114,7 +116,7 @@ export class OpenTasks {
     const workspace = await this.sessions.store();
     if (!workspace.has(taskId)) return undefined;
     const { settings } = readSettings();
-    const task = TaskSession.open(await workspace.task(taskId), taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, deterministicSummarizer(this.counter, settings));
+    const task = TaskSession.open(await workspace.task(taskId), taskId, taskId, sessionOptionsFor(settings, this.windowOf(taskId, settings)), this.counter, this.redactor, deterministicSummarizer(this.counter, this.redactor, settings));
     // An imported session never had a model call: it is shown as its first one would be sent. A chat task is
     // shown as its turns left it (its next turn reduces it for the model it runs with).
     if (isImportedTask(taskId) && task.records.length > 0) await task.session.engine.reduceNow(task.nextIndex);

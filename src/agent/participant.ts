@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { formatDrift, rebuildDrift, type SummaryDrift } from '../core/drift';
 import { notLoadedTotals, type StepReport } from '../core/engine';
+import type { Redactor } from '../core/redact';
 import type { Fact } from '../core/state';
 import type { StateEvent } from '../core/store';
 import type { TokenCounter } from '../core/tokens';
@@ -128,12 +129,14 @@ export class KeeperAgent implements vscode.Disposable {
     sessions: TaskStoreHost,
     /** The token counter every task of this window measures with (one, built at the composition root). */
     private readonly counter: TokenCounter,
+    /** The redactor every task of this window hides secrets with (one, built at the composition root; each task's session keeps it). */
+    redactor: Redactor,
     /** Where model errors, retries and tool failures are logged (the "Context Keeper" output channel). */
     private readonly log?: vscode.LogOutputChannel,
     /** Where the undoable turns are kept across window reloads (the workspace's state). */
     undoState?: vscode.Memento,
   ) {
-    this.tasks = new OpenTasks(sessions, counter);
+    this.tasks = new OpenTasks(sessions, counter, redactor);
     this.undoable = new UndoableTurns(undoState, log);
     this.tools = new TurnTools(() => this.confirm, log);
   }
@@ -210,7 +213,7 @@ export class KeeperAgent implements vscode.Disposable {
       if (!task.durable) footer.push({ markdown: '> ⚠ The session store is not writable (another window owns it, or the disk failed): this task is kept in memory only.' });
       const system = systemPrompt({ workspace: root.fsPath, os: `${os.type()} ${os.release()}`, date: new Date().toISOString().slice(0, 10) });
       let frame: { system: string; tools: readonly ToolSpec[] } | undefined;
-      task.summarizer.target = await summarizerFor(this.counter, settings, model, footer, say, controller.signal, () => frame);
+      task.summarizer.target = await summarizerFor(this.counter, task.session.redactor, settings, model, footer, say, controller.signal, () => frame);
       const tools = this.tools.runner(task, root.fsPath, settings, stream, request.toolInvocationToken, edits, otherToolsFor(request, settings));
       frame = { system, tools: tools.specs };
       const io: TurnIO = {
@@ -317,7 +320,7 @@ export class KeeperAgent implements vscode.Disposable {
         };
         try {
           const notices: Notice[] = [];
-          task.summarizer.target = await summarizerFor(this.counter, settings, model, notices, say, controller.signal, () => undefined);
+          task.summarizer.target = await summarizerFor(this.counter, task.session.redactor, settings, model, notices, say, controller.signal, () => undefined);
           writeNotices(stream, notices);
           say('Folding the older steps into the Task Context…');
           const report = await session.compactNow(task.nextIndex);
@@ -335,7 +338,7 @@ export class KeeperAgent implements vscode.Disposable {
           open = false;
           cancellation.dispose();
           // The next turn picks its summarizer again; until then, the deterministic one (no response to speak into).
-          task.summarizer.target = deterministicSummarizer(this.counter, settings);
+          task.summarizer.target = deterministicSummarizer(this.counter, task.session.redactor, settings);
         }
       }
       const head = session.engine.project().find((m) => m.head !== undefined)?.content ?? '';

@@ -8,7 +8,6 @@
  * calling model gets. Secrets and personal data are redacted as everywhere the
  * model reads; the raw record keeps them.
  */
-import { redact } from '../core/redact';
 import { RetrievalIndex } from '../core/retrieval';
 import { TASK_CONTEXT_HEADING } from '../core/summary';
 import type { TaskSession } from './taskSession';
@@ -36,25 +35,25 @@ export function taskContextText(task: TaskSession): string {
     lines.push('', '## Pending candidates (found in tool output or model text; not in force until the user confirms them)');
     for (const fact of pending) lines.push(`- [${fact.type}] ${fact.value} — ${sourcesOf(fact.sources)}`);
   }
-  return redact(lines.join('\n')).text;
+  return task.session.redactor.redact(lines.join('\n')).text;
 }
 
 /** The passages of the task's raw record that best match `query` (every word counted once, rarer words weigh more), oldest first. */
 export function recordSearchText(task: TaskSession, query: string, maxChars = RECORD_SEARCH_CHARS): string {
   const units = task.session.record.units;
-  const index = new RetrievalIndex();
+  const index = new RetrievalIndex(task.session.redactor);
   index.extend(units, units.length);
   const found = index.search(query, maxChars, undefined, true).sort((a, b) => a.record - b.record);
   if (found.length === 0) return `No passage of task ${task.id} (${task.records.length} records) matches ${JSON.stringify(query)}. Try other or fewer words.`;
   const passages = found.map((p) => `[r${p.record}]\n${p.text}`);
-  return redact([`${found.length} passage(s) of task ${task.id} matching ${JSON.stringify(query)}, word for word, with their record numbers:`, ...passages].join('\n\n')).text;
+  return task.session.redactor.redact([`${found.length} passage(s) of task ${task.id} matching ${JSON.stringify(query)}, word for word, with their record numbers:`, ...passages].join('\n\n')).text;
 }
 
 /** A recorded tool call of the task in full, or why not. */
 export function toolCallText(task: TaskSession, toolCallId: string, maxChars = DEFAULT_MAX_OUTPUT_CHARS): { text: string; found: boolean } {
   const call = task.session.viewToolCall(toolCallId);
   if (!call) return { found: false, text: `Task ${task.id} has no tool call with id ${JSON.stringify(toolCallId)}.` };
-  return { found: true, text: redact(formatToolCallView(toolCallId, call, maxChars)).text };
+  return { found: true, text: task.session.redactor.redact(formatToolCallView(toolCallId, call, maxChars)).text };
 }
 
 function sourcesOf(sources: readonly number[]): string {

@@ -3,6 +3,7 @@
  * model (the chat's own, or the one the settings name) that falls back to it.
  */
 import * as vscode from 'vscode';
+import type { Redactor } from '../core/redact';
 import { ExtractiveSummarizer, type Summarizer } from '../core/summarizer';
 import { SummaryLineCounter } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
@@ -13,12 +14,13 @@ import type { KeeperSettings } from './settings';
 import { VsCodeChatModel } from './vscodeModel';
 
 /** The deterministic floor summarizer for these settings (the model one is chosen per turn). */
-export function deterministicSummarizer(counter: TokenCounter, settings: KeeperSettings): Summarizer {
-  return new ExtractiveSummarizer(new SummaryLineCounter(counter), settings.summaryBudgetTokens || undefined);
+export function deterministicSummarizer(counter: TokenCounter, redactor: Redactor, settings: KeeperSettings): Summarizer {
+  return new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, settings.summaryBudgetTokens || undefined);
 }
 
 export async function summarizerFor(
   counter: TokenCounter,
+  redactor: Redactor,
   settings: KeeperSettings,
   chatModel: vscode.LanguageModelChat,
   notices: Notice[],
@@ -27,7 +29,7 @@ export async function summarizerFor(
   chatFrame: () => { system: string; tools: readonly ToolSpec[] } | undefined,
 ): Promise<Summarizer> {
   const lines = new SummaryLineCounter(counter);
-  const deterministic = new ExtractiveSummarizer(lines, settings.summaryBudgetTokens || undefined);
+  const deterministic = new ExtractiveSummarizer(lines, redactor, settings.summaryBudgetTokens || undefined);
   if (settings.summarizerModel === 'none') return deterministic;
   let model = chatModel;
   if (settings.summarizerModel !== '') {
@@ -40,6 +42,7 @@ export async function summarizerFor(
     complete: (request, signal) => port.complete(request, signal),
     base: deterministic,
     counter: lines,
+    redactor,
     ...(settings.summaryBudgetTokens ? { cap: settings.summaryBudgetTokens } : {}),
     spanChars: Math.max(4_000, Math.min(60_000, model.maxInputTokens * 2)),
     timeoutMs: settings.summarizerTimeoutSeconds * 1000,

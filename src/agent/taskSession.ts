@@ -7,6 +7,7 @@ import { immediateRunner } from '../core/background';
 import { defaultBudget, type Budget } from '../core/budget';
 import type { LedgerCounts } from '../core/ledger';
 import { rewoundRecords } from '../core/parts';
+import type { Redactor } from '../core/redact';
 import { CompactionSession } from '../core/session';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { SummaryState } from '../core/summary';
@@ -67,6 +68,7 @@ export class TaskSession {
     private readonly store: TaskRecordLog | undefined,
     options: TaskSessionOptions,
     counter: TokenCounter,
+    redactor: Redactor,
     readonly summarizer: SwitchableSummarizer,
     records: readonly RawRecord[],
     memory?: { readonly snapshots: SnapshotStore; readonly tools: ToolCompactionStore },
@@ -76,6 +78,7 @@ export class TaskSession {
     this.session = new CompactionSession({
       budget: budgetFor(options),
       counter,
+      redactor,
       summarizer,
       // The next fold's summary is asked for ahead of it, beside the turn: the fold restores it with no wait.
       background: immediateRunner,
@@ -95,21 +98,22 @@ export class TaskSession {
    * session and one preflight restores the stored forms and floors. Without a
    * writable store the task lives in memory (the caller says so to the user).
    */
-  static open(store: TaskRecordLog | undefined, id: string, title: string, options: TaskSessionOptions, counter: TokenCounter, summarizer: Summarizer): TaskSession {
+  static open(store: TaskRecordLog | undefined, id: string, title: string, options: TaskSessionOptions, counter: TokenCounter, redactor: Redactor, summarizer: Summarizer): TaskSession {
     if (store && store.mode !== 'reader') store.createSession(id, title);
     const records = store ? store.records(id, { loadPayloads: true }) : [];
-    return new TaskSession(id, store, options, counter, new SwitchableSummarizer(summarizer), records);
+    return new TaskSession(id, store, options, counter, redactor, new SwitchableSummarizer(summarizer), records);
   }
 
   /**
    * The same task derived again from its raw record with other options. A task
    * kept in memory (no writable store) is derived from its own records: the
-   * store does not hold them.
+   * store does not hold them. It keeps the session's redactor.
    */
   rederive(options: TaskSessionOptions, counter: TokenCounter): TaskSession {
-    if (this.durable) return TaskSession.open(this.store, this.id, this.id, options, counter, this.summarizer.target);
+    const redactor = this.session.redactor;
+    if (this.durable) return TaskSession.open(this.store, this.id, this.id, options, counter, redactor, this.summarizer.target);
     // Its forms, floors and the user's acts live in memory beside it: carried over.
-    const again = new TaskSession(this.id, this.store, options, counter, new SwitchableSummarizer(this.summarizer.target), this.records, { snapshots: this.session.snapshots, tools: this.session.tools });
+    const again = new TaskSession(this.id, this.store, options, counter, redactor, new SwitchableSummarizer(this.summarizer.target), this.records, { snapshots: this.session.snapshots, tools: this.session.tools });
     again.ledger.push(...this.ledger);
     return again;
   }

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { redact } from '../core/redact';
 import type { ToolRunner } from './loop';
 import { AbortError, messageOf } from './model';
 import { matchesToolPattern, type KeeperSettings } from './settings';
@@ -91,7 +90,7 @@ export class TurnTools implements vscode.Disposable {
       run: async (name, input, signal) => {
         const outcome = await run(name, input, signal);
         // A failed or declined call is logged (the "Context Keeper" output channel), as model errors are.
-        if (outcome.isError) this.log?.warn(`task ${task.id}: ${name} ${/^The user declined\b/.test(outcome.output) ? 'declined by the user' : 'failed'}: ${redact(outcome.output.slice(0, 4096)).text.replace(/\s+/g, ' ').slice(0, 300)}`);
+        if (outcome.isError) this.log?.warn(`task ${task.id}: ${name} ${/^The user declined\b/.test(outcome.output) ? 'declined by the user' : 'failed'}: ${task.session.redactor.redact(outcome.output.slice(0, 4096)).text.replace(/\s+/g, ' ').slice(0, 300)}`);
         return outcome;
       },
     };

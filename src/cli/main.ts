@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../core/budget';
+import { SecretRedactor, type Redactor } from '../core/redact';
 import { toolCallViewOf, type ToolCallView } from '../core/session';
 import { parseTranscript, TranscriptError, type ParsedTranscript } from '../core/transcript';
 import { SessionStore } from '../store/sessionStore';
@@ -97,7 +98,7 @@ function lineOfReplacement(text: string): number {
   return line;
 }
 
-function loadTranscript(file: string | undefined, stderr: (line: string) => void): ParsedTranscript {
+function loadTranscript(file: string | undefined, redactor: Redactor, stderr: (line: string) => void): ParsedTranscript {
   if (!file) throw new UsageError(`missing <transcript>\n${USAGE}`);
   let text: string;
   let invalidUtf8: number | undefined;
@@ -122,7 +123,7 @@ function loadTranscript(file: string | undefined, stderr: (line: string) => void
     throw new UsageError(code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(error as Error).message}`);
   }
   if (invalidUtf8 !== undefined) stderr(`context-keeper: warning: ${file}: line ${invalidUtf8}: invalid UTF-8 (the bytes that are not UTF-8 read as U+FFFD)`);
-  const transcript = parseTranscript(text);
+  const transcript = parseTranscript(text, redactor);
   for (const w of transcript.warnings) stderr(`context-keeper: warning: ${file}: ${w.message}${w.kept ? '' : ' (line skipped)'}`);
   return transcript;
 }
@@ -165,18 +166,19 @@ async function checkStorePath(file: string): Promise<void> {
   }
 }
 
-async function openStore(file: string, io: { err: (s: string) => void }, readOnly = false): Promise<SessionStore> {
+async function openStore(file: string, io: { err: (s: string) => void }, redactor: Redactor, readOnly = false): Promise<SessionStore> {
   if (readOnly && !existsSync(file) && !existsSync(`${file}.journal`)) throw new UsageError(`no session store at ${file}`);
   await checkStorePath(file);
-  const store = await SessionStore.open(file, { checkpointDelayMs: 0, readOnly });
+  const store = await SessionStore.open(file, { checkpointDelayMs: 0, readOnly, redactor });
   for (const notice of store.notices) io.err(`context-keeper: ${notice}`);
   return store;
 }
 
 export async function main(argv: readonly string[], io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
   const [command, ...rest] = argv;
-  // The CLI's composition root: one token counter for the run (its tables load on the first count).
+  // The CLI's composition root: one token counter for the run (its tables load on the first count) and one redactor.
   const counter = new O200kTokenCounter();
+  const redactor = new SecretRedactor();
   try {
     if (!command || command === '-h' || command === '--help' || command === 'help') {
       io.out(USAGE);
@@ -191,11 +193,11 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       case 'project':
       case 'replay': {
         const file = options.positionals[0];
-        const transcript = loadTranscript(file, io.err);
+        const transcript = loadTranscript(file, redactor, io.err);
         if (options.at !== undefined && options.at > transcript.records.length) {
           throw new UsageError(`--at must be a record number from 0 to ${transcript.records.length}, got ${options.at}`);
         }
-        const store = options.db ? await openStore(options.db, io) : undefined;
+        const store = options.db ? await openStore(options.db, io, redactor) : undefined;
         try {
           const id = sessionIdFor(file!, transcript);
           if (store) {
@@ -214,13 +216,14 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
             window: options.window,
             reserve: options.reserve,
             counter,
+            redactor,
             ...(options.at !== undefined ? { at: options.at } : {}),
             ...(persistence ? { persistence } : {}),
             ...(replaying ? { clock: { now: () => performance.now() }, onStep: (line) => io.out(JSON.stringify(line)) } : {}),
           });
           // A resumed run made the model calls of the records it added; its totals are the whole session's, as one
           // uninterrupted run makes them (everything else comes from the store: the projection, the compaction log).
-          const whole = resumed > 0 ? (await runProjection(transcript, { window: options.window, reserve: options.reserve, counter, ...(options.at !== undefined ? { at: options.at } : {}) })).result : result;
+          const whole = resumed > 0 ? (await runProjection(transcript, { window: options.window, reserve: options.reserve, counter, redactor, ...(options.at !== undefined ? { at: options.at } : {}) })).result : result;
           const reported = { ...result, totals: whole.totals };
           if (replaying) io.out(JSON.stringify({ summary: { ...whole.totals, ...(store ? { resumedFrom: resumed } : {}) } }));
           else io.out(options.json ? JSON.stringify(projectJson(budget, reported), null, 2) : formatReport(budget, reported, transcript.title));
@@ -237,7 +240,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
         let view: ToolCallView | undefined;
         let where: string;
         if (options.db) {
-          const store = await openStore(options.db, io, true);
+          const store = await openStore(options.db, io, redactor, true);
           try {
             where = options.db;
             const ids = options.session ? [options.session] : store.sessions().map((s) => s.id);
@@ -249,7 +252,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
             store.close();
           }
         } else {
-          const transcript = loadTranscript(first, io.err);
+          const transcript = loadTranscript(first, redactor, io.err);
           where = first!;
           view = toolCallViewOf(transcript.records, callId);
         }
@@ -270,8 +273,8 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       case 'rebuild': {
         // Drift report: the summary the session built fold by fold against one rebuilt from the raw record.
         const file = options.positionals[0];
-        const transcript = loadTranscript(file, io.err);
-        const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve, counter });
+        const transcript = loadTranscript(file, redactor, io.err);
+        const { result } = await runProjection(transcript, { window: options.window, reserve: options.reserve, counter, redactor });
         const rebuilt = rebuildDrift(result.session, counter);
         if (!rebuilt) {
           io.out(options.json ? JSON.stringify({ folded: 0, sections: {} }) : 'nothing was folded: the whole session fits, there is no summary to rebuild');
@@ -286,7 +289,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       }
       case 'sessions': {
         if (!options.db) throw new UsageError('sessions needs --db FILE');
-        const store = await openStore(options.db, io, true);
+        const store = await openStore(options.db, io, redactor, true);
         try {
           const sessions = store.sessions();
           if (options.json) io.out(JSON.stringify(sessions, null, 2));
@@ -299,7 +302,7 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
       }
       case 'delete': {
         if (!options.db || !options.session) throw new UsageError('delete needs --db FILE --session ID');
-        const store = await openStore(options.db, io);
+        const store = await openStore(options.db, io, redactor);
         try {
           if (store.mode !== 'writer') throw new UsageError(`cannot delete from ${options.db}: it is open ${store.mode === 'reader' ? 'read-only (another process holds the lock)' : 'in memory only'}`);
           const deleted = await store.deleteSession(options.session);

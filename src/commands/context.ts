@@ -8,6 +8,7 @@ import { isImportedTask } from '../agent/openTasks';
 import type { KeeperAgent, SentEvent } from '../agent/participant';
 import type { TaskSession } from '../agent/taskSession';
 import { messageOf } from '../core/errors';
+import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import type { TaskContextViewProvider } from '../panel/panelProvider';
 import type { SessionSummary } from '../store/sessionStore';
@@ -28,6 +29,8 @@ export interface Ctx {
   readonly panel: TaskContextViewProvider;
   /** The window's token counter. */
   readonly counter: TokenCounter;
+  /** The window's redactor. */
+  readonly redactor: Redactor;
 }
 
 export type CommandHandler = (...args: unknown[]) => unknown;

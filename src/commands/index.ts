@@ -41,7 +41,7 @@ export const COMMANDS: Readonly<Record<CommandId, CommandFactory>> = {
   [CommandIds.exportSession]: exportSessionCommand,
   [CommandIds.importSession]: importSessionCommand,
   [CommandIds.showContext]: showContextCommand,
-  [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents, ctx.counter),
+  [CommandIds.runProbes]: (ctx) => runProbesCommand(ctx.documents, ctx.counter, ctx.redactor),
   [CommandIds.revealSecrets]: revealSecretsCommand,
   [CommandIds.undoTurnEdits]: (ctx) => async (key?: unknown) => {
     const keys = typeof key === 'string' ? key : Array.isArray(key) && key.every((k) => typeof k === 'string') ? (key as string[]) : undefined;

@@ -5,6 +5,7 @@
  * (`<name>.probes.json` beside it is picked up when present).
  */
 import * as vscode from 'vscode';
+import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import { parseTranscript } from '../core/transcript';
 import { formatAnswerReport, parseProbeFile, runAnswerProbes } from '../eval';
@@ -28,7 +29,7 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCounter): Handler {
+export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCounter, redactor: Redactor): Handler {
   return async (transcriptArg?: unknown, probesArg?: unknown, modelArg?: unknown) => {
     const transcriptUri =
       transcriptArg instanceof vscode.Uri
@@ -44,7 +45,7 @@ export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCou
           : (await vscode.window.showOpenDialog({ title: 'Run probes: the probe file', canSelectMany: false, filters: { 'Probe files': ['json'] } }))?.[0];
     if (!probesUri) return undefined;
 
-    const transcript = parseTranscript(await readText(transcriptUri));
+    const transcript = parseTranscript(await readText(transcriptUri), redactor);
     const probes = parseProbeFile(await readText(probesUri), probesUri.path);
     const models = typeof modelArg === 'string' ? await vscode.lm.selectChatModels({ id: modelArg }) : await vscode.lm.selectChatModels();
     if (models.length === 0) throw new Error('no language model is available to answer the probes');
@@ -66,6 +67,7 @@ export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCou
           window,
           reserve,
           counter,
+          redactor,
           signal: controller.signal,
           onProgress: (done, total) => progress.report({ message: `${done}/${total}`, increment: 100 / total }),
           ask: async (messages, question, signal) => {

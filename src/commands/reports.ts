@@ -9,6 +9,7 @@ import { readSettings } from '../agent/vscodeSettings';
 import { windowFor } from '../agent/settings';
 import { DEFAULT_CONTEXT_WINDOW } from '../core/budget';
 import { messageOf } from '../core/errors';
+import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import { projectTranscriptReport } from '../report/report';
 import { fileNameOf, pickTranscript, type CommandHandler, type Ctx } from './context';
@@ -33,7 +34,7 @@ export function projectTranscriptCommand(ctx: Ctx): CommandHandler {
     try {
       report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Context Keeper: projecting ${name}…` },
-        async () => projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: ctx.counter }),
+        async () => projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: ctx.counter, redactor: ctx.redactor }),
       );
     } catch (error) {
       void vscode.window.showErrorMessage(`Context Keeper could not project ${name}: ${messageOf(error)}`);
@@ -85,7 +86,10 @@ export function parseReportUri(uri: vscode.Uri): ReportRequest | undefined {
  * fires it when a document of a scheme without a provider is requested.
  */
 export class ReportDocuments extends KeptDocuments {
-  constructor(private readonly counter: TokenCounter) {
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly redactor: Redactor,
+  ) {
     super(REPORT_SCHEME);
   }
 
@@ -99,7 +103,7 @@ export class ReportDocuments extends KeptDocuments {
     if (!request) return `Context Keeper: ${uri.toString()} is not a report address.`;
     try {
       const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(request.source));
-      return await projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: this.counter });
+      return await projectTranscriptReport(text, { window: request.window, reserve: request.reserve, counter: this.counter, redactor: this.redactor });
     } catch (error) {
       return `Context Keeper could not project ${request.source.fsPath}: ${messageOf(error)}`;
     }

@@ -120,7 +120,7 @@ export function importSessionCommand(ctx: Ctx): CommandHandler {
     const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(source));
     let transcript;
     try {
-      transcript = parseTranscript(text);
+      transcript = parseTranscript(text, ctx.redactor);
     } catch (error) {
       void vscode.window.showErrorMessage(`Context Keeper could not import ${fileNameOf(source)}: ${messageOf(error)}`);
       return undefined;

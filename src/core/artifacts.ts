@@ -3,7 +3,7 @@
  * tool calls, with the steps and calls that touched them. It lives beside the
  * summary, not in it, so the file trail never decays with folding.
  */
-import { containsSecret, redact } from './redact';
+import type { Redactor } from './redact';
 import { classifyTool, fileTouches, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
@@ -108,6 +108,9 @@ export class ArtifactIndex {
   /** Known paths by their last segment (see knownPathOf). */
   private readonly byBase = new Map<string, string[]>();
 
+  /** `redactor` hides a secret in a path before the index keeps it. */
+  constructor(private readonly redactor: Redactor) {}
+
   /**
    * Records the files one tool call touched (called once per call; `touches`
    * when the caller read them in the call's step, see touchesInStep); returns
@@ -117,7 +120,7 @@ export class ArtifactIndex {
     const touched: string[] = [];
     for (const raw of touches) {
       // A path is shown in the index, the head and the panel: an address or a token in it is hidden like anywhere.
-      const shown = containsSecret(raw.path) ? redact(raw.path).text : raw.path;
+      const shown = this.redactor.containsSecret(raw.path) ? this.redactor.redact(raw.path).text : raw.path;
       // One file named by its absolute path and by a relative one is one entry.
       const base = baseName(shown);
       const path = this.byPath.has(shown) ? shown : knownPathOf(shown, this.byBase.get(base) ?? []);

@@ -7,7 +7,6 @@
 import { knownPathOf } from './artifacts';
 import { handles, purposeOf, statementOf, subjectKey } from './digest';
 import { addStatement } from './factLines';
-import { redact } from './redact';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
 import { fileTouches, type FileTouch, type ToolFamily } from './tools';
@@ -73,13 +72,13 @@ export class Deliverables {
         const content = writtenContent(tool);
         if (content !== undefined && entry.purpose === undefined) {
           const purpose = purposeOf(touch.path, content, this.purposeWords);
-          if (purpose !== undefined) entry.purpose = redact(purpose).text;
+          if (purpose !== undefined) entry.purpose = this.b.redactor.redact(purpose).text;
         }
       } else entry.writes++;
       // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
       if (body !== undefined) {
-        const description = toolDescription(tool);
-        entry.written = `${description ? `${description}: ` : ''}\`${redact(body).text}\``;
+        const description = toolDescription(tool, this.b.redactor);
+        entry.written = `${description ? `${description}: ` : ''}\`${this.b.redactor.redact(body).text}\``;
       }
       entry.sources.push(tool.callRecord);
       this.writes.set(key, entry);
@@ -90,7 +89,7 @@ export class Deliverables {
       this.checkUndo(tool, edit, sources);
       const path = (touches[0] ?? fileTouches(tool)[0])?.path;
       const entry = path !== undefined ? this.writes.get(this.deliverableKey(path)) : undefined;
-      const diff = changedLine(edit.old, edit.new);
+      const diff = changedLine(edit.old, edit.new, this.b.redactor);
       if (entry && diff) entry.edit = diff;
     }
   }
@@ -114,9 +113,9 @@ export class Deliverables {
     if (this.writes.has(path)) return;
     const purpose = purposeOf(path, readContent(output), this.purposeWords);
     if (purpose === undefined) return;
-    const key = `file-${subjectKey(path, 10)}`;
+    const key = `file-${subjectKey(path, this.b.redactor, 10)}`;
     if (this.b.facts.Findings.some((l) => l.key === key) || this.b.facts.Archived.some((l) => l.key === key)) return;
-    this.b.upsert('Findings', { key, text: `\`${path}\` (read): ${redact(purpose).text}`, sources, priority: 3, origin: 'exact' });
+    this.b.upsert('Findings', { key, text: `\`${path}\` (read): ${this.b.redactor.redact(purpose).text}`, sources, priority: 3, origin: 'exact' });
   }
 
   private checkUndo(tool: ToolInvocation, edit: { old: string; new: string }, sources: number[]): void {
@@ -124,7 +123,7 @@ export class Deliverables {
     const earlier = this.edits.get(path) ?? [];
     const undone = earlier.find((e) => e.new === edit.old && e.old === edit.new);
     if (undone) {
-      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${firstLine(redact(undone.old).text, 60)}\` → \`${firstLine(redact(undone.new).text, 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
+      addStatement(this.b, 'Ruled out', { text: `edit of ${path} undone: \`${firstLine(this.b.redactor.redact(undone.old).text, 60)}\` → \`${firstLine(this.b.redactor.redact(undone.new).text, 60)}\` was reverted`, sources: [undone.record, ...sources], priority: 2 }, 'exact');
     }
     earlier.push({ ...edit, record: tool.callRecord });
     this.edits.set(path, earlier.slice(-20));

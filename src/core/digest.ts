@@ -9,7 +9,7 @@
  *
  * Pure functions over strings; deterministic.
  */
-import { redact } from './redact';
+import type { Redactor } from './redact';
 
 /** A fact line states one thing: this many words at most (identifiers count as one word each). */
 export const STATEMENT_MAX_WORDS = 32;
@@ -297,9 +297,9 @@ function measures(text: string): Set<string> {
  * first, then its significant nouns; never a record number or a command
  * prefix. Two to `n` words.
  */
-export function subjectKey(raw: string, n = 4): string {
+export function subjectKey(raw: string, redactor: Redactor, n = 4): string {
   // A key is derived from text with its secrets hidden: a token never becomes a key.
-  const text = redact(raw).text;
+  const text = redactor.redact(raw).text;
   const picked: string[] = [];
   const push = (t: string): void => {
     const k = t

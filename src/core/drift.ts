@@ -73,6 +73,6 @@ export function rebuildDrift(session: CompactionSession, counter: TokenCounter):
   const current = engine.currentSummary;
   if (!current) return undefined;
   const units = session.record.units.slice(0, engine.firstUnitInView);
-  const rebuilt = new ExtractiveSummarizer(counter).foldSync({ previous: undefined, units, coverageEnd: current.coverageEnd });
+  const rebuilt = new ExtractiveSummarizer(counter, session.redactor).foldSync({ previous: undefined, units, coverageEnd: current.coverageEnd });
   return { current, rebuilt, drift: summaryDiff(current, rebuilt) };
 }

@@ -38,6 +38,7 @@ import {
 import { NotLoadedList, type NotLoadedEntry } from './notLoaded';
 import type { AppendEvent, SessionRecord } from './parts';
 import { Projection, type ProjectedMessage } from './projection';
+import type { Redactor } from './redact';
 import { ANCHOR_KEY, GATE_KEY, type ReducedForm, type SnapshotStore, type ToolCompactionStore } from './store';
 import { StoredReductions } from './storedReductions';
 import { continuationQuestionTokens, type FoldInput, type Summarizer } from './summarizer';
@@ -92,8 +93,8 @@ export interface EngineOptions {
   readonly summaryCap?: number;
   /** Blocks sent after the Task Context and never reduced (the protected state). */
   readonly blocks?: readonly ContextBlock[];
-  /** Applied to every message the model is sent (secrets and personal data). */
-  readonly redact?: (text: string) => string;
+  /** Hides secrets and personal data in every message the model is sent, and in what the head quotes. */
+  readonly redactor: Redactor;
   /** The original-text channel (defaults to DEFAULT_RETRIEVAL). */
   readonly retrieval?: RetrievalOptions;
   /**
@@ -129,11 +130,11 @@ export class CompactionEngine {
     this.snapshots = options.snapshots;
     this.budget = options.budget;
     this.protectRecentSteps = options.protectRecentSteps ?? options.budget.protectRecentSteps ?? COMPACTION_PROTECT_RECENT_STEPS;
-    const { record, snapshots, budget, counter } = options;
+    const { record, snapshots, budget, counter, redactor } = options;
     this.view = new View({ record, counter, summaryCounter: options.summaryCounter, budget, cap: this.cap, protectRecentSteps: this.protectRecentSteps });
-    this.head = new Head({ record, snapshots, budget, counter, blocks: options.blocks ?? [], retrieval: options.retrieval ?? DEFAULT_RETRIEVAL });
-    this.projection = new Projection(record, options.redact);
-    this.stored = new StoredReductions(record, snapshots);
+    this.head = new Head({ record, snapshots, budget, counter, blocks: options.blocks ?? [], retrieval: options.retrieval ?? DEFAULT_RETRIEVAL, redactor });
+    this.projection = new Projection(record, redactor);
+    this.stored = new StoredReductions(record, snapshots, redactor);
     this.planner = new FoldPlanner({
       record,
       snapshots,
@@ -146,7 +147,7 @@ export class CompactionEngine {
       foldInput: (toUnit) => this.foldInput(toUnit),
     });
     this.log = new CompactionLog(snapshots);
-    this.notLoadedList = new NotLoadedList(record, this.view);
+    this.notLoadedList = new NotLoadedList(record, this.view, redactor);
   }
 
   // ---------------------------------------------------------------- measuring

@@ -47,8 +47,8 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
       return;
     }
   }
-  let key = subjectKey(line.text);
-  for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text)}-${n}`;
+  let key = subjectKey(line.text, b.redactor);
+  for (let n = 2; b.has(key); n++) key = `${subjectKey(line.text, b.redactor)}-${n}`;
   b.upsert(section, { ...line, key, origin });
 }
 

@@ -11,7 +11,6 @@ import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, words } from './digest';
 import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
-import { redact } from './redact';
 import { awaitedChoice, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
@@ -137,7 +136,7 @@ export class Fold {
       const split = splitUserText(part.text);
       if (split.interrupted) this.interrupted = part.record;
       if (split.words === '') continue;
-      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, split.words);
+      const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, this.b.redactor, split.words);
       this.b.requests.push(req);
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
       if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
@@ -158,7 +157,7 @@ export class Fold {
       if (this.status.startsWith('blocked:')) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
-        this.b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
+        this.b.upsert('Constraints', { key: topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
       }
     }
   }
@@ -173,7 +172,7 @@ export class Fold {
       // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
       const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;
       if (rejected) {
-        for (const why of rejected) this.failure('aider', 'error', clipChars(redact(why).text, 200), [part.record]);
+        for (const why of rejected) this.failure('aider', 'error', clipChars(this.b.redactor.redact(why).text, 200), [part.record]);
         continue;
       }
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
@@ -293,6 +292,7 @@ export class Fold {
     const code = exitCode(tool);
     const family = classifyTool(tool.name, tool.input).family;
     const cmd = shellCommand(tool);
+    const redactor = this.b.redactor;
     const counts = tool.output !== undefined ? testSummary(tool.output) : undefined;
     const failed =
       tool.isError ||
@@ -306,7 +306,7 @@ export class Fold {
     if (tool.output === undefined) return;
     // Only a failure, a command or a change names the call (a read that worked says nothing about itself).
     let labelText: string | undefined;
-    const label = (): string => (labelText ??= toolLabel(tool));
+    const label = (): string => (labelText ??= toolLabel(tool, redactor));
     // A test run's counts, when the tool is a command.
     const tests = cmd !== undefined ? counts : undefined;
     // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
@@ -316,7 +316,7 @@ export class Fold {
       const error = errorLine(tool.output);
       const at = raisedAt(tool.output);
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
-      const why = redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
+      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.failure(label(), codeText, why, sources);
@@ -325,15 +325,15 @@ export class Fold {
     }
     // What the command's output says, one finding per command (a later run supersedes it): a test run's
     // counts, a short answer, or what a command that worked still printed as wrong.
-    const commit = cmd !== undefined ? commitOf(cmd, tool.output) : undefined;
+    const commit = cmd !== undefined ? commitOf(cmd, tool.output, redactor) : undefined;
     // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
     const recorded = cmd !== undefined && (commit !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
-    const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output) : undefined;
-    const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output) : undefined;
+    const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output, redactor) : undefined;
+    const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output, redactor) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
-      const label60 = firstLine(redact(commandProper(cmd!)).text, 60, true);
-      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      const label60 = firstLine(redactor.redact(commandProper(cmd!)).text, 60, true);
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
@@ -354,10 +354,10 @@ export class Fold {
       } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
         // A command that replaced a failed one is said on the failure's line ("… → then `brew install
         // git-filter-repo` worked"): an "applied:" line would say it twice.
-        const description = toolDescription(tool);
+        const description = toolDescription(tool, redactor);
         const installed = tool.output !== undefined ? INSTALLED.exec(tool.output.slice(-4000))?.[0].trim() : undefined;
-        const outcome = installed ? ` → ${firstLine(redact(installed).text, 120)}` : '';
-        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
+        const outcome = installed ? ` → ${firstLine(redactor.redact(installed).text, 120)}` : '';
+        addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redactor.redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
       this.status = `last change: ${label()}`;
@@ -370,7 +370,7 @@ export class Fold {
    * model: …", the latest start wins).
    */
   private consoleEvents(output: string, sources: number[], record: number): void {
-    const said = (text: string): string => clipChars(redact(text.trim()).text, 100);
+    const said = (text: string): string => clipChars(this.b.redactor.redact(text.trim()).text, 100);
     for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) addStatement(this.b, 'Decisions', { text: `committed ${m[1]}: "${said(m[2]!)}"`, sources, priority: 2 }, 'exact');
     const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
     if (undo) {

@@ -11,6 +11,7 @@ import { KeyedMemo, type MemoEntry } from './memo';
 import { evidenceBlock } from './notLoaded';
 import type { SessionRecord } from './parts';
 import type { HeadPart } from './projection';
+import type { Redactor } from './redact';
 import { RetrievalIndex } from './retrieval';
 import { RETRIEVAL_KEY, type SnapshotEntry, type SnapshotStore } from './store';
 import { renderSummary, type SummaryState } from './summary';
@@ -59,6 +60,8 @@ export interface HeadOptions {
   /** Blocks sent after the Task Context and never reduced (the protected state). */
   readonly blocks: readonly ContextBlock[];
   readonly retrieval: RetrievalOptions;
+  /** Hides secrets in the passages and the folded calls the head quotes. */
+  readonly redactor: Redactor;
 }
 
 /** The head as rendered: its text and its blocks in order. */
@@ -85,7 +88,7 @@ export class Head {
   private readonly protectedBudget = new ProtectedBudget();
 
   constructor(private readonly options: HeadOptions) {
-    this.retrieval = new RetrievalBlock(options.record, options.snapshots, options.retrieval);
+    this.retrieval = new RetrievalBlock(options.record, options.snapshots, options.retrieval, options.redactor);
   }
 
   /** Things the user should be told (the protected state over its budget). */
@@ -155,7 +158,7 @@ export class Head {
     const blocks = this.options.blocks.map((b) => b.render(coverageEnd));
     if (!summary) return blocks;
     const retrieved = this.retrieval.text(coverageUnit, summary, this.options.budget.effective);
-    const evidence = this.evidence.get(coverageUnit, () => evidenceBlock(this.options.record.units, coverageUnit, coverageEnd, this.options.budget.effective));
+    const evidence = this.evidence.get(coverageUnit, () => evidenceBlock(this.options.record.units, coverageUnit, coverageEnd, this.options.budget.effective, this.options.redactor));
     return [...blocks, retrieved, evidence];
   }
 }
@@ -173,7 +176,7 @@ interface RetrievalCheckpoint {
  * prefix stays stable through the turns in between.
  */
 class RetrievalBlock {
-  private readonly index = new RetrievalIndex();
+  private readonly index: RetrievalIndex;
   /** The block, by the coverage it quotes from. */
   private readonly block = new KeyedMemo<number, string>();
 
@@ -181,7 +184,10 @@ class RetrievalBlock {
     private readonly record: SessionRecord,
     private readonly snapshots: SnapshotStore,
     private readonly options: RetrievalOptions,
-  ) {}
+    redactor: Redactor,
+  ) {
+    this.index = new RetrievalIndex(redactor);
+  }
 
   text(coverageUnit: number, summary: SummaryState, effective: number): string {
     return this.block.get(coverageUnit, () => {

@@ -8,7 +8,7 @@
 import { terms } from './retrieval';
 import { exitCode, shellCommand } from './tools';
 import type { Part, Unit } from './types';
-import { redact } from './redact';
+import type { Redactor } from './redact';
 
 export type MilestoneReason = 'tests-green' | 'todo-done' | 'user-next' | 'topic-switch' | 'high-value';
 
@@ -28,6 +28,9 @@ export class MilestoneDetector {
   private readonly failing = new Set<string>();
   private lastRequestTerms: Set<string> | undefined;
   private readonly found: Milestone[] = [];
+
+  /** `redactor` hides secrets in the words a milestone quotes. */
+  constructor(private readonly redactor: Redactor) {}
 
   get milestones(): readonly Milestone[] {
     return this.found;
@@ -50,7 +53,7 @@ export class MilestoneDetector {
     if (!text) return undefined;
     if (THANKS_NEXT.test(text)) {
       this.lastRequestTerms = terms(text);
-      return this.add({ record: part.record, reason: 'user-next', detail: redact(text.split('\n')[0]!.slice(0, 4096)).text.slice(0, 120) });
+      return this.add({ record: part.record, reason: 'user-next', detail: this.redactor.redact(text.split('\n')[0]!.slice(0, 4096)).text.slice(0, 120) });
     }
     const now = terms(text);
     const before = this.lastRequestTerms;
@@ -59,7 +62,7 @@ export class MilestoneDetector {
     let shared = 0;
     for (const t of now) if (before.has(t)) shared++;
     if (shared / Math.min(before.size, now.size) < TOPIC_OVERLAP) {
-      return this.add({ record: part.record, reason: 'topic-switch', detail: redact(text.split('\n')[0]!.slice(0, 4096)).text.slice(0, 120) });
+      return this.add({ record: part.record, reason: 'topic-switch', detail: this.redactor.redact(text.split('\n')[0]!.slice(0, 4096)).text.slice(0, 120) });
     }
     return undefined;
   }

@@ -7,7 +7,7 @@
  */
 import { PrefixFold } from './memo';
 import type { SessionRecord } from './parts';
-import { redact } from './redact';
+import type { Redactor } from './redact';
 import { shellCommand, toolSubject } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 import type { View } from './view';
@@ -54,19 +54,19 @@ const EVIDENCE_MAX = 20;
  * first file it touched), secrets hidden before the subject is cut (a cut
  * token no longer looks like one); `ellipsis` marks a cut.
  */
-export function callLabel(tool: ToolInvocation, max = 120, ellipsis = true): { tool: string; subject?: string } {
+export function callLabel(tool: ToolInvocation, redactor: Redactor, max = 120, ellipsis = true): { tool: string; subject?: string } {
   const subject = toolSubject(tool);
   if (subject === undefined || subject === '') return { tool: tool.name };
-  const shown = redact(subject.slice(0, 4096)).text;
+  const shown = redactor.redact(subject.slice(0, 4096)).text;
   if (shown.length <= max) return { tool: tool.name, subject: shown };
   return { tool: tool.name, subject: ellipsis ? `${shown.slice(0, max - 1)}…` : shown.slice(0, max) };
 }
 
 /** A folded call as the head's evidence block names it: `Bash \`npm test\``, `Read src/a.ts`. */
-function evidenceLabel(part: Part): string {
+function evidenceLabel(part: Part, redactor: Redactor): string {
   const tool = part.tool!;
   const command = shellCommand(tool) !== undefined;
-  const { subject } = callLabel(tool, command ? 80 : Number.POSITIVE_INFINITY, false);
+  const { subject } = callLabel(tool, redactor, command ? 80 : Number.POSITIVE_INFINITY, false);
   if (subject === undefined) return tool.name;
   return command ? `${tool.name} \`${subject}\`` : `${tool.name} ${subject}`;
 }
@@ -76,7 +76,7 @@ function evidenceLabel(part: Part): string {
  * calls (of units before `coverageUnit`, records before `coverageEnd`), each
  * with how to get it back ('' when nothing was folded).
  */
-export function evidenceBlock(units: readonly Unit[], coverageUnit: number, coverageEnd: number, effective: number): string {
+export function evidenceBlock(units: readonly Unit[], coverageUnit: number, coverageEnd: number, effective: number, redactor: Redactor): string {
   const folded: string[] = [];
   let more = false;
   for (let i = coverageUnit - 1; i >= 0 && !more; i--) {
@@ -88,7 +88,7 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
         more = true;
         break;
       }
-      folded.push(`- view_tool_call("${part.address.slice(5)}"): ${evidenceLabel(part)} (folded, r${part.record})`);
+      folded.push(`- view_tool_call("${part.address.slice(5)}"): ${evidenceLabel(part, redactor)} (folded, r${part.record})`);
     }
   }
   let text = '';
@@ -120,6 +120,7 @@ export class NotLoadedList {
   constructor(
     private readonly record: SessionRecord,
     private readonly view: View,
+    private readonly redactor: Redactor,
   ) {
     this.folded = new PrefixFold((span, from, to) => this.foldedSpan(span ?? { spanTokens: 0, entries: [] }, from, to));
   }
@@ -153,7 +154,7 @@ export class NotLoadedList {
           how: form.how,
           recover: form.recover ?? 'not recoverable by the model (dropped by the tool\'s own declaration)',
         };
-        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId, ...callLabel(part.tool) } : entry);
+        out.push(part.tool ? { ...entry, toolCallId: part.tool.callId, ...callLabel(part.tool, this.redactor) } : entry);
       }
     }
     return out;
@@ -167,7 +168,7 @@ export class NotLoadedList {
         const tokens = this.view.rawTokens(part);
         span.spanTokens += tokens;
         if (part.kind === 'tool' && part.tool) {
-          span.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, ...callLabel(part.tool), record: part.record, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
+          span.entries.push({ address: part.address, kind: 'tool', toolCallId: part.tool.callId, ...callLabel(part.tool, this.redactor), record: part.record, tokens, how: 'folded', recover: `view_tool_call("${part.tool.callId}")` });
         }
       }
     }

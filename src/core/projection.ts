@@ -6,6 +6,7 @@
  */
 import { KeyedMemo, type RevisedView } from './memo';
 import type { SessionRecord } from './parts';
+import type { Redactor } from './redact';
 import type { ReducedForm } from './store';
 import { renderToolInput } from './tools';
 import type { ToolInvocation, Unit } from './types';
@@ -94,8 +95,8 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
 }
 
 /** A message with secrets hidden; the structured form carries the same text and is redacted alike, never dropped. */
-export function redactMessage(m: ProjectedMessage, redact: ((text: string) => string) | undefined): ProjectedMessage {
-  if (!redact) return m;
+export function redactMessage(m: ProjectedMessage, redactor: Redactor): ProjectedMessage {
+  const redact = (text: string): string => redactor.redact(text).text;
   const content = redact(m.content);
   if (content === m.content) return m;
   return {
@@ -140,10 +141,10 @@ export class Projection {
   private unchangedCount = 0;
   private projectionCount = 0;
 
-  /** `redact` is applied to every message (secrets and personal data). */
+  /** `redactor` is applied to every message (secrets and personal data). */
   constructor(
     private readonly record: SessionRecord,
-    private readonly redact: ((text: string) => string) | undefined,
+    private readonly redactor: Redactor,
   ) {}
 
   /** An append changed unit `unitIndex`: it is rendered again at the next projection. */
@@ -153,7 +154,7 @@ export class Projection {
 
   /** The messages sent to the model: the head (its text and blocks), then the raw or reduced tail. */
   project(head: { readonly text: string; readonly parts: readonly HeadPart[] }, coverageUnit: number, forms: RevisedView<string, ReducedForm>): ProjectedMessage[] {
-    const message = head.text === '' ? undefined : this.headMessage.get(head.text, () => redactMessage({ role: 'user', content: head.text, head: head.parts }, this.redact));
+    const message = head.text === '' ? undefined : this.headMessage.get(head.text, () => redactMessage({ role: 'user', content: head.text, head: head.parts }, this.redactor));
     const { messages: tail, kept } = this.tailView(coverageUnit, forms);
     const sameHead = message === this.projectedHead;
     this.projectedHead = message;
@@ -231,7 +232,7 @@ export class Projection {
     if (cached && cached.unit === unit && cached.lastRecord === unit.lastRecord && cached.parts === unit.parts.length && sameForms(unit, cached.forms, forms)) return cached.messages;
     // Every part's form: a text part has one too once the last guard clipped it.
     const current = unit.parts.map((part) => forms.get(part.address));
-    const messages = renderUnit(unit, (address) => forms.get(address)).map((m) => redactMessage(m, this.redact));
+    const messages = renderUnit(unit, (address) => forms.get(address)).map((m) => redactMessage(m, this.redactor));
     this.unitViews.set(i, { unit, lastRecord: unit.lastRecord, parts: unit.parts.length, forms: current, messages });
     return messages;
   }

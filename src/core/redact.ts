@@ -1,7 +1,10 @@
 /**
  * Secret and personal-data redaction. Everything that leaves the raw record (a
  * summary, a state fact, a retrieval index, the panel, the projected context)
- * passes through `redact` first; the raw record keeps the original.
+ * passes through the redactor first; the raw record keeps the original. The
+ * core sees the port `Redactor`; `SecretRedactor` is the implementation over
+ * the rule tables, built once at each composition root (the extension, the
+ * CLI, the evaluation, the benchmarks) and passed in, as the token counter is.
  *
  * Design, so that 50 MB of tool output costs a few linear passes and nothing
  * ever backtracks:
@@ -28,8 +31,8 @@
  * (`password=[REDACTED:password:ab12cd]`), a URL keeps its user and host.
  * Existing `[REDACTED…]` markers are never touched, so `redact` is idempotent.
  *
- * This file is the entry: `redact`, `containsSecret` and how overlapping
- * candidates are settled. The detectors run over one shared scanner
+ * This file is the entry: `SecretRedactor` (`redact`, `containsSecret`) and
+ * how overlapping candidates are settled. The detectors run over one shared scanner
  * (secretScanner.ts): prefixed tokens and private keys (secretTokens.ts),
  * labelled values (secretLabels.ts), credentials in URLs and command lines
  * (secretCredentials.ts), personal data (personalData.ts).
@@ -57,31 +60,57 @@ export interface RedactionResult {
   readonly redactions: readonly Redaction[];
 }
 
+/** Hides secrets and personal data in text: the port the core and its callers are given. */
+export interface Redactor {
+  redact(text: string): RedactionResult;
+  containsSecret(text: string): boolean;
+}
+
 /**
- * Replaces every secret with a placeholder like `[REDACTED:api-key:3f9a1c]`
- * (the id is a short hash of the value so equal secrets match and the
- * placeholder reveals nothing). Linear time; safe on 50 MB inputs. Returns the
- * input unchanged (the same string) when nothing matched.
+ * The redactor of the rule tables: anchors, detectors and placeholders as this
+ * file and its detectors describe them. Pure and stateless; built once at each
+ * composition root and passed to everything that hides secrets.
  */
-export function redact(text: string): RedactionResult {
-  let chosen = detect(text);
-  if (chosen.length === 0) return { text, redactions: [] };
-  let out = render(text, chosen);
-  // Replacing a secret can change what its neighbour sees: `KEY-----xoxb-…`
-  // hides the Slack token behind a `-` until the key before it becomes
-  // `[REDACTED:…]`. Scanning the output again (the placeholders are protected,
-  // so only original text is searched) until nothing new turns up makes
-  // `redact` idempotent. It costs one more pass, over texts that had a secret
-  // only; the chain is cut off after a few rounds.
-  for (let round = 0; round < 4; round++) {
-    const more = detect(out.text);
-    if (more.length === 0) break;
-    const growth = growthBefore(out.redactions);
-    const redactions = out.redactions;
-    chosen = mergeSorted(chosen, more.map((c) => toOriginal(c, redactions, growth)));
-    out = render(text, chosen);
+export class SecretRedactor implements Redactor {
+  /**
+   * Replaces every secret with a placeholder like `[REDACTED:api-key:3f9a1c]`
+   * (the id is a short hash of the value so equal secrets match and the
+   * placeholder reveals nothing). Linear time; safe on 50 MB inputs. Returns the
+   * input unchanged (the same string) when nothing matched.
+   */
+  redact(text: string): RedactionResult {
+    let chosen = detect(text);
+    if (chosen.length === 0) return { text, redactions: [] };
+    let out = render(text, chosen);
+    // Replacing a secret can change what its neighbour sees: `KEY-----xoxb-…`
+    // hides the Slack token behind a `-` until the key before it becomes
+    // `[REDACTED:…]`. Scanning the output again (the placeholders are protected,
+    // so only original text is searched) until nothing new turns up makes
+    // `redact` idempotent. It costs one more pass, over texts that had a secret
+    // only; the chain is cut off after a few rounds.
+    for (let round = 0; round < 4; round++) {
+      const more = detect(out.text);
+      if (more.length === 0) break;
+      const growth = growthBefore(out.redactions);
+      const redactions = out.redactions;
+      chosen = mergeSorted(chosen, more.map((c) => toOriginal(c, redactions, growth)));
+      out = render(text, chosen);
+    }
+    return out;
   }
-  return out;
+
+  /** Fast check without building the output: true exactly when `redact` would change the text. */
+  containsSecret(text: string): boolean {
+    if (text.length === 0) return false;
+    const scanner = new Scanner(text);
+    let found = false;
+    scanSecrets(scanner, (start, end) => {
+      if (scanner.isProtected(start, end)) return false;
+      found = true;
+      return true;
+    });
+    return found;
+  }
 }
 
 /** The chosen (non-overlapping, sorted) candidates in `text`, outside existing markers. */
@@ -147,19 +176,6 @@ function mergeSorted(a: readonly Candidate[], b: readonly Candidate[]): Candidat
     else out.push(b[j++]!);
   }
   return out;
-}
-
-/** Fast check without building the output: true exactly when `redact` would change the text. */
-export function containsSecret(text: string): boolean {
-  if (text.length === 0) return false;
-  const scanner = new Scanner(text);
-  let found = false;
-  scanSecrets(scanner, (start, end) => {
-    if (scanner.isProtected(start, end)) return false;
-    found = true;
-    return true;
-  });
-  return found;
 }
 
 /** The placeholder that replaces a secret of `kind` whose id is `id`. */

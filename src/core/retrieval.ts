@@ -8,7 +8,7 @@
  * is a plain idf sum over the distinct query terms a passage contains; ties go
  * to the newer passage. Deterministic.
  */
-import { redact } from './redact';
+import type { Redactor } from './redact';
 import type { Unit } from './types';
 
 /** Longest passage quoted; longer texts are split at line boundaries. */
@@ -67,6 +67,9 @@ export class RetrievalIndex {
   private readonly passages: Passage[] = [];
   private readonly postings = new Map<string, number[]>();
   private indexedUnits = 0;
+
+  /** `redactor` hides secrets in the passages a block quotes. */
+  constructor(private readonly redactor: Redactor) {}
 
   /** Units indexed so far (a prefix of the record). */
   get indexed(): number {
@@ -150,7 +153,7 @@ export class RetrievalIndex {
       '## Retrieved from the record',
       'Original text of folded records most relevant to the current request, word for word:',
       // Quoted evidence, never structure: a heading inside a passage ("### Constraints") is shown as quoted text.
-      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`)),
+      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${this.redactor.redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`)),
     ].join('\n');
   }
 }

@@ -9,8 +9,8 @@ import { summaryCapFor, type Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type ProjectedMessage, type RetrievalOptions, type StepReport } from './engine';
 import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
 import { SessionRecord } from './parts';
-import { redact } from './redact';
 import { MilestoneDetector, type Milestone } from './milestones';
+import type { Redactor } from './redact';
 import { FactSchema, ProtectedState, type Fact } from './state';
 import {
   InMemorySnapshotStore,
@@ -34,6 +34,8 @@ import { messageOf } from './errors';
 export interface SessionOptions {
   readonly budget: Budget;
   readonly counter: TokenCounter;
+  /** Hides secrets and personal data in everything that leaves the raw record (built once at the composition root). */
+  readonly redactor: Redactor;
   readonly summarizer?: Summarizer;
   readonly snapshots?: SnapshotStore;
   readonly tools?: ToolCompactionStore;
@@ -69,11 +71,12 @@ export interface ToolCallView {
 
 export class CompactionSession {
   readonly record: SessionRecord;
-  readonly artifacts = new ArtifactIndex();
+  readonly redactor: Redactor;
+  readonly artifacts: ArtifactIndex;
   /** The protected state channel: facts with sources, versions and write rules. */
-  readonly state = new ProtectedState();
+  readonly state: ProtectedState;
   /** Stable points beyond the watermark (tests green again, "thanks, next", a topic switch…). */
-  readonly milestones = new MilestoneDetector();
+  readonly milestones: MilestoneDetector;
   readonly snapshots: SnapshotStore;
   readonly tools: ToolCompactionStore;
   readonly counter: CachedTokenCounter;
@@ -81,6 +84,11 @@ export class CompactionSession {
 
   constructor(private readonly options: SessionOptions) {
     this.record = new SessionRecord(options.rewound);
+    const { redactor } = options;
+    this.redactor = redactor;
+    this.artifacts = new ArtifactIndex(redactor);
+    this.state = new ProtectedState(redactor);
+    this.milestones = new MilestoneDetector(redactor);
     this.counter = new CachedTokenCounter(options.counter);
     const lines = new SummaryLineCounter(options.counter);
     this.snapshots = options.snapshots ?? new InMemorySnapshotStore();
@@ -91,8 +99,8 @@ export class CompactionSession {
       record: this.record,
       snapshots: this.snapshots,
       tools: this.tools,
-      summarizer: options.summarizer ?? new ExtractiveSummarizer(lines, cap),
-      fallback: new StaticCheckpointSummarizer(lines, cap),
+      summarizer: options.summarizer ?? new ExtractiveSummarizer(lines, redactor, cap),
+      fallback: new StaticCheckpointSummarizer(lines, redactor, cap),
       summaryCounter: lines,
       counter: this.counter,
       budget: options.budget,
@@ -101,7 +109,7 @@ export class CompactionSession {
       summaryCap: cap,
       ...(options.retrieval ? { retrieval: options.retrieval } : {}),
       ...(options.background ? { background: options.background } : {}),
-      redact: (text: string) => redact(text).text,
+      redactor,
       blocks: [{ render: (coverageEnd: number) => state.render(coverageEnd), get revision() { return state.changeRevision; } }],
     });
   }

@@ -18,7 +18,7 @@
 import { FACT_STATUSES, FACT_TYPES, WRITERS } from './factKinds';
 import * as z from './schema';
 import { contentHash } from './hash';
-import { containsSecret, redact } from './redact';
+import type { Redactor } from './redact';
 import { CHOICE_CUE, classifySentence, splitThoughts } from './classify';
 import { resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
@@ -91,9 +91,9 @@ function significantWords(text: string): Set<string> {
  * opening up to GOAL_MAX_CHARS (cut at a word boundary) and says where the
  * rest is.
  */
-function goalOf(words: string, record: number): string {
+function goalOf(words: string, record: number, redactor: Redactor): string {
   // Hidden before it is cut: a token cut in half no longer looks like one.
-  const text = redact(askText(words)).text;
+  const text = redactor.redact(askText(words)).text;
   if (text.length <= GOAL_MAX_CHARS) return text;
   const cut = text.slice(0, GOAL_MAX_CHARS);
   const space = cut.lastIndexOf(' ');
@@ -152,6 +152,9 @@ export class ProtectedState {
   private readonly conflictLog: Conflict[] = [];
   private changes = 0;
 
+  /** `redactor` hides secrets and personal data in every fact written (the raw record keeps them). */
+  constructor(readonly redactor: Redactor) {}
+
   /** Bumped on every change, so a renderer can tell when to measure again. */
   get revision(): number {
     return this.versions.revision;
@@ -186,7 +189,7 @@ export class ProtectedState {
   private write(fact: Fact): Fact {
     // Secrets and personal data never enter a fact (the raw record keeps them).
     // Typed internally; FactSchema validates at the boundaries (parseFacts).
-    const written = containsSecret(fact.value) ? { ...fact, value: redact(fact.value).text } : fact;
+    const written = this.redactor.containsSecret(fact.value) ? { ...fact, value: this.redactor.redact(fact.value).text } : fact;
     const isNew = !this.versions.has(written.id);
     this.track(written);
     // A change the block can show re-renders it: not a fact it never shows (a goal asked again), nor a
@@ -207,7 +210,7 @@ export class ProtectedState {
   }
 
   private create(type: FactType, text: string, source: number, writer: Fact['writer'], status: Fact['status'], reason: string): Fact | undefined {
-    const value = containsSecret(text) ? redact(text).text : text;
+    const value = this.redactor.containsSecret(text) ? this.redactor.redact(text).text : text;
     const id = factId(type, value);
     const existing = this.versions.get(id);
     if (existing) {
@@ -256,7 +259,7 @@ export class ProtectedState {
     }
     const own = message.quoted.own;
     const text = own === '' ? words : own;
-    this.create('goal', goalOf(text, part.record), part.record, 'user', 'active', 'the user asked');
+    this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
     // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
     if (liftsReadOnly(text)) {
       for (const f of this.active()) {
@@ -313,7 +316,7 @@ export class ProtectedState {
       }
       const cmd = shellCommand(tool);
       if (cmd !== undefined && code === 0) {
-        this.create('completed_effect', `\`${redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
+        this.create('completed_effect', `\`${this.redactor.redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
       }
     }
     // Instructions inside tool output never become rules on their own. One native
@@ -345,7 +348,7 @@ export class ProtectedState {
       if (content === '') continue;
       const value = `plan: ${content}`;
       listed.add(value);
-      const existing = this.versions.get(factId('open_issue', containsSecret(value) ? redact(value).text : value));
+      const existing = this.versions.get(factId('open_issue', this.redactor.containsSecret(value) ? this.redactor.redact(value).text : value));
       if (item.status === 'completed') {
         if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
       } else if (!existing || existing.status !== 'active') {
@@ -357,7 +360,7 @@ export class ProtectedState {
       const fact = this.versions.get(id);
       if (fact?.status === 'active' && !listed.has(fact.value)) this.change(id, { status: 'superseded' }, 'dropped from the plan (todo)', record);
     }
-    for (const value of listed) this.planItems.add(factId('open_issue', containsSecret(value) ? redact(value).text : value));
+    for (const value of listed) this.planItems.add(factId('open_issue', this.redactor.containsSecret(value) ? this.redactor.redact(value).text : value));
   }
 
   private readonly planItems = new Set<string>();
@@ -476,7 +479,7 @@ export class ProtectedState {
     lines.push({ section: 'Current state', key: 'current', text: `${summary.current.status} ${summary.current.next}` });
     for (const fact of this.active()) {
       if (fact.type === 'constraint') {
-        const key = topicKey(fact.value);
+        const key = topicKey(fact.value, this.redactor);
         for (const l of lines) {
           if (l.section !== 'Constraints' || l.text === fact.value) continue;
           if (l.key === key || (WEAKENERS.test(l.text) && [...significantWords(fact.value)].filter((w) => significantWords(l.text).has(w)).length >= 2)) {
@@ -560,8 +563,8 @@ export function parseFacts(value: unknown): Fact[] {
 }
 
 /** Rebuilds the state of a session from its units (for the drift check and the stress test). */
-export function stateFromUnits(units: readonly Unit[]): ProtectedState {
-  const state = new ProtectedState();
+export function stateFromUnits(units: readonly Unit[], redactor: Redactor): ProtectedState {
+  const state = new ProtectedState(redactor);
   for (const unit of units) state.observeUnit(unit);
   return state;
 }

@@ -28,7 +28,7 @@ const WRITER_RANK: Record<Fact['writer'], number> = { user: 3, policy: 2, tool: 
  * The result does not depend on the order of the two branches.
  */
 export function fork(state: ProtectedState): ProtectedState {
-  const copy = new ProtectedState();
+  const copy = new ProtectedState(state.redactor);
   copy.restore(state.audit());
   return copy;
 }
@@ -62,7 +62,7 @@ export function mergeStates(base: ProtectedState, a: ProtectedState, b: Protecte
     const inBase = Number(baseFacts.has(q.id)) - Number(baseFacts.has(p.id));
     return inBase || Math.min(...p.sources) - Math.min(...q.sources) || (p.id < q.id ? -1 : p.id > q.id ? 1 : 0);
   });
-  const merged = new ProtectedState();
+  const merged = new ProtectedState(base.redactor);
   merged.restore(chosen);
   return { state: merged, conflicts };
 }

@@ -8,6 +8,7 @@
  */
 import { KeyedMemo, PrefixFold } from './memo';
 import type { SessionRecord } from './parts';
+import type { Redactor } from './redact';
 import { FLOOR_PREFIX, floorKey, parseFloorKey, type ReducedForm, type SnapshotStore } from './store';
 import { protectedFromRaw, resetDrift, type ProtectedLines } from './summarizer';
 import type { SummaryState } from './summary';
@@ -46,8 +47,9 @@ export class StoredReductions {
   constructor(
     private readonly record: SessionRecord,
     private readonly snapshots: SnapshotStore,
+    private readonly redactor: Redactor,
   ) {
-    this.protectedLines = new PrefixFold((lines, from, to) => protectedFromRaw(this.record.units.slice(from, to), lines));
+    this.protectedLines = new PrefixFold((lines, from, to) => protectedFromRaw(this.record.units.slice(from, to), redactor, lines));
   }
 
   /** Keeps the reduced form of a part. */
@@ -103,7 +105,7 @@ export class StoredReductions {
     if (summary) {
       const stored = summary;
       summary = this.repaired.get({ stored, coverageUnit }, () => {
-        const reset = resetDrift(stored, this.protectedLines.upTo(coverageUnit));
+        const reset = resetDrift(stored, this.protectedLines.upTo(coverageUnit), this.redactor);
         drifted = reset.drifted;
         return reset.state;
       });

@@ -26,6 +26,7 @@ import { sentencesOf } from './classify';
 import type { ProjectedMessage } from './engine';
 import { countReferences, dedupe, mergeRestated } from './factLines';
 import { Fold } from './fold';
+import type { Redactor } from './redact';
 import { emptySummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from './summary';
 import { enforceCap, gistWordsFor } from './summaryCap';
 import type { TokenCounter } from './tokens';
@@ -82,7 +83,11 @@ abstract class LocalSummarizer implements Summarizer {
   abstract readonly name: string;
   protected readonly counter: SummaryLineCounter;
 
-  constructor(counter: TokenCounter, protected readonly cap?: number) {
+  constructor(
+    counter: TokenCounter,
+    protected readonly redactor: Redactor,
+    protected readonly cap?: number,
+  ) {
     this.counter = counter instanceof SummaryLineCounter ? counter : new SummaryLineCounter(counter);
   }
 
@@ -98,7 +103,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
 
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
-    const b = new SummaryBuilder(previous);
+    const b = new SummaryBuilder(previous, this.redactor);
     const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS));
     for (const unit of input.units) {
       if (unit.kind === 'user') fold.user(unit);
@@ -109,7 +114,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     mergeRestated(b);
     countReferences(b, input.units);
     const state = b.build(input.coverageEnd, previous.folds + 1);
-    return enforceCap(state, this.counter, input.cap ?? this.cap).state;
+    return enforceCap(state, this.counter, this.redactor, input.cap ?? this.cap).state;
   }
 }
 
@@ -123,18 +128,18 @@ export class StaticCheckpointSummarizer extends LocalSummarizer {
 
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
-    const b = new SummaryBuilder(previous);
+    const b = new SummaryBuilder(previous, this.redactor);
     let actions = 0;
     let lastAsk = previous.current.goal;
     for (const unit of input.units) {
       if (unit.kind === 'step') b.offer = offerOf(unit) ?? b.offer;
       for (const part of unit.parts) {
         if (unit.kind === 'user' && isRequestText(part.text)) {
-          const req = resolvedRequest(b.requests.length + 1, part, b.offer);
+          const req = resolvedRequest(b.requests.length + 1, part, b.offer, b.redactor);
           b.requests.push(req);
           lastAsk = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
           for (const c of extractConstraints(part.text)) {
-            if (c.safety) b.upsert('Constraints', { key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
+            if (c.safety) b.upsert('Constraints', { key: topicKey(c.sentence, b.redactor), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
           }
         }
         if (part.kind === 'tool') actions++;
@@ -147,6 +152,6 @@ export class StaticCheckpointSummarizer extends LocalSummarizer {
       status: `checkpoint: ${actions} tool action(s) in records ${first}–${Math.max(first, input.coverageEnd - 1)} folded without a summary`,
       next: previous.current.next,
     };
-    return enforceCap(b.build(input.coverageEnd, previous.folds + 1), this.counter, input.cap ?? this.cap).state;
+    return enforceCap(b.build(input.coverageEnd, previous.folds + 1), this.counter, this.redactor, input.cap ?? this.cap).state;
   }
 }

@@ -9,7 +9,7 @@
  * (summaryCap.ts). How the head is laid out across folds is summaryLayout.ts.
  */
 import { relativeTo, workspaceRootOf } from './paths';
-import { containsSecret, redact } from './redact';
+import type { Redactor } from './redact';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
 
 export const SECTION_NAMES = [
@@ -121,7 +121,11 @@ export class SummaryBuilder {
   offer: SummaryState['offer'];
   readonly root: string | undefined;
 
-  constructor(from: SummaryState) {
+  /** `redactor` hides secrets in every line added and in Current state; the fold's parts use it too. */
+  constructor(
+    from: SummaryState,
+    readonly redactor: Redactor,
+  ) {
     this.offer = from.offer;
     this.root = from.root;
     this.requests = [...from.requests];
@@ -143,7 +147,7 @@ export class SummaryBuilder {
    */
   upsert(section: FactSection, raw: FactLine): void {
     // Secrets and personal data never enter a summary (the raw record keeps them).
-    const line: FactLine = containsSecret(raw.text) ? { ...raw, text: redact(raw.text).text } : raw;
+    const line: FactLine = this.redactor.containsSecret(raw.text) ? { ...raw, text: this.redactor.redact(raw.text).text } : raw;
     // A key whose statement was grouped in Archived is superseded there too: its gist leaves the group.
     this.dropArchivedMember(line.key);
     for (const name of FACT_SECTIONS) {
@@ -207,7 +211,7 @@ export class SummaryBuilder {
   }
 
   build(coverageEnd: number, folds: number): SummaryState {
-    const clean = (t: string): string => (containsSecret(t) ? redact(t).text : t);
+    const clean = (t: string): string => (this.redactor.containsSecret(t) ? this.redactor.redact(t).text : t);
     const c = this.current;
     const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
     // The offer is kept in the stored summary: it is kept with secrets hidden, like every line.
@@ -218,7 +222,7 @@ export class SummaryBuilder {
       facts: this.facts,
       current,
       folds,
-      ...(this.offer ? { offer: { record: this.offer.record, text: redact(this.offer.text).text } } : {}),
+      ...(this.offer ? { offer: { record: this.offer.record, text: this.redactor.redact(this.offer.text).text } } : {}),
       ...(root ? { root } : {}),
     };
   }

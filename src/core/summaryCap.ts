@@ -8,6 +8,7 @@
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { gistOf, GIST_WORDS, salience, words } from './digest';
 import { ARCHIVED_FROM, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type SummaryState } from './summary';
+import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
 
 /**
@@ -130,12 +131,13 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
 export function enforceCap(
   state: SummaryState,
   counter: TokenCounter,
+  redactor: Redactor,
   cap: number = ROLLING_SUMMARY_BUDGET_TOKENS,
 ): { state: SummaryState; report: CapReport } {
   const lines = counter instanceof SummaryLineCounter ? counter : new SummaryLineCounter(counter);
   let tokens = lines.countSummary(state);
   if (tokens <= cap) return { state, report: { demoted: 0, tokens, overCap: false } };
-  const b = new SummaryBuilder(state);
+  const b = new SummaryBuilder(state, redactor);
   let demoted = 0;
   const measure = (): number => lines.countSummary(b.build(state.coverageEnd, state.folds));
   const lineTokens = (l: FactLine): number => lines.count(`- ${formatFact(l)}`);

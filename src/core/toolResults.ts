@@ -5,7 +5,7 @@
  * edit's changed line, a todo tool's plan.
  */
 import { clipChars, handles } from './digest';
-import { redact } from './redact';
+import type { Redactor } from './redact';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
 import { fileTouches, shellCommand } from './tools';
 import type { ToolInvocation } from './types';
@@ -28,12 +28,12 @@ export const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([
  * that is unusual (unsigned, amended, forced). A milestone the next step
  * builds on.
  */
-export function commitOf(cmd: string, output: string): string | undefined {
+export function commitOf(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
   if (!head) return undefined;
   const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
-  const message = clipChars(redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
+  const message = clipChars(redactor.redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
 }
 
@@ -101,7 +101,7 @@ const QUERY_COMMAND =
  * an observed fact the agent may never restate; a long one is evidence (the
  * record keeps it, the agent's own words say what it meant).
  */
-export function observation(cmd: string, output: string): string | undefined {
+export function observation(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
   // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`) is no output.
   const echoed = (l: string): boolean => {
@@ -115,7 +115,7 @@ export function observation(cmd: string, output: string): string | undefined {
   const text = lines.join('; ');
   if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
   if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
-  return redact(text).text;
+  return redactor.redact(text).text;
 }
 
 /** A line of `ls -l`: mode bits, links, owner, size, date, then the name. */
@@ -163,15 +163,15 @@ const NOTICE_MAX_LINES = 15;
  * output, a warning ("Using ABI version 14 instead"). A query prints what it
  * found (errors in a log it read included), so it has no notice.
  */
-export function outputNotice(cmd: string, output: string): string | undefined {
+export function outputNotice(cmd: string, output: string, redactor: Redactor): string | undefined {
   // `find … -exec`, `… | xargs`: the query runs other commands, whose errors are theirs.
   const runsOthers = /\s-exec(?:dir)?\s|\|\s*xargs\b/.test(cmd);
   if ((QUERY_COMMAND.test(commandProper(cmd).trim()) && !runsOthers) || SILENT_COMMAND.test(cmd.trim())) return undefined;
   const lines = outputLines(output);
-  if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redact(errorLine(output)).text}`;
+  if (OUTPUT_ERROR.test(lines.join('\n'))) return `printed an error: ${redactor.redact(errorLine(output)).text}`;
   if (lines.length > NOTICE_MAX_LINES) return undefined;
   const warning = lines.find((l) => WARNING_LINE.test(l) && !/^npm WARN deprecated\b/i.test(l) && !GIT_EOL_NOTICE.test(l));
-  return warning !== undefined ? `warned: ${redact(clipChars(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
+  return warning !== undefined ? `warned: ${redactor.redact(clipChars(warning.replace(/^\[?(?:warning|warn)\]?(?:\[[\w-]+\])?\s*[:!]?\s*/i, ''), 200)).text}` : undefined;
 }
 
 /** Git's notice that it will convert a file's line endings ("LF will be replaced by CRLF the next time Git touches it"): routine on Windows, never a fact. */
@@ -194,11 +194,11 @@ export const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Inst
 /** Commands that undo work: a discarded change is an approach ruled out. */
 export const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
 
-export function toolDescription(tool: ToolInvocation): string | undefined {
+export function toolDescription(tool: ToolInvocation, redactor: Redactor): string | undefined {
   const input = tool.input;
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const d = (input as Record<string, unknown>).description;
-    if (typeof d === 'string' && d.trim().length >= 6) return clipChars(redact(d.trim()).text, 120);
+    if (typeof d === 'string' && d.trim().length >= 6) return clipChars(redactor.redact(d.trim()).text, 120);
   }
   return undefined;
 }
@@ -217,12 +217,12 @@ export function commandProper(cmd: string): string {
   return cmd.replace(/^(?:\s*(?:cd|pushd|source|\.)\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*)+/, '');
 }
 
-export function toolLabel(tool: ToolInvocation): string {
+export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   const cmd = shellCommand(tool);
   // Secrets are hidden before the label is cut: a cut token would no longer look like one.
-  if (cmd !== undefined) return `\`${firstLine(redact(commandProper(cmd)).text, LABEL_CHARS, true)}\``;
+  if (cmd !== undefined) return `\`${firstLine(redactor.redact(commandProper(cmd)).text, LABEL_CHARS, true)}\``;
   const touches = fileTouches(tool);
-  if (touches.length) return `${tool.name} ${redact(touches[0]!.path).text}`;
+  if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
   return tool.name;
@@ -278,7 +278,7 @@ export function editTexts(tool: ToolInvocation): { old: string; new: string } | 
 }
 
 /** The first line an edit changed, as `old` → `new` (each clipped): the patch coordinate a reader needs. */
-export function changedLine(before: string, after: string): string | undefined {
+export function changedLine(before: string, after: string, redactor: Redactor): string | undefined {
   const a = before.split('\n').map((l) => l.trim());
   const b = after.split('\n').map((l) => l.trim());
   let i = 0;
@@ -286,7 +286,7 @@ export function changedLine(before: string, after: string): string | undefined {
   const old = a[i] ?? '';
   const now = b[i] ?? '';
   if (old === '' && now === '') return undefined;
-  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redact(t).text.replace(/`/g, "'"), 70)}\``);
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
 }
 

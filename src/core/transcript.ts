@@ -16,7 +16,7 @@
 
 import type { RawRecord, RecordRole } from './types';
 import { userWords } from './harness';
-import { redact } from './redact';
+import type { Redactor } from './redact';
 import { messageOf } from './errors';
 
 export type TranscriptFormat = 'interchange' | 'claude-code';
@@ -63,7 +63,7 @@ const ROLES: ReadonlySet<string> = new Set<RecordRole>(['system', 'user', 'assis
 const TITLE_MAX = 80;
 const DETAIL_MAX = 120;
 
-export function parseTranscript(text: string): ParsedTranscript {
+export function parseTranscript(text: string, redactor: Redactor): ParsedTranscript {
   const lines = splitLines(text);
   if (lines.length === 0) {
     throw new TranscriptError('no usable record in transcript (empty file)');
@@ -100,7 +100,7 @@ export function parseTranscript(text: string): ParsedTranscript {
     format: format ?? 'interchange',
     records: sink.records,
     warnings: sink.warnings,
-    title: titleFromRecords(sink.records),
+    title: titleFromRecords(sink.records, redactor),
   };
 }
 
@@ -231,13 +231,13 @@ function noRecordMessage(lineCount: number, format: TranscriptFormat | undefined
 }
 
 /** A session's title: the first line of its first user message, secrets hidden before it is cut. */
-export function titleFromRecords(records: readonly RawRecord[]): string | undefined {
+export function titleFromRecords(records: readonly RawRecord[], redactor: Redactor): string | undefined {
   for (const record of records) {
     if (record.role !== 'user' || record.compactSummary === true || record.harness !== undefined) continue;
     const line = userWords(record.content.slice(0, 65_536)).split('\n', 64).find((l) => l.trim() !== '');
     if (line === undefined) continue;
     // eslint-disable-next-line no-control-regex
-    const flat = redact(line.slice(0, 4096)).text.trimStart().slice(0, TITLE_MAX * 4).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+    const flat = redactor.redact(line.slice(0, 4096)).text.trimStart().slice(0, TITLE_MAX * 4).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
     if (flat === '') continue;
     return clip(flat, TITLE_MAX);
   }

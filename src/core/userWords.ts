@@ -8,7 +8,7 @@
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
 import { statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
-import { redact } from './redact';
+import type { Redactor } from './redact';
 import { resolveReply } from './shortReplies';
 import { SummaryBuilder, type FactLine, type RequestLine, type SummaryState } from './summary';
 import type { Part, Unit } from './types';
@@ -45,8 +45,8 @@ export function dropLiftedRules(lines: FactLine[], record: number): void {
 const PROHIBITIVE = /\b(never|must not|mustn't|do not|don't|dont|not allowed|forbidden|prohibited|under no circumstances|no\s+\w+\s+(?:allowed|permitted)|without)\b/i;
 
 /** A stable kebab topic key naming the subject of a statement. */
-export function topicKey(text: string, words = 5): string {
-  return subjectKey(text, words);
+export function topicKey(text: string, redactor: Redactor, words = 5): string {
+  return subjectKey(text, redactor, words);
 }
 
 /** Is a user message a request: does it hold any of the user's own words? */
@@ -54,8 +54,8 @@ export function isRequestText(text: string): boolean {
   return splitUserText(text).words !== '';
 }
 
-export function requestLine(ordinal: number, record: number, text: string): RequestLine {
-  const t = redact(askText(splitUserText(text).words)).text;
+export function requestLine(ordinal: number, record: number, text: string, redactor: Redactor): RequestLine {
+  const t = redactor.redact(askText(splitUserText(text).words)).text;
   if (t.length <= REQUEST_MAX_CHARS) return { ordinal, text: t, record, elided: 0 };
   return { ordinal, text: t.slice(0, REQUEST_MAX_CHARS), record, elided: t.length - REQUEST_MAX_CHARS };
 }
@@ -144,10 +144,10 @@ export function offerOf(unit: Unit): { record: number; text: string } | undefine
 }
 
 /** A request line with its short reply resolved against what the assistant last offered. */
-export function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined, words = splitUserText(part.text).words): RequestLine {
-  const line = requestLine(ordinal, part.record, part.text);
+export function resolvedRequest(ordinal: number, part: Part, offer: { record: number; text: string } | undefined, redactor: Redactor, words = splitUserText(part.text).words): RequestLine {
+  const line = requestLine(ordinal, part.record, part.text, redactor);
   const resolved = line.elided === 0 ? resolveReply(line.text, offer) : undefined;
-  if (resolved) return { ...line, resolved: { chose: redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
+  if (resolved) return { ...line, resolved: { chose: redactor.redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
   // After the first ask, a reply that only says to go on asks for nothing new.
   return ordinal > 1 && CONTINUATION.test(words.trim()) ? { ...line, continuation: true } : line;
 }
@@ -166,7 +166,7 @@ export interface ProtectedLines {
  * a summary of a summary can never drift away from what the user said.
  * `continueFrom` extends the lines of the units before `units` (a left fold).
  */
-export function protectedFromRaw(units: readonly Unit[], continueFrom?: ProtectedLines): ProtectedLines {
+export function protectedFromRaw(units: readonly Unit[], redactor: Redactor, continueFrom?: ProtectedLines): ProtectedLines {
   const requests: RequestLine[] = continueFrom ? [...continueFrom.requests] : [];
   const safety: FactLine[] = continueFrom ? [...continueFrom.safety] : [];
   let offer = continueFrom?.offer;
@@ -179,11 +179,11 @@ export function protectedFromRaw(units: readonly Unit[], continueFrom?: Protecte
     for (const part of unit.parts) {
       if (!isRequestText(part.text)) continue;
       const { words } = splitUserText(part.text);
-      requests.push(resolvedRequest(requests.length + 1, part, offer, words));
+      requests.push(resolvedRequest(requests.length + 1, part, offer, redactor, words));
       // A read-only rule the user's ask for the change ended is not put back.
       if (liftsReadOnly(words)) dropLiftedRules(safety, part.record);
       for (const c of extractConstraints(part.text)) {
-        if (c.safety) safety.push({ key: topicKey(c.sentence), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
+        if (c.safety) safety.push({ key: topicKey(c.sentence, redactor), text: c.sentence, sources: [part.record], priority: 0, origin: 'exact' });
       }
     }
   }
@@ -195,9 +195,9 @@ export function protectedFromRaw(units: readonly Unit[], continueFrom?: Protecte
  * from the raw as is, missing or altered safety constraints are put back.
  * Returns the repaired state and how many lines had drifted.
  */
-export function resetDrift(state: SummaryState, raw: ProtectedLines): { state: SummaryState; drifted: number } {
+export function resetDrift(state: SummaryState, raw: ProtectedLines, redactor: Redactor): { state: SummaryState; drifted: number } {
   let drifted = 0;
-  const b = new SummaryBuilder(state);
+  const b = new SummaryBuilder(state, redactor);
   const same =
     raw.requests.length === state.requests.length &&
     raw.requests.every((r, i) => {

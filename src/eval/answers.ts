@@ -7,7 +7,7 @@
 import { defaultBudget } from '../core/budget';
 import { renderUnit, type ProjectedMessage } from '../core/engine';
 import { SessionRecord } from '../core/parts';
-import { redact } from '../core/redact';
+import type { Redactor } from '../core/redact';
 import { replay } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
@@ -20,6 +20,8 @@ export interface AnswerProbeOptions {
   readonly window: number;
   readonly reserve: number;
   readonly counter: TokenCounter;
+  /** Hides secrets on both sides before the model is asked. */
+  readonly redactor: Redactor;
   readonly ask: Ask;
   readonly signal: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
@@ -54,9 +56,9 @@ export async function runAnswerProbes(records: readonly RawRecord[], file: Probe
   const record = new SessionRecord();
   for (const r of records) record.append(r);
   // Both sides are redacted alike (the projected side is redacted by the engine): secrets never go to the model.
-  const everything = record.units.flatMap((u) => renderUnit(u)).map((m) => ({ role: m.role, content: redact(m.content).text }));
+  const everything = record.units.flatMap((u) => renderUnit(u)).map((m) => ({ role: m.role, content: options.redactor.redact(m.content).text }));
   const full = slidingWindow(everything, budget.effective, options.counter);
-  const compacted = (await replay(records, { budget, counter: options.counter })).messages;
+  const compacted = (await replay(records, { budget, counter: options.counter, redactor: options.redactor })).messages;
   const tokens = (messages: readonly ProjectedMessage[]): number => messages.reduce((n, m) => n + options.counter.count(m.content), 0);
 
   const results: AnsweredProbe[] = [];

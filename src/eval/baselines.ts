@@ -8,6 +8,7 @@ import { summaryCapFor, type Budget } from '../core/budget';
 import { renderUnit, type ProjectedMessage } from '../core/engine';
 import { SessionRecord } from '../core/parts';
 import type { ProviderMeter } from '../core/replay';
+import type { Redactor } from '../core/redact';
 import { ExtractiveSummarizer } from '../core/summarizer';
 import { renderSummary, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
@@ -178,9 +179,9 @@ abstract class SummarizingStrategy extends RawStrategy {
   private readonly summarizer: ExtractiveSummarizer;
   private pivots = 0;
 
-  constructor(budget: Budget, meter: ProviderMeter, counter: TokenCounter) {
+  constructor(budget: Budget, meter: ProviderMeter, counter: TokenCounter, redactor: Redactor) {
     super(budget, meter);
-    this.summarizer = new ExtractiveSummarizer(counter);
+    this.summarizer = new ExtractiveSummarizer(counter, redactor);
   }
 
   /** Tokens of the last view sent: a compaction request repeats it (cached) and adds its instruction. */

@@ -4,6 +4,7 @@
  * clock, no randomness), so the report it feeds is byte-for-byte reproducible.
  */
 import { defaultBudget } from '../core/budget';
+import type { Redactor } from '../core/redact';
 import { ProviderMeter } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
@@ -94,6 +95,7 @@ export async function evaluateSession(
   probeFile: ProbeFile,
   records: readonly RawRecord[],
   counter: TokenCounter,
+  redactor: Redactor,
   windows: readonly number[] = EVAL_WINDOWS,
   strategies: readonly StrategyName[] = STRATEGY_NAMES,
 ): Promise<SessionResult> {
@@ -108,14 +110,14 @@ export async function evaluateSession(
     const budget = defaultBudget({ window, reserve: reserveFor(window) });
     const metrics: StrategyMetrics[] = [];
     for (const name of strategies) {
-      const run = await runStrategy(name, records, budget, counter, meter);
+      const run = await runStrategy(name, records, budget, counter, redactor, meter);
       steps = run.steps;
       if (name === 'ours') finalLines[window] = auditedLines(run.final.summary);
       const recall = probeRecall(probeFile.probes, probeTarget(run));
       const cost = replayCost([...run.calls, ...run.summarizerCalls]);
       const summarizer = replayCost(run.summarizerCalls);
       const reread = rereadCost(recall.results.filter((r) => !r.kept).map((r) => r.probe.record), records, counter, run.final.tokens);
-      const cites = citations(run.final.summary, run.records);
+      const cites = citations(run.final.summary, run.records, redactor);
       let cumulative = 0;
       const cumulativeDollars = [...run.calls, ...run.summarizerCalls].sort((a, b) => a.record - b.record).map((c) => {
         cumulative += replayCost([c]).dollars;
@@ -186,9 +188,9 @@ export interface VariantResult {
   readonly dollars: number;
 }
 
-export async function evaluateVariant(probeFile: ProbeFile, records: readonly RawRecord[], counter: TokenCounter, window: number, variant: OursVariant): Promise<VariantResult> {
+export async function evaluateVariant(probeFile: ProbeFile, records: readonly RawRecord[], counter: TokenCounter, redactor: Redactor, window: number, variant: OursVariant): Promise<VariantResult> {
   const budget = variant.budget ? variant.budget(window, reserveFor(window)) : defaultBudget({ window, reserve: reserveFor(window) });
-  const run = await runStrategy('ours', records, budget, counter, new ProviderMeter(counter), variant);
+  const run = await runStrategy('ours', records, budget, counter, redactor, new ProviderMeter(counter), variant);
   const recall = probeRecall(probeFile.probes, probeTarget(run));
   return { kept: recall.kept, total: recall.total, tokensEnd: run.final.tokens, dollars: replayCost([...run.calls, ...run.summarizerCalls]).dollars };
 }
@@ -198,8 +200,8 @@ export interface DriftResult {
   readonly drift: DriftReport;
 }
 
-export function evaluateDrift(session: string, records: readonly RawRecord[], counter: TokenCounter): DriftResult {
-  return { session, drift: multiGenerationDrift(records, counter, 10) };
+export function evaluateDrift(session: string, records: readonly RawRecord[], counter: TokenCounter, redactor: Redactor): DriftResult {
+  return { session, drift: multiGenerationDrift(records, counter, redactor, 10) };
 }
 
 /** Totals over sessions for one window and one strategy. */

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { O200kTokenCounter } from '../adapters/o200kTokenCounter';
+import { SecretRedactor, type Redactor } from '../core/redact';
 import { parseTranscript } from '../core/transcript';
 import { ABLATION_WINDOWS, ABLATIONS } from './ablations';
 import { classifierContext } from './labels';
@@ -75,9 +76,9 @@ function loadProbeFiles(dir: string): ProbeFile[] {
 }
 
 /** The records of a corpus session a labelled sentence comes from (sessions without a probe file are read here). */
-function readTranscript(dir: string, session: string): readonly RawRecord[] {
+function readTranscript(dir: string, session: string, redactor: Redactor): readonly RawRecord[] {
   const file = path.join(dir, session);
-  return existsSync(file) ? parseTranscript(readFileSync(file, 'utf8')).records : [];
+  return existsSync(file) ? parseTranscript(readFileSync(file, 'utf8'), redactor).records : [];
 }
 
 function sessionsDir(corpus: string): string {
@@ -90,7 +91,9 @@ function sessionsDir(corpus: string): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
+  // The evaluation's composition root: one token counter and one redactor for the run.
   const counter = new O200kTokenCounter();
+  const redactor = new SecretRedactor();
   const dir = sessionsDir(args.corpus);
   const files = loadProbeFiles(args.probes);
 
@@ -99,9 +102,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const probeFile = files.find((f) => f.session === name);
     if (!probeFile) throw new UsageError(`no probe file for ${name} in ${args.probes}`);
     const transcriptPath = existsSync(args.session) ? args.session : path.join(dir, name);
-    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'), redactor);
     const windows = args.window !== undefined ? [args.window] : [...EVAL_WINDOWS];
-    const result = await evaluateSession(probeFile, transcript.records, counter, windows);
+    const result = await evaluateSession(probeFile, transcript.records, counter, redactor, windows);
     for (const w of result.windows) {
       console.log(`${name} at ${w.window} (reserve ${w.reserve}): ${result.probes} probes`);
       for (const m of w.strategies) {
@@ -116,8 +119,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (args.drawLines !== undefined) {
     const lines: Omit<SampledLine, 'id'>[] = [];
     for (const file of files) {
-      const transcript = parseTranscript(readFileSync(path.join(dir, file.session), 'utf8'));
-      const result = await evaluateSession(file, transcript.records, counter, SAMPLED_WINDOWS, ['ours']);
+      const transcript = parseTranscript(readFileSync(path.join(dir, file.session), 'utf8'), redactor);
+      const result = await evaluateSession(file, transcript.records, counter, redactor, SAMPLED_WINDOWS, ['ours']);
       for (const window of SAMPLED_WINDOWS) for (const l of result.finalLines[window] ?? []) lines.push({ session: file.session, window, section: l.section, text: l.text });
     }
     const sample = drawSample(lines, (text) => createHash('sha256').update(text).digest('hex'));
@@ -134,14 +137,14 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const file of files) {
     const transcriptPath = path.join(dir, file.session);
     if (!existsSync(transcriptPath)) throw new UsageError(`${file.session} is not in ${dir}`);
-    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    const transcript = parseTranscript(readFileSync(transcriptPath, 'utf8'), redactor);
     transcripts.set(file.session, transcript.records);
     process.stderr.write(`evaluating ${file.session} (${transcript.records.length} records, ${file.probes.length} probes)\n`);
-    results.push(await evaluateSession(file, transcript.records, counter));
-    if (transcript.records.length >= 200) drift.push(evaluateDrift(file.session, transcript.records, counter));
+    results.push(await evaluateSession(file, transcript.records, counter, redactor));
+    if (transcript.records.length >= 200) drift.push(evaluateDrift(file.session, transcript.records, counter, redactor));
     for (const ablation of ABLATIONS) {
       for (const window of ABLATION_WINDOWS) {
-        ((ablations[ablation.name] ??= {})[window] ??= []).push(await evaluateVariant(file, transcript.records, counter, window, ablation.variant));
+        ((ablations[ablation.name] ??= {})[window] ??= []).push(await evaluateVariant(file, transcript.records, counter, redactor, window, ablation.variant));
       }
     }
   }
@@ -153,7 +156,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const before = existsSync(beforeFile) ? (JSON.parse(readFileSync(beforeFile, 'utf8')) as unknown) : undefined;
   const report = buildReport(results, drift, [...EVAL_WINDOWS], {
     ablations,
-    classifier: { labels: sentences, context: classifierContext((session) => transcripts.get(session) ?? readTranscript(dir, session)) },
+    classifier: { labels: sentences, context: classifierContext((session) => transcripts.get(session) ?? readTranscript(dir, session, redactor)) },
     summaryLines,
     before,
   });

@@ -4,7 +4,7 @@
  */
 import { knownPathOf } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
-import { redact } from '../core/redact';
+import type { Redactor } from '../core/redact';
 import { ExtractiveSummarizer, protectedFromRaw } from '../core/summarizer';
 import {
   FACT_SECTIONS,
@@ -134,7 +134,7 @@ function normaliseText(t: string): string {
 }
 
 /** Every fact in a summary must resolve to real records; a request must be the text of its record. */
-export function citations(summary: SummaryState | undefined, records: readonly RawRecord[]): CitationReport {
+export function citations(summary: SummaryState | undefined, records: readonly RawRecord[], redactor: Redactor): CitationReport {
   if (!summary) return { facts: 0, valid: 0, unsourced: 0, problems: [] };
   let facts = 0;
   let valid = 0;
@@ -144,7 +144,7 @@ export function citations(summary: SummaryState | undefined, records: readonly R
     facts++;
     const record = records[r.record];
     // The request log holds the user's words with secrets redacted.
-    if (record && record.role === 'user' && normaliseText(redact(record.content).text).startsWith(normaliseText(r.text))) valid++;
+    if (record && record.role === 'user' && normaliseText(redactor.redact(record.content).text).startsWith(normaliseText(r.text))) valid++;
     else problems.push(`request #${r.ordinal} does not match record r${r.record}`);
   }
   for (const section of FACT_SECTIONS) {
@@ -237,11 +237,11 @@ export interface DriftReport {
  * then rebuilds the summary in one fold from the raw record, and compares: the
  * protected lines must be identical; the other sections' divergence is reported.
  */
-export function multiGenerationDrift(records: readonly RawRecord[], counter: TokenCounter, generations = 10): DriftReport {
+export function multiGenerationDrift(records: readonly RawRecord[], counter: TokenCounter, redactor: Redactor, generations = 10): DriftReport {
   const record = new SessionRecord();
   for (const r of records) record.append(r);
   const units = record.units;
-  const summarizer = new ExtractiveSummarizer(counter);
+  const summarizer = new ExtractiveSummarizer(counter, redactor);
   let state: SummaryState | undefined;
   const size = Math.max(1, Math.ceil(units.length / generations));
   let done = 0;
@@ -251,7 +251,7 @@ export function multiGenerationDrift(records: readonly RawRecord[], counter: Tok
     done = end;
   }
   const rebuilt = summarizer.foldSync({ previous: undefined, units, coverageEnd: records.length });
-  const raw = protectedFromRaw(units);
+  const raw = protectedFromRaw(units, redactor);
   const diff: string[] = [];
   const requestsOf = (s: SummaryState | undefined): string[] => (s?.requests ?? []).map(formatRequest);
   const a = requestsOf(state);

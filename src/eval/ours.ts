@@ -7,6 +7,7 @@ import { DelayedRunner } from '../core/background';
 import { MESSAGE_OVERHEAD_TOKENS, summaryCapFor, type Budget } from '../core/budget';
 import { renderUnit, type ProjectedMessage, type RetrievalOptions } from '../core/engine';
 import type { SessionRecord } from '../core/parts';
+import type { Redactor } from '../core/redact';
 import { ProviderMeter } from '../core/replay';
 import { CompactionSession } from '../core/session';
 import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
@@ -85,12 +86,13 @@ export class Ours implements Strategy {
   /** The messages of the last call: a summary asked after them finds them in the prompt cache. */
   private lastSent: readonly ProjectedMessage[] = [];
 
-  constructor(budget: Budget, counter: TokenCounter, variant: OursVariant = {}) {
+  constructor(budget: Budget, counter: TokenCounter, redactor: Redactor, variant: OursVariant = {}) {
     const cap = variant.summaryCap ? variant.summaryCap(budget) : summaryCapFor(budget);
     this.session = new CompactionSession({
       budget,
       counter,
-      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), cap), counter, spanTokensFor(budget), this.summarizerCalls, () => this.lastSent),
+      redactor,
+      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, cap), counter, spanTokensFor(budget), this.summarizerCalls, () => this.lastSent),
       background: this.runner,
       ...(variant.retrieval ? { retrieval: variant.retrieval } : {}),
       ...(variant.summaryCap ? { summaryCap: cap } : {}),

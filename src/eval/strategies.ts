@@ -9,6 +9,7 @@
  */
 import type { Budget } from '../core/budget';
 import { renderUnit, type ProjectedMessage } from '../core/engine';
+import type { Redactor } from '../core/redact';
 import { ProviderMeter } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import { fileTouches } from '../core/tools';
@@ -50,10 +51,10 @@ export interface StrategyRun {
   readonly units: readonly Unit[];
 }
 
-function createStrategy(name: StrategyName, budget: Budget, counter: TokenCounter, meter: ProviderMeter, variant?: OursVariant): Strategy {
+function createStrategy(name: StrategyName, budget: Budget, counter: TokenCounter, redactor: Redactor, meter: ProviderMeter, variant?: OursVariant): Strategy {
   switch (name) {
     case 'ours':
-      return new Ours(budget, counter, variant);
+      return new Ours(budget, counter, redactor, variant);
     case 'none':
       return new NoCompaction(budget, meter);
     case 'sliding':
@@ -61,9 +62,9 @@ function createStrategy(name: StrategyName, budget: Budget, counter: TokenCounte
     case 'masking':
       return new ObservationMasking(budget, meter);
     case 'clear-summarize':
-      return new ClearThenSummarize(budget, meter, counter);
+      return new ClearThenSummarize(budget, meter, counter, redactor);
     case 'opencode':
-      return new OpencodePrune(budget, meter, counter);
+      return new OpencodePrune(budget, meter, counter, redactor);
   }
 }
 
@@ -73,10 +74,11 @@ export async function runStrategy(
   records: readonly RawRecord[],
   budget: Budget,
   counter: TokenCounter,
+  redactor: Redactor,
   meter: ProviderMeter = new ProviderMeter(counter),
   variant?: OursVariant,
 ): Promise<StrategyRun> {
-  const strategy = createStrategy(name, budget, counter, meter, variant);
+  const strategy = createStrategy(name, budget, counter, redactor, meter, variant);
   const calls: { record: number; tokens: number; cacheRead: number; overflow: boolean }[] = [];
   let previous: ProjectedMessage[] = [];
   let overflowAt: number | undefined;

@@ -8,7 +8,6 @@
  * (the summary, the facts, the artifact index, the compaction log) and counts
  * only the last context sent, through a counter that remembers what it counted.
  */
-import { redact } from '../core/redact';
 import { notLoadedTotals, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import type { Fact } from '../core/state';
 import { FACT_SECTIONS, type CurrentState, type FactLine, type SummaryState } from '../core/summary';
@@ -111,8 +110,8 @@ function page<T>(all: readonly T[], limit: number, filter: string, text: (item: 
 /** The first line of the first user record, clipped; the task id when there is none. */
 function titleOf(task: PanelTask): string {
   const first = task.records.find((r) => r.role === 'user');
-  // Secrets and personal data never reach the panel (the raw record keeps them).
-  const line = redact(first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '').text;
+  // Secrets and personal data never reach the panel (the raw record keeps them): the session's redactor hides them.
+  const line = task.session.redactor.redact(first?.content.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '').text;
   if (line === '') return task.id;
   return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
 }

@@ -8,6 +8,7 @@ import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayS
 import { renderSummary, summaryToJson } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
 import type { Milestone } from '../core/milestones';
+import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import type { Conflict, Fact } from '../core/state';
 
@@ -16,6 +17,8 @@ export interface ProjectOptions {
   readonly reserve: number;
   /** The token counter the replay measures with. */
   readonly counter: TokenCounter;
+  /** The redactor the replay hides secrets with. */
+  readonly redactor: Redactor;
   readonly at?: number;
   /** A persistent store to keep the session in (and resume from). */
   readonly persistence?: Pick<ReplayOptions, 'snapshots' | 'tools' | 'resumeFrom' | 'persist'>;
@@ -54,6 +57,7 @@ export async function runProjection(transcript: ParsedTranscript, options: Proje
   const result = await replay(transcript.records, {
     budget,
     counter: options.counter,
+    redactor: options.redactor,
     ...(options.at !== undefined ? { at: options.at } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onStep ? { onStep: options.onStep } : {}),
@@ -170,8 +174,8 @@ export function formatReport(budget: Budget, result: ReplayResult, title: string
 }
 
 /** Parses a transcript, projects it and returns the readable report (used by the extension). */
-export async function projectTranscriptReport(text: string, options: { window: number; reserve: number; counter: TokenCounter }): Promise<string> {
-  const transcript = parseTranscript(text);
+export async function projectTranscriptReport(text: string, options: { window: number; reserve: number; counter: TokenCounter; redactor: Redactor }): Promise<string> {
+  const transcript = parseTranscript(text, options.redactor);
   const { budget, result } = await runProjection(transcript, options);
   const warnings = transcript.warnings.length
     ? `\n\n## Transcript warnings (${transcript.warnings.length}; ${transcript.warnings.filter((w) => !w.kept).length} lines skipped)\n${transcript.warnings.map((w) => `- ${w.message}`).join('\n')}`

@@ -28,6 +28,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ArtifactEntry } from '../core/artifacts';
+import type { Redactor } from '../core/redact';
 import {
   shouldReplace,
   type ReducedForm,
@@ -50,6 +51,8 @@ const HEARTBEAT_MS = 10_000;
 export type StoreMode = 'writer' | 'reader' | 'memory';
 
 export interface StoreOptions {
+  /** Hides a secret in a path before the artifact index keeps it (the composition root's redactor). */
+  readonly redactor: Redactor;
   /** Open read-only even if the lock is free. */
   readonly readOnly?: boolean;
   /** Wait this long for another writer to release the lock before opening read-only. */
@@ -94,8 +97,9 @@ export class SessionStore {
     private lock: StoreLock | undefined,
     private modeValue: StoreMode,
     private readonly checkpoints: Checkpoints,
+    redactor: Redactor,
   ) {
-    this.tables = new TaskDatabase(db, journal, payloads, (message) => this.notice(message));
+    this.tables = new TaskDatabase(db, journal, payloads, (message) => this.notice(message), redactor);
   }
 
   get mode(): StoreMode {
@@ -114,7 +118,7 @@ export class SessionStore {
   }
 
   /** Opens (creating if needed) the store at `file`. Never throws for a damaged file: it is moved aside and rebuilt. */
-  static async open(file: string, options: StoreOptions = {}): Promise<SessionStore> {
+  static async open(file: string, options: StoreOptions): Promise<SessionStore> {
     const sql = await loadSqlJs();
     const notices: string[] = [];
     let lock: StoreLock | undefined;
@@ -151,7 +155,7 @@ export class SessionStore {
       durableSeq: loadedFrom === file ? lastSeq : 0,
       prevSeq: loadedFrom === prev ? lastSeq : 0,
     });
-    const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, checkpoints);
+    const store = new SessionStore(file, db, journal, new PayloadStore(`${file}.payloads`), lock, mode, checkpoints, options.redactor);
     // The journal holds only what the last two checkpoints do not (a checkpoint drops what FILE.prev
     // holds), so reading all of it is bounded; a reader may also load the database just before the
     // writer checkpoints. A writer continues the sequence past the checkpoint even if the journal was lost.

@@ -7,6 +7,7 @@
  */
 import { ArtifactIndex, type ArtifactEntry } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
+import type { Redactor } from '../core/redact';
 import type { ReducedForm, SnapshotEntry } from '../core/store';
 import type { RawRecord } from '../core/types';
 import type { Journal, JournalEntry } from './journal';
@@ -32,6 +33,8 @@ export class TaskDatabase {
     private readonly payloads: PayloadStore,
     /** Tells the user of a problem found on read (a row or an output changed on disk, an output missing). */
     private readonly notice: (message: string) => void,
+    /** Hides a secret in a path before the artifact index keeps it. */
+    private readonly redactor: Redactor,
   ) {}
 
   // ----------------------------------------------------------------- reading
@@ -232,7 +235,7 @@ export class TaskDatabase {
       rec!.append(r).flatMap((e) => (e.type === 'part' && e.part.tool ? index!.observe(e.part.tool, rec!.units[e.unitIndex]?.step) : []));
     if (!rec || !index || rec.records.length !== record.index) {
       rec = new SessionRecord();
-      index = new ArtifactIndex();
+      index = new ArtifactIndex(this.redactor);
       for (const r of this.records(task)) {
         if (r.index >= record.index) break;
         feed(r);

@@ -101,7 +101,7 @@ export class WorkspaceStore {
   }
 
   /** Opens the workspace: reads the index (rebuilt from the task folders if it is missing or unreadable), migrates a legacy store. */
-  static async open(dir: string, notify: Notify, options: StoreOptions = {}): Promise<WorkspaceStore> {
+  static async open(dir: string, notify: Notify, options: StoreOptions): Promise<WorkspaceStore> {
     try {
       mkdirSync(path.join(dir, TASKS_DIR), { recursive: true });
     } catch {
@@ -415,7 +415,7 @@ export class WorkspaceStoreHost {
   private opening: Promise<WorkspaceStore> | undefined;
   private disposed = false;
 
-  constructor(readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions = {}) {}
+  constructor(readonly dir: string, private readonly notify: Notify, private readonly options: StoreOptions) {}
 
   /** The store, opened on first use; a task that cannot persist runs in memory and says so. */
   store(): Promise<WorkspaceStore> {

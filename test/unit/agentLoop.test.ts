@@ -18,6 +18,9 @@ import { formatInterchange, parseTranscript } from '../../src/core/transcript';
 import { SessionRecord } from '../../src/core/parts';
 import { runAnswerProbes } from '../../src/eval/answers';
 import { SessionStore } from '../../src/store/sessionStore';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const counter = new O200kTokenCounter();
 
@@ -113,7 +116,7 @@ class Io implements TurnIO {
 
 async function openStore(): Promise<{ store: SessionStore; file: string }> {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'ck-agent-db-')), 'sessions.db');
-  return { store: await SessionStore.open(file, { checkpointDelayMs: 0 }), file };
+  return { store: await SessionStore.open(file, { checkpointDelayMs: 0, redactor }), file };
 }
 
 const SYSTEM = 'You are a test agent.';
@@ -124,7 +127,7 @@ describe('@keeper agent loop (scripted model)', function () {
   it('runs a multi-step turn: reads, searches, edits after confirmation, runs a command; everything is recorded and survives a reopen', async () => {
     const root = workspace();
     const { store, file } = await openStore();
-    let task = TaskSession.open(store, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    let task = TaskSession.open(store, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const runner = tools(root, () => task);
     const model = new ScriptedModel([
       { text: 'Let me look.', calls: [{ name: 'read_file', input: { path: 'src/math.js' } }, { name: 'grep', input: { pattern: 'add' } }] },
@@ -156,8 +159,8 @@ describe('@keeper agent loop (scripted model)', function () {
     store.close();
 
     // A reload: the task continues from the store, the next turn sees the whole record.
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
-    task = TaskSession.open(again, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
+    task = TaskSession.open(again, 't1', 'fix add', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     assert.equal(task.nextIndex, 11);
     const model2 = new ScriptedModel([{ text: 'Still here.' }]);
     await runTurn(task, 'Thanks. What did you change?', model2, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
@@ -171,7 +174,7 @@ describe('@keeper agent loop (scripted model)', function () {
     const root = workspace();
     const { store } = await openStore();
     const options = { window: 64_000, reserve: 4_000 };
-    let task = TaskSession.open(store, 'tr', 'rewind', options, counter, new ExtractiveSummarizer(counter));
+    let task = TaskSession.open(store, 'tr', 'rewind', options, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const turn = async (prompt: string, answer: string): Promise<ScriptedModel> => {
       const model = new ScriptedModel([{ text: answer }]);
       await runTurn(task, prompt, model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
@@ -198,7 +201,7 @@ describe('@keeper agent loop (scripted model)', function () {
     const root = workspace();
     for (let i = 0; i < 30; i++) writeFileSync(path.join(root, 'src', `big${i}.txt`), Array.from({ length: 300 }, (_, l) => `file ${i} line ${l}: ${'lorem ipsum dolor sit amet '.repeat(2)}`).join('\n'));
     const window = 12_000;
-    let task = TaskSession.open(undefined, 't2', 'long', { window, reserve: 1_500 }, counter, new ExtractiveSummarizer(counter));
+    let task = TaskSession.open(undefined, 't2', 'long', { window, reserve: 1_500 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const script: Step[] = [];
     for (let i = 0; i < 30; i++) script.push({ text: `Reading big${i}.`, calls: [{ name: 'read_file', input: { path: `src/big${i}.txt` } }] });
     script.push({ calls: [{ name: 'view_tool_call', input: { toolCallId: 'c0-0' } }] });
@@ -231,7 +234,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('a model error mid-stream keeps the partial answer in the record and reports the error', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't3', 'err', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't3', 'err', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ text: 'I will start by reading the file now', error: 'network reset by peer' }]);
     await assert.rejects(runTurn(task, 'Read math.js', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal), (e: unknown) => e instanceof ModelCallError && /network reset by peer/.test(e.message));
     assert.deepEqual(task.records.map((r) => r.role), ['user', 'assistant']);
@@ -240,7 +243,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('retries a transient model failure before anything streamed, with growing delays, and says so; a refusal is not retried', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't3r', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't3r', 'retry', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ error: '429 Too Many Requests' }, { error: 'Service overloaded (529)' }, { text: 'Read it.' }]);
     const waited: number[] = [];
     const retried: number[] = [];
@@ -257,20 +260,20 @@ describe('@keeper agent loop (scripted model)', function () {
 
     // Always failing: three retries, then the error as usual.
     const failing = new ScriptedModel([{ error: '503 unavailable' }, { error: '503 unavailable' }, { error: '503 unavailable' }, { error: '503 unavailable' }]);
-    const t2 = TaskSession.open(undefined, 't3s', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const t2 = TaskSession.open(undefined, 't3s', 'retry', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     await assert.rejects(runTurn(t2, 'Read math.js', failing, tools(root, () => t2), new Io(), { ...options, onRetry: undefined }, new AbortController().signal), (e: unknown) => e instanceof ModelCallError && /503/.test(e.message));
     assert.equal(failing.requests.length, 4);
 
     // A refusal fails at once.
     const refused = new ScriptedModel([{ error: 'Context Keeper is not allowed to use this model (the permission was declined)' }]);
-    const t3 = TaskSession.open(undefined, 't3t', 'retry', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const t3 = TaskSession.open(undefined, 't3t', 'retry', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     await assert.rejects(runTurn(t3, 'Read math.js', refused, tools(root, () => t3), new Io(), options, new AbortController().signal), ModelCallError);
     assert.equal(refused.requests.length, 1);
   });
 
   it('records what the user attached as reads the user made, before the first model call sees them', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't3a', 'attach', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't3a', 'attach', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ text: 'It subtracts.' }]);
     const attachments = [{ path: 'src/math.js', text: 'function add(a, b) {\n  return a - b;\n}' }, { path: 'src/other.js', lines: { from: 3, to: 4 }, text: 'const x = 1;\nconst y = 2;' }];
     await runTurn(task, 'What does this do?', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 3, attachments }, new AbortController().signal);
@@ -304,7 +307,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('cancellation mid-stream stops the turn with an AbortError and keeps what was said', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't4', 'cancel', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't4', 'cancel', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ text: 'Thinking about it a lot', hang: true }]);
     const controller = new AbortController();
     const io = new Io();
@@ -316,7 +319,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('Stop while the model counts the request still closes every recorded call with a result', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't8', 'count', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't8', 'count', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const controller = new AbortController();
     const model = new ScriptedModel([{ calls: [{ name: 'read_file', input: { path: 'src/math.js' } }] }]);
     model.countTokens = () => {
@@ -330,7 +333,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('a tool input that fails validation goes back to the model as an error result, and the turn goes on', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't5', 'bad', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't5', 'bad', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ calls: [{ name: 'read_file', input: { file: 'src/math.js' } }] }, { calls: [{ name: 'read_file', input: { path: '../../etc/passwd' } }] }, { text: 'ok' }]);
     await runTurn(task, 'Read it', model, tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal);
     const results = task.records.filter((r) => r.role === 'tool');
@@ -342,7 +345,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('a declined edit is an error result and leaves the file alone', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't6', 'declined', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't6', 'declined', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel([{ calls: [{ name: 'write_file', input: { path: 'src/math.js', content: 'gone' } }] }, { text: 'ok' }]);
     await runTurn(task, 'Rewrite', model, tools(root, () => task, false), new Io(), { system: SYSTEM, maxSteps: 5 }, new AbortController().signal);
     assert.match(readFileSync(path.join(root, 'src', 'math.js'), 'utf8'), /return a - b/);
@@ -351,7 +354,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('a task kept in memory (no writable store) is derived again from its own records, user acts included', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't9', 'memory', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't9', 'memory', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     await runTurn(task, 'Port it. Always use tabs.', new ScriptedModel([{ text: 'ok' }]), tools(root, () => task), new Io(), { system: SYSTEM, maxSteps: 2 }, new AbortController().signal);
     const tabs = task.session.state.facts().find((f) => f.type === 'constraint' && /tabs/.test(f.value))!;
     task.session.applyStateEvent({ kind: 'correct', factId: tabs.id, value: 'Always use two spaces.', record: task.nextIndex });
@@ -365,7 +368,7 @@ describe('@keeper agent loop (scripted model)', function () {
 
   it('stops at the step limit and says so', async () => {
     const root = workspace();
-    const task = TaskSession.open(undefined, 't7', 'loop', { window: 64_000, reserve: 4_000 }, counter, new ExtractiveSummarizer(counter));
+    const task = TaskSession.open(undefined, 't7', 'loop', { window: 64_000, reserve: 4_000 }, counter, redactor, new ExtractiveSummarizer(counter, redactor));
     const model = new ScriptedModel(Array.from({ length: 10 }, () => ({ calls: [{ name: 'list_dir', input: {} }] })));
     const io = new Io();
     const result = await runTurn(task, 'List forever', model, tools(root, () => task), io, { system: SYSTEM, maxSteps: 3 }, new AbortController().signal);
@@ -393,7 +396,7 @@ describe('model-backed floor summaries', () => {
       current: { status: 'exporter located' },
       constraints: [{ key: 'x', text: 'You may drop columns', sources: [0] }],
     }) + '\n```';
-    const s = new ModelSummarizer({ complete: async () => answer, base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const s = new ModelSummarizer({ complete: async () => answer, base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000 });
     const state = await s.fold(input);
     const findings = state.facts.Findings.map((f) => f.text);
     assert.ok(findings.includes('CSV quoting breaks on commas in src/export.ts'));
@@ -412,7 +415,7 @@ describe('model-backed floor summaries', () => {
     const chatTools = [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' } }];
     const asked: CompletionRequest[] = [];
     const answer = JSON.stringify({ findings: [{ key: 'csv-quoting', text: 'CSV quoting breaks on commas in src/export.ts', sources: [1] }] });
-    const s = new ModelSummarizer({ complete: async (r) => (asked.push(r), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000, chatFrame: () => ({ system: 'You are @keeper.', tools: chatTools }) });
+    const s = new ModelSummarizer({ complete: async (r) => (asked.push(r), answer), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000, chatFrame: () => ({ system: 'You are @keeper.', tools: chatTools }) });
     const state = await s.fold({ ...input, context });
     assert.equal(asked.length, 1);
     const r = asked[0]!;
@@ -424,26 +427,26 @@ describe('model-backed floor summaries', () => {
     assert.match(r.prompt, /^\[record 1\] agent: The exporter lives in src\/export\.ts; CSV quoting is broken for commas\.$/m);
     assert.ok(state.facts.Findings.some((f) => f.key === 'model-csv-quoting'));
     // Another model (or no context passed) gets a prompt of its own, with the span and the required tool.
-    const other = new ModelSummarizer({ complete: async (q) => (asked.push(q), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const other = new ModelSummarizer({ complete: async (q) => (asked.push(q), answer), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000 });
     await other.fold({ ...input, context });
     assert.equal(asked[1]!.after, undefined);
     assert.equal(asked[1]!.tool?.name, 'record_task_context');
   });
 
   it('falls back to the deterministic summary on an error, a timeout or invalid JSON, and says why', async () => {
-    const base = await new ExtractiveSummarizer(lines).fold(input);
+    const base = await new ExtractiveSummarizer(lines, redactor).fold(input);
     for (const complete of [async () => 'not json at all', async () => { throw new Error('quota'); }, () => new Promise<string>(() => undefined)]) {
       const reasons: string[] = [];
-      const s = new ModelSummarizer({ complete, base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 100, onFallback: (r) => reasons.push(r) });
+      const s = new ModelSummarizer({ complete, base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 100, onFallback: (r) => reasons.push(r) });
       assert.deepEqual(await s.fold(input), base);
       assert.equal(reasons.length, 1);
     }
   });
 
   it('a stopped turn stops waiting for the model summary and keeps the deterministic one', async () => {
-    const base = await new ExtractiveSummarizer(lines).fold(input);
+    const base = await new ExtractiveSummarizer(lines, redactor).fold(input);
     const controller = new AbortController();
-    const s = new ModelSummarizer({ complete: () => new Promise<string>(() => undefined), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 60_000, signal: controller.signal });
+    const s = new ModelSummarizer({ complete: () => new Promise<string>(() => undefined), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 60_000, signal: controller.signal });
     setTimeout(() => controller.abort(), 30);
     const started = Date.now();
     assert.deepEqual(await s.fold(input), base);
@@ -461,14 +464,14 @@ describe('model-backed floor summaries', () => {
       { index: 4, role: 'user' as const, content: 'Go on.' },
     ]) seq.append(r);
     const span = { previous: undefined, units: seq.units.slice(0, seq.units.length - 1), coverageEnd: 4 };
-    const deterministic = await new ExtractiveSummarizer(lines).fold(span);
+    const deterministic = await new ExtractiveSummarizer(lines, redactor).fold(span);
     assert.ok(deterministic.facts.Findings.some((f) => f.origin === 'narrative' && /quote\(\)/.test(f.text)), 'the deterministic pass found the cause in the prose');
     const asked: CompletionRequest[] = [];
     const answer = JSON.stringify({
       findings: [{ key: 'csv-quoting', text: '`quote()` in src/export.ts does not escape commas', sources: [1] }],
       decisions: [{ key: 'csv-library', text: 'use csv-stringify instead of hand-written quoting: it also handles newlines', sources: [1] }],
     });
-    const s = new ModelSummarizer({ complete: async (request) => (asked.push(request), answer), base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const s = new ModelSummarizer({ complete: async (request) => (asked.push(request), answer), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000 });
     const state = await s.fold(span);
     assert.equal(asked.length, 1);
     assert.equal(asked[0]!.tool?.name, 'record_task_context');
@@ -485,15 +488,15 @@ describe('model-backed floor summaries', () => {
   });
 
   it('keeps the deterministic narrative of a section the model left empty', async () => {
-    const s = new ModelSummarizer({ complete: async () => '{"decisions":[{"key":"x","text":"a choice","sources":[1]}]}', base: new ExtractiveSummarizer(lines), counter: lines, spanChars: 10_000, timeoutMs: 5_000 });
+    const s = new ModelSummarizer({ complete: async () => '{"decisions":[{"key":"x","text":"a choice","sources":[1]}]}', base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000 });
     const state = await s.fold(input);
-    const base = await new ExtractiveSummarizer(lines).fold(input);
+    const base = await new ExtractiveSummarizer(lines, redactor).fold(input);
     assert.deepEqual(state.facts.Findings, base.facts.Findings, 'no finding from the model: the extracted ones stay');
   });
 
   it('validates the shape of the model answer', () => {
     assert.throws(() => parseModelFold('{"findings":[{"key":"Bad Key","text":"x","sources":[1]}]}'), /findings\.0\.key/);
-    const merged = mergeModelFold(emptySummary(), parseModelFold('{"decisions":[{"key":"use-zod","text":"use zod","sources":[3,4]}]}'), 0, 4);
+    const merged = mergeModelFold(emptySummary(), parseModelFold('{"decisions":[{"key":"use-zod","text":"use zod","sources":[3,4]}]}'), 0, 4, redactor);
     assert.deepEqual(merged.facts.Decisions.map((d) => [d.key, d.sources]), [['model-use-zod', [3]]]);
   });
 });
@@ -528,7 +531,7 @@ describe('session export and probes against a model', () => {
       { index: 1, role: 'assistant' as const, content: '', toolName: 'read_file', toolCallId: 'c1', toolInput: { path: 'a' }, messageId: 'm1' },
       { index: 2, role: 'tool' as const, content: '', toolName: 'read_file', toolCallId: 'c1', toolOutput: 'boom', isError: true },
     ];
-    const parsed = parseTranscript(formatInterchange(records));
+    const parsed = parseTranscript(formatInterchange(records), redactor);
     assert.deepEqual(parsed.records, records);
   });
 
@@ -545,6 +548,7 @@ describe('session export and probes against a model', () => {
         asked.push(messages.length);
         return asked.length === 1 ? 'port 8443' : 'I do not know';
       },
+      redactor,
     });
     assert.equal(report.fullAccuracy, 100);
     assert.equal(report.compactedAccuracy, 0);

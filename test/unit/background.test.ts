@@ -11,6 +11,9 @@ import { InMemorySnapshotStore } from '../../src/core/store';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { RawRecord } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 /** A runner whose jobs run only when the test says so. */
 class ManualRunner implements BackgroundRunner {
@@ -163,7 +166,7 @@ describe('background floor through the engine', () => {
   const budget = defaultBudget({ window: 8_000, reserve: 1_000 });
 
   async function run(records: readonly RawRecord[], backgroundDelay?: number, snapshots = new InMemorySnapshotStore()) {
-    return replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots, ...(backgroundDelay !== undefined ? { backgroundDelay } : {}) });
+    return replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots, ...(backgroundDelay !== undefined ? { backgroundDelay } : {}), redactor });
   }
 
   it('the projection is byte-identical with and without the background, and folds restore precomputed summaries', async () => {
@@ -197,7 +200,7 @@ describe('background floor through the engine', () => {
     const headroom = async (sentences: number): Promise<number> => {
       const b = new RecordBuilder().user('Summarize every module. Never touch vendor/.');
       for (let i = 0; i < 3_000 / sentences; i++) b.step(Array.from({ length: sentences }, (_, k) => `Module ${i} part ${k} keeps its own cache of parsed nodes.`).join(' '));
-      const { session } = await replay(b.records, { budget: big, counter: new CharRatioTokenCounter(), snapshots: new InMemorySnapshotStore() });
+      const { session } = await replay(b.records, { budget: big, counter: new CharRatioTokenCounter(), snapshots: new InMemorySnapshotStore(), redactor });
       const fold = session.engine.compactions.find((c) => c.tier === 2);
       assert.ok(fold, `steps of ${sentences} sentences fold`);
       return big.trigger - fold.after;
@@ -220,7 +223,7 @@ describe('background floor through the engine', () => {
     const records = longTask();
     const snapshots = new InMemorySnapshotStore();
     const full = await run(records, 1, snapshots);
-    const resumed = await replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots, resumeFrom: records.length });
+    const resumed = await replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots, resumeFrom: records.length, redactor });
     assert.deepEqual(
       resumed.messages.map((m) => m.content),
       full.messages.map((m) => m.content),

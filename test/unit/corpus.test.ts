@@ -13,6 +13,9 @@ import { DEFAULT_CONTEXT_WINDOW, OUTPUT_RESERVED_TOKENS } from '../../src/core/b
 import { parseTranscript } from '../../src/core/transcript';
 import { earlyProbes, scoreProbes, slidingWindow } from '../../src/eval/earlyContext';
 import { runProjection } from '../../src/report/report';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const corpus = process.env.CONTEXT_KEEPER_CORPUS ?? path.resolve(__dirname, '../../../../shared/corpus');
 const sessionsDir = path.join(corpus, 'sessions');
@@ -32,8 +35,8 @@ describe(`corpus sessions (${existsSync(sessionsDir) ? sessionsDir : `absent: ${
     it(`projects every session within window − reserve at --window ${window} --reserve ${reserve}`, async () => {
       const over: string[] = [];
       for (const file of files) {
-        const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'));
-        const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter() });
+        const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'), redactor);
+        const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter(), redactor });
         if (result.tokens > window - reserve) over.push(`${file}: ${result.tokens}`);
         if (result.totals.maxTokens > window - reserve) over.push(`${file} (during replay): ${result.totals.maxTokens}`);
       }
@@ -51,11 +54,11 @@ describe(`corpus sessions (${existsSync(sessionsDir) ? sessionsDir : `absent: ${
     const rows: string[] = [];
     const lost: string[] = [];
     for (const file of files) {
-      const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'));
+      const transcript = parseTranscript(readFileSync(path.join(sessionsDir, file), 'utf8'), redactor);
       const probes = earlyProbes(transcript.records);
       if (probes.length === 0) continue;
-      const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter() });
-      const raw = await runProjection(transcript, { window: 1_000_000_000, reserve: 0, counter: new O200kTokenCounter() });
+      const { result } = await runProjection(transcript, { window, reserve, counter: new O200kTokenCounter(), redactor });
+      const raw = await runProjection(transcript, { window: 1_000_000_000, reserve: 0, counter: new O200kTokenCounter(), redactor });
       const sliding = slidingWindow(raw.result.messages, window - reserve, counter);
       const ours = scoreProbes(probes, result.messages);
       const theirs = scoreProbes(probes, sliding);

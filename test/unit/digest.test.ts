@@ -12,6 +12,9 @@ import { resolveReply } from '../../src/core/shortReplies';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
 import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 describe('sentence classes', () => {
   const agent = (s: string): string => classifySentence(s, 'assistant').cls;
@@ -427,9 +430,9 @@ describe('statements, gists and keys', () => {
   });
 
   it('keys name the subject, never a record number or a command prefix', () => {
-    assert.equal(subjectKey('`blocky` clientLookup does not accept CIDR notation'), 'blocky-clientlookup-accept-cidr');
+    assert.equal(subjectKey('`blocky` clientLookup does not accept CIDR notation', redactor), 'blocky-clientlookup-accept-cidr');
     for (const text of ['`ipconfig /all` failed (exit 1): Error: unrecognized or incomplete command line.', 'r42 r43 r44 the output of the turn', 'outcome of r181: DNS works again']) {
-      assert.doesNotMatch(subjectKey(text), /(?:^|-)r\d+(?:-|$)|^cmd-/, text);
+      assert.doesNotMatch(subjectKey(text, redactor), /(?:^|-)r\d+(?:-|$)|^cmd-/, text);
     }
   });
 

@@ -14,6 +14,9 @@ import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type 
 import { renderSummary, type SummaryState } from '../../src/core/summary';
 import { budgetOf, newSession, play, RecordBuilder, SpyCounter } from './engineHarness';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function longSession(steps: number, linesPerRead = 200): RecordBuilder {
   const b = new RecordBuilder();
@@ -561,7 +564,7 @@ describe('the context a fold is asked after', () => {
     const counter = new CharRatioTokenCounter();
     const asked: { whole: boolean; prefix: boolean; fits: boolean; holdsSpan: boolean }[] = [];
     let s: ReturnType<typeof newSession> | undefined;
-    const inner = new ExtractiveSummarizer(counter);
+    const inner = new ExtractiveSummarizer(counter, redactor);
     s = newSession(budgetOf(8_000, 1_000), {
       summarizer: {
         name: 'recording',

@@ -7,6 +7,9 @@ import { computeBudget, type Budget } from '../../src/core/budget';
 import { CompactionSession, type SessionOptions } from '../../src/core/session';
 import { CharRatioTokenCounter, type TokenCounter } from '../../src/core/tokens';
 import type { RawRecord } from '../../src/core/types';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 export class RecordBuilder {
   readonly records: RawRecord[] = [];
@@ -66,7 +69,7 @@ export function budgetOf(window: number, reserve = 0): Budget {
 }
 
 export function newSession(budget: Budget, extra: Partial<SessionOptions> = {}): CompactionSession {
-  return new CompactionSession({ budget, counter: extra.counter ?? new CharRatioTokenCounter(), ...extra });
+  return new CompactionSession({ budget, counter: extra.counter ?? new CharRatioTokenCounter(), redactor, ...extra });
 }
 
 /** Plays records like the live loop does; returns the step reports. */

@@ -23,6 +23,9 @@ import { buildReport } from '../../src/eval/report';
 import { MASKED_OUTPUT, OPENCODE_CLEARED } from '../../src/eval/baselines';
 import { runStrategy, visibleArtifacts } from '../../src/eval/strategies';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const counter = new CharRatioTokenCounter();
 
@@ -87,7 +90,7 @@ describe('eval: probes', () => {
       probes += file.probes.length;
       early += file.probes.filter((p) => p.record < file.records / 4).length;
       const session = path.join(corpus, 'sessions', file.session);
-      if (existsSync(session)) assert.equal(parseTranscript(readFileSync(session, 'utf8')).records.length, file.records, f);
+      if (existsSync(session)) assert.equal(parseTranscript(readFileSync(session, 'utf8'), redactor).records.length, file.records, f);
     }
     assert.ok(early * 3 >= probes, `a third of the probes must come from the first quarter (${early}/${probes})`);
     // Issue 11: every session probed, most with a dozen probes or more, the scarce kinds well covered.
@@ -138,13 +141,13 @@ describe('eval: artifact trail and citations', () => {
 
   it('a citation is valid only when it resolves to a real record, and an unsourced fact is counted', () => {
     const records = new RecordBuilder().user('Add a flag. Never drop the table.').step('ok').records;
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Add a flag.', record: 0, elided: 0 });
     b.requests.push({ ordinal: 2, text: 'Something the user never said', record: 0, elided: 0 });
     b.upsert('Constraints', { key: 'never-drop', text: 'Never drop the table.', sources: [0], priority: 0 });
     b.upsert('Findings', { key: 'ghost', text: 'from nowhere', sources: [], priority: 3 });
     b.upsert('Decisions', { key: 'future', text: 'cites the future', sources: [99], priority: 2 });
-    const report = citations(b.build(2, 1), records);
+    const report = citations(b.build(2, 1), records, redactor);
     assert.equal(report.facts, 5);
     assert.equal(report.valid, 2);
     assert.equal(report.unsourced, 1);
@@ -179,7 +182,7 @@ describe('eval: strategies', () => {
 
   it('no compaction sends everything and reuses the whole previous prompt', async () => {
     const b = session(6);
-    const run = await runStrategy('none', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    const run = await runStrategy('none', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter, redactor);
     assert.equal(run.calls.length, 7);
     for (let i = 1; i < run.calls.length; i++) assert.equal(run.calls[i]!.cacheRead, run.calls[i - 1]!.tokens);
     assert.ok(run.calls.every((c, i) => i === run.calls.length - 1 || c.output > 0));
@@ -188,7 +191,7 @@ describe('eval: strategies', () => {
   it('sliding window keeps only the newest units that fit, and loses the first request', async () => {
     const b = session(30);
     const budget = computeBudget({ window: 6_000, reserve: 0 });
-    const run = await runStrategy('sliding', b.records, budget, counter);
+    const run = await runStrategy('sliding', b.records, budget, counter, redactor);
     assert.ok(run.calls.every((c) => c.tokens <= budget.effective));
     assert.ok(!run.final.messages.some((m) => m.content.includes('Never touch prod')));
     assert.equal(run.final.unitsInView[run.final.unitsInView.length - 1], run.units.length - 1);
@@ -196,7 +199,7 @@ describe('eval: strategies', () => {
 
   it('observation masking replaces outputs older than the newest 10 steps', async () => {
     const b = session(14);
-    const run = await runStrategy('masking', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    const run = await runStrategy('masking', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter, redactor);
     const masked = run.final.messages.filter((m) => m.role === 'tool' && m.content.includes(MASKED_OUTPUT)).length;
     assert.equal(masked, 4);
   });
@@ -204,7 +207,7 @@ describe('eval: strategies', () => {
   it('clear-then-summarize pivots to a summary plus recent user messages at 90% of the window', async () => {
     const b = session(40);
     const budget = computeBudget({ window: 12_000, reserve: 0 });
-    const run = await runStrategy('clear-summarize', b.records, budget, counter);
+    const run = await runStrategy('clear-summarize', b.records, budget, counter, redactor);
     assert.ok((run.compactions.summary ?? 0) >= 1);
     assert.match(run.final.messages[0]!.content, /^## Task Context/);
     assert.ok(run.calls.every((c) => c.tokens <= budget.effective));
@@ -217,17 +220,17 @@ describe('eval: strategies', () => {
     b.read('src/x.ts', 10);
     b.user('third turn');
     b.read('src/y.ts', 10);
-    const run = await runStrategy('opencode', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    const run = await runStrategy('opencode', b.records, computeBudget({ window: 1_000_000, reserve: 0 }), counter, redactor);
     assert.equal(run.compactions.prune, 1);
     const cleared = run.final.messages.filter((m) => m.content.includes(OPENCODE_CLEARED)).length;
     assert.ok(cleared > 0 && cleared < 30, String(cleared));
-    const small = await runStrategy('opencode', session(5).records, computeBudget({ window: 1_000_000, reserve: 0 }), counter);
+    const small = await runStrategy('opencode', session(5).records, computeBudget({ window: 1_000_000, reserve: 0 }), counter, redactor);
     assert.equal(small.compactions.prune, undefined);
   });
 
   it('ours reports its artifact index and summary; visible artifacts come from the view and the index', async () => {
     const b = session(40);
-    const run = await runStrategy('ours', b.records, computeBudget({ window: 12_000, reserve: 0 }), counter);
+    const run = await runStrategy('ours', b.records, computeBudget({ window: 12_000, reserve: 0 }), counter, redactor);
     assert.ok(run.final.summary);
     assert.equal(run.final.indexed.length, 40);
     assert.equal(visibleArtifacts(run).read.length, 40);
@@ -241,7 +244,7 @@ describe('eval: drift and the report', () => {
       b.user(`Task ${t}: update module ${t}. Never modify the production database.`);
       b.step(`I'll use approach ${t} because it is simpler.`, [{ name: 'Edit', input: { file_path: `m${t}.ts`, old_string: 'a', new_string: 'b' }, output: 'ok' }]);
     }
-    const report = multiGenerationDrift(b.records, counter, 10);
+    const report = multiGenerationDrift(b.records, counter, redactor, 10);
     assert.equal(report.protectedIdentical, true, report.protectedDiff.join('\n'));
     assert.equal(report.sections.Deliverables!.shared, 12);
     assert.equal(report.generations, 10);
@@ -264,11 +267,11 @@ describe('eval: drift and the report', () => {
       ],
     };
     const make = async (): Promise<string> => {
-      const result = await evaluateSession(file, b.records, counter, [8_000, 16_000]);
+      const result = await evaluateSession(file, b.records, counter, redactor, [8_000, 16_000]);
       const files = buildReport([result], [], [8_000, 16_000]);
       return Object.values(files).join('\n');
     };
-    const result = await evaluateSession(file, b.records, counter, [8_000]);
+    const result = await evaluateSession(file, b.records, counter, redactor, [8_000]);
     const ours = result.windows[0]!.strategies.find((m) => m.strategy === 'ours')!;
     const floors = (ours.compactions['tier 2'] ?? 0) + (ours.compactions['tier 4'] ?? 0);
     assert.ok(floors > 0);

@@ -5,6 +5,9 @@ import { InMemorySnapshotStore, RETRIEVAL_KEY } from '../../src/core/store';
 import { emptySummary, renderSummary, type SummaryState } from '../../src/core/summary';
 import { CachedTokenCounter, CharRatioTokenCounter } from '../../src/core/tokens';
 import { budgetOf, RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 /** A protected block whose text the test sets, with a revision bumped at each change. */
 class Block implements ContextBlock {
@@ -32,7 +35,7 @@ function setup(protectedText = '## Protected state\n- never touch prod (r0)') {
   for (const r of b.records) record.append(r);
   const snapshots = new InMemorySnapshotStore();
   const block = new Block(protectedText);
-  const head = new Head({ record, snapshots, budget: budgetOf(40_000), counter: new CachedTokenCounter(new CharRatioTokenCounter()), blocks: [block], retrieval: DEFAULT_RETRIEVAL });
+  const head = new Head({ record, snapshots, budget: budgetOf(40_000), counter: new CachedTokenCounter(new CharRatioTokenCounter()), blocks: [block], retrieval: DEFAULT_RETRIEVAL, redactor });
   const folded: SummaryState = { ...emptySummary(), coverageEnd: record.units[3]!.firstRecord, current: { goal: 'fix the parser test', deliverable: '', status: 'failing', next: 'read the lexer' } };
   return { record, snapshots, block, head, folded };
 }

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
 import { parseTranscript } from '../../src/core/transcript';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -58,7 +61,7 @@ describe('hostile input at the CLI', function () {
       line({ role: 'tool', content: '', tool_name: 'Bash', tool_call_id: 'call_1', tool_output: 'second listing' }),
     ].join('\n');
     const file = write('dup.jsonl', text);
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.equal(parsed.records.length, 5);
     assert.match(parsed.warnings.map((w) => w.message).join('\n'), /line 4: tool call id "call_1" was already used by record 1; both calls are kept, this one as "call_1#r3"/);
     const first = await cli('view-tool-call', file, 'call_1');

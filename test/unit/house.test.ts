@@ -96,6 +96,39 @@ function oversized(file: string, source: string): string[] {
   return out;
 }
 
+/** The composition roots: each builds one redactor and passes it to everything that hides secrets. */
+const COMPOSITION_ROOTS: readonly string[] = ['src/extension.ts', 'src/cli/main.ts', 'src/eval/main.ts', 'bench/main.ts'];
+/** Where the redactor of the rule tables is declared; every other file sees it as the `Redactor` port. */
+const REDACTOR_FILE = 'src/core/redact.ts';
+const REDACTOR_CLASS = 'SecretRedactor';
+
+/**
+ * Where `source` (the file `file`, repository-relative) imports or constructs
+ * the redactor though it is no composition root, or, in a root, how many it
+ * builds when that is not one. Tests are outside the house: they build their own.
+ */
+function redactorsBuilt(file: string, source: string): string[] {
+  if (!partOf(file) || file === REDACTOR_FILE) return [];
+  const isRoot = COMPOSITION_ROOTS.includes(file);
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const at = (node: ts.Node): string => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
+  const out: string[] = [];
+  let built = 0;
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) && (node.propertyName ?? node.name).text === REDACTOR_CLASS && !isRoot) {
+      out.push(`${at(node)} imports ${REDACTOR_CLASS}: only a composition root builds the redactor, the others are given a Redactor`);
+    }
+    if (ts.isNewExpression(node) && (ts.isIdentifier(node.expression) ? node.expression : ts.isPropertyAccessExpression(node.expression) ? node.expression.name : undefined)?.text === REDACTOR_CLASS) {
+      built++;
+      if (!isRoot) out.push(`${at(node)} constructs ${REDACTOR_CLASS}: only a composition root builds the redactor (${COMPOSITION_ROOTS.join(', ')})`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  if (isRoot && built !== 1) out.push(`${file}: a composition root builds one redactor, this one builds ${built}`);
+  return out;
+}
+
 describe('the house', () => {
   it('every import is an arrow the house declares', () => {
     const files = ['src', 'webview', 'bench'].flatMap(filesOf);
@@ -177,6 +210,32 @@ describe('the house', () => {
     ]);
     const twelve = `export class Fits {\n  constructor(private readonly a: number, public b: number) {}\n${Array.from({ length: 11 }, (_, i) => `  #g${i} = ${i};`).join('\n')}\n  private helper(): void {}\n}\n`;
     assert.deepEqual(oversized('src/core/fits.ts', twelve), []);
+  });
+
+  it('one redactor per composition root: no other source file constructs or imports SecretRedactor', () => {
+    const files = ['src', 'webview', 'bench'].flatMap(filesOf);
+    for (const entry of COMPOSITION_ROOTS) assert.ok(files.includes(entry), `the composition root ${entry} is missing`);
+    const found = files.flatMap((f) => redactorsBuilt(f, fs.readFileSync(path.join(root, f), 'utf8')));
+    assert.deepEqual(found, [], `redactors built outside the composition roots:\n${found.join('\n')}`);
+  });
+
+  it('a redactor built or imported outside a root is named with its file and line, and a root builds exactly one (self-check)', () => {
+    assert.deepEqual(redactorsBuilt('src/core/fold.ts', "import { SecretRedactor } from './redact';\n// new SecretRedactor() in a comment\nconst text = 'new SecretRedactor()';\nconst r = new SecretRedactor();"), [
+      'src/core/fold.ts:1 imports SecretRedactor: only a composition root builds the redactor, the others are given a Redactor',
+      'src/core/fold.ts:4 constructs SecretRedactor: only a composition root builds the redactor (src/extension.ts, src/cli/main.ts, src/eval/main.ts, bench/main.ts)',
+    ]);
+    assert.deepEqual(redactorsBuilt('src/agent/example.ts', "import * as redaction from '../core/redact';\nconst r = new redaction.SecretRedactor();"), [
+      'src/agent/example.ts:2 constructs SecretRedactor: only a composition root builds the redactor (src/extension.ts, src/cli/main.ts, src/eval/main.ts, bench/main.ts)',
+    ]);
+    assert.deepEqual(redactorsBuilt('src/panel/example.ts', "export { SecretRedactor as Hider } from '../core/redact';\nimport type { Redactor } from '../core/redact';"), [
+      'src/panel/example.ts:1 imports SecretRedactor: only a composition root builds the redactor, the others are given a Redactor',
+    ]);
+    const built = "import { SecretRedactor } from '../core/redact';\nconst redactor = new SecretRedactor();";
+    assert.deepEqual(redactorsBuilt('src/cli/main.ts', built), []);
+    assert.deepEqual(redactorsBuilt('src/cli/main.ts', `${built}\nconst another = new SecretRedactor();`), ['src/cli/main.ts: a composition root builds one redactor, this one builds 2']);
+    assert.deepEqual(redactorsBuilt('bench/main.ts', "import type { Redactor } from '../src/core/redact';"), ['bench/main.ts: a composition root builds one redactor, this one builds 0']);
+    assert.deepEqual(redactorsBuilt('src/core/redact.ts', 'export class SecretRedactor {}\nconst r = new SecretRedactor();'), [], 'its own file declares it');
+    assert.deepEqual(redactorsBuilt('test/unit/example.test.ts', built), [], 'tests are outside the house');
   });
 
   it("the README's architecture table is rendered from the declaration", () => {

@@ -10,6 +10,9 @@ import { CompactionSession } from '../../src/core/session';
 import { REQUESTS_SHOWN } from '../../src/core/summary';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 describe('a session of hundreds of turns', function () {
   this.timeout(60_000);
@@ -18,7 +21,7 @@ describe('a session of hundreds of turns', function () {
     const b = new RecordBuilder();
     const turns = REQUESTS_SHOWN + 200;
     for (let i = 0; i < turns; i++) b.user(`Task ${i}: rename helper ${i} to util ${i}.`).step(`Renamed helper ${i} in every module that imported it, updated the call sites and the docs, and ran the unit tests of the package again: all of them pass.`);
-    const { messages, ledger } = await replay(b.records, { budget: defaultBudget({ window: 16_000, reserve: 2_000 }), counter: new CharRatioTokenCounter() });
+    const { messages, ledger } = await replay(b.records, { budget: defaultBudget({ window: 16_000, reserve: 2_000 }), counter: new CharRatioTokenCounter(), redactor });
     const head = messages[0]!.content;
     assert.match(head, /- #1 \(r0\): Task 0: rename helper 0/);
     assert.match(head, /- #2–#\d+ \(r\d+–r\d+\): \d+ earlier requests, in the record/);
@@ -35,7 +38,7 @@ describe('a session of hundreds of turns', function () {
       b.user(`Task ${i}: check module ${i}.`).step(`Looked at module ${i}.`, [{ name: 'Read', input: { file_path: `src/m${i}.ts` }, output: `export const m${i} = ${i};\n`.repeat(40) }]);
     }
     const counter = new CharRatioTokenCounter();
-    const session = new CompactionSession({ budget: defaultBudget({ window: 6_000, reserve: 1_000 }), counter });
+    const session = new CompactionSession({ budget: defaultBudget({ window: 6_000, reserve: 1_000 }), counter, redactor });
     const hinted = new ProviderMeter(counter);
     const plain = new ProviderMeter(counter);
     let previous: ReturnType<typeof session.engine.project> = [];

@@ -6,6 +6,9 @@ import { CachedTokenCounter, CharRatioTokenCounter } from '../../src/core/tokens
 import type { ToolInvocation } from '../../src/core/types';
 import { View } from '../../src/core/view';
 import { budgetOf, RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function recordOf(b: RecordBuilder): SessionRecord {
   const record = new SessionRecord();
@@ -30,26 +33,26 @@ describe('notLoaded: what the model does not see in full', () => {
   });
 
   it('labels a call by its command or first file, secrets hidden before the cut', () => {
-    assert.deepEqual(callLabel(bash('npm test\nnpm run lint')), { tool: 'Bash', subject: 'npm test' });
-    const secret = callLabel(bash('curl -H "Authorization: Bearer abcdefghijklmnop1234567890" https://x.example'));
+    assert.deepEqual(callLabel(bash('npm test\nnpm run lint'), redactor), { tool: 'Bash', subject: 'npm test' });
+    const secret = callLabel(bash('curl -H "Authorization: Bearer abcdefghijklmnop1234567890" https://x.example'), redactor);
     assert.ok(!secret.subject!.includes('abcdefghijklmnop1234567890'));
     assert.match(secret.subject!, /\[REDACTED:token:[0-9a-f]{6}\]/);
-    const long = callLabel(bash(`echo ${'a'.repeat(200)}`), 20);
+    const long = callLabel(bash(`echo ${'a'.repeat(200)}`), redactor, 20);
     assert.equal(long.subject, `echo ${'a'.repeat(14)}…`);
-    assert.deepEqual(callLabel({ ...bash(''), name: 'Think', input: {} }), { tool: 'Think' });
+    assert.deepEqual(callLabel({ ...bash(''), name: 'Think', input: {} }, redactor), { tool: 'Think' });
   });
 
   it('names the latest folded calls in the head, newest first, and says when there are more', () => {
     const b = new RecordBuilder().user('go');
     for (let i = 0; i < 8; i++) b.step('', [{ name: 'Bash', input: { command: `make step${i}` }, output: 'done' }]);
     const record = recordOf(b);
-    assert.equal(evidenceBlock(record.units, 0, 0, 10_000), '');
-    const all = evidenceBlock(record.units, 9, record.records.length, 10_000);
+    assert.equal(evidenceBlock(record.units, 0, 0, 10_000, redactor), '');
+    const all = evidenceBlock(record.units, 9, record.records.length, 10_000, redactor);
     const lines = all.split('\n');
     assert.equal(lines[0], '## Evidence not loaded');
     assert.equal(lines.length, 2 + 8);
     assert.match(lines[2]!, /^- view_tool_call\("call_8"\): Bash `make step7` \(folded, r\d+\)$/);
-    const few = evidenceBlock(record.units, 9, record.records.length, 1_000);
+    const few = evidenceBlock(record.units, 9, record.records.length, 1_000, redactor);
     assert.equal(few.split('\n').length, 2 + 5, 'five at least, one per 1,000 tokens of wEff');
     assert.match(few, new RegExp(`earlier ones of records r0–r${record.records.length - 1} too`));
   });
@@ -60,7 +63,7 @@ describe('notLoaded: what the model does not see in full', () => {
     const record = recordOf(b);
     const counter = new CharRatioTokenCounter();
     const view = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget: budgetOf(50_000), cap: 3000, protectRecentSteps: 2 });
-    const list = new NotLoadedList(record, view);
+    const list = new NotLoadedList(record, view, redactor);
     view.derive(0, undefined, () => undefined);
     assert.deepEqual(list.list(), []);
     view.setForm('tool:call_4', { how: 'shrunk', input: '{}', output: 'head', recover: 'view_tool_call("call_4")' });

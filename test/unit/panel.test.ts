@@ -16,6 +16,9 @@ import { MemoTokenCounter } from '../../src/core/tokens';
 import { buildPanelState, measureBlocks, TITLE_MAX_CHARS, type LastSent } from '../../src/panel/snapshot';
 import { emptyPages, notLoadedSearchText, PanelStateSchema, SECTION_ORDER, type HostMessage, type PanelState } from '../../src/protocol/messages';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 /** Tokens the system prompt and tool schemas add to every request (not in the messages). */
 const PROMPT_OVERHEAD = 300;
@@ -27,7 +30,7 @@ interface Driven {
 
 /** A task in memory (no store), played like the agent loop plays a turn. */
 function openTask(id: string, counter: TokenCounter, window: number, reserve: number): TaskSession {
-  return TaskSession.open(undefined, id, id, { window, reserve, protectRecentSteps: 2, summaryCap: 1500 }, counter, new ExtractiveSummarizer(new SummaryLineCounter(counter), 1500));
+  return TaskSession.open(undefined, id, id, { window, reserve, protectRecentSteps: 2, summaryCap: 1500 }, counter, redactor, new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, 1500));
 }
 
 /**

@@ -3,6 +3,9 @@ import { relativeTo, workspaceRootOf } from '../../src/core/paths';
 import { emptySummary, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
 import { layoutAfterFold } from '../../src/core/summaryLayout';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 describe('the workspace of a session\'s paths', () => {
   it('is where the paths branch, POSIX and Windows alike', () => {
@@ -37,7 +40,7 @@ describe('the workspace of a session\'s paths', () => {
 
 describe('the head written relative to the workspace', () => {
   function stateWith(paths: readonly string[], coverageEnd: number, from = emptySummary()): SummaryState {
-    const b = new SummaryBuilder(from);
+    const b = new SummaryBuilder(from, redactor);
     b.requests.push({ ordinal: 1, text: 'Fix /r/app/src/a.ts', record: 0, elided: 0 });
     paths.forEach((p, i) => b.upsert('Deliverables', { key: p, text: 'modified ×1', sources: [i + 1], priority: 1 }));
     b.upsert('Constraints', { key: 'keep-vendor', text: 'Never touch /r/app/vendor/', sources: [0], priority: 0 });
@@ -73,7 +76,7 @@ describe('the head written relative to the workspace', () => {
     const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
     const laid0 = layoutAfterFold(undefined, base).state;
     const grow = (from: SummaryState, text: string, end: number): SummaryState => {
-      const b = new SummaryBuilder(from);
+      const b = new SummaryBuilder(from, redactor);
       b.upsert('Deliverables', { key: '/r/app/src/new.ts', text, sources: [end - 1], priority: 1 });
       b.upsert('Findings', { key: `finding-${end}`, text: `Fold ${end} found the parser slow`, sources: [end - 1], priority: 3 });
       return b.build(end, from.folds + 1);
@@ -90,13 +93,13 @@ describe('the head written relative to the workspace', () => {
   });
 
   it('a line the cap compressed since is kept as sent; a line superseded renders the head in full', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Findings', { key: 'parser-slow', text: 'The parser reads `config.yml` twice on every start', sources: [3], priority: 3 });
     b.upsert('Decisions', { key: 'use-cache', text: 'Cache the parsed `config.yml` in memory', sources: [4], priority: 2 });
     const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
     const sent = renderSummary(laid0);
     // The next fold demotes the finding to an archived gist (same key) and adds a decision.
-    const demoted = new SummaryBuilder(laid0);
+    const demoted = new SummaryBuilder(laid0, redactor);
     demoted.facts.Findings.splice(0, 1);
     demoted.facts.Archived.push({ key: 'parser-slow', text: '[Findings] The parser reads `config.yml` twice…', sources: [3], priority: 3 });
     demoted.upsert('Decisions', { key: 'lazy-load', text: 'Load plugins lazily', sources: [8], priority: 2 });
@@ -107,7 +110,7 @@ describe('the head written relative to the workspace', () => {
     assert.ok(!text.includes('twice…'), 'the gist of a line kept whole is not repeated');
     assert.match(text, /\[Decisions\] lazy-load: Load plugins lazily/);
     // A decision withdrawn (no gist of it anywhere) is no longer true: the head is rendered again without it.
-    const withdrawn = new SummaryBuilder(laid1.state);
+    const withdrawn = new SummaryBuilder(laid1.state, redactor);
     withdrawn.facts.Decisions.splice(withdrawn.facts.Decisions.findIndex((l) => l.key === 'use-cache'), 1);
     const laid2 = layoutAfterFold(laid1.state, withdrawn.build(12, 3));
     assert.equal(laid2.kind, 'rendered');
@@ -117,7 +120,7 @@ describe('the head written relative to the workspace', () => {
   it('a head that said nothing yet, or less than a cache block, is rendered in full rather than appended to', () => {
     const counter = new SummaryLineCounter(new CharRatioTokenCounter());
     const grown = (from: SummaryState, n: number): SummaryState => {
-      const b = new SummaryBuilder(from);
+      const b = new SummaryBuilder(from, redactor);
       for (let i = 0; i < n; i++) b.upsert('Findings', { key: `f-${from.folds}-${i}`, text: `Module ${i} of fold ${from.folds} reads \`config.yml\` at start-up and caches it for the whole run`, sources: [from.coverageEnd + i], priority: 3 });
       return b.build(from.coverageEnd + n + 1, from.folds + 1);
     };
@@ -132,12 +135,12 @@ describe('the head written relative to the workspace', () => {
   });
 
   it('an archived group shows only the gists the head did not show as sent: one that only lost a gist is not repeated', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.facts.Archived.push({ key: 'archived~store-repos', members: ['store-repos', 'created-at'], text: '[Decisions] Store repos under per-repo directories · Created: 2024-04-29T15:01', sources: [247, 337], priority: 3 });
     const laid0 = layoutAfterFold(undefined, b.build(340, 1)).state;
     const sent = renderSummary(laid0);
     // The next fold supersedes one gist of the group (its new wording is a line of its own) and groups an old gist with a new one.
-    const next = new SummaryBuilder(laid0);
+    const next = new SummaryBuilder(laid0, redactor);
     next.dropArchivedMember('created-at');
     next.facts.Archived.push({ key: 'created-at', text: '[Decisions] Created: 2024-04-29T15:23', sources: [361], priority: 3 });
     next.facts.Archived.push({ key: 'archived~store-repos-2', members: ['store-repos-2', 'pr-md'], text: '[Decisions] Store repos under per-repo directories · Generated `pr.md` summarizing the changes', sources: [337, 369], priority: 3 });
@@ -151,10 +154,10 @@ describe('the head written relative to the workspace', () => {
   });
 
   it('an archived gist counts as shown only when the frozen head shows it whole', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.facts.Archived.push({ key: 'port-8080', text: '[Findings] The server listens on port 8080', sources: [3], priority: 3 });
     const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
-    const next = new SummaryBuilder(laid0);
+    const next = new SummaryBuilder(laid0, redactor);
     next.facts.Archived.push({ key: 'archived~port-8080', members: ['port-8080', 'port-80'], text: '[Findings] The server listens on port 8080 · The server listens on port 80', sources: [3, 7], priority: 3 });
     next.facts.Archived.splice(0, 1);
     const laid1 = layoutAfterFold(laid0, next.build(10, 2));
@@ -163,12 +166,12 @@ describe('the head written relative to the workspace', () => {
   });
 
   it('a line changed and compressed at the same fold is no longer what was sent: the head is rendered in full', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Ruled out', { key: 'npm-test', text: '`npm test` failed (exit 1): Cannot find module foo', sources: [3], priority: 2 });
     b.upsert('Findings', { key: 'tests-npm', text: '`npm test` → 12 passing (as of r4)', sources: [4], priority: 3 });
     const laid0 = layoutAfterFold(undefined, b.build(5, 1)).state;
     // The failure was overcome (it moves to Findings as "later it worked"), and the count changed; the cap archives both.
-    const next = new SummaryBuilder(laid0);
+    const next = new SummaryBuilder(laid0, redactor);
     next.facts['Ruled out'].splice(0, 1);
     next.facts.Findings.splice(0, 1);
     next.facts.Archived.push({ key: 'npm-test', text: '[Findings] npm test failed (exit 1): Cannot find module foo; later it worked (r9)', sources: [3, 9], priority: 3 });

@@ -10,13 +10,16 @@ import { ExtractiveSummarizer } from '../../src/core/summarizer';
 import { SummaryLineCounter } from '../../src/core/summary';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const RULE = 'Never push to main.';
 const SECRET = 'ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8';
 
 async function foldedTask(): Promise<TaskSession> {
   const counter = new CharRatioTokenCounter();
-  const task = TaskSession.open(undefined, 'task-tools', 'task-tools', { window: 6_000, reserve: 500, protectRecentSteps: 2, summaryCap: 1500 }, counter, new ExtractiveSummarizer(new SummaryLineCounter(counter), 1500));
+  const task = TaskSession.open(undefined, 'task-tools', 'task-tools', { window: 6_000, reserve: 500, protectRecentSteps: 2, summaryCap: 1500 }, counter, redactor, new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, 1500));
   const b = new RecordBuilder().user(`Fix the flaky retry test in src/net/retry.ts. ${RULE}`);
   b.step('Running the tests first.', [{ name: 'Bash', input: { command: 'npm test' }, output: `FAIL src/net/retry.test.ts\n  Error: ECONNRESET after 3 attempts (backoffJitterMs=250)\ntoken ${SECRET}` }]);
   for (let i = 0; i < 30; i++) b.read(`src/net/part${i}.ts`, 40, `Looking at part ${i}.`);

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { containsSecret, redact, secretId, type RedactionKind } from '../../src/core/redact';
+import { SecretRedactor, secretId, type RedactionKind, type RedactionResult } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 /*
  * Every fake secret is built at run time, so no secret-shaped literal sits in
@@ -55,16 +57,16 @@ function privateKey(type: string, lines = 8): { pem: string; body: string[] } {
 const PLACEHOLDER = /\[REDACTED:([a-z-]+):([0-9a-f]{6})\]/g;
 
 /** Redacts `text`, checks the invariants every result must satisfy, and returns it. */
-function check(text: string): ReturnType<typeof redact> {
-  const r = redact(text);
-  assert.equal(containsSecret(text), r.redactions.length > 0, 'containsSecret agrees with redact');
+function check(text: string): RedactionResult {
+  const r = redactor.redact(text);
+  assert.equal(redactor.containsSecret(text), r.redactions.length > 0, 'containsSecret agrees with redact');
   let last = 0;
   for (const x of r.redactions) {
     assert.ok(x.start >= last && x.end > x.start && x.end <= text.length, 'sorted, non-overlapping, inside the text');
     assert.equal(x.id, secretId(text.slice(x.start, x.end)), 'the id is the hash of the original value');
     last = x.end;
   }
-  assert.equal(redact(r.text).text, r.text, 'idempotent');
+  assert.equal(redactor.redact(r.text).text, r.text, 'idempotent');
   return r;
 }
 
@@ -84,7 +86,7 @@ function expectUntouched(text: string): void {
   const r = check(text);
   assert.deepEqual(r.redactions, [], `unexpected redaction in ${JSON.stringify(text)}: ${r.text}`);
   assert.ok(r.text === text, 'the same string is returned');
-  assert.equal(containsSecret(text), false);
+  assert.equal(redactor.containsSecret(text), false);
 }
 
 describe('redact: detection', () => {
@@ -194,10 +196,10 @@ describe('redact: detection', () => {
 
   it('passwords in assignments, JSON, YAML, flags and env files; the label is kept', () => {
     const pw = 'Tr0ub4dor&3';
-    assert.equal(redact(`password=${pw}`).text, `password=[REDACTED:password:${secretId(pw)}]`);
-    assert.equal(redact(`{"password": "${pw}"}`).text, `{"password": "[REDACTED:password:${secretId(pw)}]"}`);
-    assert.equal(redact(`PASSWORD: ${pw}`).text, `PASSWORD: [REDACTED:password:${secretId(pw)}]`);
-    assert.equal(redact(`mysql --password ${pw} -u root`).text, `mysql --password [REDACTED:password:${secretId(pw)}] -u root`);
+    assert.equal(redactor.redact(`password=${pw}`).text, `password=[REDACTED:password:${secretId(pw)}]`);
+    assert.equal(redactor.redact(`{"password": "${pw}"}`).text, `{"password": "[REDACTED:password:${secretId(pw)}]"}`);
+    assert.equal(redactor.redact(`PASSWORD: ${pw}`).text, `PASSWORD: [REDACTED:password:${secretId(pw)}]`);
+    assert.equal(redactor.redact(`mysql --password ${pw} -u root`).text, `mysql --password [REDACTED:password:${secretId(pw)}] -u root`);
     const cases = [
       `--password=${pw}`,
       `passwd=${pw}`,
@@ -221,7 +223,7 @@ describe('redact: detection', () => {
 
   it('credentials in URLs and database connection strings (user and host kept)', () => {
     const pw = alnum(16);
-    assert.equal(redact(`postgres://app:${pw}@db.internal:5432/app`).text, `postgres://app:[REDACTED:connection-string:${secretId(pw)}]@db.internal:5432/app`);
+    assert.equal(redactor.redact(`postgres://app:${pw}@db.internal:5432/app`).text, `postgres://app:[REDACTED:connection-string:${secretId(pw)}]@db.internal:5432/app`);
     expectRedacted(`DATABASE_URL="postgresql://admin:${pw}@localhost/db"`, pw, 'connection-string');
     expectRedacted(`mongodb+srv://root:${pw}@cluster0.mongodb.net/test?retryWrites=true`, pw, 'connection-string');
     expectRedacted(`REDIS_URL=redis://:${pw}@cache:6379/0`, pw, 'connection-string');
@@ -252,7 +254,7 @@ describe('redact: detection', () => {
       [`--token ${v}`, 'token'],
     ];
     for (const [text, kind] of cases) expectRedacted(text, v, kind);
-    const out = redact(`api_key=${v}`).text;
+    const out = redactor.redact(`api_key=${v}`).text;
     assert.equal(out, `api_key=[REDACTED:api-key:${secretId(v)}]`);
   });
 
@@ -339,21 +341,21 @@ describe('redact: placeholders', () => {
   it('the same secret gets the same placeholder; different secrets get different ones', () => {
     const a = 'ghp_' + alnum(36);
     const b = 'ghp_' + alnum(36);
-    const r = redact(`${a} and again ${a}, then ${b}`);
+    const r = redactor.redact(`${a} and again ${a}, then ${b}`);
     const ids = [...r.text.matchAll(PLACEHOLDER)].map((m) => m[0]);
     assert.equal(ids.length, 3);
     assert.equal(ids[0], ids[1]);
     assert.notEqual(ids[0], ids[2]);
-    assert.equal(redact(`token=${a}`).text, `token=${ids[0]}`, 'stable across calls and contexts');
-    const pw1 = redact('password=hunter22').text;
-    const pw2 = redact('DB_PASSWORD="hunter22"').text;
+    assert.equal(redactor.redact(`token=${a}`).text, `token=${ids[0]}`, 'stable across calls and contexts');
+    const pw1 = redactor.redact('password=hunter22').text;
+    const pw2 = redactor.redact('DB_PASSWORD="hunter22"').text;
     assert.equal(pw1.slice(pw1.indexOf('[')), pw2.slice(pw2.indexOf('['), -1));
-    assert.notEqual(redact('password=hunter22').text, redact('password=hunter23').text);
+    assert.notEqual(redactor.redact('password=hunter22').text, redactor.redact('password=hunter23').text);
   });
 
   it('the placeholder reveals nothing of the secret', () => {
     const secret = 'sk-' + alnum(48);
-    const out = redact(secret).text;
+    const out = redactor.redact(secret).text;
     assert.match(out, /^\[REDACTED:api-key:[0-9a-f]{6}\]$/);
     assert.ok(!out.includes(secret.slice(3, 9)));
   });
@@ -408,10 +410,10 @@ describe('redact: placeholders', () => {
     ].join('\n');
     const once = check(corpus);
     assert.equal(once.redactions.length, 11);
-    const twice = redact(once.text);
+    const twice = redactor.redact(once.text);
     assert.ok(twice.text === once.text, 'the same string comes back');
     assert.deepEqual(twice.redactions, []);
-    assert.equal(containsSecret(once.text), false);
+    assert.equal(redactor.containsSecret(once.text), false);
   });
 });
 
@@ -420,10 +422,10 @@ describe('redact: performance', function () {
 
   function time(label: string, text: string): number {
     const t0 = process.hrtime.bigint();
-    const r = redact(text);
+    const r = redactor.redact(text);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const t1 = process.hrtime.bigint();
-    containsSecret(text);
+    redactor.containsSecret(text);
     const msCheck = Number(process.hrtime.bigint() - t1) / 1e6;
     // eslint-disable-next-line no-console
     console.log(`      ${label}: ${(text.length / 1e6).toFixed(1)} MB, redact ${ms.toFixed(0)} ms (${r.redactions.length} redactions), containsSecret ${msCheck.toFixed(0)} ms`);
@@ -458,7 +460,7 @@ describe('redact: performance', function () {
     ].join('');
     const text = fill(nearMisses, 20 * 1024 * 1024);
     const ms = time('mixed near-misses', text);
-    assert.equal(redact(text.slice(0, 100_000)).redactions.length, 0, 'the near-misses are misses');
+    assert.equal(redactor.redact(text.slice(0, 100_000)).redactions.length, 0, 'the near-misses are misses');
     assert.ok(ms < 3000, `took ${ms} ms`);
   });
 

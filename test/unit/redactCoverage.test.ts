@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import { defaultBudget } from '../../src/core/budget';
 import { renderToolInput } from '../../src/core/tools';
 import { ibanValid, luhn } from '../../src/core/personalData';
-import { redact } from '../../src/core/redact';
+import { SecretRedactor } from '../../src/core/redact';
 import { VENDOR_TOKEN_RULES } from '../../src/core/secretRules';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
@@ -18,6 +18,8 @@ import { titleFromRecords } from '../../src/core/transcript';
 import { ProtectedState } from '../../src/core/state';
 import type { Part } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
+
+const redactor = new SecretRedactor();
 
 /** A deterministic string matching a (bounded, simple) regex body: classes, \w \d, literals, {n} {n,m}, optional groups skipped. */
 function sample(body: string, seed: number): string {
@@ -82,7 +84,7 @@ function places(secret: string, line = `TOKEN=${secret}`): Record<string, string
 }
 
 function assertHidden(text: string, secret: string, what: string): void {
-  const out = redact(text).text;
+  const out = redactor.redact(text).text;
   assert.ok(!out.includes(secret), `${what}: the secret survives in ${JSON.stringify(out.slice(0, 240))}`);
   // No long piece of it survives either (a clipped token must not leak its prefix and body).
   const piece = secret.slice(Math.max(0, secret.length - 16));
@@ -176,7 +178,7 @@ describe('redaction coverage: personal numbers with checksums', () => {
   };
   for (const [name, value] of Object.entries(hidden)) {
     it(`hides ${name}`, () => {
-      const out = redact(`Customer record: ${value}, verified.`).text;
+      const out = redactor.redact(`Customer record: ${value}, verified.`).text;
       assert.ok(!out.includes(value), `${name}: ${out}`);
     });
   }
@@ -193,7 +195,7 @@ describe('redaction coverage: personal numbers with checksums', () => {
     'a log line of colon-separated times': '12:34:56:789:worker-started',
   };
   for (const [name, text] of Object.entries(kept)) {
-    it(`leaves ${name}`, () => assert.equal(redact(text).text, text));
+    it(`leaves ${name}`, () => assert.equal(redactor.redact(text).text, text));
   }
 });
 
@@ -206,18 +208,18 @@ describe('redaction: false positives fixed', () => {
     'arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-creds-AbCdEf',
     '*   `allPass`: Takes a list of predicates and returns true when all of them pass.',
   ];
-  for (const text of untouched) it(`leaves ${JSON.stringify(text)}`, () => assert.equal(redact(text).text, text));
+  for (const text of untouched) it(`leaves ${JSON.stringify(text)}`, () => assert.equal(redactor.redact(text).text, text));
 
   it('the artifact index keeps a path with an e-mail address in it hidden', async () => {
     const { ArtifactIndex } = await import('../../src/core/artifacts');
-    const index = new ArtifactIndex();
+    const index = new ArtifactIndex(redactor);
     index.observe({ callId: 'w1', name: 'Write', input: { file_path: 'exports/jane.doe@example.com.json', content: '{}' }, output: 'ok', isError: false, callRecord: 1, resultRecord: 2 }, 0);
     const paths = index.entries().map((e) => e.path);
     assert.ok(paths.length === 1 && !paths[0]!.includes('jane.doe@example.com'), JSON.stringify(paths));
   });
 
   it('an e-mail address inside a file path is hidden, the extension kept', () => {
-    const out = redact('wrote exports/jane.doe@example.com.json').text;
+    const out = redactor.redact('wrote exports/jane.doe@example.com.json').text;
     assert.ok(!out.includes('jane.doe@example.com'), out);
     assert.ok(out.endsWith('.json'), out);
   });
@@ -227,7 +229,7 @@ describe('redaction: derived text never carries a secret', () => {
   const token = `ghp_${sample('[A-Za-z0-9]{36}', 99)}`;
 
   it('the title of a transcript is derived from redacted text', () => {
-    const title = titleFromRecords([{ index: 0, role: 'user', content: `Always authenticate with ${token} when you push` }]);
+    const title = titleFromRecords([{ index: 0, role: 'user', content: `Always authenticate with ${token} when you push` }], redactor);
     assert.ok(title !== undefined && !title.includes(token.slice(0, 12)), title);
   });
 
@@ -238,7 +240,7 @@ describe('redaction: derived text never carries a secret', () => {
         { name: 'Bash', input: { command: `GITHUB_TOKEN=${token} git push origin part-${i} && curl -H "Authorization: token ${token}" https://api.github.com/repos/o/r/pulls/${i}` }, output: `pushed part ${i}\n${'remote: ok\n'.repeat(40)}` },
       ]);
     }
-    const { session } = await replay(b.records, { budget: defaultBudget({ window: 8_000, reserve: 1_000 }), counter: new CharRatioTokenCounter() });
+    const { session } = await replay(b.records, { budget: defaultBudget({ window: 8_000, reserve: 1_000 }), counter: new CharRatioTokenCounter(), redactor });
     const summary = session.engine.currentSummary;
     assert.ok(summary, 'the task folded');
     const derived = [
@@ -257,7 +259,7 @@ describe('redaction: text is hidden before it is cut', () => {
   it('a goal cut at its limit keeps no piece of a token that straddled the cut', () => {
     const token = `ghp_${sample('[A-Za-z0-9]{36}', 11)}`;
     for (const lead of [190, 196, 201]) {
-      const state = new ProtectedState();
+      const state = new ProtectedState(redactor);
       // A run with no space to cut at (a pasted URL): the cut falls inside the token.
       state.observe('user', { kind: 'text', address: 'text:0', record: 0, text: `Fetch https://example.org/${'p'.repeat(lead)}?auth=${token}&next=1 and report.` } as Part);
       const goal = state.facts().find((f) => f.type === 'goal')!;
@@ -269,7 +271,7 @@ describe('redaction: text is hidden before it is cut', () => {
     const token = `ghp_${sample('[A-Za-z0-9]{36}', 12)}`;
     const b = new RecordBuilder().user('Ship it.');
     for (let i = 0; i < 40; i++) b.step(`Step ${i}.`, [{ name: 'Bash', input: { command: `curl -s -H "X-Custom-Header-Long: ${token}" https://example.org/${i} | tee out${i}.txt` }, output: `curl: (6) Could not resolve host: example.org\n${'retrying\n'.repeat(60)}exit code 6`, isError: true }]);
-    const { session } = await replay(b.records, { budget: defaultBudget({ window: 8_000, reserve: 1_000 }), counter: new CharRatioTokenCounter() });
+    const { session } = await replay(b.records, { budget: defaultBudget({ window: 8_000, reserve: 1_000 }), counter: new CharRatioTokenCounter(), redactor });
     const summary = JSON.stringify(session.engine.currentSummary ?? {});
     assert.ok(!summary.includes(token.slice(0, 8)), summary.slice(0, 400));
   });
@@ -279,7 +281,7 @@ describe('redaction: keys and labels are made from redacted text', () => {
   it('a topic key never holds a token', async () => {
     const { subjectKey } = await import('../../src/core/digest');
     const token = `ghp_${sample('[A-Za-z0-9]{36}', 7)}`;
-    const key = subjectKey(`Always authenticate ${token} before pushing`);
+    const key = subjectKey(`Always authenticate ${token} before pushing`, redactor);
     assert.ok(!key.toLowerCase().includes(token.slice(4, 12).toLowerCase()), key);
   });
 });

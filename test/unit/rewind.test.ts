@@ -10,6 +10,9 @@ import { InMemorySnapshotStore } from '../../src/core/store';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { RawRecord } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 /** A task of three turns; the second one (a rule, a decision and long tool output) is the one the user takes back. */
 function task(padding = 0): { records: RawRecord[]; from: number } {
@@ -55,7 +58,7 @@ describe('a rewind', () => {
   it('leaves its turns out of the view and the protected state; the record keeps them; a view before it still shows them', async () => {
     const { records, from } = task();
     const budget = defaultBudget({ window: 200_000, reserve: 8_000 });
-    const after = await replay(records, { budget, counter });
+    const after = await replay(records, { budget, counter, redactor });
     const text = everything(after.messages);
     assert.ok(!/ZebraWalker|CoffeeScript/.test(text), text);
     assert.ok(text.includes(`took turn 2 (records r${from}–`), text);
@@ -63,7 +66,7 @@ describe('a rewind', () => {
     assert.equal(after.session.record.records.length, records.length, 'the record keeps every record');
     assert.ok(!after.session.state.active().some((f) => /CoffeeScript/.test(f.value)), 'a rule said in the rewound turn is no protected fact');
     const marker = records.findIndex((r) => r.toolName === REWIND_TOOL);
-    const before = await replay(records, { budget, counter, at: marker });
+    const before = await replay(records, { budget, counter, at: marker, redactor });
     assert.match(everything(before.messages), /Always write the port in CoffeeScript\./);
   });
 
@@ -73,16 +76,16 @@ describe('a rewind', () => {
     const snapshots = new InMemorySnapshotStore();
     const marker = records.findIndex((r) => r.toolName === REWIND_TOOL);
     // Live, the turn was folded before the user took it back.
-    const live = await replay(records, { budget, counter, snapshots, at: marker });
+    const live = await replay(records, { budget, counter, snapshots, at: marker, redactor });
     assert.ok(live.totals.floorSummaries > 0, 'the rewound turn was folded while it stood');
     assert.match(everything(live.messages), /ZebraWalker/);
     // Derived again from the same store once the rewind is recorded (what @keeper does): nothing of the turn is left.
-    const resumed = await replay(records, { budget, counter, snapshots, resumeFrom: records.length });
+    const resumed = await replay(records, { budget, counter, snapshots, resumeFrom: records.length, redactor });
     const text = everything(resumed.messages);
     assert.ok(!/ZebraWalker|CoffeeScript/.test(text), text);
     assert.ok(!(resumed.session.engine.currentSummary?.requests ?? []).some((r) => /CoffeeScript|ZebraWalker/.test(r.text)), 'the request log leaves the rewound ask out');
     // And the same as a replay that never saw the turn.
-    const fresh = await replay(records, { budget, counter });
+    const fresh = await replay(records, { budget, counter, redactor });
     assert.deepEqual(resumed.messages.map((m) => m.content), fresh.messages.map((m) => m.content));
   });
 });

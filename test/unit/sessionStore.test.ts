@@ -7,6 +7,9 @@ import { loadSqlJs, queryAll, warmSqlJs } from '../../src/store/sqljs';
 import { SessionStore } from '../../src/store/sessionStore';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/tables';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function tempBase(): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'ck-store-')), 'sessions.db');
@@ -26,14 +29,14 @@ describe('session store (sql.js + journal)', function () {
     const file = tempBase();
     const b = new RecordBuilder().user('Fix it').step('Reading.', [{ name: 'Read', input: { file_path: 'src/a.ts' }, output: 'x'.repeat(100) }]);
     b.step('', [{ name: 'Edit', input: { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }, output: 'ok' }]);
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(store.mode, 'writer');
     await fill(store, 's1', b);
     store.snapshotStore('s1').put('tool:call_1', { type: 'form', form });
     store.snapshotStore('s1').put(ANCHOR_KEY, { type: 'anchor', anchor: { real: 100, estimate: 90 } });
     store.toolStore('s1').put('call_1', form);
     store.close();
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.sessions(), [{ id: 's1', title: 'title of s1', records: b.records.length }]);
     assert.deepEqual(again.records('s1'), b.records);
     assert.deepEqual(again.snapshotStore('s1').get('tool:call_1'), { type: 'form', form });
@@ -49,19 +52,19 @@ describe('session store (sql.js + journal)', function () {
   it('loses nothing acknowledged when the process dies before any checkpoint (journal replay)', async () => {
     const file = tempBase();
     const b = new RecordBuilder().user('hello').step('hi there');
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 's', b);
     store.toolStore('s').put('call_9', form);
     store.abandon();
     assert.equal(existsSync(file), false, 'no checkpoint was written');
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.records('s'), b.records);
     assert.deepEqual(again.toolStore('s').get('call_9'), form);
     again.close();
   });
 
   it('keeps snapshot writes monotonic (a drop is never replaced by a shrink)', async () => {
-    const store = await SessionStore.open(tempBase(), { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(tempBase(), { checkpointDelayMs: 0, redactor });
     const snap = store.snapshotStore('s');
     snap.put('tool:a', { type: 'form', form: { ...form, how: 'dropped', recover: undefined } });
     snap.put('tool:a', { type: 'form', form });
@@ -73,12 +76,12 @@ describe('session store (sql.js + journal)', function () {
     const file = tempBase();
     const big = 'line of a big tool output\n'.repeat(16000);
     const b = new RecordBuilder().user('go').step('', [{ name: 'Bash', input: { command: 'cat big.log' }, output: big }]);
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 's', b);
     store.close();
     assert.ok(statSync(file).size < big.length / 2, 'the export does not carry the payload');
     assert.equal(readdirSync(`${file}.payloads`).length, 1);
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(again.records('s', { loadPayloads: true })[2]!.toolOutput, big);
     assert.match(again.records('s')[2]!.toolOutput!, /^\[payload [0-9a-f]{64}, \d+ bytes\]$/);
     again.close();
@@ -97,7 +100,7 @@ describe('session store (sql.js + journal)', function () {
       }
       writeFileSync(file, db.export());
       db.close();
-      const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
       if (version >= 1) assert.equal(store.records('old')[0]!.content, 'kept across the migration');
       store.close();
       const check = new SQL.Database(readFileSync(file));
@@ -111,7 +114,7 @@ describe('session store (sql.js + journal)', function () {
     it(`moves a ${damage} database file aside and rebuilds the sessions from the journal`, async () => {
       const file = tempBase();
       const b = new RecordBuilder().user('remember me').step('sure');
-      const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
       await fill(store, 's', b);
       store.checkpoint();
       await store.appendRecord('s', { index: b.records.length, role: 'user', content: 'after the checkpoint' });
@@ -120,7 +123,7 @@ describe('session store (sql.js + journal)', function () {
       if (damage === 'garbage') writeFileSync(file, Buffer.from('this is not a database at all'.repeat(100)));
       else truncateSync(file, Math.floor(original.length / 2));
       const damaged = readFileSync(file);
-      const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
       const notice = again.notices.find((n) => /damaged/.test(n));
       assert.ok(notice, again.notices.join('\n'));
       assert.match(notice, /moved to .*sessions\.db\.damaged-1/);
@@ -134,11 +137,11 @@ describe('session store (sql.js + journal)', function () {
 
   it('repairs a journal whose last line was torn by a crash', async () => {
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 's', new RecordBuilder().user('one').step('two'));
     store.abandon();
     appendFileSync(`${file}.journal`, '{"s":99,"t":"s","o":"record","d":{"record":{"ind');
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.ok(again.notices.some((n) => /torn write/.test(n)), again.notices.join('\n'));
     assert.equal(again.records('s').length, 2);
     again.close();
@@ -146,16 +149,16 @@ describe('session store (sql.js + journal)', function () {
 
   it('lets one writer at a time: a second opener reads', async () => {
     const file = tempBase();
-    const writer = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const writer = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(writer, 's', new RecordBuilder().user('one'));
-    const reader = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const reader = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(reader.mode, 'reader');
     assert.ok(reader.notices.some((n) => /read-only/.test(n)));
     assert.equal(reader.records('s').length, 1);
     await assert.rejects(reader.appendRecord('s', { index: 1, role: 'user', content: 'x' }), /read-only/);
     reader.close();
     writer.close();
-    const next = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const next = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(next.mode, 'writer');
     next.close();
   });
@@ -168,7 +171,7 @@ describe('session store (sql.js + journal)', function () {
       { name: 'Read', input: { file_path: `notes/${canary}.md` }, output: canary },
     ]);
     const kept = new RecordBuilder().user('an unrelated session').step('fine');
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 'doomed', doomed);
     await fill(store, 'kept', kept);
     store.snapshotStore('doomed').put('tool:call_1', { type: 'form', form: { ...form, output: canary } });
@@ -184,7 +187,7 @@ describe('session store (sql.js + journal)', function () {
       .map((d) => path.join(d.parentPath ?? (d as unknown as { path: string }).path, d.name));
     assert.ok(files.length >= 2, files.join(','));
     for (const f of files) assert.equal(readFileSync(f).includes(canary), false, `${f} still holds the canary`);
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.sessions().map((s) => s.id), ['kept']);
     assert.equal(again.records('kept').length, kept.records.length);
     again.close();
@@ -235,6 +238,7 @@ describe('session store: appends do not wait on the event loop for their fsync',
     const store = await SessionStore.open(file, {
       checkpointDelayMs: 0,
       journalIo: { fsync: (fd: number) => new Promise<void>((resolve, reject) => held.push(() => fsync(fd, (error) => (error ? reject(error) : resolve())))) },
+      redactor,
     });
     store.createSession('s', 'title');
     let acknowledged = false;
@@ -255,7 +259,7 @@ describe('session store: appends do not wait on the event loop for their fsync',
     held.shift()?.();
     await second;
     assert.deepEqual(store.notices.filter((n) => /continues in memory/.test(n)), [], 'no failure reported');
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.records('s').map((r) => r.content), ['hello', 'hi']);
     assert.equal(again.mode, 'writer');
     again.close();
@@ -266,6 +270,7 @@ describe('session store: appends do not wait on the event loop for their fsync',
     const store = await SessionStore.open(file, {
       checkpointDelayMs: 0,
       journalIo: { fsync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })) },
+      redactor,
     });
     store.createSession('s', 'title');
     await store.appendRecord('s', { index: 0, role: 'user', content: 'hello' });
@@ -285,14 +290,14 @@ describe('session store: a full disk', function () {
     if (!existsSync('/dev/full')) this.skip();
     const file = tempBase();
     const saved = new RecordBuilder().user('saved before the disk filled up');
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 's', saved);
     store.close();
     // from now on every journal write fails with ENOSPC
     const { rmSync, symlinkSync } = await import('node:fs');
     rmSync(`${file}.journal`, { force: true });
     symlinkSync('/dev/full', `${file}.journal`);
-    const full = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const full = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(full.records('s').length, 1);
     await full.appendRecord('s', { index: 1, role: 'assistant', content: 'written while the disk is full' });
     assert.equal(full.mode, 'memory');
@@ -304,7 +309,7 @@ describe('session store: a full disk', function () {
     assert.deepEqual(full.toolStore('s').get('c'), form);
     full.close();
     rmSync(`${file}.journal`, { force: true });
-    const after = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const after = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(after.records('s').map((r) => r.content), ['saved before the disk filled up']);
     after.close();
   });
@@ -315,7 +320,7 @@ describe('session store: defects found in review', function () {
 
   it('a writer whose lock was taken over stops writing the files and says so', async () => {
     const file = tempBase();
-    const a = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const a = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await a.appendRecord('s', { index: 0, role: 'user', content: 'first' });
     const lock = JSON.parse(readFileSync(`${file}.lock`, 'utf8')) as Record<string, unknown>;
     writeFileSync(`${file}.lock`, JSON.stringify({ ...lock, token: 'someone-else' }));
@@ -331,14 +336,14 @@ describe('session store: defects found in review', function () {
   it('continues the journal sequence past the checkpoint when the journal files were lost', async () => {
     const file = tempBase();
     const { rmSync } = await import('node:fs');
-    const one = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const one = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     for (let i = 0; i < 5; i++) await one.appendRecord('s', { index: i, role: 'user', content: `r${i}` });
     one.close();
     for (const f of [`${file}.journal`, `${file}.journal.archive`]) rmSync(f, { force: true });
-    const two = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const two = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     for (let i = 5; i < 8; i++) await two.appendRecord('s', { index: i, role: 'user', content: `r${i}` });
     two.abandon();
-    const three = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const three = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(three.recordCount('s'), 8);
     three.close();
   });
@@ -347,18 +352,18 @@ describe('session store: defects found in review', function () {
     if (!existsSync('/dev/full')) this.skip();
     const file = tempBase();
     const { rmSync, symlinkSync } = await import('node:fs');
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await fill(store, 'victim', new RecordBuilder().user('x'.repeat(40_000)));
     store.close();
     rmSync(`${file}.journal`, { force: true });
     symlinkSync('/dev/full', `${file}.journal`);
-    const full = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const full = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     await full.appendRecord('victim', { index: 1, role: 'user', content: 'forces the fallback' });
     assert.equal(full.mode, 'memory');
     await assert.rejects(full.deleteSession('victim'), /not writable now .* nothing was deleted/);
     full.close();
     rmSync(`${file}.journal`, { force: true });
-    const after = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const after = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(after.records('victim', { loadPayloads: true })[0]!.content.length, 40_000);
     after.close();
   });

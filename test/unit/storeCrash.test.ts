@@ -8,6 +8,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const root = path.resolve(__dirname, '../../..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -117,11 +120,11 @@ describe('session store: kill -9 during replay --db', function () {
     lines[at] = line.replace('"content":"', '"content":"#');
     writeFileSync(journal, lines.join('\n'));
 
-    const clean = await SessionStore.open(cleanDb, { readOnly: true });
+    const clean = await SessionStore.open(cleanDb, { readOnly: true, redactor });
     const id = clean.sessions()[0]!.id;
     const expected = clean.records(id, { loadPayloads: true });
     clean.close();
-    const damaged = await SessionStore.open(db, { checkpointDelayMs: 0 });
+    const damaged = await SessionStore.open(db, { checkpointDelayMs: 0, redactor });
     try {
       assert.ok(damaged.notices.some((n) => n.includes(`${journal} has a damaged line ${at + 1}`)), `the line is named: ${JSON.stringify(damaged.notices)}`);
       const got = damaged.records(id, { loadPayloads: true });

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { RawRecord } from '../../src/core/types';
 import { SessionStore } from '../../src/store/sessionStore';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function tempBase(): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'ck-faults-')), 'task.db');
@@ -21,7 +24,7 @@ function records(n: number, text = 'line'): RawRecord[] {
 }
 
 async function written(file: string, n: number, checkpointEvery = 0): Promise<RawRecord[]> {
-  const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+  const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
   store.createSession('s', 'faults');
   const all = records(n);
   for (const r of all) {
@@ -50,13 +53,13 @@ describe('store faults', function () {
       const file = tempBase();
       const all = await written(file, 120, 25);
       harm(file);
-      const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
       assert.deepEqual(store.records('s'), all);
       const said = store.notices.filter((n) => /rebuilt from/.test(n));
       assert.equal(said.length, 1, JSON.stringify(store.notices));
       assert.match(said[0]!, /120 records in 1 session/);
       store.close();
-      const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+      const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
       assert.deepEqual(again.notices, [], 'the next open is quiet');
       assert.deepEqual(again.records('s'), all);
       again.close();
@@ -68,14 +71,14 @@ describe('store faults', function () {
     await written(file, 400, 50);
     const archive = readFileSync(`${file}.journal.archive`, 'utf8').split('\n').filter((l) => l.includes('"s":'));
     assert.ok(archive.length <= 100, `the archive holds ${archive.length} entries after 8 checkpoints of 50`);
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(store.records('s').length, 400);
     store.close();
   });
 
   it('skips a damaged journal line, names it, applies the lines after it, and marks the lost record', async () => {
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'faults');
     const all = records(10);
     for (const r of all) await store.appendRecord('s', r);
@@ -85,7 +88,7 @@ describe('store faults', function () {
     const at = lines.findIndex((l) => l.includes('"line 4"'));
     lines[at] = lines[at]!.replace('line 4', 'line X');
     writeFileSync(journal, lines.join('\n'));
-    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     const got = reopened.records('s');
     assert.equal(got.length, 10);
     assert.deepEqual(got.slice(0, 4), all.slice(0, 4), 'every record before the damaged line is back');
@@ -99,14 +102,14 @@ describe('store faults', function () {
 
   it('puts a lost record back in its marker\'s place, durably, and never rewrites a record that was not lost', async () => {
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'faults');
     const all = records(6);
     for (const r of all) await store.appendRecord('s', r);
     store.abandon();
     const journal = `${file}.journal`;
     writeFileSync(journal, readFileSync(journal, 'utf8').replace('line 2', 'line Z'));
-    const damaged = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const damaged = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(damaged.lostRecords('s'), [2]);
     await assert.rejects(damaged.restoreRecord('s', all[3]!), /record 3 of s was not lost: a stored record is never rewritten/);
     await damaged.restoreRecord('s', all[2]!);
@@ -114,19 +117,19 @@ describe('store faults', function () {
     assert.deepEqual(damaged.records('s'), all);
     await assert.rejects(damaged.restoreRecord('s', all[2]!), /was not lost/);
     damaged.abandon(); // a kill again: the restore is in the journal
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.records('s'), all);
     assert.deepEqual(again.lostRecords('s'), []);
     again.checkpoint();
     again.close();
-    const checkpointed = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const checkpointed = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual([checkpointed.records('s'), checkpointed.lostRecords('s')], [all, []]);
     checkpointed.close();
   });
 
   it('serves a record changed on disk from the journal, and says so', async () => {
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'faults');
     await store.appendRecord('s', { index: 0, role: 'user', content: 'run the suite' });
     await store.appendRecord('s', { index: 1, role: 'tool', content: '', toolName: 'Bash', toolCallId: 't1', toolOutput: 'ALL 42 TESTS PASSED' });
@@ -138,7 +141,7 @@ describe('store faults', function () {
     assert.ok(at > 0);
     bytes[at + 4] = '7'.charCodeAt(0);
     writeFileSync(file, bytes);
-    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(reopened.records('s')[1]!.toolOutput, 'ALL 42 TESTS PASSED');
     assert.ok(reopened.notices.some((n) => /record 1 of session s does not match its checksum/.test(n)), JSON.stringify(reopened.notices));
     reopened.close();
@@ -146,7 +149,7 @@ describe('store faults', function () {
 
   it('a stored tool output changed on disk is served behind a warning, a missing one as a marker; each is reported once', async () => {
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'payloads');
     const big = (tag: string): string => `${tag} output line\n`.repeat(4000);
     await store.appendRecord('s', { index: 0, role: 'tool', content: '', toolName: 'Read', toolCallId: 'a', toolOutput: big('first') });
@@ -158,7 +161,7 @@ describe('store faults', function () {
     const missing = changed === one ? two! : one!;
     writeFileSync(changed, readFileSync(changed, 'utf8').replace('first output line', 'FORGED output line'));
     rmSync(missing);
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     const notices: string[] = [];
     again.onNotice((m) => notices.push(m));
     const out = again.records('s', { loadPayloads: true }).map((r) => r.toolOutput ?? '');
@@ -175,7 +178,7 @@ describe('store faults', function () {
   it('deleting a session leaves no byte of it in any file: damaged copies, the previous checkpoint and temp files included', async () => {
     const file = tempBase();
     const canary = 'CANARY-7f3a9c-do-not-keep';
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('gone', 'to delete');
     store.createSession('kept', 'to keep');
     await store.appendRecord('gone', { index: 0, role: 'user', content: `remember ${canary}` });
@@ -188,12 +191,12 @@ describe('store faults', function () {
     const payloads = `${file}.payloads`;
     mkdirSync(payloads, { recursive: true });
     writeFileSync(path.join(payloads, `.tmp-1-abc`), `partial ${canary}`);
-    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const reopened = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.equal(await reopened.deleteSession('gone'), true);
     reopened.close();
     const dir = path.dirname(file);
     for (const f of filesUnder(dir)) assert.ok(!readFileSync(f).includes(canary), `${path.basename(f)} still holds the canary`);
-    const again = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const again = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.sessions().map((s) => s.id), ['kept']);
     again.close();
   });
@@ -202,7 +205,7 @@ describe('store faults', function () {
     const { DATABASE_LIMIT_BYTES } = await import('../../src/store/checkpoints');
     assert.ok(DATABASE_LIMIT_BYTES < 2 ** 31 / 1.5, 'the limit leaves room below what one read can take');
     const file = tempBase();
-    const store = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const store = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     store.createSession('s', 'big');
     (store as unknown as { checkpoints: { exportedSize: number } }).checkpoints.exportedSize = DATABASE_LIMIT_BYTES + 1;
     await assert.rejects(store.appendRecord('s', { index: 0, role: 'user', content: 'one more' }), /at its limit of 1024 MB: nothing more is recorded in this task; start a new task/);

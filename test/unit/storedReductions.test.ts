@@ -4,6 +4,9 @@ import { InMemorySnapshotStore, floorKey, type ReducedForm } from '../../src/cor
 import { StoredReductions } from '../../src/core/storedReductions';
 import { emptySummary, type SummaryState } from '../../src/core/summary';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function setup() {
   const b = new RecordBuilder().user('Refactor the parser. Never touch the production database.');
@@ -13,7 +16,7 @@ function setup() {
   const record = new SessionRecord();
   for (const r of b.records) record.append(r);
   const snapshots = new InMemorySnapshotStore();
-  return { record, snapshots, stored: new StoredReductions(record, snapshots) };
+  return { record, snapshots, stored: new StoredReductions(record, snapshots, redactor) };
 }
 
 const form: ReducedForm = { how: 'shrunk', input: '{}', output: 'head\n[… elided; full output: view_tool_call("call_1")]', recover: 'view_tool_call("call_1")' };

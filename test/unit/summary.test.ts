@@ -30,6 +30,9 @@ import { ArtifactIndex } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 const counter = new CharRatioTokenCounter();
 
@@ -51,7 +54,7 @@ describe('Task Context sections', () => {
   });
 
   it('a reused topic key supersedes the earlier fact', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Decisions', { key: 'db-driver', text: 'use pg', sources: [3], priority: 2 });
     b.upsert('Decisions', { key: 'cache', text: 'use redis', sources: [4], priority: 2 });
     b.upsert('Decisions', { key: 'db-driver', text: 'use postgres.js instead of pg', sources: [9], priority: 2 });
@@ -68,7 +71,7 @@ describe('Task Context sections', () => {
 
 describe('demotion under the cap', () => {
   function bloated(): SummaryState {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     for (let i = 0; i < 5; i++) b.requests.push({ ordinal: i + 1, text: `Request number ${i} with some words`, record: i, elided: 0 });
     b.upsert('Constraints', { key: 'never-touch-prod', text: 'Never touch the production database.', sources: [0], priority: 0 });
     b.upsert('Deliverables', { key: 'src/app.ts', text: 'created, modified ×4', sources: [10], priority: 1 });
@@ -81,7 +84,7 @@ describe('demotion under the cap', () => {
     const state = bloated();
     const before = counter.count(renderSummary(state));
     assert.ok(before > ROLLING_SUMMARY_BUDGET_TOKENS);
-    const { state: capped, report } = enforceCap(state, counter);
+    const { state: capped, report } = enforceCap(state, counter, redactor);
     assert.ok(report.tokens <= ROLLING_SUMMARY_BUDGET_TOKENS, `${report.tokens}`);
     assert.equal(report.overCap, false);
     assert.ok(report.demoted > 0);
@@ -105,12 +108,12 @@ describe('demotion under the cap', () => {
   });
 
   it('the latest lines outlast older ones of the same worth; a rule the request log shows word for word leaves no gist', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Port the parser. Keep the public API unchanged.', record: 0, elided: 0 });
     b.upsert('Constraints', { key: 'keep-public-api', text: 'Keep the public API unchanged.', sources: [0], priority: 2 });
     for (let i = 0; i < 60; i++) b.upsert('Findings', { key: `finding-${i}`, text: `Module ${i} reads its settings from the environment at start-up, so a change to the configuration file is only seen after the whole service is restarted by hand`, sources: [10 + i * 10], priority: 3, ...(i < 30 ? { refs: 1 } : {}) });
     const state = b.build(610, 1);
-    const { state: capped } = enforceCap(state, counter, 1800);
+    const { state: capped } = enforceCap(state, counter, redactor, 1800);
     const live = capped.facts.Findings.map((l) => Number(/Module (\d+)/.exec(l.text)![1]));
     assert.ok(live.length > 0 && live.length < 60, `${live.length} live`);
     // Equal salience; the older half was named once since: one mention does not outweigh being the latest work.
@@ -124,12 +127,12 @@ describe('demotion under the cap', () => {
     assert.equal(gistWordsFor(2500), 12);
     assert.equal(gistWordsFor(3500), 16);
     assert.equal(gistWordsFor(8000), 20);
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     const long = 'The dnsmasq init script reads upstream servers with `config_list_foreach`, so a single `option server` line is ignored and queries are refused with REFUSED';
     for (let i = 0; i < 150; i++) b.upsert('Findings', { key: `f-${i}`, text: `${long} (case ${i})`, sources: [i], priority: 3 });
     const state = b.build(100, 1);
     const words = (cap: number): number => {
-      const { state: capped } = enforceCap(state, counter, cap);
+      const { state: capped } = enforceCap(state, counter, redactor, cap);
       const gist = capped.facts.Archived.find((l) => /^\[Findings\]/.test(l.text))!;
       return gist.text.replace(/^\[Findings\] /, '').split(' · ')[0]!.split(/\s+/).length;
     };
@@ -137,7 +140,7 @@ describe('demotion under the cap', () => {
   });
 
   it('a section whose lines were all archived says so, not "(none)"', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Decisions', { key: 'bundler', text: 'Switch the bundler to esbuild because the type-check step took 40 s.', sources: [3], priority: 2 });
     b.facts.Archived.push({ key: 'cause', text: '[Findings] The parser drops the last byte', sources: [2], priority: 3 });
     const text = renderSummary(b.build(10, 1));
@@ -146,23 +149,23 @@ describe('demotion under the cap', () => {
   });
 
   it('reports when P0 alone exceeds the cap, and still keeps it', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     for (let i = 0; i < 80; i++) b.requests.push({ ordinal: i + 1, text: `Please do task ${i}: ${'detail '.repeat(30)}`, record: i, elided: 0 });
-    const { state, report } = enforceCap(b.build(100, 1), counter, 1000);
+    const { state, report } = enforceCap(b.build(100, 1), counter, redactor, 1000);
     assert.equal(report.overCap, true);
     assert.equal(state.requests.length, 80);
     for (const r of state.requests) assert.match(r.text, /^Please do task \d+: detail/);
   });
 
   it('clips the longest requests first; the task as first asked and the latest ask keep their words longest', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     const task = `Convert the workbook so that a negative cell such as -50 is shown as (50). ${'context '.repeat(40)}the end of the task.`;
     b.requests.push({ ordinal: 1, text: task, record: 0, elided: 0 });
     for (let i = 1; i < 12; i++) b.requests.push({ ordinal: i + 1, text: `Follow-up ${i}: ${'detail '.repeat(20 + i * 8)}`, record: i * 2, elided: 0 });
     const latest = `Now check the header rows too. ${'words '.repeat(60)}done.`;
     b.requests.push({ ordinal: 13, text: latest, record: 30, elided: 0 });
     const full = counter.count(renderSummary(b.build(40, 1)));
-    const { state } = enforceCap(b.build(40, 1), counter, full - 300);
+    const { state } = enforceCap(b.build(40, 1), counter, redactor, full - 300);
     assert.equal(state.requests[0]!.text, task, 'the task keeps its words');
     assert.equal(state.requests[12]!.text, latest, 'the latest ask keeps its words');
     assert.ok(state.requests[11]!.elided > 0, 'the longest follow-up is clipped');
@@ -172,17 +175,17 @@ describe('demotion under the cap', () => {
 describe('fact lines said once', () => {
   it('a key that only restates its statement is not repeated; any other key stays', () => {
     const text = 'Port 53 is bound to dnsmasq, not blocky.';
-    assert.equal(keyRestatesText(topicKey(text), text), true);
-    assert.equal(formatFact({ key: topicKey(text), text, sources: [72], priority: 3 }), 'Port 53 is bound to dnsmasq, not blocky. (r72)');
+    assert.equal(keyRestatesText(topicKey(text, redactor), text), true);
+    assert.equal(formatFact({ key: topicKey(text, redactor), text, sources: [72], priority: 3 }), 'Port 53 is bound to dnsmasq, not blocky. (r72)');
     // a key naming something the text does not say is information: kept
     assert.equal(formatFact({ key: 'db-driver', text: 'use postgres.js instead of pg', sources: [9], priority: 2 }), 'db-driver: use postgres.js instead of pg (r9)');
     assert.equal(formatFact({ key: 'cmd-npm-test', text: '`npm test` failed (exit 1)', sources: [3, 4], priority: 2 }), 'cmd-npm-test: `npm test` failed (exit 1) (r3, r4)');
     // an archived pointer whose gist is gone is its key
     assert.equal(formatFact({ key: 'outcome-r181', text: '', sources: [181], priority: 3 }), 'outcome-r181:  (r181)');
     // the key still identifies the line: reusing it supersedes
-    const b = new SummaryBuilder(emptySummary());
-    b.upsert('Findings', { key: topicKey(text), text, sources: [72], priority: 3 });
-    b.upsert('Findings', { key: topicKey(text), text: 'Port 53 is bound to dnsmasq, not blocky; blocky listens on 5353.', sources: [90], priority: 3 });
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.upsert('Findings', { key: topicKey(text, redactor), text, sources: [72], priority: 3 });
+    b.upsert('Findings', { key: topicKey(text, redactor), text: 'Port 53 is bound to dnsmasq, not blocky; blocky listens on 5353.', sources: [90], priority: 3 });
     assert.equal(b.facts.Findings.length, 1);
     assert.deepEqual(b.facts.Findings[0]!.sources, [72, 90]);
   });
@@ -202,7 +205,7 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: use of unresolved module or unlinked crate `pepegsitter`\nExit code: 101' }])
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }])
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const lines = state.facts['Ruled out'].map((l) => l.text);
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0]!, /^`cargo test` failed \(.*\) ×3: .*unlinked crate `pepegsitter` · .*could not find `bash`/);
@@ -216,21 +219,21 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: "sed -i 's/a/b/' src/parser.ts" }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: '# 1. Point git at the key\ngit config --local user.signingkey 8E1F' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: 'done' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
     // An install says what it installed: the versions a later step depends on.
     const install = new RecordBuilder()
       .user('Set up the dev environment.')
       .step('', [{ name: 'bash', input: { command: 'pip install -e .[dev]' }, output: 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n' }]);
-    const installed = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(install).units, coverageEnd: install.records.length });
+    const installed = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(install).units, coverageEnd: install.records.length });
     assert.deepEqual(installed.facts.Decisions.map((d) => d.text), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
     // Two commits whose messages quote the same file are two commits.
     const two = new RecordBuilder()
       .user('Commit the docs.')
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: update README.md"' }, output: '[main abc1234] docs: update `README.md`\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: fix links in README.md"' }, output: '[main def5678] docs: fix links in `README.md`\n 1 file changed' }]);
-    const commits = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
+    const commits = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
     assert.equal(commits.filter((t) => t.startsWith('committed')).length, 2, JSON.stringify(commits));
     // An amended commit, and a commit of the same message redone after a reset, replace the one the branch lost.
     const redone = new RecordBuilder()
@@ -241,13 +244,13 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git reset --soft HEAD~1' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 2222222] Fix links\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[release 3333333] Fix links\n 1 file changed' }]);
-    const kept = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts.Decisions;
+    const kept = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts.Decisions;
     // Two commits of one message with work between them and no rewrite of the branch are two commits.
     const twice = new RecordBuilder()
       .user('Fix the lint errors as you go.')
       .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 1111111] Fix lint\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 2222222] Fix lint\n 2 files changed' }]);
-    const both = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(twice).units, coverageEnd: twice.records.length })).facts.Decisions.map((l) => l.text);
+    const both = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(twice).units, coverageEnd: twice.records.length })).facts.Decisions.map((l) => l.text);
     assert.deepEqual(both, ['committed 1111111 on main: "Fix lint"', 'committed 2222222 on main: "Fix lint"']);
     assert.deepEqual(
       kept.filter((l) => l.text.startsWith('committed')).map((l) => [l.text, l.sources]),
@@ -273,7 +276,7 @@ describe('demotion by later references', () => {
       .user('Point cloudflared at Mullvad.')
       .step('', [heredoc('/etc/cloudflared/config.yml', 'proxy-dns: true\n# upstream\nproxy-dns-upstream:\n  - https://dns.mullvad.net/dns-query', 'Update cloudflared to use Mullvad DNS')])
       .step('', [heredoc('/etc/big.conf', Array.from({ length: 12 }, (_, i) => `key${i}: ${i}`).join('\n'))]);
-    const deliverables = (await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    const deliverables = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
     assert.ok(deliverables.includes('/etc/cloudflared/config.yml: modified ×1 — written: Update cloudflared to use Mullvad DNS: `proxy-dns: true; proxy-dns-upstream:; - https://dns.mullvad.net/dns-query`'), JSON.stringify(deliverables));
     assert.ok(deliverables.includes('/etc/big.conf: modified ×1'), JSON.stringify(deliverables));
   });
@@ -286,7 +289,7 @@ describe('demotion by later references', () => {
       .user('Fix the run script.')
       .step('', [{ name: 'Edit', input: { file_path: 'scripts/run.sh', old_string: 'x = 1', new_string: 'x = 2' }, output: 'ok' }]);
     const { units } = unitsOf(b);
-    const s = new ExtractiveSummarizer(counter);
+    const s = new ExtractiveSummarizer(counter, redactor);
     const first = await s.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
     assert.equal(first.root, '/r/app/');
     const second = await s.fold({ previous: first, units: units.slice(2), coverageEnd: b.records.length });
@@ -305,16 +308,16 @@ describe('demotion by later references', () => {
     assert.ok(lines.includes('reproduce_bug.py: created, modified ×1 — last edit `x = 1` → `x = 2`'), JSON.stringify(lines));
     assert.ok(lines.includes('README.md: created'), 'two candidates: no merge');
     // The artifact index keeps one entry for the file too, by the same rule.
-    const index = new ArtifactIndex();
+    const index = new ArtifactIndex(redactor);
     for (const unit of unitsOf(swe).units) for (const part of unit.parts) if (part.tool) index.observe(part.tool, unit.step);
     const entries = index.entries().map((e) => `${e.path}: ${e.creations}c ${e.modifications}m`);
     assert.deepEqual(entries, ['reproduce_bug.py: 1c 1m', '/pydicom/docs/README.md: 1c 0m', '/pydicom/README.md: 1c 0m', 'README.md: 1c 0m']);
     // `./a/x.json`, `a/x.json` and the absolute path ending in it are one file (Claude Code names it all three ways).
-    const forms = new ArtifactIndex();
+    const forms = new ArtifactIndex(redactor);
     for (const path of ['.taskmaster/tasks.json', './.taskmaster/tasks.json', '/Users/c/proj/.taskmaster/tasks.json']) forms.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
     assert.deepEqual(forms.entries().map((e) => `${e.path}: ${e.reads}r`), ['.taskmaster/tasks.json: 3r']);
     // A file named from the home directory and by its absolute path is one file too; two homes that could hold it are not.
-    const home = new ArtifactIndex();
+    const home = new ArtifactIndex(redactor);
     const read = (path: string): void => void home.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
     for (const path of ['~/Documents/M-Claude/.git/config', 'C:\\Users\\Mischa\\Documents\\M-Claude\\.git\\config', '/Users/a/notes.md', '/Users/b/notes.md', '~/notes.md']) read(path);
     assert.deepEqual(home.entries().map((e) => `${e.path}: ${e.reads}r`), ['/Users/a/notes.md: 1r', '/Users/b/notes.md: 1r', '~/Documents/M-Claude/.git/config: 2r', '~/notes.md: 1r']);
@@ -328,7 +331,7 @@ describe('demotion by later references', () => {
       .read('src/other.ts', 5, 'Looking at the parser again: parseHeader is called twice.')
       .read('src/more.ts', 5, 'And parseHeader once more.');
     const { units } = unitsOf(b);
-    const s = new ExtractiveSummarizer(counter);
+    const s = new ExtractiveSummarizer(counter, redactor);
     const first = await s.fold({ previous: undefined, units: units.slice(0, 3), coverageEnd: units[3]!.firstRecord });
     const second = await s.fold({ previous: first, units: units.slice(3), coverageEnd: b.records.length });
     const referred = second.facts.Findings.find((l) => /parseHeader/.test(l.text))!;
@@ -338,7 +341,7 @@ describe('demotion by later references', () => {
   });
 
   it('under the cap, the least referred line is demoted first, then the oldest', () => {
-    const b = new SummaryBuilder(emptySummary());
+    const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Fix the parser.', record: 0, elided: 0 });
     const long = (what: string): string => `${what} ${'and a long explanation of why it matters here '.repeat(6)}`;
     b.upsert('Findings', { key: 'old-referred', text: long('The parser drops the last byte.'), sources: [1], priority: 3, refs: 2 });
@@ -346,7 +349,7 @@ describe('demotion by later references', () => {
     b.upsert('Findings', { key: 'newest-unreferred', text: long('The lint step is slow.'), sources: [3], priority: 3 });
     const state = b.build(10, 1);
     const full = counter.count(renderSummary(state));
-    const { state: capped } = enforceCap(state, counter, full - 20);
+    const { state: capped } = enforceCap(state, counter, redactor, full - 20);
     assert.deepEqual(capped.facts.Findings.map((l) => l.key), ['old-referred', 'newest-unreferred']);
     assert.deepEqual(capped.facts.Archived.map((l) => l.key), ['newer-unreferred'], 'demoted, not deleted');
   });
@@ -360,7 +363,7 @@ describe('extractive summarizer', () => {
       .user('Now also write tests.')
       .step('Done.', [{ name: 'Write', input: { file_path: 'test/cli.test.ts', content: 'it()' }, output: 'ok' }]);
     const { units } = unitsOf(b);
-    const s = new ExtractiveSummarizer(counter);
+    const s = new ExtractiveSummarizer(counter, redactor);
     const first = await s.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
     const second = await s.fold({ previous: first, units: units.slice(2), coverageEnd: b.records.length });
     assert.deepEqual(second.requests.map((r) => [r.ordinal, r.text]), [
@@ -385,7 +388,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'FAIL src/a.test.ts\nError: expected 2 got 3\nExit code: 1', isError: true }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'all good\nExit code: 0' }]);
     const { units } = unitsOf(b);
-    const s = new ExtractiveSummarizer(counter);
+    const s = new ExtractiveSummarizer(counter, redactor);
     const afterFail = await s.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
     const failed = afterFail.facts['Ruled out'].find((l) => l.text.startsWith('`npm test` failed'));
     assert.ok(failed, JSON.stringify(afterFail.facts['Ruled out']));
@@ -405,7 +408,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'all good\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\): Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
     assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
   });
@@ -423,7 +426,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'mv ~/.local/state/minsky/git/test-session ~/.local/state/minsky/git/local/chitin/ 2>/dev/null || true' }, output: '</state/minsky/git/local/chitin/ 2>/dev/null || true' }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la ~/.local/state/minsky/git/local/minsky/task#002' }, output: 'total 0\ndrwxr-xr-x@ 2 edobry  staff   64 Apr 29 15:04 .\ndrwxr-xr-x@ 4 edobry  staff  128 Apr 29 15:05 ..' }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la .git/hooks' }, output: 'total 8\ndrwxr-xr-x  4 m staff 128 Dec  2 15:19 .\n-rwxr-xr-x  1 m staff 512 Dec  2 15:19 pre-commit' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(!findings.some((t) => /^`mv /.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /^`ls -la ~\/\.local\/state\/minsky\/git\/local\/minsky\/task#002` → empty directory \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
@@ -436,7 +439,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Write', input: { file_path: 'README.md', content: 'x' }, output: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>', isError: true }])
       .user('continue')
       .step('Fixed the typo in `README.md`.', []);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.deepEqual(state.facts['Ruled out'], []);
     const text = renderSummary(state);
     assert.doesNotMatch(text, /^- #2 \(r\d+\): continue$/m);
@@ -448,7 +451,7 @@ describe('extractive summarizer', () => {
       .user('Fix the pr tests.')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: 'TypeError: args.slice is not a function.\n 1 pass\n 1 fail\nRan 2 tests across 1 files.' }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: ' 2 pass\n 0 fail\nRan 2 tests across 1 files.' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(findings.some((t) => /failed \(error\): 1 passed, 1 failed; TypeError: args\.slice is not a function.*later it worked/.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /→ 2 passed, 0 failed/.test(t)), JSON.stringify(findings));
@@ -461,7 +464,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'aider', input: {}, output: 'Commit dd581c5 refactor: yield directly\nCommit 2bae9da refactor: collect items first\nYou can use /undo to undo and discard each aider commit.' }])
       .user('/undo')
       .step('', [{ name: 'aider', input: {}, output: 'Removed: 2bae9da refactor: collect items first\nNow at:  dd581c5 refactor: yield directly' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), ['committed dd581c5: "refactor: yield directly"']);
     assert.ok(state.facts['Ruled out'].some((l) => l.text === 'work discarded: commit 2bae9da "refactor: collect items first" undone; now at dd581c5 "refactor: yield directly"'), JSON.stringify(state.facts['Ruled out']));
     assert.ok(state.facts.Findings.some((l) => /^aider v0\.84\.0, main model gemini\/gemini-2\.5-pro \(as of r\d+\)$/.test(l.text)), JSON.stringify(state.facts.Findings));
@@ -473,7 +476,7 @@ describe('extractive summarizer', () => {
       .user('Start the server.')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'python -m server' }, output: `pydantic_core.ValidationError: 8 validation errors for Config\n${traceback}` }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'cat logs/server.log' }, output: '2025-01-01 ERROR - Error: connection refused\nValueError: bad value' }]);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const ruled = state.facts['Ruled out'].map((l) => l.text);
     assert.ok(ruled.some((t) => /^`python -m server` failed \(error\): .*Extra inputs are not permitted/.test(t)), JSON.stringify(ruled));
     assert.ok(!ruled.some((t) => /cat logs/.test(t)), JSON.stringify(ruled));
@@ -483,7 +486,7 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder()
       .user('Why does the PR list too many commits?')
       .step('I see the `pr` command lists every commit of the branch because it never computes the merge base.\n\nThe base branch is looked up in this order:\n- Remote HEAD branch (from `git remote show origin`)\n- Local `main` branch (if it exists)\n- Local `master` branch', []);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
     assert.ok(lines.some((t) => /never computes the merge base/.test(t)), JSON.stringify(lines));
     assert.ok(!lines.some((t) => /^(?:Remote HEAD branch|Local `main` branch|Local `master`)/.test(t)), JSON.stringify(lines));
@@ -493,7 +496,7 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder()
       .user('Where should resolveRepoPath go?')
       .step('It is duplicated in three commands.\n\nBest practice: move it to a shared utility module, such as:\n- `src/domain/repo-utils.ts`\n- `src/utils/repo.ts`\n\nThe fix is as follows:\n\n```ts\nexport function resolveRepoPath(options: Options): string {\n  return options.repo ?? process.cwd();\n}\nexport const other = 1;\n```', []);
-    const state = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
     assert.ok(lines.includes('Best practice: move it to a shared utility module, such as: `src/domain/repo-utils.ts`; `src/utils/repo.ts`'), JSON.stringify(lines));
   });
@@ -506,16 +509,16 @@ describe('extractive summarizer', () => {
     ]);
     const long = 'Fix this: ' + 'log line\n'.repeat(1000);
     const b = new RecordBuilder().user(long);
-    const p = protectedFromRaw(unitsOf(b).units);
+    const p = protectedFromRaw(unitsOf(b).units, redactor);
     const flat = long.trim().replace(/\s+/g, ' ');
     assert.equal(p.requests[0]!.text, flat.slice(0, REQUEST_MAX_CHARS), 'the words verbatim, whitespace runs as one space');
     assert.equal(p.requests[0]!.elided, flat.length - REQUEST_MAX_CHARS);
-    assert.equal(topicKey('Never touch the production database!'), 'never-touch-production-database');
+    assert.equal(topicKey('Never touch the production database!', redactor), 'never-touch-production-database');
   });
 
   it('the static checkpoint always produces the last ask and an action count', async () => {
     const b = new RecordBuilder().user('Ship it. Never force-push to main.').step('', [{ name: 'Bash', input: { command: 'git push' }, output: 'ok' }]);
-    const s = new StaticCheckpointSummarizer(counter);
+    const s = new StaticCheckpointSummarizer(counter, redactor);
     const state = await s.fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.match(state.current.goal, /#1 \(r0\): Ship it/);
     assert.match(state.current.status, /checkpoint: 1 tool action/);
@@ -524,7 +527,7 @@ describe('extractive summarizer', () => {
 });
 
 describe('the Task Context as a digest', () => {
-  const fold = async (b: RecordBuilder): Promise<SummaryState> => new ExtractiveSummarizer(counter, 1e6).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+  const fold = async (b: RecordBuilder): Promise<SummaryState> => new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
   const everyLine = (s: SummaryState): string[] => (['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const).flatMap((k) => s.facts[k].map((l) => l.text));
 
   it('a statement that says nothing a reader could use is not a line', async () => {
@@ -592,8 +595,8 @@ describe('the Task Context as a digest', () => {
     assert.ok(!everyLine(s).some((t) => !t.startsWith('#2 ') && t.includes('Use PowerShell')), JSON.stringify(everyLine(s)));
     // Folded apart, the reply still finds the options of the span before it.
     const { units } = unitsOf(b);
-    const first = await new ExtractiveSummarizer(counter).fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: 2 });
-    const second = await new ExtractiveSummarizer(counter).fold({ previous: first, units: units.slice(2), coverageEnd: 3 });
+    const first = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: 2 });
+    const second = await new ExtractiveSummarizer(counter, redactor).fold({ previous: first, units: units.slice(2), coverageEnd: 3 });
     assert.equal(second.requests[1]!.resolved?.chose, '2. Use PowerShell as the primary shell');
   });
 
@@ -856,7 +859,7 @@ describe('the Task Context as a digest', () => {
     // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
     const later = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add JSON output.').user('Rename the module instead.').step('Renamed it to `export_io`.');
     const { units } = unitsOf(later);
-    const summarizer = new ExtractiveSummarizer(counter);
+    const summarizer = new ExtractiveSummarizer(counter, redactor);
     const first = await summarizer.fold({ previous: undefined, units: units.slice(0, 3), coverageEnd: units[2]!.lastRecord + 1 });
     assert.match(first.current.next, /^answer request #2/);
     const second = await summarizer.fold({ previous: first, units: units.slice(3), coverageEnd: later.records.length });
@@ -867,7 +870,7 @@ describe('the Task Context as a digest', () => {
     const read = { name: 'Read', input: { file_path: 'src/export.ts' }, output: 'export function run() {}' };
     const working = new RecordBuilder().user('Port the exporter to the new API.').step('Let me look at the exporter.', [read]).step('', [read]);
     const { units } = unitsOf(working);
-    const summarizer = new ExtractiveSummarizer(counter);
+    const summarizer = new ExtractiveSummarizer(counter, redactor);
     const first = await summarizer.fold({ previous: undefined, units, coverageEnd: working.records.length });
     assert.equal(first.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
     // The next fold: still tool calls, the work goes on; then the agent replies and the pointer is gone.

@@ -4,6 +4,9 @@ import * as path from 'node:path';
 
 import { parseTranscript, TranscriptError } from '../../src/core/transcript';
 import type { RawRecord } from '../../src/core/types';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 // Tests run compiled from out/test/unit/: the project root is three levels up.
 const PROJECT_ROOT = path.resolve(__dirname, '../../..');
@@ -39,7 +42,7 @@ function assertIndexes(records: readonly RawRecord[]): void {
 function expectError(text: string, pattern: RegExp): TranscriptError {
   let caught: unknown;
   try {
-    parseTranscript(text);
+    parseTranscript(text, redactor);
   } catch (err) {
     caught = err;
   }
@@ -51,7 +54,7 @@ function expectError(text: string, pattern: RegExp): TranscriptError {
 
 describe('transcript: interchange format', () => {
   it('maps every line to one record with all fields', () => {
-    const parsed = parseTranscript(fixture('interchange.jsonl'));
+    const parsed = parseTranscript(fixture('interchange.jsonl'), redactor);
     assert.equal(parsed.format, 'interchange');
     assert.deepEqual(parsed.warnings, []);
     assertIndexes(parsed.records);
@@ -105,7 +108,7 @@ describe('transcript: interchange format', () => {
 
   it('accepts missing optional keys and CRLF line endings and a BOM', () => {
     const text = '\uFEFF' + lines({ role: 'user', content: 'hi' }, { role: 'assistant' }).replace('\n', '\r\n') + '\r\n';
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.deepEqual(parsed.records.map(strip), [
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: '' },
@@ -116,7 +119,7 @@ describe('transcript: interchange format', () => {
 
 describe('transcript: Claude Code session JSONL', () => {
   it('produces one record per block and skips metadata lines silently', () => {
-    const parsed = parseTranscript(fixture('claude-code.jsonl'));
+    const parsed = parseTranscript(fixture('claude-code.jsonl'), redactor);
     assert.equal(parsed.format, 'claude-code');
     assert.deepEqual(parsed.warnings, []);
     assertIndexes(parsed.records);
@@ -220,6 +223,7 @@ describe('transcript: Claude Code session JSONL', () => {
           ],
         },
       }),
+      redactor,
     );
     assert.deepEqual(
       parsed.records.map((r) => [r.role, r.thinking === true, r.toolName, r.messageId]),
@@ -254,6 +258,7 @@ describe('transcript: Claude Code session JSONL', () => {
         { message: { role: 'user', content: 'no type' } },
         { type: 'user', message: { content: [{ type: 'tool_result', content: 'x' }] } },
       ),
+      redactor,
     );
     assert.deepEqual(
       parsed.records.map((r) => r.content),
@@ -290,7 +295,7 @@ describe('transcript: malformed lines', () => {
       JSON.stringify({ role: 'user', content: 'x', meta: 'oops' }), // 12
       JSON.stringify({ role: 'assistant', content: 'third' }), // 13
     ].join('\n');
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.equal(parsed.format, 'interchange');
     assert.deepEqual(
       parsed.records.map((r) => [r.index, r.content]),
@@ -324,7 +329,7 @@ describe('transcript: malformed lines', () => {
       '\u0000\u0000\u0000',
       JSON.stringify({ role: 'tool', tool_call_id: 'c', tool_output: '\uFFFD\uD800 lone surrogate' }),
     ].join('\n');
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.deepEqual(
       parsed.records.map((r) => r.role),
       ['user', 'tool'],
@@ -375,6 +380,7 @@ describe('transcript: format detection', () => {
         type: 'user',
         message: { role: 'user', content: 'hello' },
       }),
+      redactor,
     );
     assert.equal(parsed.format, 'claude-code');
     assert.deepEqual(
@@ -388,7 +394,7 @@ describe('transcript: format detection', () => {
   });
 
   it('detects interchange from a top-level role', () => {
-    const parsed = parseTranscript(lines('', { role: 'system', content: 'banner' }, { role: 'user', content: 'q' }));
+    const parsed = parseTranscript(lines('', { role: 'system', content: 'banner' }, { role: 'user', content: 'q' }), redactor);
     assert.equal(parsed.format, 'interchange');
     assert.equal(parsed.records.length, 2);
   });
@@ -396,6 +402,7 @@ describe('transcript: format detection', () => {
   it('reports lines of the other format as problems, not as records', () => {
     const parsed = parseTranscript(
       lines({ role: 'user', content: 'q' }, { type: 'user', message: { role: 'user', content: 'cc' } }),
+      redactor,
     );
     assert.equal(parsed.format, 'interchange');
     assert.equal(parsed.records.length, 1);
@@ -408,13 +415,14 @@ describe('transcript: title', () => {
     const long = 'x'.repeat(200);
     const parsed = parseTranscript(
       lines({ role: 'system', content: 'banner' }, { role: 'user', content: `\n   ${long}\nsecond` }),
+      redactor,
     );
     assert.equal(parsed.title?.length, 80);
     assert.ok(parsed.title?.endsWith('…'));
   });
 
   it('is undefined without a user record', () => {
-    assert.equal(parseTranscript(lines({ role: 'assistant', content: 'hi' })).title, undefined);
+    assert.equal(parseTranscript(lines({ role: 'assistant', content: 'hi' }), redactor).title, undefined);
   });
 });
 
@@ -427,7 +435,7 @@ describe('transcript: size', () => {
       `{"role":"tool","tool_call_id":"c1","tool_output":"${big}"}`,
       { role: 'assistant', content: 'done' },
     );
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.equal(parsed.records.length, 3);
     assert.equal(parsed.records[1]?.toolOutput?.length, big.length);
   });
@@ -437,7 +445,7 @@ describe('transcript: size', () => {
     const line = JSON.stringify({ role: 'assistant', content: 'ok' });
     const text = Array.from({ length: 200_000 }, () => line).join('\n');
     const started = Date.now();
-    const parsed = parseTranscript(text);
+    const parsed = parseTranscript(text, redactor);
     assert.equal(parsed.records.length, 200_000);
     assert.equal(parsed.records[199_999]?.index, 199_999);
     assert.ok(Date.now() - started < 10_000, 'well under 10 s');
@@ -462,7 +470,7 @@ describe('transcript: real corpus', () => {
     assert.ok(files.length > 0, `no transcript found under ${CORPUS}`);
     let rawCount = 0;
     for (const file of files) {
-      const parsed = parseTranscript(fs.readFileSync(file, 'utf8'));
+      const parsed = parseTranscript(fs.readFileSync(file, 'utf8'), redactor);
       const label = path.relative(CORPUS, file);
       assert.ok(parsed.records.length > 0, `${label}: no record`);
       assertIndexes(parsed.records);
@@ -492,9 +500,9 @@ describe('transcript: real corpus', () => {
       for (const name of fs.readdirSync(path.join(rawRoot, dir))) {
         const converted = path.join(CORPUS, 'sessions', `claude-code-jsonl__${dir}__${name}`);
         if (!fs.existsSync(converted)) continue;
-        const fromRaw = parseTranscript(fs.readFileSync(path.join(rawRoot, dir, name), 'utf8')).records;
+        const fromRaw = parseTranscript(fs.readFileSync(path.join(rawRoot, dir, name), 'utf8'), redactor).records;
         // The converter also kept turn_duration / stop_hook_summary / summary lines as system records.
-        const fromConverted = parseTranscript(fs.readFileSync(converted, 'utf8')).records.filter(
+        const fromConverted = parseTranscript(fs.readFileSync(converted, 'utf8'), redactor).records.filter(
           (r) => r.role !== 'system' || r.content === 'Conversation compacted',
         );
         assert.deepEqual(fromRaw.map(comparable), fromConverted.map(comparable), `${dir}/${name}`);

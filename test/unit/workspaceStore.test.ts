@@ -16,6 +16,9 @@ import { loadSqlJs } from '../../src/store/sqljs';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/tables';
 import { LEGACY_STORE_FILE_NAME, WorkspaceStore, WorkspaceStoreHost } from '../../src/store/workspaceStore';
 import { RecordBuilder } from './engineHarness';
+import { SecretRedactor } from '../../src/core/redact';
+
+const redactor = new SecretRedactor();
 
 function collect(): { messages: [string, string][]; notify: (s: 'warning' | 'error', m: string) => void } {
   const messages: [string, string][] = [];
@@ -32,7 +35,7 @@ describe("the extension's workspace session store", function () {
   it('keeps each task in its own folder and lists them from the index without opening a database', async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), 'storage');
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     const a = await ws.task('task-a', 'Fix the parser');
     await a.appendRecord('task-a', { index: 0, role: 'user', content: 'Fix the parser' });
     const b = await ws.task('task/b', 'Rename things');
@@ -42,7 +45,7 @@ describe("the extension's workspace session store", function () {
     ws.close();
     assert.deepEqual(seen.messages, []);
 
-    const reopened = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const reopened = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(reopened.sessions().map(({ id, title, records }) => ({ id, title, records })), [
       { id: 'task-a', title: 'Fix the parser', records: 1 },
       { id: 'task/b', title: 'Rename things', records: 1 },
@@ -55,7 +58,7 @@ describe("the extension's workspace session store", function () {
   it('closes the tasks not used for a while (a checkpoint each), keeps the ones in use, and opens a closed one again', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 60_000 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 60_000, redactor });
     const a = await ws.task('idle-a', 'first');
     await a.appendRecord('idle-a', { index: 0, role: 'user', content: 'first task' });
     const b = await ws.task('idle-b', 'second');
@@ -80,12 +83,12 @@ describe("the extension's workspace session store", function () {
 
   it('rebuilds a lost or unreadable index from the task folders, and says so', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     await (await ws.task('t1', 'first')).appendRecord('t1', { index: 0, role: 'user', content: 'hello' });
     ws.close();
     writeFileSync(ws.indexFile, '{"broken');
     const seen = collect();
-    const again = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const again = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.sessions().map((s) => [s.id, s.title]), [['t1', 'first']]);
     assert.equal(seen.messages.length, 1);
     assert.match(seen.messages[0]![1], /task index .* could not be read .* rebuilt from the task folders/);
@@ -95,7 +98,7 @@ describe("the extension's workspace session store", function () {
   it('deletes a task by removing its folder: no canary byte is left in any file of the store', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const canary = 'CANARY-ws-51d2e0';
-    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     const gone = await ws.task('gone', `title ${canary}`);
     await gone.appendRecord('gone', { index: 0, role: 'user', content: `remember ${canary}` });
     await gone.appendRecord('gone', { index: 1, role: 'tool', content: '', toolName: 'Read', toolCallId: 'r1', toolOutput: `${canary}\n`.repeat(5000) });
@@ -105,33 +108,33 @@ describe("the extension's workspace session store", function () {
     assert.equal(await ws.deleteSession('gone'), false);
     ws.close();
     for (const f of filesUnder(dir)) assert.ok(!readFileSync(f).includes(canary), `${path.relative(dir, f)} still holds the canary`);
-    const again = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const again = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(again.sessions().map((s) => s.id), ['kept']);
     again.close();
   });
 
   it('migrates a single-file store of an earlier version: every task projects byte-identically, then the old file goes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0, redactor });
     const budget = defaultBudget({ window: 4_000, reserve: 500 });
     const before = new Map<string, string>();
     for (const id of ['chat-1', 'import-2']) {
       const b = new RecordBuilder();
       for (let i = 0; i < 12; i++) b.user(`Step ${i} of ${id}: check module ${i}.`).step(`Checked module ${i}.`, [{ name: 'Read', input: { file_path: `src/m${i}.ts` }, output: `export const m${i} = ${i};\n`.repeat(30 + (i === 3 ? 2000 : 0)) }]);
       legacy.createSession(id, `title of ${id}`);
-      const run = await replay(b.records, { budget, counter: new CharRatioTokenCounter(), snapshots: legacy.snapshotStore(id), tools: legacy.toolStore(id), persist: (r) => legacy.appendRecord(id, r) });
+      const run = await replay(b.records, { budget, counter: new CharRatioTokenCounter(), snapshots: legacy.snapshotStore(id), tools: legacy.toolStore(id), persist: (r) => legacy.appendRecord(id, r), redactor });
       before.set(id, JSON.stringify(run.messages));
     }
     legacy.close();
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.equal(seen.messages.length, 1, JSON.stringify(seen.messages));
     assert.match(seen.messages[0]![1], /moved 2 task\(s\) .* to one database per task/);
     assert.ok(!readdirSync(dir).some((n) => n.startsWith(LEGACY_STORE_FILE_NAME)), 'the legacy files are gone');
     for (const id of ['chat-1', 'import-2']) {
       const store = await ws.task(id);
       const records = store.records(id, { loadPayloads: true });
-      const run = await replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots: store.snapshotStore(id), tools: store.toolStore(id), resumeFrom: records.length });
+      const run = await replay(records, { budget, counter: new CharRatioTokenCounter(), snapshots: store.snapshotStore(id), tools: store.toolStore(id), resumeFrom: records.length, redactor });
       assert.equal(JSON.stringify(run.messages), before.get(id), `${id} projects as before`);
     }
     assert.deepEqual(ws.sessions().map((s) => s.title), ['title of chat-1', 'title of import-2']);
@@ -151,7 +154,7 @@ describe("the extension's workspace session store", function () {
       writeFileSync(path.join(dir, LEGACY_STORE_FILE_NAME), db.export());
       db.close();
       const seen = collect();
-      const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+      const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
       assert.match(seen.messages.map(([, m]) => m).join('\n'), /moved 1 task\(s\)/, `from v${version}`);
       const records = (await ws.task('old')).records('old');
       assert.deepEqual(records.map((r) => r.content), ['kept across the migration', ''], `from v${version}`);
@@ -163,22 +166,22 @@ describe("the extension's workspace session store", function () {
 
   it('finishes a migration that was interrupted part-way through a task', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0, redactor });
     legacy.createSession('t', 'half moved');
     for (let i = 0; i < 6; i++) await legacy.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `record ${i}` });
     legacy.snapshotStore('t').put('meta:anchor', { type: 'anchor', anchor: { real: 10, estimate: 9 } });
     legacy.close();
     // The first open was killed after copying three records of the task.
-    const first = await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { checkpointDelayMs: 0 });
+    const first = await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { checkpointDelayMs: 0, redactor });
     const folder = path.join(dir, 'tasks', path.basename(first.folderOf('t')));
     first.close();
     mkdirSync(folder, { recursive: true });
-    const partial = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0 });
+    const partial = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0, redactor });
     partial.createSession('t', 'half moved');
     for (let i = 0; i < 3; i++) await partial.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `record ${i}` });
     partial.abandon();
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.match(seen.messages.map(([, m]) => m).join('\n'), /moved 1 task\(s\)/);
     const store = await ws.task('t');
     assert.deepEqual(store.records('t').map((r) => r.content), [0, 1, 2, 3, 4, 5].map((i) => `record ${i}`));
@@ -189,21 +192,21 @@ describe("the extension's workspace session store", function () {
 
   it('keeps the legacy store when a migrated task does not read back the same', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0, redactor });
     legacy.createSession('t', 'x');
     await legacy.appendRecord('t', { index: 0, role: 'user', content: 'hello' });
     legacy.close();
     // A task folder already holding something else under the same id: the copy cannot match.
-    const pre = await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { checkpointDelayMs: 0 });
+    const pre = await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { checkpointDelayMs: 0, redactor });
     const folder = pre.folderOf('t');
     pre.close();
     mkdirSync(path.join(dir, 'tasks', path.basename(folder)), { recursive: true });
-    const clash = await SessionStore.open(path.join(dir, 'tasks', path.basename(folder), 'task.db'), { checkpointDelayMs: 0 });
+    const clash = await SessionStore.open(path.join(dir, 'tasks', path.basename(folder), 'task.db'), { checkpointDelayMs: 0, redactor });
     clash.createSession('t', 'x');
     await clash.appendRecord('t', { index: 0, role: 'user', content: 'something else' });
     clash.close();
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.ok(seen.messages.some(([, m]) => /kept its earlier session store .* did not read back the same/.test(m)), JSON.stringify(seen.messages));
     assert.ok(existsSync(path.join(dir, LEGACY_STORE_FILE_NAME)));
     ws.close();
@@ -212,25 +215,25 @@ describe("the extension's workspace session store", function () {
   it('deleting a task also deletes it from a legacy store kept after a migration that did not verify', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const canary = 'CANARY-legacy-7a1f';
-    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0 });
+    const legacy = await SessionStore.open(path.join(dir, LEGACY_STORE_FILE_NAME), { checkpointDelayMs: 0, redactor });
     legacy.createSession('gone', 'x');
     await legacy.appendRecord('gone', { index: 0, role: 'user', content: `hello ${canary}` });
     legacy.createSession('clash', 'x');
     await legacy.appendRecord('clash', { index: 0, role: 'user', content: 'hello' });
     legacy.close();
     // A task folder already holding something else under one id: that task cannot match, so the legacy store is kept.
-    const folder = path.join(dir, 'tasks', path.basename((await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined)).folderOf('clash')));
+    const folder = path.join(dir, 'tasks', path.basename((await WorkspaceStore.open(mkdtempSync(path.join(tmpdir(), 'ck-ws-')), () => undefined, { redactor })).folderOf('clash')));
     mkdirSync(folder, { recursive: true });
-    const clash = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0 });
+    const clash = await SessionStore.open(path.join(folder, 'task.db'), { checkpointDelayMs: 0, redactor });
     clash.createSession('clash', 'x');
     await clash.appendRecord('clash', { index: 0, role: 'user', content: 'something else' });
     clash.close();
-    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     assert.ok(existsSync(path.join(dir, LEGACY_STORE_FILE_NAME)), 'the legacy store is kept');
     assert.equal(await ws.deleteSession('gone'), true);
     ws.close();
     for (const f of filesUnder(dir)) assert.ok(!readFileSync(f).includes(canary), `${path.relative(dir, f)} still holds the canary`);
-    const again = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const again = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     assert.ok(!again.sessions().some((t) => t.id === 'gone'), 'the next open does not migrate the deleted task back');
     again.close();
   });
@@ -238,34 +241,34 @@ describe("the extension's workspace session store", function () {
   it('keeps a legacy store that had to be repaired to open, damaged copy included, and does not migrate it again', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const file = path.join(dir, LEGACY_STORE_FILE_NAME);
-    const legacy = await SessionStore.open(file, { checkpointDelayMs: 0 });
+    const legacy = await SessionStore.open(file, { checkpointDelayMs: 0, redactor });
     legacy.createSession('t', 'x');
     for (let i = 0; i < 5; i++) await legacy.appendRecord('t', { index: i, role: i % 2 ? 'assistant' : 'user', content: `line ${i}` });
     legacy.close();
     writeFileSync(file, 'not a database');
     rmSync(`${file}.prev`, { force: true });
     const seen = collect();
-    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0 });
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
     assert.deepEqual((await ws.task('t')).records('t').map((r) => r.content), ['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
     ws.close();
     assert.ok(seen.messages.some(([, m]) => /kept the earlier store and its damaged copies/.test(m)), JSON.stringify(seen.messages));
     assert.ok(existsSync(`${file}.damaged-1`), 'the damaged original is not deleted');
     assert.equal(readFileSync(`${file}.damaged-1`, 'utf8'), 'not a database');
     const again = collect();
-    (await WorkspaceStore.open(dir, again.notify, { checkpointDelayMs: 0 })).close();
+    (await WorkspaceStore.open(dir, again.notify, { checkpointDelayMs: 0, redactor })).close();
     assert.deepEqual(again.messages, [], 'a kept store is not migrated (and reported) again');
   });
 
   it('a task another window created stays in the index when this window writes it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const a = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
-    const b = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const a = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
+    const b = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     await (await b.task('made-in-b', 'B')).appendRecord('made-in-b', { index: 0, role: 'user', content: 'from b' });
     b.close();
     await (await a.task('made-in-a', 'A')).appendRecord('made-in-a', { index: 0, role: 'user', content: 'from a' });
     await a.deleteSession('made-in-a');
     a.close();
-    const fresh = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0 });
+    const fresh = await WorkspaceStore.open(dir, () => undefined, { checkpointDelayMs: 0, redactor });
     assert.deepEqual(fresh.sessions().map((t) => t.id), ['made-in-b']);
     fresh.close();
   });
@@ -275,17 +278,17 @@ describe("the extension's workspace session store", function () {
     const file = path.join(dir, 'task.db');
     writeFileSync(file, '');
     truncateSync(file, DATABASE_READ_LIMIT_BYTES + 1); // sparse: nothing is written
-    await assert.rejects(SessionStore.open(file, { checkpointDelayMs: 0 }), (error: Error) => error instanceof StoreTooLargeError && /more than the \d+ MB this version reads .* left as it is/.test(error.message));
+    await assert.rejects(SessionStore.open(file, { checkpointDelayMs: 0, redactor }), (error: Error) => error instanceof StoreTooLargeError && /more than the \d+ MB this version reads .* left as it is/.test(error.message));
     assert.equal(statSync(file).size, DATABASE_READ_LIMIT_BYTES + 1);
     assert.deepEqual(readdirSync(dir).filter((n) => /damaged/.test(n)), [], 'nothing is moved aside');
     // The lock was given back: the next open of a smaller file works.
     truncateSync(file, 0);
-    (await SessionStore.open(file, { checkpointDelayMs: 0 })).close();
+    (await SessionStore.open(file, { checkpointDelayMs: 0, redactor })).close();
   });
 
   it('a damaged task database is rebuilt and reported once, naming the task', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const host = new WorkspaceStoreHost(dir, () => undefined);
+    const host = new WorkspaceStoreHost(dir, () => undefined, { redactor });
     const ws = await host.store();
     await (await ws.task('s', 't')).appendRecord('s', { index: 0, role: 'user', content: 'keep me' });
     host.dispose();
@@ -294,7 +297,7 @@ describe("the extension's workspace session store", function () {
     writeFileSync(file, 'not a database');
     rmSync(`${file}.prev`, { force: true });
     const seen = collect();
-    const again = new WorkspaceStoreHost(dir, seen.notify);
+    const again = new WorkspaceStoreHost(dir, seen.notify, { redactor });
     const store = await (await again.store()).task('s');
     assert.equal(seen.messages.length, 1, JSON.stringify(seen.messages));
     assert.equal(seen.messages[0]![0], 'error');
@@ -305,10 +308,10 @@ describe("the extension's workspace session store", function () {
 
   it('a second window gets a warning and reads a task the first one writes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
-    const one = new WorkspaceStoreHost(dir, () => undefined);
+    const one = new WorkspaceStoreHost(dir, () => undefined, { redactor });
     await (await one.store()).task('s', 't');
     const seen = collect();
-    const two = new WorkspaceStoreHost(dir, seen.notify);
+    const two = new WorkspaceStoreHost(dir, seen.notify, { redactor });
     assert.equal((await (await two.store()).task('s')).mode, 'reader');
     assert.equal(seen.messages.length, 1, JSON.stringify(seen.messages));
     assert.equal(seen.messages[0]![0], 'warning');
