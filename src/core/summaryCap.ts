@@ -117,7 +117,8 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
  * 1. P3 findings → Archived, as a gist (see `gistWordsFor`) with their sources;
  * 2. P2 decisions, then ruled-out approaches, then non-safety constraints → Archived;
  * 3. archived gists of one section grouped a few to a line (every gist kept);
- * 4. deliverable notes dropped (the path stays);
+ * 4. deliverable notes dropped, the least worth first, until under the cap
+ *    (the path stays);
  * 5. on a very long session, the archived gists worth least counted in one
  *    pointer line (a finding before a decision or a ruled-out approach of
  *    equal worth, never a constraint);
@@ -168,13 +169,7 @@ export function enforceCap(
 
   if (tokens > cap) groupArchived(b);
   tokens = measure();
-  if (tokens > cap) {
-    for (let i = 0; i < b.facts.Deliverables.length; i++) {
-      const line = b.facts.Deliverables[i]!;
-      b.facts.Deliverables[i] = { ...line, text: line.text.replace(/ — .*$/, ''), sources: line.sources.slice(-1) };
-    }
-    tokens = measure();
-  }
+  if (tokens > cap) tokens = dropNotes(b.facts.Deliverables, cap, tokens, lineTokens, measure, state.coverageEnd);
   if (tokens > cap) tokens = evictArchived(b, cap, tokens, lineTokens, measure, state.coverageEnd);
   // The request log is P0: its long lines are clipped to their verbatim head only when nothing else is left,
   // the longest first; the task as first asked and the latest ask go last.
@@ -191,6 +186,28 @@ export function enforceCap(
     tokens = measure();
   }
   return { state: b.build(state.coverageEnd, state.folds), report: { demoted, tokens, overCap: tokens > cap } };
+}
+
+/** A deliverable's note: what follows its path and counts (" — written: …", " — purpose"). */
+const NOTE = / — .*$/;
+
+/**
+ * Step 4: deliverable notes dropped, the note worth least first (see
+ * `worth`), until the head is under its cap; the path and its counts stay.
+ * Dropping one note more than the cap needs would lose what the file now
+ * holds (the value written, the purpose) for nothing.
+ */
+function dropNotes(deliverables: FactLine[], cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number, coverageEnd: number): number {
+  let tokens = start;
+  while (tokens > cap) {
+    const at = leastReferred(deliverables, (l) => NOTE.test(l.text), coverageEnd);
+    if (at < 0) break;
+    const line = deliverables[at]!;
+    const bare = { ...line, text: line.text.replace(NOTE, ''), sources: line.sources.slice(-1) };
+    deliverables[at] = bare;
+    tokens -= lineTokens(line) - lineTokens(bare);
+  }
+  return measure();
 }
 
 const EVICTED_KEY = `${'archived~'}evicted`;

@@ -148,6 +148,22 @@ describe('demotion under the cap', () => {
     assert.match(text, /### Ruled out\n\(none\)\n/);
   });
 
+  it('drops deliverable notes only as far as the cap needs, the least worth first; the paths stay', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Move the DNS upstream to Mullvad.', record: 0, elided: 0 });
+    for (let i = 0; i < 6; i++) {
+      b.upsert('Deliverables', { key: `/etc/app/conf${i}.yml`, text: `modified ×1 — written: Set the upstream of resolver ${i}: \`upstream: https://dns${i}.example.net/dns-query; port: 50${i}3\``, sources: [10 + i * 10], priority: 1 });
+    }
+    const full = b.build(100, 1);
+    const size = counter.count(renderSummary(full));
+    const { state } = enforceCap(full, counter, redactor, size - 20);
+    const notes = state.facts.Deliverables.map((l) => / — written: /.test(l.text));
+    assert.equal(state.facts.Deliverables.length, 6, 'every path stays');
+    assert.ok(notes.filter(Boolean).length >= 4, `one or two notes are enough to drop: ${JSON.stringify(notes)}`);
+    assert.equal(notes[0], false, 'the oldest note goes first');
+    assert.equal(notes[5], true, 'the newest note stays');
+  });
+
   it('reports when P0 alone exceeds the cap, and still keeps it', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     for (let i = 0; i < 80; i++) b.requests.push({ ordinal: i + 1, text: `Please do task ${i}: ${'detail '.repeat(30)}`, record: i, elided: 0 });
