@@ -308,9 +308,14 @@ function groupArchived(b: SummaryBuilder): void {
       ...(refs ? { refs } : {}),
     });
   };
-  for (const line of archived) {
+  // Gists are grouped in the order they happened, so a group reads as one stretch of the work (and its
+  // sources as one range), not as whatever left the live sections together.
+  const earliest = (l: FactLine): number => (l.sources.length ? Math.min(...l.sources) : 0);
+  const kept = (l: FactLine): boolean => l.members !== undefined || l.key === EVICTED_KEY;
+  const loose = archived.filter((l) => !kept(l)).sort((x, y) => earliest(x) - earliest(y));
+  for (const line of [...archived.filter(kept), ...loose]) {
     const tag = ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings';
-    if (line.members || line.key === EVICTED_KEY) {
+    if (kept(line)) {
       out.push(line);
       continue;
     }

@@ -148,6 +148,26 @@ describe('demotion under the cap', () => {
     assert.match(text, /### Ruled out\n\(none\)\n/);
   });
 
+  it('groups archived gists in the order they happened: a group is one stretch of the work', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Fix the resolver.', record: 0, elided: 0 });
+    // Findings of two stretches (r10-r25, r80-r95); every other one was referred to later, so demotion (the least
+    // worth first) takes them in the order r10, r20, r80, r90, r15, r25, r85, r95.
+    for (const r of [10, 15, 20, 25, 80, 85, 90, 95]) {
+      const refs = r % 10 === 5 ? { refs: 3 } : {};
+      b.upsert('Findings', { key: `finding-r${r}`, text: `The resolver at stage ${r} answers with code ${r * 7} for \`lookup-${r}\` in module \`m${r}.ts\`.`, sources: [r], priority: 3, ...refs });
+    }
+    const full = b.build(100, 1);
+    const { state } = enforceCap(full, counter, redactor, counter.count(renderSummary(full)) - 10);
+    const groups = state.facts.Archived.filter((l) => l.members !== undefined);
+    assert.ok(groups.length >= 1, JSON.stringify(state.facts.Archived.map((l) => l.text)));
+    for (const g of groups) {
+      const firsts = g.members!.map((m) => Number(/r(\d+)$/.exec(m)![1]));
+      assert.deepEqual(firsts, [...firsts].sort((x, y) => x - y), `members in record order: ${g.members!.join(', ')}`);
+    }
+    assert.deepEqual(groups[0]!.members, ['finding-r10', 'finding-r15', 'finding-r20', 'finding-r25'], 'the first group is the first stretch');
+  });
+
   it('drops deliverable notes only as far as the cap needs, the least worth first; the paths stay', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Move the DNS upstream to Mullvad.', record: 0, elided: 0 });
