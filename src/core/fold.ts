@@ -255,7 +255,7 @@ export class Fold {
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;
       if (c.cls === 'finding' && this.reproduced(c)) continue;
-      const text = c.cls === 'finding' && (c.suspected || /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears)\b/i.test(c.text)) ? `${c.text} (assumed)` : c.text;
+      const text = c.cls === 'finding' && (c.suspected || /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }
   }

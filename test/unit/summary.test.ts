@@ -585,6 +585,10 @@ describe('the Task Context as a digest', () => {
     assert.deepEqual(s.facts.Decisions, []);
     const found = s.facts.Findings.map((l) => l.text);
     assert.ok(found.length > 0 && found.every((t) => t.endsWith('(assumed)')), JSON.stringify(found));
+    const possible = new RecordBuilder()
+      .user('Find the flag.')
+      .step('Given the challenge name "I Got Id" and the `forms.pl` script, it\'s possible that the bug is in Perl\'s `open()` call.');
+    assert.deepEqual((await fold(possible)).facts.Findings.map((l) => l.text.endsWith('(assumed)')), [true]);
   });
 
   it('harness text never becomes a request, a goal or a rule', async () => {
