@@ -11,7 +11,7 @@ import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, words } from './digest';
 import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
-import { awaitedChoice, lastQuestion } from './shortReplies';
+import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND } from './toolResults';
@@ -147,7 +147,7 @@ export class Fold {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
         // A short reply ("1", "yes, do that") is worth what it chose: the next step names that, not the digit.
-        this.lastAsk = { ordinal: req.ordinal, text: req.resolved ? `${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}"` : req.text, answered: false };
+        this.lastAsk = { ordinal: req.ordinal, text: req.resolved ? choiceText(req.resolved) : req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
         // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
         this.lastPlanSentence = undefined;

@@ -94,6 +94,11 @@ export interface ResolvedReply {
   readonly assent: boolean;
 }
 
+/** What a resolved reply did, as the summary says it: `chose "2. Use PowerShell…"` or `agreed to "…"`. */
+export function choiceText(reply: Pick<ResolvedReply, 'chose' | 'assent'>): string {
+  return `${reply.assent ? 'agreed to' : 'chose'} "${reply.chose}"`;
+}
+
 /**
  * What a short reply selects among the options just offered: "2" → option 2's
  * wording; "yes" → the question it answers. Undefined when the reply is not a

@@ -20,7 +20,7 @@ import * as z from './schema';
 import { contentHash } from './hash';
 import type { Redactor } from './redact';
 import { CHOICE_CUE, classifySentence, splitThoughts } from './classify';
-import { resolveReply } from './shortReplies';
+import { choiceText, resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { BlockFacts } from './blockFacts';
 import { FactVersions } from './factVersions';
@@ -268,7 +268,7 @@ export class ProtectedState {
     }
     // A short reply ("2", "yes") is the user's decision among what was just offered.
     const reply = resolveReply(text, this.lastOffer);
-    if (reply) this.decide(`"${text.trim()}" → ${reply.assent ? 'agreed to' : 'chose'} "${reply.chose}" (offered r${reply.offered})`, part.record, 'user');
+    if (reply) this.decide(`"${text.trim()}" → ${choiceText(reply)} (offered r${reply.offered})`, part.record, 'user');
     for (const c of extractConstraints(message, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');

@@ -9,6 +9,7 @@
  * (summaryCap.ts). How the head is laid out across folds is summaryLayout.ts.
  */
 import { relativeTo, workspaceRootOf } from './paths';
+import { choiceText } from './shortReplies';
 import type { Redactor } from './redact';
 import { MemoTokenCounter, type TokenCounter } from './tokens';
 
@@ -257,7 +258,7 @@ export function formatSources(sources: readonly number[]): string {
 
 export function formatRequest(r: RequestLine): string {
   const tail = r.elided > 0 ? ` […${r.elided} more chars in r${r.record}]` : '';
-  const resolved = r.resolved ? ` → ${r.resolved.assent ? 'agreed to' : 'chose'} "${r.resolved.chose}" (offered r${r.resolved.offered})` : '';
+  const resolved = r.resolved ? ` → ${choiceText(r.resolved)} (offered r${r.resolved.offered})` : '';
   const text = r.resolved ? `"${r.text}"` : r.text;
   return `#${r.ordinal} (r${r.record}): ${text}${resolved}${tail}`;
 }

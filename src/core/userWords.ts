@@ -9,7 +9,7 @@ import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind
 import { statementOf, subjectKey } from './digest';
 import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import type { Redactor } from './redact';
-import { resolveReply } from './shortReplies';
+import { choiceText, resolveReply } from './shortReplies';
 import { SummaryBuilder, type FactLine, type RequestLine, type SummaryState } from './summary';
 import type { Part, Unit } from './types';
 
@@ -222,5 +222,5 @@ const CURRENT_MAX_WORDS = 40;
 /** The goal: the whole ask (its opening words when long, with where the rest is), and what a short reply chose. */
 export function goalText(req: RequestLine): string {
   const ask = statementOf(req.text.replace(/\s+/g, ' '), CURRENT_MAX_WORDS);
-  return req.resolved ? `"${ask}" → ${req.resolved.assent ? 'agreed to' : 'chose'} "${req.resolved.chose}"` : ask;
+  return req.resolved ? `"${ask}" → ${choiceText(req.resolved)}` : ask;
 }
