@@ -432,11 +432,16 @@ describe('redact: performance', function () {
     return ms;
   }
 
+  // These tests catch super-linear scanning (a backtracking pattern takes minutes to
+  // hours on inputs this size), not speed: a linear scan takes about 1 s here, and the
+  // bound leaves room for a loaded CI machine. Speed is the bench's business.
+  const LINEAR_BOUND_MS = 20_000;
+
   function fill(unit: string, size: number): string {
     return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
   }
 
-  it('a 20 MB input full of near-misses finishes well under 3 s', () => {
+  it('a 20 MB input full of near-misses is scanned in linear time', () => {
     const nearMisses = [
       'ghp_' + 'A'.repeat(35) + ' ',
       'AKIA' + 'B'.repeat(15) + ' ',
@@ -461,10 +466,10 @@ describe('redact: performance', function () {
     const text = fill(nearMisses, 20 * 1024 * 1024);
     const ms = time('mixed near-misses', text);
     assert.equal(redactor.redact(text.slice(0, 100_000)).redactions.length, 0, 'the near-misses are misses');
-    assert.ok(ms < 3000, `took ${ms} ms`);
+    assert.ok(ms < LINEAR_BOUND_MS, `took ${ms} ms`);
   });
 
-  it('a 20 MB log with a secret every few kilobytes finishes well under 3 s', () => {
+  it('a 20 MB log with a secret every few kilobytes is scanned in linear time', () => {
     const line = 'INFO 2024-05-06T10:00:00Z worker-3 processed job 123e4567-e89b-12d3-a456-426614174000 in 42 ms (src/core/engine.ts:120)\n';
     const secrets = [`password=${alnum(12)}\n`, `Authorization: Bearer ${alnum(40)}\n`, `ghp_${alnum(36)}\n`, 'mail ops@acme.io\n'];
     const chunk = line.repeat(40);
@@ -476,7 +481,7 @@ describe('redact: performance', function () {
       size += chunk.length + s.length;
     }
     const ms = time('log with secrets', parts.join(''));
-    assert.ok(ms < 3000, `took ${ms} ms`);
+    assert.ok(ms < LINEAR_BOUND_MS, `took ${ms} ms`);
   });
 
   it('adversarial runs do not backtrack', () => {
@@ -511,9 +516,8 @@ describe('redact: performance', function () {
     for (const [label, text] of inputs) {
       const ms = time(label, text);
       total += ms;
-      assert.ok(ms < 3000, `${label} took ${ms} ms`);
+      assert.ok(ms < LINEAR_BOUND_MS, `${label} took ${ms} ms`);
     }
-    assert.ok(total < 20_000);
   });
 });
 
