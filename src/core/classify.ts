@@ -165,6 +165,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (looksLikeCode(sentence) || /^[+-]\s{2,}|^[+-](?=[^\s+-])/.test(sentence)) return { cls: 'other', score: 0 };
   // Code on its own (a command, a call) states nothing: what it did is in its result.
   if (/^(?:`[^`]+`[\s,;.]*)+$/.test(sentence)) return { cls: 'other', score: 0 };
+  // A quotation alone (a test's name, a message echoed) is a name, not a statement.
+  if (/^["“][^"“”]+["”][.,;]?$/.test(sentence)) return { cls: 'other', score: 0 };
   // Agreeing with the user or apologising restates what the user said (their request keeps it): no statement of its own.
   if (CONCEDING.test(sentence)) return { cls: 'pleasantry', score: 0 };
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).

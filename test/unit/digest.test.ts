@@ -69,6 +69,12 @@ describe('sentence classes', () => {
     // A rule in the agent's words is text of a guide it writes or quotes, not its next step.
     assert.equal(agent("Never ask for confirmation on next steps like 'Would you like to proceed with ...?'."), 'other');
     assert.equal(agent("Don't forget to rerun the migration after the schema change."), 'plan');
+    // A quotation alone is a name (a failing test's title), whatever its lead says about the list.
+    assert.equal(classifySentence('"should resolve path option to absolute path"', 'assistant', 'We have 4 failing tests in the PR command test file:').cls, 'other');
+    assert.equal(classifySentence('"should resolve path option to absolute path" fails because the resolver drops the cwd.', 'assistant').cls, 'finding');
+    // The noun "decision" is not a choice: "The decision pipeline in section 4.6 shows …" reports what a document says.
+    assert.notEqual(agent('The decision pipeline in section 4.6 shows: `[temperature qualifier]* [overlay or ISCC name]`.'), 'decision');
+    assert.equal(agent('Our decision was to keep the cache in memory because the store is slow.'), 'decision');
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
