@@ -51,6 +51,17 @@ export interface FoldPlannerOptions {
   readonly foldInput: (toUnit: number) => FoldInput;
 }
 
+/**
+ * How far the next fold may reach: to the near window, or — when the near window
+ * holds every unit the summary does not (the fold to come is the breakthrough
+ * floor, ladder tier ④) — to the last unit, which stays raw. Undefined when
+ * there is nothing to fold.
+ */
+export function foldLimit(near: number, coverageUnit: number, unitCount: number): number | undefined {
+  const limit = near > coverageUnit ? near : unitCount - 1;
+  return limit > coverageUnit ? limit : undefined;
+}
+
 export class FoldPlanner {
   private background: BackgroundTask<SummaryState> | undefined;
   private lastFallbackError: unknown;
@@ -82,7 +93,9 @@ export class FoldPlanner {
   defer(predicted: number): boolean {
     if (predicted > this.deferLimit()) return false;
     const current = this.currentPlan();
-    if (current && (this.plannedBoundary(this.options.view.nearWindowStart()) !== undefined || current.n + 1 >= MAX_PLANS)) return false;
+    const view = this.options.view;
+    const limit = foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
+    if (current && ((limit !== undefined && this.plannedBoundary(limit) !== undefined) || current.n + 1 >= MAX_PLANS)) return false;
     const plan = this.plan(predicted, this.options.view.recentGrowth(), true);
     if (!plan) return false;
     this.startBackground(plan.toUnit);
@@ -193,10 +206,10 @@ export class FoldPlanner {
     // Ahead of the trigger a stored plan stands; at the trigger (`now`) one the view outgrew is followed by another.
     if (current && !now) return current.toUnit === undefined ? undefined : { toUnit: current.toUnit };
     const key = planKey(view.coverageEnd, this.budgetKey(), current ? current.n + 1 : 0);
-    const near = view.nearWindowStart();
-    if (near <= view.coverageUnit) return undefined;
+    const limit = foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
+    if (limit === undefined) return undefined;
     const atFold = Math.max(predicted, budget.trigger) + growth;
-    const toUnit = view.foldBoundary(near, atFold);
+    const toUnit = view.foldBoundary(limit, atFold);
     const removed = view.spanTokens(toUnit);
     if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return undefined;
     if (!now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;

@@ -176,7 +176,7 @@ export async function reduceAlongLadder(view: LadderView): Promise<void> {
     if (last > view.firstUnit()) {
       before = view.predicted();
       // Over the window a fold is the error recovery: any saving will do. Otherwise it must pay like tier ②.
-      await view.fold(view.foldBoundary(last), overWindow ? 1 : MIN_FOLD_SAVING_RATIO * budget.effective);
+      await view.fold((folded ? undefined : view.plannedBoundary(last)) ?? view.foldBoundary(last), overWindow ? 1 : MIN_FOLD_SAVING_RATIO * budget.effective);
       view.note(4, before, folded);
     }
   }

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { DelayedRunner, immediateRunner, type BackgroundRunner } from '../../src/core/background';
 import { computeBudget, type Budget } from '../../src/core/budget';
-import { FoldPlanner } from '../../src/core/foldPlanner';
+import { FoldPlanner, foldLimit } from '../../src/core/foldPlanner';
 import { SessionRecord } from '../../src/core/parts';
 import { InMemorySnapshotStore, PLAN_PREFIX, PREFLOOR_PREFIX } from '../../src/core/store';
 import type { FoldInput, Summarizer } from '../../src/core/summarizer';
@@ -25,14 +25,14 @@ class CountingSummarizer implements Summarizer {
  * A session of 30 reads whose view stands at `share` of a window's trigger
  * (1 is at the trigger), with a planner over it.
  */
-function setup(share: number, runner?: BackgroundRunner, summarizer = new CountingSummarizer()) {
+function setup(share: number, runner?: BackgroundRunner, summarizer = new CountingSummarizer(), protectRecentSteps = 3) {
   const b = new RecordBuilder().user('read every file');
   for (let i = 0; i < 30; i++) b.read(`src/f${i}.ts`, 60, `Reading ${i}.`);
   const record = new SessionRecord();
   for (const r of b.records) record.append(r);
   const counter = new CharRatioTokenCounter();
   const viewFor = (budget: Budget): View => {
-    const view = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
+    const view = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps });
     view.derive(0, undefined, () => undefined);
     return view;
   };
@@ -119,6 +119,23 @@ describe('foldPlanner: the background floor', () => {
     assert.equal(made.source, 'synchronous');
     assert.equal(fallback.calls, 1);
     assert.match(String(planner.fallbackError), /model unavailable/);
+  });
+
+  it('when the near window holds every unfolded unit, it plans the breakthrough floor: up to the last unit, which stays raw', async () => {
+    assert.equal(foldLimit(12, 4, 20), 12, 'outside the near window: up to it');
+    assert.equal(foldLimit(4, 4, 20), 19, 'the near window holds everything: up to the last unit');
+    assert.equal(foldLimit(0, 0, 1), undefined, 'one unit: nothing to fold');
+    const { planner, view, record, snapshots } = setup(0.97, immediateRunner, new CountingSummarizer(), 100);
+    assert.equal(view.nearWindowStart(), view.coverageUnit, 'the near window starts where the summary ends');
+    planner.prepare(view.predicted());
+    assert.equal(snapshots.keys(PLAN_PREFIX).length, 1);
+    const last = record.units.length - 1;
+    const toUnit = planner.plannedBoundary(last);
+    assert.ok(toUnit !== undefined && toUnit > view.coverageUnit && toUnit <= last, `planned ${toUnit}`);
+    assert.equal(planner.plannedBoundary(view.nearWindowStart()), undefined, 'not a fold outside the near window');
+    await new Promise((resolve) => setImmediate(resolve));
+    const made = await planner.summaryFor(toUnit!, { previous: undefined, units: [], coverageEnd: view.coverageEndAt(toUnit!) });
+    assert.equal(made.source, 'precomputed');
   });
 
   it('over the trigger with no plan, the fold waits one call for its summary, once the plan serves it does not', () => {
