@@ -17,7 +17,7 @@ const PASSAGE_CHARS = 480;
 const TOOL_HEAD_CHARS = 2000;
 const TOOL_TAIL_CHARS = 600;
 const STOP = new Set(
-  'the and for that this with from have will would should could into your you are was were been being what when where which while there their them then than also just like make made only some such more most other about after before over under very can not but all any our out use using used let lets please need want get got one two new now see'.split(' '),
+  'the and for that this with from have will would should could into your you are was were been being what when where which while there their them then than also just like make made only some such more most other about after before over under very can not but all any our out use using used let lets please need want get got one two new now see http https www'.split(' '),
 );
 
 interface Passage {
@@ -40,7 +40,14 @@ export function terms(text: string): Set<string> {
 /** A word that starts or ends with the punctuation a term loses. */
 const EDGE_PUNCTUATION = /^[./-]|[./-]$/;
 
-function split(text: string): string[] {
+/**
+ * A line that is only images or badges (`[![build](https://…/badge.svg)](https://…)`): a README's decoration,
+ * no text a task needs, and its URLs' words would match any query about GitHub or a commit.
+ */
+const BADGE_LINE = /^\s*(?:\[?!\[[^\]\n]*\]\([^)\s]*\)(?:\]\([^)\s]*\))?\s*)+$/;
+
+function split(raw: string): string[] {
+  const text = raw.includes('![') ? raw.split('\n').filter((line) => !BADGE_LINE.test(line)).join('\n') : raw;
   // Most texts are one short passage.
   if (text.length <= PASSAGE_CHARS && !text.includes('\n')) return text.trim() ? [text] : [];
   const out: string[] = [];

@@ -62,7 +62,11 @@ export interface Conflict {
 
 const PERMISSION = /\b(you (?:may|can)|(?:is|are) allowed to|feel free to|go ahead and|you have permission to)\b/i;
 const PREFERENCE = /\b(I prefer|I'd prefer|prefer(?:ably)?|I like)\b/i;
-const OPEN_MARKER = /\b(TODO|FIXME|still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
+/**
+ * What marks work open in the agent's words. TODO and FIXME count as labels ("TODO: add tests", "FIXME — flaky"), not as
+ * names ("update the TODO list", "Status: TODO", "Teraz zaktualizuję TODO listę").
+ */
+const OPEN_MARKER = /\b(?:TODO|FIXME)\s*[:—–(-]|\b(still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
 const RULE_IN_TEXT = /\b(from now on|always|never|you must|must not|do not|don't)\b/i;
 const DECISION = CHOICE_CUE;
 const REVERSAL = /\b(switch(?:ing|ed)? to|changed my mind|revert(?:ing|ed)? to|going back to)\b/i;
@@ -294,7 +298,8 @@ export class ProtectedState {
       if (looksLikeCode(sentence)) continue;
       // "Now let's run the tests again to see which issues still need to be fixed:" narrates a step; it marks nothing open.
       if (OPEN_MARKER.test(sentence)) {
-        if (classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
+        // A sentence that ends in a colon leads into a list: the items are what is open, not the lead-in.
+        if (!/[:：]\s*$/.test(sentence) && classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
       }
       else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
       else if (RULE_IN_TEXT.test(sentence) && /\b(from now on|you must|we must|always)\b/i.test(sentence)) {

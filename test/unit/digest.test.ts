@@ -72,6 +72,9 @@ describe('sentence classes', () => {
     // A quotation alone is a name (a failing test's title), whatever its lead says about the list.
     assert.equal(classifySentence('"should resolve path option to absolute path"', 'assistant', 'We have 4 failing tests in the PR command test file:').cls, 'other');
     assert.equal(classifySentence('"should resolve path option to absolute path" fails because the resolver drops the cwd.', 'assistant').cls, 'finding');
+    // Polish narration of the next step ("Now I'll update…", "First I'll check…") is process, like "Let me…".
+    assert.equal(agent('Najpierw zaktualizuję TODO listę i sprawdzę dokumentację dla self-hosted mem0.'), 'process');
+    assert.equal(agent('Teraz zaktualizuję README.'), 'process');
     // The noun "decision" is not a choice: "The decision pipeline in section 4.6 shows …" reports what a document says.
     assert.notEqual(agent('The decision pipeline in section 4.6 shows: `[temperature qualifier]* [overlay or ISCC name]`.'), 'decision');
     assert.equal(agent('Our decision was to keep the cache in memory because the store is slow.'), 'decision');

@@ -83,6 +83,15 @@ describe('protected state', function () {
     assert.ok(!open.some((v) => /^Now let's run the tests/.test(v)), JSON.stringify(open));
   });
 
+  it('TODO marks work open as a label, not as the name of a list; a lead-in over a list marks nothing open', () => {
+    const b = new RecordBuilder()
+      .user('Refactor the server.')
+      .step('I will update the TODO list with the finished items. Status for task #011: TODO. TODO: move the tests under tests/integration.')
+      .step('Teraz zaktualizuję TODO listę, oznaczając pierwsze zadanie jako ukończone:\n- [x] faza 1\n\nThese still need to be done:\n- move docker files');
+    const open = stateOf(b).active().filter((f) => f.type === 'open_issue').map((f) => f.value);
+    assert.deepEqual(open, ['TODO: move the tests under tests/integration.']);
+  });
+
   it('never lets a summary report an open issue as done, nor reword a constraint', () => {
     const b = new RecordBuilder()
       .user('Ship the search page. You must not modify the production database.')
@@ -335,6 +344,22 @@ describe('original-text retrieval', () => {
     const hits = index.search('what about the zeta-function?', 1000);
     assert.equal(hits[0]!.record, 2);
     assert.equal(index.search('alpha', 1000).length, 0, 'a term in every passage tells nothing');
+  });
+
+  it('badge and image lines are not indexed, and a URL scheme is no term', async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    const readme = [
+      '[![GitHub commit activity](https://camo.githubusercontent.com/ff22/6874747073)](https://github.com/mem0ai/mem0)',
+      '[![npm](https://img.shields.io/npm/v/mem0.svg)](https://npm.im/mem0) ![logo](docs/logo.png)',
+      'mem0 reads its config from ~/.mem0/config.json at startup.',
+    ].join('\n');
+    [readme, 'unrelated note one', 'unrelated note two', 'see https://example.com/docs'].forEach((t, i) => r.append({ index: i, role: 'user', content: t }));
+    const index = new RetrievalIndex(redactor);
+    index.extend(r.units, r.units.length);
+    const hits = index.search('the github commit of mem0 config', 1000);
+    assert.deepEqual(hits.map((h) => h.text), ['mem0 reads its config from ~/.mem0/config.json at startup.']);
+    assert.deepEqual(index.search('https', 1000), [], '"https" matches any URL: it says nothing');
   });
 
   it("a search looks at a common term's newest passages only, so its cost does not grow with the task", async () => {
