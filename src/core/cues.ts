@@ -61,9 +61,9 @@ export const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i
  * "instead of" in a description of what something does or how it stands ("Your
  * hook is using the old script instead of the new one", "it seems to have listed
  * the tags instead of switching", "it's all on one line with spaces instead of
- * newlines"): what was found, not a choice.
+ * newlines", "The UCI configuration had `server` set as a single option instead of a list"): what was found, not a choice.
  */
-export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)\b[^.]*\b(?:instead of|rather than)\b/i;
+export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;

@@ -72,6 +72,8 @@ describe('sentence classes', () => {
     // A quotation alone is a name (a failing test's title), whatever its lead says about the list.
     assert.equal(classifySentence('"should resolve path option to absolute path"', 'assistant', 'We have 4 failing tests in the PR command test file:').cls, 'other');
     assert.equal(classifySentence('"should resolve path option to absolute path" fails because the resolver drops the cwd.', 'assistant').cls, 'finding');
+    // How a thing was found set up, "instead of" what it should be, is a finding, not a choice (nor a protected decision).
+    assert.equal(agent('The UCI configuration had `server` set as a single option instead of a list.'), 'finding');
     // Polish narration of the next step ("Now I'll update…", "First I'll check…") is process, like "Let me…".
     assert.equal(agent('Najpierw zaktualizuję TODO listę i sprawdzę dokumentację dla self-hosted mem0.'), 'process');
     assert.equal(agent('Teraz zaktualizuję README.'), 'process');
