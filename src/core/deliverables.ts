@@ -141,6 +141,6 @@ export class Deliverables {
     const delivered = this.b.facts.Deliverables.map((d) => d.key);
     return delivered.length
       ? `${delivered.length} file(s) written so far; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
-      : 'nothing written yet';
+      : 'no file written by a tool yet';
   }
 }

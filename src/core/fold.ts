@@ -141,8 +141,9 @@ export class Fold {
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.
       if (liftsReadOnly(split.words)) dropLiftedRules(this.b.facts.Constraints, part.record);
       if (req.continuation && this.goal !== '') {
-        // "continue", "i agree, continue": the work asked before goes on; the goal says it was taken up again.
-        this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at #${req.ordinal} (r${part.record})`;
+        // "continue", "i agree, continue": the work asked before goes on; the goal says where it was taken up again
+        // (by record: a reply that only says to go on is no request line, so its number would point at nothing).
+        this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at r${part.record}`;
       } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
