@@ -143,6 +143,7 @@ export interface LadderView {
 export async function reduceAlongLadder(view: LadderView): Promise<void> {
   const budget = view.budget;
   const near = view.nearWindowStart();
+  const firstBefore = view.firstUnit();
   let folded = false;
 
   // ① shrink old tools outside the near window, oldest first, toward stop
@@ -170,14 +171,17 @@ export async function reduceAlongLadder(view: LadderView): Promise<void> {
   // ④ breakthrough floor: no near-window protection; keeps only the last unit raw.
   // Re-entered even after ② when the view is still over the effective window:
   // that is the error recovery a provider's hard reject would trigger.
+  // A breakthrough planned at an earlier call (the near window held everything then) is made even when ② tried
+  // this pass: the near window has moved since, and the fold the plan stands for was only waiting for its summary.
   const overWindow = isNearWindow(budget, view.predicted());
-  if ((isOverTrigger(budget, view.predicted()) && !folded) || overWindow) {
-    const last = view.unitCount() - 1;
+  const last = view.unitCount() - 1;
+  const planned = isOverTrigger(budget, view.predicted()) && view.firstUnit() === firstBefore ? view.plannedBoundary(last) : undefined;
+  if ((isOverTrigger(budget, view.predicted()) && (!folded || planned !== undefined)) || overWindow) {
     if (last > view.firstUnit()) {
       before = view.predicted();
       // Over the window a fold is the error recovery: any saving will do. Otherwise it must pay like tier ②.
-      await view.fold((folded ? undefined : view.plannedBoundary(last)) ?? view.foldBoundary(last), overWindow ? 1 : MIN_FOLD_SAVING_RATIO * budget.effective);
-      view.note(4, before, folded);
+      await view.fold(planned ?? view.foldBoundary(last), overWindow ? 1 : MIN_FOLD_SAVING_RATIO * budget.effective);
+      view.note(4, before, folded && planned === undefined);
     }
   }
   if (isNearWindow(budget, view.predicted())) {
