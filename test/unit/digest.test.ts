@@ -310,11 +310,14 @@ describe('sentence classes', () => {
       'can you now run those in order, but only one at a time',
       'When editing a file, make sure to insert appropriate indentation before each line!',
       'Suggest further changes and make sure each sentence is on a new line in markdown.',
+      // A standing rule recalled.
+      'In terms of todo, I remind you the main directive that we rely on task-master, not in a file.',
+      'The golden rule is: no force pushes to main.',
     ]) {
       assert.ok(isRuleSentence(rule), rule);
       assert.equal(user(rule), 'rule', rule);
     }
-    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.', "you're right, thanks", 'You are an expert Python developer.', "you're going to need the key"]) assert.ok(!isRuleSentence(notRule), notRule);
+    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.', "you're right, thanks", 'You are an expert Python developer.', "you're going to need the key", 'Remind me what the main loop does?']) assert.ok(!isRuleSentence(notRule), notRule);
     assert.equal(ruleKind('can you now run those in order, but only one at a time'), 'clause', 'a rule inside an ask');
     assert.equal(ruleKind('Never commit without signing.'), 'whole');
     assert.equal(user('fix the login bug'), 'ask');
