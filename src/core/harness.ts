@@ -119,6 +119,12 @@ const INJECTED_LINES: ReadonlyArray<readonly [RegExp, HarnessKind]> = [
 ];
 
 /**
+ * What Claude Code appends to its summary of an earlier conversation: its own instructions to the model (where
+ * the transcript is, to go on without asking), not the user's.
+ */
+export const AGENT_SUMMARY_TRAILER = /(?:If you need specific details from before compaction[^\n]*\n?)?Please continue the conversation from where we left (?:it )?off without asking the user any further questions\.(?: Continue with the last task that you were asked to work on\.)?/g;
+
+/**
  * Messages that are entirely harness: a demonstration of another task, the
  * agent's own summary of an earlier conversation, a tool result relayed as a
  * user turn (Cline: `[read_file for 'x'] Result:`).

@@ -7,7 +7,7 @@
  */
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
 import { statementOf, subjectKey } from './digest';
-import { askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
+import { AGENT_SUMMARY_TRAILER, askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import type { Redactor } from './redact';
 import { choiceText, resolveReply } from './shortReplies';
 import { SummaryBuilder, type FactLine, type RequestLine, type SummaryState } from './summary';
@@ -118,7 +118,8 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
  */
 export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
   const { split, quoted } = typeof text === 'string' ? readUserMessage(text) : text;
-  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => h.text), ...quoted.quoted];
+  // The harness's own instructions to the model (go on without asking) are no rule a user could confirm.
+  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => (h.kind === 'agent-summary' ? h.text.replace(AGENT_SUMMARY_TRAILER, '') : h.text)), ...quoted.quoted];
   const out: string[] = [];
   for (const piece of pieces) {
     // Tags and log prefixes (a timestamp, `##[warning]`, `[ERROR]`) go: the sentence after them is what could be obeyed.

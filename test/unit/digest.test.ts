@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
 import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
+import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
 import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
@@ -363,6 +364,9 @@ describe('harness text is not the user', () => {
     assert.equal(stopped.words, '');
     assert.equal(stopped.interrupted, true);
     assert.equal(words('This session is being continued from a previous conversation that ran out of context. Summary: …'), '');
+    // The summary's rules wait for the user; the harness's own trailer ("go on without asking") is none of them.
+    const continued = 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nThe user said: never push to main without review.\n\nIf you need specific details from before compaction, read the full transcript at: /home/u/.claude/x.jsonl\nPlease continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.';
+    assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
   });
 
   it('Roo/Cline task and environment wrappers, Cursor and Copilot attachments, Codex instructions, aider prompts', () => {
