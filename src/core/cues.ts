@@ -132,13 +132,13 @@ export const CONVERSATION_NARRATION =
 export const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
-export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
+export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|(?:we|i)(?:'ve| have) made (?:\w+ )?progress\b|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
 
 /** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */
 export const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
 
 /** Offers and questions to the user: not a fact. */
-export const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also )?(?:help|do|add|create|make)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
+export const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also |now |then )?(?:help|do|add|create|make|work on|tackle|start|continue|proceed|look into|go through|fix|update|try)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
 
 // ------------------------------------------------------------------- rules
 

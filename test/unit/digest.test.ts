@@ -75,6 +75,9 @@ describe('sentence classes', () => {
     assert.equal(classifySentence('"should resolve path option to absolute path" fails because the resolver drops the cwd.', 'assistant').cls, 'finding');
     // How a thing was found set up, "instead of" what it should be, is a finding, not a choice (nor a protected decision).
     assert.equal(agent('The UCI configuration had `server` set as a single option instead of a list.'), 'finding');
+    // A progress report or an offer of what it could do next says nothing that failed.
+    assert.equal(agent("We've made significant progress fixing the test failures."), 'pleasantry');
+    assert.equal(agent('I can work on each group of test failures one by one.'), 'other');
     // A plan to look ("My initial plan is to list the directory contents…") is the agent's next step, not a choice.
     assert.equal(agent('My initial plan is to list the directory contents and confirm the presence of a `.gitmodules` file.'), 'process');
     assert.equal(agent('My current plan is to modify the `create_tree_sitter_configs.sh` script to add the `metadata` field.'), 'decision');
