@@ -10,7 +10,7 @@ import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, words } from './digest';
 import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
-import { editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
+import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
@@ -176,6 +176,8 @@ export class Fold {
         for (const why of rejected) this.failure('aider', 'error', clipChars(this.b.redactor.redact(why).text, 200), [part.record]);
         continue;
       }
+      // Cursor's reports of tool calls that did not run, printed among the answer: each a failure of that tool.
+      if (part.kind === 'text') for (const t of cursorToolErrors(part.text)) this.failure(t.tool, 'error', t.error, [part.record]);
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);

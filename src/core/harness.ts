@@ -252,10 +252,23 @@ export function editFailureReport(text: string): string[] | undefined {
   return [...text.matchAll(/^## (SearchReplaceNoExactMatch: .+)$/gm)].map((m) => m[1]!.trim());
 }
 
+/**
+ * Cursor's messages about a tool call that did not run, which SpecStory prints inside the assistant's text
+ * between its `---` separators: "Tool mcp_c-bash not found. Try enabling the MCP server or switching to Agent
+ * mode.", "Error calling tool 'mcp_c-filesystem_write_file'." The tool failed; the rest is Cursor's advice.
+ */
+const CURSOR_TOOL_ERROR = /^(?:Tool (\S+) not found\.(?: Try enabling the MCP server or switching to Agent mode\.)?|Error calling tool '([^'\n]+)'\.)[ \t]*$/gm;
+
+/** The tool calls Cursor reported as failed inside an assistant text: the tool and Cursor's words. */
+export function cursorToolErrors(text: string): { tool: string; error: string }[] {
+  if (!text.includes('Tool ') && !text.includes('Error calling tool')) return [];
+  return [...text.matchAll(CURSOR_TOOL_ERROR)].map((m) => ({ tool: m[1] ?? m[2]!, error: m[1] !== undefined ? 'tool not found' : 'the call failed' }));
+}
+
 /** Assistant text without the tool results an export printed inside it (the record keeps them); '' for a reply the harness wrote. */
 export function withoutInjectedBlocks(text: string): string {
   if (HARNESS_REPLY.test(text.trim())) return '';
-  let out = text;
+  let out = text.includes('Tool ') || text.includes('Error calling tool') ? text.replace(CURSOR_TOOL_ERROR, '') : text;
   for (const opening of INJECTED_ASSISTANT_BLOCKS) {
     for (let m = opening.exec(out); m; m = opening.exec(out)) {
       const end = out.indexOf('\n---\n', m.index);

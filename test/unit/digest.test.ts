@@ -11,7 +11,7 @@ import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, sub
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
-import { askText, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
+import { askText, cursorToolErrors, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 import { SecretRedactor } from '../../src/core/redact';
 
@@ -370,6 +370,15 @@ describe('harness text is not the user', () => {
     // The summary's rules wait for the user; the harness's own trailer ("go on without asking") is none of them.
     const continued = 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nThe user said: never push to main without review.\n\nIf you need specific details from before compaction, read the full transcript at: /home/u/.claude/x.jsonl\nPlease continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.';
     assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
+  });
+
+  it("Cursor's reports of tool calls that did not run are failures of that tool, not the agent's prose", () => {
+    const text = "Teraz sprawdźmy czy Qdrant jest uruchomiony:\n\n---\n\nTool mcp_c-bash not found. Try enabling the MCP server or switching to Agent mode.\n\n---\n\nError calling tool 'mcp_c-filesystem_write_file'.\n\n---\n\nQdrant jest uruchomiony.";
+    assert.deepEqual(cursorToolErrors(text), [{ tool: 'mcp_c-bash', error: 'tool not found' }, { tool: 'mcp_c-filesystem_write_file', error: 'the call failed' }]);
+    const prose = withoutInjectedBlocks(text);
+    assert.doesNotMatch(prose, /not found|Agent mode|Error calling tool/);
+    assert.match(prose, /Qdrant jest uruchomiony\./);
+    assert.deepEqual(cursorToolErrors('The Tool registry is not found in `src/`.'), [], 'a sentence about a tool is no report');
   });
 
   it('Roo/Cline task and environment wrappers, Cursor and Copilot attachments, Codex instructions, aider prompts', () => {
