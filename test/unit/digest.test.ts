@@ -75,6 +75,9 @@ describe('sentence classes', () => {
     assert.equal(classifySentence('"should resolve path option to absolute path" fails because the resolver drops the cwd.', 'assistant').cls, 'finding');
     // How a thing was found set up, "instead of" what it should be, is a finding, not a choice (nor a protected decision).
     assert.equal(agent('The UCI configuration had `server` set as a single option instead of a list.'), 'finding');
+    // Saying it now understands something, without saying what, is narration; saying what is a finding.
+    assert.equal(agent('Now I understand what getCurrentSession returns.'), 'process');
+    assert.equal(agent('I see what the problem is: the regex is too strict.'), 'finding');
     // A progress report or an offer of what it could do next says nothing that failed.
     assert.equal(agent("We've made significant progress fixing the test failures."), 'pleasantry');
     assert.equal(agent('I can work on each group of test failures one by one.'), 'other');
