@@ -5,6 +5,7 @@
  * gathers the data and streams the text.
  */
 import type { Fact } from '../core/state';
+import { formatCount } from '../core/formatCount';
 
 /** The slash commands @keeper contributes (package.json `chatParticipants[0].commands` lists the same). */
 export const CHAT_COMMANDS = [
@@ -33,7 +34,7 @@ export function followupsFor(metadata: { readonly stopped?: unknown } | undefine
 /** What a chat with no task yet is told by a command that needs one. */
 export const NO_TASK_YET = 'There is no @keeper task in this chat yet: ask @keeper to do something first, then use this command.';
 
-const tokens = (n: number): string => n.toLocaleString('en-US');
+const tokens = formatCount;
 const records = (end: number): string => (end <= 1 ? 'record 0' : `records 0–${end - 1}`);
 
 /**

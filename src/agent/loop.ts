@@ -23,6 +23,7 @@ import {
 } from './model';
 import { isTransientModelError, MODEL_RETRIES, retryDelayMs } from './retry';
 import type { TaskSession } from './taskSession';
+import { formatCount } from '../core/formatCount';
 
 export interface ToolRunner {
   readonly specs: readonly ToolSpec[];
@@ -102,7 +103,7 @@ export interface FoldedSoFar {
 
 /** The line a response keeps where the context was compacted: tokens before → after, and what the Task Context now stands for. */
 export function describeCompaction(report: StepReport, folded: FoldedSoFar): string {
-  const tokens = `${report.predicted.toLocaleString('en-US')} → ${report.after.toLocaleString('en-US')} tokens`;
+  const tokens = `${formatCount(report.predicted)} → ${formatCount(report.after)} tokens`;
   if (report.tier <= 1) return `🗜 Compacted the context: ${tokens}; older tool outputs shortened (each still recoverable with \`view_tool_call\`).`;
   const what = `${folded.records <= 1 ? 'record 0' : `records 0–${folded.records - 1}`}${folded.toolCalls ? ` (${folded.toolCalls} tool call${folded.toolCalls === 1 ? '' : 's'})` : ''}`;
   const how = report.tier === 2 ? 'folded into the Task Context' : 'folded into the Task Context, and what still did not fit was cut';

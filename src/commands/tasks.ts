@@ -5,6 +5,7 @@ import { messageOf } from '../core/errors';
 import { formatInterchange, parseTranscript } from '../core/transcript';
 import { sessionIdFor } from '../report/sessionId';
 import { fileNameOf, pickTask, pickTranscript, requireTask, showDocument, type CommandHandler, type Ctx } from './context';
+import { formatCount } from '../core/formatCount';
 
 /** Force rebuild: the task is derived again from its raw record (drift reset), and the drift of its summary is shown. */
 export function rebuildCommand(ctx: Ctx): CommandHandler {
@@ -154,7 +155,7 @@ export function showContextCommand(ctx: Ctx): CommandHandler {
       return undefined;
     }
     const body = sent.messages.map((m, i) => `### ${i + 1}. ${m.role}\n\n${m.content}`).join('\n\n');
-    const head = `# What the model saw — task ${id}, step ${sent.step + 1}\n\n${sent.tokens !== undefined ? `${sent.tokens.toLocaleString('en-US')} tokens counted by the model` : 'the model could not count'}, window ${sent.window.toLocaleString('en-US')}, engine prediction ${sent.predicted.toLocaleString('en-US')}.\n\n`;
+    const head = `# What the model saw — task ${id}, step ${sent.step + 1}\n\n${sent.tokens !== undefined ? `${formatCount(sent.tokens)} tokens counted by the model` : 'the model could not count'}, window ${formatCount(sent.window)}, engine prediction ${formatCount(sent.predicted)}.\n\n`;
     const uri = ctx.documents.set(`/task/${encodeURIComponent(id)}/context.md`, head + body + '\n');
     await showDocument(uri);
     return uri;

@@ -1,6 +1,7 @@
 /** The budget gauge in the status bar: the last context sent against the model's window. */
 import * as vscode from 'vscode';
 import type { LastSent } from './ports';
+import { formatCount } from '../core/formatCount';
 
 /** Clicking it runs `command` (Show What the Model Saw). */
 export class BudgetGauge implements vscode.Disposable {
@@ -16,7 +17,7 @@ export class BudgetGauge implements vscode.Disposable {
     const share = event.window > 0 ? used / event.window : 0;
     const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
     this.item.text = `$(layers) ${k(used)}/${k(event.window)}`;
-    this.item.tooltip = `@keeper: the last model call of task ${event.taskId} sent ${used.toLocaleString('en-US')} tokens (${Math.round(share * 100)}% of the ${event.window.toLocaleString('en-US')}-token window). Click to see what the model saw.`;
+    this.item.tooltip = `@keeper: the last model call of task ${event.taskId} sent ${formatCount(used)} tokens (${Math.round(share * 100)}% of the ${formatCount(event.window)}-token window). Click to see what the model saw.`;
     this.item.backgroundColor = share > 0.9 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

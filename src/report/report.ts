@@ -11,6 +11,7 @@ import type { Milestone } from '../core/milestones';
 import type { Redactor } from '../core/redact';
 import type { TokenCounter } from '../core/tokens';
 import type { Conflict, Fact } from '../core/state';
+import { formatCount } from '../core/formatCount';
 
 export interface ProjectOptions {
   readonly window: number;
@@ -105,7 +106,7 @@ function bar(value: number, max: number, width = 40): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 
-const n = (value: number): string => value.toLocaleString('en-US');
+const n = (value: number): string => formatCount(value);
 const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((100 * part) / whole) : 0}%`;
 
 /**
