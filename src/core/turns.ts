@@ -4,10 +4,34 @@
  * turn's appends and counts, building a table) gives it back between its steps.
  */
 
-/** Resolves on a later turn of the event loop (after pending I/O and timers); setImmediate where the host has it. */
+/** Who waits for a later turn, in the order they asked. */
+const waiting: (() => void)[] = [];
+let scheduled = false;
+
+function schedule(): void {
+  scheduled = true;
+  if (typeof setImmediate === 'function') setImmediate(resumeOne);
+  else setTimeout(resumeOne, 0);
+}
+
+/**
+ * Resumes one waiter per turn. Callbacks of setImmediate queued before a turn
+ * all run in that turn, back to back: with the warm-ups, the tokenizer's slices
+ * and the store's steps each waiting for a turn of their own, their steps ran
+ * as one block, as long as all of them together. The next waiter is scheduled
+ * from inside this callback, so it runs on the following turn.
+ */
+function resumeOne(): void {
+  const resume = waiting.shift();
+  if (waiting.length > 0) schedule();
+  else scheduled = false;
+  resume?.();
+}
+
+/** Resolves on a later turn of the event loop (after pending I/O and timers), one waiter per turn; setImmediate where the host has it. */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => {
-    if (typeof setImmediate === 'function') setImmediate(resolve);
-    else setTimeout(resolve, 0);
+    waiting.push(resolve);
+    if (!scheduled) schedule();
   });
 }
