@@ -9,6 +9,8 @@ import { O200kTokenCounter } from './adapters/o200kTokenCounter';
 import { callUri, DOC_SCHEME, EvidenceDocuments, recordUri } from './agent/documents';
 import { registerKeeperTools } from './agent/lmTools';
 import { prepareToolSchemas } from './agent/tools';
+import { warmSettings } from './agent/vscodeSettings';
+import { warmPatterns } from './agent/warmUp';
 import { followupsFor } from './agent/chatCommands';
 import { KeeperAgent, PARTICIPANT_ID, type KeeperMetadata, type SentEvent, type TurnEndEvent } from './agent/participant';
 import type { Confirm } from './agent/turnTools';
@@ -19,6 +21,7 @@ import { SecretRedactor } from './core/redact';
 import { BudgetGauge } from './panel/gauge';
 import { PANEL_VIEW_ID, TaskContextViewProvider } from './panel/panelProvider';
 import { warmSqlJs } from './store/sqljs';
+import { SQLITE_WARM_UP } from './store/tables';
 import { WorkspaceStoreHost } from './store/workspaceStore';
 
 export { CommandIds, type CommandId } from './commands';
@@ -61,12 +64,20 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
         { redactor },
       ),
     );
-    // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite, the tools' schemas and
-    // the classifier's patterns are made ready in small steps meanwhile, so the first turn does not build them in one block.
-    void sessions.store();
-    void warmSqlJs();
-    void prepareToolSchemas();
-    void warmClassifier();
+    // Opened in the background: a damaged or unwritable store is reported, never fatal. SQLite, the tools' schemas, the
+    // classifier's patterns and the settings' schemas are made ready in small steps meanwhile, so that the first turn
+    // does not build them in blocks of its own. Each step waits for a turn of the event loop of its own (core/turns),
+    // the first one too: none runs in activation's block.
+    const warmedUp = Promise.all([
+      sessions.store(),
+      warmSqlJs(SQLITE_WARM_UP),
+      prepareToolSchemas(),
+      warmPatterns().then(warmClassifier),
+      warmSettings(),
+    ]).then(
+      () => undefined,
+      () => undefined,
+    );
     let agent: KeeperAgent | undefined;
     const documents = root.add(new EvidenceDocuments((id) => agent!.inspect(id)));
     root.add(vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, documents));
@@ -79,7 +90,15 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     }, IDLE_SWEEP_MS);
     root.add({ dispose: () => clearInterval(sweep) });
 
-    const participant = root.add(vscode.chat.createChatParticipant(PARTICIPANT_ID, agent.handler));
+    // A turn waits for the warm-ups (the first one only, in practice): run beside them, the turn's blocks and theirs
+    // fell into the same turns of the event loop, one after the other.
+    const handler = agent.handler;
+    const participant = root.add(
+      vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chatContext, stream, token) => {
+        await warmedUp;
+        return handler(request, chatContext, stream, token);
+      }),
+    );
     // The task's context, record and tool calls, for every agent in VS Code (#taskContext, Copilot's agent mode).
     root.add(registerKeeperTools(agent, sessions));
     participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
