@@ -85,6 +85,11 @@ const USER_SETTINGS = {
   // debounce: whether a test's request carries a file a previous test left open would depend on timing.
   // A test that wants an attachment attaches it (#file).
   'chat.implicitContext.enabled': { panel: 'never' },
+  // No scan for ports to forward: VS Code runs it in the extension host every few seconds (it spawns a process,
+  // 30-120 ms of the host's thread seen in a CPU profile of the activation test), which the stall meter counted as ours.
+  // code-server has a tunnel provider, which keeps the scan on unless its source is the output, not the processes.
+  'remote.autoForwardPorts': false,
+  'remote.autoForwardPortsSource': 'output',
 };
 
 // --- Output ----------------------------------------------------------------------
