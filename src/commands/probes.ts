@@ -11,6 +11,7 @@ import { parseTranscript } from '../core/transcript';
 import { formatAnswerReport, parseProbeFile, runAnswerProbes } from '../eval';
 import type { EvidenceDocuments } from '../agent/documents';
 import { readSettings } from '../agent/vscodeSettings';
+import { formatCount } from '../core/formatCount';
 import { windowFor } from '../agent/settings';
 import { VsCodeChatModel } from '../agent/vscodeModel';
 
@@ -52,7 +53,7 @@ export function runProbesCommand(documents: EvidenceDocuments, counter: TokenCou
     const model =
       models.length === 1 || typeof modelArg === 'string'
         ? models[0]!
-        : (await vscode.window.showQuickPick(models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.maxInputTokens.toLocaleString('en-US')} tokens`, model: m })), { title: 'Answer the probes with' }))?.model;
+        : (await vscode.window.showQuickPick(models.map((m) => ({ label: m.name, description: `${m.vendor} · ${formatCount(m.maxInputTokens)} tokens`, model: m })), { title: 'Answer the probes with' }))?.model;
     if (!model) return undefined;
 
     const { settings } = readSettings();

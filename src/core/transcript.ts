@@ -18,6 +18,7 @@ import type { RawRecord, RecordRole } from './types';
 import { userWords } from './harness';
 import type { Redactor } from './redact';
 import { messageOf } from './errors';
+import { formatCount } from './formatCount';
 
 export type TranscriptFormat = 'interchange' | 'claude-code';
 
@@ -119,7 +120,7 @@ function splitLines(text: string): ParsedLine[] {
     if (stop > start && text.charCodeAt(stop - 1) === 0x0d) stop--;
     const raw = text.slice(start, stop);
     if (raw.length > MAX_LINE_CHARS) {
-      out.push({ line, error: `the line is ${raw.length.toLocaleString('en-US')} characters long, over the limit of ${MAX_LINE_CHARS.toLocaleString('en-US')}` });
+      out.push({ line, error: `the line is ${formatCount(raw.length)} characters long, over the limit of ${formatCount(MAX_LINE_CHARS)}` });
     } else if (raw.length > 2 * MAX_NESTING && nestingDepth(raw) > MAX_NESTING) {
       out.push({ line, error: `JSON nested deeper than ${MAX_NESTING} levels` });
     } else if (raw.trim() !== '') {

@@ -7,6 +7,7 @@
  * one option changed.
  */
 import { computeBudget, ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
+import { formatCount } from '../core/formatCount';
 import type { OursVariant } from './ours';
 
 export interface Ablation {
@@ -20,7 +21,7 @@ export const ABLATIONS: readonly Ablation[] = [
   { name: 'block 10%', description: 'a block of 10% of wEff at every window, task query', variant: { retrieval: { share: 0.1, minEffective: 0, query: 'task' } } },
   { name: 'block 25%', description: "about a third of the history budget, as in seed 000's worked budget (25% of wEff), task query", variant: { retrieval: { share: 0.25, minEffective: 0, query: 'task' } } },
   { name: 'seed ratios', description: "the seed's trigger 0.65, stop 0.50 and 5 raw steps at every window (the defaults a user gets above 32k; at 32k and below the engine triggers at 0.90 and keeps 3 raw steps)", variant: { budget: (window, reserve) => computeBudget({ window, reserve }) } },
-  { name: 'fixed cap', description: `the seed's fixed ${ROLLING_SUMMARY_BUDGET_TOKENS.toLocaleString('en-US')}-token Task Context at every window`, variant: { summaryCap: () => ROLLING_SUMMARY_BUDGET_TOKENS } },
+  { name: 'fixed cap', description: `the seed's fixed ${formatCount(ROLLING_SUMMARY_BUDGET_TOKENS)}-token Task Context at every window`, variant: { summaryCap: () => ROLLING_SUMMARY_BUDGET_TOKENS } },
 ];
 
 export const ABLATION_WINDOWS: readonly number[] = [8_000, 16_000];

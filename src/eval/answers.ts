@@ -11,6 +11,7 @@ import type { Redactor } from '../core/redact';
 import { replay } from '../core/replay';
 import type { TokenCounter } from '../core/tokens';
 import type { RawRecord } from '../core/types';
+import { formatCount } from '../core/formatCount';
 import { slidingWindow } from './earlyContext';
 import { scoreProbe, type Probe, type ProbeFile } from './probes';
 
@@ -89,7 +90,7 @@ export function formatAnswerReport(title: string, report: AnswerReport, window: 
   const lines = [
     `# Δtask — ${title}`,
     '',
-    `Window ${window.toLocaleString('en-US')} tokens. Full history: ${report.fullTokens.toLocaleString('en-US')} tokens${report.fullClipped ? ' (did not fit: clipped to its newest messages)' : ''}. Context Keeper: ${report.compactedTokens.toLocaleString('en-US')} tokens.`,
+    `Window ${formatCount(window)} tokens. Full history: ${formatCount(report.fullTokens)} tokens${report.fullClipped ? ' (did not fit: clipped to its newest messages)' : ''}. Context Keeper: ${formatCount(report.compactedTokens)} tokens.`,
     '',
     `| | correct answers |`,
     `|---|---|`,

@@ -8,6 +8,7 @@ import { scoreClassifier, type LabelContext, type LabelledSentence } from './lab
 import { HAND_LABELS, lineKey, NOISE_KINDS, noiseOf, type SummaryLineLabel } from './noise';
 import { PRICES, UTILITY_WEIGHTS } from './metrics';
 import { PROBE_KINDS } from './probes';
+import { formatCount } from '../core/formatCount';
 import { STRATEGY_LABELS, STRATEGY_NAMES, type StrategyName } from './strategies';
 import { groupedBarChart, lineChart, scatterChart } from './svg';
 
@@ -21,7 +22,7 @@ export interface ReportFiles {
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 const usd = (x: number): string => `$${x.toFixed(4)}`;
-const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const int = (x: number): string => formatCount(Math.round(x));
 
 function table(header: string[], rows: string[][], align?: string[]): string {
   const a = align ?? header.map((_, i) => (i === 0 ? '---' : '---:'));

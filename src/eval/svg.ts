@@ -3,6 +3,7 @@
  * fixed number formatting, a legend, axis labels and a <title> per mark so a
  * screen reader or a hover shows the value.
  */
+import { formatCount } from '../core/formatCount';
 
 export const SERIES_COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4b5563'];
 
@@ -16,7 +17,7 @@ function esc(text: string): string {
 
 function fmt(n: number): string {
   if (n === 0) return '0';
-  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  if (Math.abs(n) >= 1000) return formatCount(Math.round(n));
   if (Math.abs(n) >= 10) return n.toFixed(0);
   if (Math.abs(n) >= 1) return n.toFixed(2);
   return n.toFixed(3);

@@ -106,7 +106,7 @@ function bar(value: number, max: number, width = 40): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 
-const n = (value: number): string => formatCount(value);
+const n = formatCount;
 const pct = (part: number, whole: number): string => `${whole > 0 ? Math.round((100 * part) / whole) : 0}%`;
 
 /**
