@@ -93,8 +93,7 @@ export class FoldPlanner {
   defer(predicted: number): boolean {
     if (predicted > this.deferLimit()) return false;
     const current = this.currentPlan();
-    const view = this.options.view;
-    const limit = foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
+    const limit = this.foldLimit();
     if (current && ((limit !== undefined && this.plannedBoundary(limit) !== undefined) || current.n + 1 >= MAX_PLANS)) return false;
     const plan = this.plan(predicted, this.options.view.recentGrowth(), true);
     if (!plan) return false;
@@ -169,6 +168,12 @@ export class FoldPlanner {
     return this.lastFallbackError;
   }
 
+  /** How far the next fold may reach now (see `foldLimit`). */
+  private foldLimit(): number | undefined {
+    const view = this.options.view;
+    return foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
+  }
+
   /** Up to here a fold may wait a call for its summary: DEFER_LIMIT_SHARE of the way from the trigger to wEff. */
   private deferLimit(): number {
     const budget = this.options.budget;
@@ -206,7 +211,7 @@ export class FoldPlanner {
     // Ahead of the trigger a stored plan stands; at the trigger (`now`) one the view outgrew is followed by another.
     if (current && !now) return current.toUnit === undefined ? undefined : { toUnit: current.toUnit };
     const key = planKey(view.coverageEnd, this.budgetKey(), current ? current.n + 1 : 0);
-    const limit = foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
+    const limit = this.foldLimit();
     if (limit === undefined) return undefined;
     const atFold = Math.max(predicted, budget.trigger) + growth;
     const toUnit = view.foldBoundary(limit, atFold);

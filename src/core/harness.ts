@@ -259,16 +259,21 @@ export function editFailureReport(text: string): string[] | undefined {
  */
 const CURSOR_TOOL_ERROR = /^(?:Tool (\S+) not found\.(?: Try enabling the MCP server or switching to Agent mode\.)?|Error calling tool '([^'\n]+)'\.)[ \t]*$/gm;
 
+/** Whether a text may hold one of Cursor's tool reports (a cheap test before the pattern runs over it). */
+function mayReportCursorTool(text: string): boolean {
+  return text.includes('Tool ') || text.includes('Error calling tool');
+}
+
 /** The tool calls Cursor reported as failed inside an assistant text: the tool and Cursor's words. */
 export function cursorToolErrors(text: string): { tool: string; error: string }[] {
-  if (!text.includes('Tool ') && !text.includes('Error calling tool')) return [];
+  if (!mayReportCursorTool(text)) return [];
   return [...text.matchAll(CURSOR_TOOL_ERROR)].map((m) => ({ tool: m[1] ?? m[2]!, error: m[1] !== undefined ? 'tool not found' : 'the call failed' }));
 }
 
 /** Assistant text without the tool results an export printed inside it (the record keeps them); '' for a reply the harness wrote. */
 export function withoutInjectedBlocks(text: string): string {
   if (HARNESS_REPLY.test(text.trim())) return '';
-  let out = text.includes('Tool ') || text.includes('Error calling tool') ? text.replace(CURSOR_TOOL_ERROR, '') : text;
+  let out = mayReportCursorTool(text) ? text.replace(CURSOR_TOOL_ERROR, '') : text;
   for (const opening of INJECTED_ASSISTANT_BLOCKS) {
     for (let m = opening.exec(out); m; m = opening.exec(out)) {
       const end = out.indexOf('\n---\n', m.index);

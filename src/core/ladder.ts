@@ -174,9 +174,10 @@ export async function reduceAlongLadder(view: LadderView): Promise<void> {
   // A breakthrough planned at an earlier call (the near window held everything then) is made even when ② tried
   // this pass: the near window has moved since, and the fold the plan stands for was only waiting for its summary.
   const overWindow = isNearWindow(budget, view.predicted());
+  const overTrigger = isOverTrigger(budget, view.predicted());
   const last = view.unitCount() - 1;
-  const planned = isOverTrigger(budget, view.predicted()) && view.firstUnit() === firstBefore ? view.plannedBoundary(last) : undefined;
-  if ((isOverTrigger(budget, view.predicted()) && (!folded || planned !== undefined)) || overWindow) {
+  const planned = overTrigger && view.firstUnit() === firstBefore ? view.plannedBoundary(last) : undefined;
+  if ((overTrigger && (!folded || planned !== undefined)) || overWindow) {
     if (last > view.firstUnit()) {
       before = view.predicted();
       // Over the window a fold is the error recovery: any saving will do. Otherwise it must pay like tier ②.
