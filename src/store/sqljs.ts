@@ -58,9 +58,6 @@ export function loadSqlJs(): Promise<SqlJs> {
 
 let warming: Promise<void> | undefined;
 
-/** A first statement, a table made, written and read: the store passes its own schema's statements (tables.ts SQLITE_WARM_UP). */
-const WARM_UP: readonly string[] = ['SELECT 1', 'CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)', "INSERT INTO t VALUES ('k', 'v')", "SELECT v FROM t WHERE k = 'k'"];
-
 /**
  * Runs SQLite's first statements on a throwaway database, one per turn of the
  * event loop. Its WebAssembly is compiled function by function on first call,
@@ -68,9 +65,10 @@ const WARM_UP: readonly string[] = ['SELECT 1', 'CREATE TABLE t (k TEXT PRIMARY 
  * and the first CREATE TABLE held the thread 80-100 ms in one block when a
  * task's database was first opened inside a turn; warmed in steps, no step
  * holds it more than about 30 ms and that first open about 20 ms. The
- * extension starts it at activation; a failure is the real open's to report.
+ * extension starts it at activation with the statements a new task's database
+ * runs (tables.ts SQLITE_WARM_UP); a failure is the real open's to report.
  */
-export function warmSqlJs(steps: readonly string[] = WARM_UP): Promise<void> {
+export function warmSqlJs(steps: readonly string[]): Promise<void> {
   return (warming ??= (async () => {
     // Loading sql.js (its glue code, the wasm file read, the module instantiated) is a block of its own: not in the caller's.
     await nextTurn();
