@@ -115,6 +115,14 @@ export const EXPECTATION = /^(?:you (?:should|will) (?:now )?(?:see|be able|noti
 
 
 /**
+ * The agent describing an edit before it shows it ("This will add the new `SignalScorer` class…", "These changes will
+ * update the references…", "This command will change the permissions…"): what was changed is in the edit and its
+ * result, not in the announcement.
+ */
+export const PLANNED_EDIT =
+  /^(?:this|these|(?:this|these|the) (?:changes?|edits?|updates?|modifications?|commands?|patch(?:es)?|diffs?|fix(?:es)?|blocks?|search\/replace blocks?))\s+will\s+(?:also\s+|now\s+|then\s+)?(?:add|remove|update|change|create|modify|replace|rename|move|install|insert|delete|introduce|refactor|set|ensure|make\b[^.]*\b(?:more|less|easier|harder|better|cleaner|simpler|clearer|safer)|allow|implement|convert|restructure|rewrite|reorder|wrap|extract|import|export|define|append|prepend|adjust|apply)\b/i;
+
+/**
  * A coding tool asking the user for files (aider: "the files most likely to need changes are: …", "please add
  * them to the chat"): a request for context, no statement about the code.
  */

@@ -76,6 +76,12 @@ const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|n
 const HIDING = /[\u200B-\u200D\u2060\uFEFF]|<!--|<\/?(?:span|div|p|b|i|em|strong|font|sub|sup)\b/i;
 const INJECTION = /\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i;
 /** Anything model text could contribute: an open marker, a decision, a rule. */
+/**
+ * Model text that would set a rule if the user agreed: an instruction ("Always use environment variables…",
+ * "From now on we must…", "you must…"), not a description that uses the word ("`_member_name` is always set",
+ * "this will always return False", "the same text is always inserted").
+ */
+const MODEL_RULE = /^[\s>*_#"'“-]*(?:also,?\s+|and\s+|so\s+|please\s+)?(?:always|never)\b|\bfrom now on\b|\b(?:you|we) (?:must|should) (?:always|never)\b|\byou must\b(?! be\b)/i;
 const MODEL_SIGNAL = new RegExp(`${OPEN_MARKER.source}|${DECISION.source}|${RULE_IN_TEXT.source}`, 'i');
 const DONE_WORDS = /\b(passed|passes|done|completed|complete|fixed|resolved|finished|verified|succeeded)\b/i;
 const WEAKENERS = /\b(cautiously|carefully|if possible|when possible|try to|where practical|ideally|preferably)\b/i;
@@ -302,7 +308,7 @@ export class ProtectedState {
         if (!/[:：]\s*$/.test(sentence) && classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
       }
       else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
-      else if (RULE_IN_TEXT.test(sentence) && /\b(from now on|you must|we must|always)\b/i.test(sentence)) {
+      else if (RULE_IN_TEXT.test(sentence) && MODEL_RULE.test(sentence)) {
         this.create('constraint', sentence, part.record, 'model', 'pending', 'a rule in model text: the user must confirm it');
       }
     }

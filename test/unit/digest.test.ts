@@ -193,6 +193,12 @@ describe('sentence classes', () => {
     assert.equal(agent('This should correctly handle negative numbers by wrapping them in brackets.'), 'other');
     assert.equal(agent('After making these changes, the error should be resolved.'), 'other');
     assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
+    // An edit announced before it is shown: the edit and its result say what changed.
+    assert.equal(agent('This will add the new `SignalScorer` class and remove the old `PoIValidator` class.'), 'other');
+    assert.equal(agent('These changes will update the references from `PoIValidator` to `SignalScorer` in the tests.'), 'other');
+    assert.equal(agent('These changes will make the `PoIValidator` class more modular and easier to test.'), 'other');
+    assert.equal(agent('This command will change the permissions of all `.sh` files in the specified directory.'), 'other');
+    assert.notEqual(agent('This will break the `cfg` lookup because the loader reads `config.yml` first.'), 'other');
     // A coding tool asking the user for files states nothing about the code, with or without the list it leads.
     assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'process');
     assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');

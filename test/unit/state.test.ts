@@ -52,6 +52,14 @@ describe('protected state', function () {
     assert.equal(confirmed.writer, 'user');
   });
 
+  it('takes an instruction in model text as a pending rule, not a description that says "always"', () => {
+    const b = new RecordBuilder().user('Fix the dimension names.');
+    b.step('This modification ensures that `_member_name` is always set, even for custom types. The hardcoded return value of 4 might not always be correct. Since the context is None, this will always return False.');
+    b.step('Always use environment variables for sensitive configuration values.');
+    const pending = stateOf(b).pending().filter((f) => f.writer === 'model').map((f) => f.value);
+    assert.deepEqual(pending, ['Always use environment variables for sensitive configuration values.']);
+  });
+
   it('shows only the final choice of a reversed decision as active', () => {
     const b = new RecordBuilder()
       .user('Add caching to the API.')
