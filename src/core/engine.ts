@@ -108,6 +108,9 @@ export interface EngineOptions {
 /** The room left for a fold's question, over its estimate (the mean on the corpus; the largest was 1.3 times it). */
 const QUESTION_MARGIN = 1.3;
 
+/** Characters a clipped piece is first given per token of room (prose runs about four; the clip re-measures). */
+const CLIP_CHARS_PER_TOKEN = 3.5;
+
 export class CompactionEngine {
   private readonly record: SessionRecord;
   private readonly snapshots: SnapshotStore;
@@ -521,13 +524,23 @@ export class CompactionEngine {
     const clippable = clippableParts(unit, (address) => this.view.formOf(address));
     if (clippable.length === 0) return;
     const originals = new Map(clippable.map((p) => [p.address, this.view.formOf(p.address)]));
-    // Characters are not tokens (dense text has more than one token a character):
-    // halve the share until the estimate fits.
-    let share = firstClipShare(clippable.length);
-    do {
+    // The pieces may fill what the rest of the view leaves under the trigger (an outline of a long report keeps more of
+    // each section the more room it has), never less than the fixed first share. Characters are not tokens: the share
+    // is scaled by what a clip measured until it fits under the trigger, then halved while the view is near the window.
+    const pieceTokens = (): number => clippable.reduce((n, p) => n + this.view.partTokens(p), 0);
+    const room = this.budget.trigger - (this.predicted() - pieceTokens());
+    const least = firstClipShare(clippable.length);
+    let share = Math.max(least, Math.floor((room * CLIP_CHARS_PER_TOKEN) / clippable.length));
+    for (let attempt = 0; attempt < 3; attempt++) {
       this.clipParts(index, clippable, originals, share);
+      const used = pieceTokens();
+      if (share <= least || used <= room) break;
+      share = Math.max(least, Math.floor((share * room * 0.95) / used));
+    }
+    while (isNearWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS * 2) {
       share = Math.floor(share / 2);
-    } while (isNearWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS);
+      this.clipParts(index, clippable, originals, share);
+    }
   }
 
   private clipParts(index: number, clippable: readonly Part[], originals: ReadonlyMap<string, ReducedForm | undefined>, share: number): void {

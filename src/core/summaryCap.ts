@@ -7,7 +7,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { gistOf, GIST_WORDS, salience, words } from './digest';
-import { ARCHIVED_FROM, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type SummaryState } from './summary';
+import { ARCHIVED_FROM, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
 
@@ -175,17 +175,44 @@ export function enforceCap(
   // the longest first; the task as first asked and the latest ask go last.
   if (tokens > cap) {
     const last = b.requests.length - 1;
-    const order = b.requests.map((_, i) => i).sort((x, y) => Number(x === 0 || x === last) - Number(y === 0 || y === last) || b.requests[y]!.text.length - b.requests[x]!.text.length || x - y);
-    for (const i of order) {
-      if (tokens <= cap) break;
-      const r = b.requests[i]!;
-      if (r.text.length <= REQUEST_CLIP_CHARS) continue;
-      b.requests[i] = { ...r, text: r.text.slice(0, REQUEST_CLIP_CHARS), elided: r.elided + r.text.length - REQUEST_CLIP_CHARS };
-      tokens -= lines.count(`- ${formatRequest(r)}`) - lines.count(`- ${formatRequest(b.requests[i]!)}`);
-    }
+    const middle = b.requests.map((_, i) => i).filter((i) => i !== 0 && i !== last);
+    tokens = clipRequests(b.requests, middle, cap, tokens, lines);
+    if (tokens > cap) tokens = clipRequests(b.requests, [0, last].filter((i, k, a) => i >= 0 && a.indexOf(i) === k), cap, tokens, lines);
     tokens = measure();
   }
   return { state: b.build(state.coverageEnd, state.folds), report: { demoted, tokens, overCap: tokens > cap } };
+}
+
+/**
+ * Long request lines (those at `which`) clipped to one length, the longest at which the head fits its cap (never
+ * under REQUEST_CLIP_CHARS): every clipped ask keeps as much of its own words as the room allows, rather than a few
+ * asks cut hard and the rest whole. Returns the head's tokens after the clip (as `tokens` counts them).
+ */
+function clipRequests(requests: RequestLine[], which: readonly number[], cap: number, tokens: number, lines: SummaryLineCounter): number {
+  const original = new Map(which.map((i) => [i, requests[i]!]));
+  const long = which.filter((i) => requests[i]!.text.length > REQUEST_CLIP_CHARS);
+  if (long.length === 0) return tokens;
+  const clipped = (r: RequestLine, at: number): RequestLine => (r.text.length <= at ? r : { ...r, text: r.text.slice(0, at), elided: r.elided + r.text.length - at });
+  const cost = new Map<string, number>();
+  const lineTokens = (i: number, at: number): number => {
+    const key = `${i}:${Math.min(at, original.get(i)!.text.length)}`;
+    let n = cost.get(key);
+    if (n === undefined) cost.set(key, (n = lines.count(`- ${formatRequest(clipped(original.get(i)!, at))}`)));
+    return n;
+  };
+  const whole = long.reduce((n, i) => n + lineTokens(i, Number.MAX_SAFE_INTEGER), 0);
+  const at = (length: number): number => tokens - whole + long.reduce((n, i) => n + lineTokens(i, length), 0);
+  let lo = REQUEST_CLIP_CHARS;
+  let hi = Math.max(...long.map((i) => requests[i]!.text.length)) - 1;
+  if (at(lo) <= cap) {
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (at(mid) <= cap) lo = mid;
+      else hi = mid - 1;
+    }
+  }
+  for (const i of long) requests[i] = clipped(original.get(i)!, lo);
+  return at(lo);
 }
 
 /** A deliverable's note: what follows its path and counts (" — written: …", " — purpose"). */

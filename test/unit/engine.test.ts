@@ -520,6 +520,9 @@ describe('the last guard', () => {
       assert.match(form, new RegExp(`^- Finding ${n}\\.0: `, 'm'), `section ${n} keeps its first item`);
     }
     assert.match(form, /^\[1-line code block\]$/m);
+    // The outline fills what the rest of the view leaves under the trigger: more than the fixed first share, never over it.
+    assert.ok(form.length > 8_000, `the outline uses the room (${form.length} characters)`);
+    assert.ok(s.engine.predicted() <= s.budget.trigger, `${s.engine.predicted()} <= ${s.budget.trigger}`);
   });
 });
 

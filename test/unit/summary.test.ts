@@ -193,7 +193,7 @@ describe('demotion under the cap', () => {
     for (const r of state.requests) assert.match(r.text, /^Please do task \d+: detail/);
   });
 
-  it('clips the longest requests first; the task as first asked and the latest ask keep their words longest', () => {
+  it('clips long requests to one length, the longest that fits; the task as first asked and the latest ask keep their words longest', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     const task = `Convert the workbook so that a negative cell such as -50 is shown as (50). ${'context '.repeat(40)}the end of the task.`;
     b.requests.push({ ordinal: 1, text: task, record: 0, elided: 0 });
@@ -205,6 +205,12 @@ describe('demotion under the cap', () => {
     assert.equal(state.requests[0]!.text, task, 'the task keeps its words');
     assert.equal(state.requests[12]!.text, latest, 'the latest ask keeps its words');
     assert.ok(state.requests[11]!.elided > 0, 'the longest follow-up is clipped');
+    const clipped = state.requests.filter((r) => r.elided > 0);
+    const length = clipped[0]!.text.length;
+    assert.ok(length > 240, `the clip keeps more than the least (${length})`);
+    assert.ok(clipped.every((r) => r.text.length === length), 'every clipped ask keeps the same length');
+    assert.ok(state.requests.slice(1, -1).every((r) => r.elided > 0 || r.text.length <= length), 'a follow-up shorter than the clip is whole');
+    assert.ok(counter.count(renderSummary(state)) <= full - 300, 'under the cap');
   });
 });
 
