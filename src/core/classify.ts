@@ -17,7 +17,7 @@
  * cheap: a handful of regular expressions per sentence.
  */
 import {
-  AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT,
+  AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
   GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_LEAD, RULE_MODAL, type SentenceClass,
@@ -196,7 +196,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (REQUEST_ECHO.test(body) || CONVERSATION_NARRATION.test(body)) return { cls: 'process', score: 0 };
   if (NARRATION.test(body) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
-  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || PRESCRIBED.test(body)) return { cls: 'other', score: 0 };
+  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body)) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
   if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (FILE_REQUEST.test(body)) return { cls: 'process', score: 0 };

@@ -77,6 +77,14 @@ export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (
 export const DISCOURSE_OPENING =
   /^(?:(?:specifically|further(?:more)?|additionally|also|however|moreover|in addition|meanwhile|besides|similarly|likewise|notably|importantly|interestingly|actually|basically|essentially|ultimately|at this point|so far|lastly)(?:,\s*|\s+(?=i\b|we\b|let\b|the\b|this\b|it\b|there\b))|(?:and|but|plus),\s*)+/i;
 
+/**
+ * The agent grading its own work ("This is simpler, more robust, and will work for all real-world cases", "This is
+ * now clean, modular, and follows best practices", "This general-purpose library is quite comprehensive"): a claim of
+ * quality with no fact in it. With its reason ("…simpler because the parser already splits lines") it says something.
+ */
+export const QUALITY_CLAIM =
+  /^(?:this|that|it|these|(?:this|that|these|the)(?: new| updated| resulting| final| refactored| current)?(?: [\w-]+)? (?:code|solution|approach|implementation|changes?|version|design|structure|setup|library|module|refactor(?:ing)?|test suite|tests|file|function|class|script))\s+(?:is|are|was|were|would be|will be|should be|remains)\s+(?:(?:now|much|also|quite|very|more|fully|really|a lot|significantly|far)\s+)*(?:simpler|cleaner|clean|modular|robust|maintainable|readable|elegant|comprehensive|efficient|better|well[- ][a-z]+|production[- ]ready|idiomatic|organi[sz]ed|straightforward|flexible|extensible|reusable|testable)\b(?![^.]*\b(?:because|since|due to|as it|so that)\b)/i;
+
 /** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
 export const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 

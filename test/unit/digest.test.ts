@@ -52,6 +52,11 @@ describe('sentence classes', () => {
     assert.notEqual(agent("I'm now facing module-not-found errors for crates like `vim` and `toml`."), 'process');
     assert.notEqual(agent("I'm seeing a 404 from the API when the token is missing."), 'process');
     assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
+    // The agent grading its own work states nothing; with its reason it does.
+    assert.equal(agent('This is simpler, more robust, and will work for all real-world cases.'), 'other');
+    assert.equal(agent('This is now clean, modular, and follows best practices for code and test organization.'), 'other');
+    assert.notEqual(agent('This approach is simpler because the parser already splits lines.'), 'other');
+    assert.notEqual(agent('It is consistent with the `tasks` command output.'), 'other');
     // A look the agent is about to take decides nothing, whatever it names; a change with what it replaces does.
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
