@@ -134,7 +134,7 @@ export const PLANNED_EDIT =
  * A coding tool asking the user for files (aider: "the files most likely to need changes are: …", "please add
  * them to the chat"): a request for context, no statement about the code.
  */
-export const FILE_REQUEST = /\bmost likely to need (?:changes|changing|to (?:be )?(?:edited|changed|modified)) (?:are|is)\s*:|\badd (?:these|those|them|the (?:\w+ )?files?)(?: \w+){0,3} to the chat\b/i;
+export const FILE_REQUEST = /^(?:request|requesting|ask(?:ing)? (?:the user )?for) (?:the |these |those |more |additional |specific |a few |some )*(?:files?|code|contents?)\b|^files? (?:provided|added|shared|received|given)\s*:|\bmost likely to need (?:changes|changing|to (?:be )?(?:edited|changed|modified)) (?:are|is)\s*:|\badd (?:these|those|them|the (?:\w+ )?files?)(?: \w+){0,3} to the chat\b/i;
 
 /**
  * The agent's reasoning about the conversation itself: what the user said or added ("User says: …", "Now they've
@@ -142,7 +142,7 @@ export const FILE_REQUEST = /\bmost likely to need (?:changes|changing|to (?:be 
  * file"), the context it recalls ("Context: we're discussing…"). The user's own words and the files are in the record.
  */
 export const CONVERSATION_NARRATION =
-  /^(?:(?:so|now|ok(?:ay)?|and)[,]?\s+)?(?:(?:the )?user (?:says|said|asks|asked|wants|wanted|has added|added|is asking|is requesting|mentioned|previously|just|now|seems to want|requests?|provided|has provided|shared|has shared|wants me|replied|responded|is saying)\b|they(?:'ve| have)? (?:say|said|ask|asked|want|added|provided|shared|mention(?:ed)?|are asking|replied)\b|they ask me\b|i (?:need|should|have|want|must) to (?:ask|tell|explain|respond|reply|acknowledge|let (?:them|the user) know|request|point out)\b|i(?:'ll| will) (?:keep it|ask (?:them|the user|for)|respond|reply|explain|acknowledge|let (?:them|the user) know)\b|i previously (?:suggested|asked|said|mentioned|explained)\b|explain (?:that|why|to the user)\b|(?:the )?context(?: from [^:]{0,40})?:\s|this is (?:just )?(?:a|an) (?:greeting|request for|follow-?up|simple question|acknowledg))/i;
+  /^(?:(?:so|now|ok(?:ay)?|and)[,]?\s+)?(?:(?:the )?context(?: here)? is (?:that |about |\w+ing\b|we(?:'re| are)\b|the user\b)|(?:the )?user (?:says|said|asks|asked|wants|wanted|has added|added|is asking|is requesting|mentioned|previously|just|now|seems to want|requests?|provided|has provided|shared|has shared|wants me|replied|responded|is saying)\b|they(?:'ve| have)? (?:say|said|ask|asked|want|added|provided|shared|mention(?:ed)?|are asking|replied)\b|they ask me\b|i (?:need|should|have|want|must) to (?:ask|tell|explain|respond|reply|acknowledge|let (?:them|the user) know|request|point out)\b|i(?:'ll| will) (?:keep it|ask (?:them|the user|for)|respond|reply|explain|acknowledge|let (?:them|the user) know)\b|i previously (?:suggested|asked|said|mentioned|explained)\b|explain (?:that|why|to the user)\b|(?:the )?context(?: from [^:]{0,40})?:\s|this is (?:just )?(?:a|an) (?:greeting|request for|follow-?up|simple question|acknowledg))/i;
 
 /** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
 export const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;

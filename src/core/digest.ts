@@ -76,6 +76,21 @@ export function handles(text: string): readonly string[] {
 
 const HANDLES_MEMO = new Map<string, readonly string[]>();
 
+/**
+ * A list item with no subject of its own ("Contains IPC handlers for dictation injection…", "It's an Electron main
+ * process file") under a lead that names one thing ("Examine `frontend/electron/main.ts`:"): the line names it, or a
+ * reader of the digest cannot tell what contains what.
+ */
+const SUBJECTLESS =
+  /^(?:(?:it|this|they|these)(?:'s|'re|\s+(?:is|are|was|were|has|have|does|doesn't|does not|only|also|just|then|now|uses|calls|returns|handles|contains))\b|(?:contains|handles|runs|uses|calls|returns|delegates|manages|defines|exports|imports|initiali[sz]es|creates|reads|writes|sets|checks|stores|provides|implements|wraps|loads|parses|builds|sends|receives|listens|registers|declares|holds|includes|lacks|has|doesn't|does not|only|also)\b)/i;
+
+export function withSubject(text: string, lead: string | undefined): string {
+  if (lead === undefined || !SUBJECTLESS.test(text)) return text;
+  const named = lead.match(/`[^`\n]{2,120}`/g);
+  if (named?.length !== 1 || text.includes(named[0])) return text;
+  return `${named[0]}: ${text}`;
+}
+
 /** How much a statement carries for a later reader: its handles, numbers, error text; hedges count against it. */
 export function salience(text: string): number {
   let score = Math.min(4, handles(text).length);

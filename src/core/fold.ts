@@ -8,7 +8,7 @@ import { touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, words } from './digest';
+import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, withSubject, words } from './digest';
 import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
@@ -200,7 +200,7 @@ export class Fold {
             marked ||= says;
             continue;
           }
-          let text = statementOf(read);
+          let text = statementOf(withSubject(read, s.lead));
           // A decision keeps its reason when the next sentence gives it.
           const after = sentences[i + 1];
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
@@ -234,7 +234,7 @@ export class Fold {
     for (const s of sentencesOf(text)) {
       const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
       if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
-      const statement = statementOf(s.text);
+      const statement = statementOf(withSubject(s.text, s.lead));
       if (saysNothing(statement)) continue;
       const carried = salience(statement);
       if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey } from '../../src/core/digest';
+import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
@@ -208,6 +208,10 @@ describe('sentence classes', () => {
     assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'process');
     assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');
     assert.equal(agent('If you have any files related to UI components that might include modal logic, please add them to the chat.'), 'process');
+    assert.equal(agent('Request specific files: `reducer.ts`, `saga.ts` (from jobs slice), and the hotkey controller.'), 'process');
+    assert.equal(agent('Files provided: `IAppSettings.cs`, `ILlmProvider.cs`, `Settings.ts`'), 'process');
+    assert.equal(agent('The context is debugging why Push-to-Talk always inserts the same text.'), 'process');
+    assert.equal(agent('The context is None for all cells in the table.'), 'finding');
     assert.equal(agent('`src/auth/token.ts` is the file most likely to need changes, because the expiry check lives there.'), 'finding');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.
@@ -450,6 +454,19 @@ describe('harness text is not the user', () => {
 });
 
 describe('statements, gists and keys', () => {
+  it('a list item with no subject of its own names the one thing its lead names', () => {
+    const [lead, ...items] = sentencesOf(['2. **Examine `frontend/electron/main.ts`:**', "   - It's an Electron main process file.", '   - Contains IPC handlers for dictation injection.', '   - `DictationOrchestrator` is created with `injectMode: "auto"`.'].join('\n'));
+    assert.equal(lead!.text, 'Examine `frontend/electron/main.ts`:');
+    assert.deepEqual(items.map((s) => withSubject(s.text, s.lead)), [
+      "`frontend/electron/main.ts`: It's an Electron main process file.",
+      '`frontend/electron/main.ts`: Contains IPC handlers for dictation injection.',
+      '`DictationOrchestrator` is created with `injectMode: "auto"`.',
+    ]);
+    // A lead that names two things, or none, says no subject.
+    assert.equal(withSubject('Contains the handlers.', 'Compare `a.ts` and `b.ts`:'), 'Contains the handlers.');
+    assert.equal(withSubject('Contains the handlers.', 'Files:'), 'Contains the handlers.');
+  });
+
   it('a statement is at most about 30 words, cut at a clause, identifiers whole', () => {
     const long = `The dnsmasq init script uses \`config_list_foreach\` to read upstream servers, which means a single \`option server\` is ignored, ${'and then more words follow here '.repeat(4)}to the end.`;
     const s = statementOf(long);
