@@ -54,6 +54,10 @@ function withIntro(intro: string, item: string): string | undefined {
   return `${head}: ${/^[A-Z][a-z]/.test(item) ? item[0]!.toLowerCase() + item.slice(1) : item}`;
 }
 
+/** An item joining the line of the items before it under one intro keeps this many words; the line at most LISTED_LINE_WORDS. */
+const LISTED_ITEM_WORDS = 16;
+const LISTED_LINE_WORDS = 48;
+
 /** Items a sentence that opens a list takes into its line. */
 const LISTED_ITEMS = 4;
 
@@ -183,6 +187,8 @@ export class Fold {
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
         const sentences = sentencesOf(answer);
+        // The candidate the last item under an intro made: the next item under the same intro joins it.
+        let listedUnder: { intro: string; at: number } | undefined;
         for (let i = 0; i < sentences.length; i++) {
           const s = sentences[i]!;
           // An item that finishes the sentence above its list is read with it; a bare fragment says nothing.
@@ -207,7 +213,18 @@ export class Fold {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
+          // Items of one list under one intro ("I recommend this order because: type checking…; linting…") are one line
+          // that says the intro once, not a line per item that repeats it.
+          const previous = listedUnder !== undefined && listedUnder.intro === s.intro && listedUnder.at === candidates.length - 1 ? candidates[listedUnder.at]! : undefined;
+          if (previous !== undefined && previous.cls === cls) {
+            const joined = `${previous.text.replace(/[.…;]$/, '')}; ${statementOf(s.text, LISTED_ITEM_WORDS).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase()).replace(/[.;]$/, '')}`;
+            if (words(joined).length <= LISTED_LINE_WORDS) {
+              candidates[listedUnder!.at] = { ...previous, text: joined, score: Math.max(previous.score, score), salience: salience(joined) };
+              continue;
+            }
+          }
           candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...suspicionOf(s) });
+          listedUnder = whole !== undefined && s.intro !== undefined ? { intro: s.intro, at: candidates.length - 1 } : undefined;
         }
         const choice = awaitedChoice(part.text);
         const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;

@@ -668,8 +668,21 @@ describe('the Task Context as a digest', () => {
     );
     const lines = everyLine(s);
     assert.ok(!lines.some((t) => /^Taking the entire/i.test(t)), 'an item is never kept without the sentence it finishes');
-    assert.ok(s.facts.Findings.some((l) => /the code is: writing `currentApiConfigName` into every profile/.test(l.text)), JSON.stringify(lines));
+    // Both items finish one intro: one line says it once, with each item.
+    assert.ok(s.facts.Findings.some((l) => /the code is: taking the entire current application state[^;]*; writing `currentApiConfigName` into every profile/.test(l.text)), JSON.stringify(lines));
+    assert.equal(lines.filter((t) => /when saving a profile, the code is/.test(t)).length, 1, JSON.stringify(lines));
     assert.ok(!lines.some((t) => /^Root Cause\b/.test(t) || /code is:?$/.test(t)), JSON.stringify(lines));
+  });
+
+  it('items of one list under one intro are one line that says the intro once', async () => {
+    const s = await fold(
+      new RecordBuilder()
+        .user('Which checks should we run?')
+        .step('I recommend running these in this order because:\n- type checking will catch any type-related issues first\n- linting will catch style and potential logic issues\n- tests will verify functionality\n- compilation will ensure everything builds correctly'),
+    );
+    const lines = everyLine(s).filter((t) => /I recommend running these/.test(t));
+    assert.equal(lines.length, 1, JSON.stringify(everyLine(s)));
+    assert.match(lines[0]!, /because: type checking will catch[^;]*; linting will catch[^;]*; tests will verify functionality; compilation will ensure/);
   });
 
   it('a decision takes its reason from the sentence after it', async () => {
