@@ -28,6 +28,9 @@ const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision:
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 
+/** A finding with no identifier is kept (one a step, when the step has no other) only at this many words. */
+const PLAIN_FINDING_WORDS = 8;
+
 /** A statement of the agent's private reasoning must carry this much to be kept. */
 const REASONING_MIN_SALIENCE = 3;
 /** A classifier vote this strong keeps a statement that names no identifier (a cause, a contrast, a failure). */
@@ -263,7 +266,10 @@ export class Fold {
     const chosen: Candidate[] = [];
     for (const cls of ['finding', 'decision', 'failure', 'change'] as const) {
       // A plain statement the cues vote for strongly ("This lists all commits, not just those since the merge base") is kept without identifiers.
-      const pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
+      let pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
+      // A step whose findings are said in plain words only ("The main page of the web server lists several Perl CGI
+      // scripts") still keeps its most telling one: an agent that writes no code spans finds things too.
+      if (cls === 'finding' && pool.length === 0) pool = candidates.filter((c) => c.cls === cls && c.salience >= 0 && words(c.text).length >= PLAIN_FINDING_WORDS && !/\(assumed\)|\b(?:might|may|could|perhaps|possibly|probably|likely|maybe|seems?|appears?)\b/i.test(c.text)).slice(0, 1);
       pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }

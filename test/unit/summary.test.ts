@@ -674,6 +674,19 @@ describe('the Task Context as a digest', () => {
     assert.ok(!lines.some((t) => /^Root Cause\b/.test(t) || /code is:?$/.test(t)), JSON.stringify(lines));
   });
 
+  it('a step whose findings name no identifier keeps its most telling one, not a plan or a guess', async () => {
+    const s = await fold(
+      new RecordBuilder()
+        .user('Find the flag on the challenge web server.')
+        .step('The first step is to interact with the web server to see what it serves.')
+        .step('The main page of the web server lists several Perl CGI scripts. It may be vulnerable to command injection.')
+        .step('Great.'),
+    );
+    const lines = everyLine(s);
+    assert.ok(s.facts.Findings.some((l) => /^The main page of the web server lists several Perl CGI scripts\./.test(l.text)), JSON.stringify(lines));
+    assert.ok(!lines.some((t) => /first step|may be vulnerable/.test(t)), JSON.stringify(lines));
+  });
+
   it('items of one list under one intro are one line that says the intro once', async () => {
     const s = await fold(
       new RecordBuilder()
