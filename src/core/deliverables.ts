@@ -21,7 +21,12 @@ interface Written {
   edit?: string;
   purpose?: string;
   written?: string;
+  /** Removed by a later command (`rm`, `git rm`) and not written since. */
+  deleted?: boolean;
 }
+
+/** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
+const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
 
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
 export class Deliverables {
@@ -36,8 +41,8 @@ export class Deliverables {
     private readonly purposeWords: number,
   ) {
     for (const line of b.facts.Deliverables) {
-      const m = /^(created)?(?:, )?(?:modified ×(\d+))?(?: — (.*))?$/.exec(line.text);
-      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: m?.[3] ?? '' });
+      const m = DELIVERABLE_LINE.exec(line.text);
+      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: m?.[4] ?? '', ...(m?.[3] ? { deleted: true } : {}) });
     }
   }
 
@@ -75,6 +80,7 @@ export class Deliverables {
           if (purpose !== undefined) entry.purpose = this.b.redactor.redact(purpose).text;
         }
       } else entry.writes++;
+      entry.deleted = false;
       // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
       if (body !== undefined) {
         const description = toolDescription(tool, this.b.redactor);
@@ -91,6 +97,18 @@ export class Deliverables {
       const entry = path !== undefined ? this.writes.get(this.deliverableKey(path)) : undefined;
       const diff = changedLine(edit.old, edit.new, this.b.redactor);
       if (entry && diff) entry.edit = diff;
+    }
+  }
+
+  /** Files a command that worked removed: a deliverable among them is said to be gone (what it was stays). */
+  removed(paths: readonly string[], record: number): void {
+    for (const path of paths) {
+      const key = this.deliverableKey(path);
+      const entry = this.writes.get(key);
+      if (entry === undefined || entry.deleted) continue;
+      entry.deleted = true;
+      entry.sources.push(record);
+      this.modified.splice(0, this.modified.length, ...this.modified.filter((k) => k !== key));
     }
   }
 
@@ -135,12 +153,15 @@ export class Deliverables {
       const parts: string[] = [];
       if (entry.created) parts.push('created');
       if (entry.writes > 0) parts.push(`modified ×${entry.writes}`);
+      if (entry.deleted) parts.push('deleted');
       const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : entry.written ? ` — written: ${entry.written}` : '';
       this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
     }
-    const delivered = this.b.facts.Deliverables.map((d) => d.key);
+    const gone = new Set(this.b.facts.Deliverables.filter((d) => DELIVERABLE_LINE.exec(d.text)?.[3]).map((d) => d.key));
+    const delivered = this.b.facts.Deliverables.map((d) => d.key).filter((k) => !gone.has(k));
+    const since = gone.size ? ` (${gone.size} more deleted since)` : '';
     return delivered.length
-      ? `${delivered.length} file(s) written so far; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
-      : 'no file written by a tool yet';
+      ? `${delivered.length} file(s) written so far${since}; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].filter((k) => !gone.has(k)).slice(-4).join(', ')}`
+      : gone.size ? `every file written so far was deleted since (${gone.size})` : 'no file written by a tool yet';
   }
 }

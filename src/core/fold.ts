@@ -15,7 +15,7 @@ import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND } from './toolResults';
-import { classifyTool, exitCode, shellCommand, type FileTouch } from './tools';
+import { classifyTool, exitCode, shellCommand, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
@@ -325,6 +325,7 @@ export class Fold {
       (code !== undefined && code !== 0) ||
       (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
     if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
+    if (!failed && cmd !== undefined && tool.output !== undefined) this.deliverables.removed(shellRemovals(cmd), tool.resultRecord ?? tool.callRecord);
     if (family === 'todo' && !failed) {
       const plan = planOf(tool.input);
       if (plan) this.plan = plan;

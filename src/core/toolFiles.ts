@@ -242,31 +242,12 @@ function unquote(token: string): string {
  */
 export function shellTouches(command: string): FileTouch[] {
   const out: FileTouch[] = [];
-  const text = command.length > 20_000 ? command.slice(0, 20_000) : command;
-  // Drop heredoc bodies so their contents are not read as commands.
-  const lines = text.split('\n');
-  const kept: string[] = [];
-  let heredocEnd: string | undefined;
-  for (const line of lines) {
-    if (heredocEnd !== undefined) {
-      if (line.trim() === heredocEnd) heredocEnd = undefined;
-      continue;
-    }
-    kept.push(line);
-    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
-    if (m) heredocEnd = m[1];
-  }
-  // Single-quoted strings are masked first, so a sed script or a message with spaces, `;` or `>` stays one word
-  // (double quotes often hold a command of their own: `ssh host "cat > /etc/x.yml"`, `bash -c "…"`).
-  const quoted: string[] = [];
-  const flat = kept.join('\n').replace(/'[^'\n]*'/g, (m) => `\u0001${quoted.push(m) - 1}\u0002`);
-  const restore = (w: string): string => w.replace(/\u0001(\d+)\u0002/g, (_, i: string) => quoted[Number(i)] ?? '');
+  const { flat, restore, segments } = shellWords(command);
   for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*([^\s;|&<>]+)/g)) {
     const path = unquote(restore(m[1]!));
     if (isFileToken(path)) out.push({ path, access: 'modify' });
   }
-  for (const segment of flat.split(/&&|\|\||;|\||\n/)) {
-    const words = segment.trim().split(/\s+/).map((w) => unquote(restore(w))).filter((w) => w.length > 0);
+  for (const words of segments) {
     const verb = words[0];
     if (verb === undefined) continue;
     const args = words.slice(1).filter((w) => !w.startsWith('-'));
@@ -280,6 +261,43 @@ export function shellTouches(command: string): FileTouch[] {
     } else if (verb === 'cat' || verb === 'head' || verb === 'tail' || verb === 'less') {
       for (const a of before) if (isFileToken(a) && !/^\d*>/.test(a)) out.push({ path: a, access: 'read' });
     }
+  }
+  return out;
+}
+
+/**
+ * A command line read for its files (including one wrapped in ssh "…"): heredoc bodies dropped, single-quoted strings
+ * kept whole (a sed script or a message with spaces, `;` or `>` stays one word; double quotes often hold a command of
+ * their own: `ssh host "cat > /etc/x.yml"`, `bash -c "…"`), and the words of each simple command.
+ */
+function shellWords(command: string): { flat: string; restore: (w: string) => string; segments: string[][] } {
+  const text = command.length > 20_000 ? command.slice(0, 20_000) : command;
+  const kept: string[] = [];
+  let heredocEnd: string | undefined;
+  for (const line of text.split('\n')) {
+    if (heredocEnd !== undefined) {
+      if (line.trim() === heredocEnd) heredocEnd = undefined;
+      continue;
+    }
+    kept.push(line);
+    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
+    if (m) heredocEnd = m[1];
+  }
+  const quoted: string[] = [];
+  const flat = kept.join('\n').replace(/'[^'\n]*'/g, (m) => `\u0001${quoted.push(m) - 1}\u0002`);
+  const restore = (w: string): string => w.replace(/\u0001(\d+)\u0002/g, (_, i: string) => quoted[Number(i)] ?? '');
+  const segments = flat.split(/&&|\|\||;|\||\n/).map((segment) => segment.trim().split(/\s+/).map((w) => unquote(restore(w))).filter((w) => w.length > 0));
+  return { flat, restore, segments };
+}
+
+/** The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs). */
+export function shellRemovals(command: string): string[] {
+  const out: string[] = [];
+  for (const words of shellWords(command).segments) {
+    const w = words[0] === 'sudo' ? words.slice(1) : words;
+    const at = w[0] === 'rm' ? 1 : w[0] === 'git' && w[1] === 'rm' ? 2 : -1;
+    if (at < 0) continue;
+    for (const a of w.slice(at)) if (!a.startsWith('-') && isFileToken(a)) out.push(a);
   }
   return out;
 }

@@ -323,6 +323,23 @@ describe('demotion by later references', () => {
     assert.ok(deliverables.includes('/etc/big.conf: modified ×1'), JSON.stringify(deliverables));
   });
 
+  it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
+    const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
+    const b = new RecordBuilder()
+      .user('Reproduce the rounding bug, then fix it.')
+      .step('', [write('/testbed/reproduce.py'), write('/testbed/src/fields.py')])
+      .step('', [{ name: 'Bash', input: { command: 'cd /testbed && rm -f reproduce.py && git status' }, output: 'On branch main\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'rm -rf build/*.o' }, output: 'Exit code: 0' }]);
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const deliverables = s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    assert.ok(deliverables.some((d) => /^\/testbed\/reproduce\.py: created, deleted/.test(d)), JSON.stringify(deliverables));
+    assert.ok(deliverables.some((d) => /^\/testbed\/src\/fields\.py: created/.test(d) && !/deleted/.test(d)), JSON.stringify(deliverables));
+    assert.match(s.current.deliverable, /^1 file\(s\) written so far \(1 more deleted since\); latest: \/testbed\/src\/fields\.py$/);
+    // Written again, it is there again.
+    const again = await new ExtractiveSummarizer(counter, redactor).fold({ previous: s, units: unitsOf(new RecordBuilder().user('Recreate it.').step('', [write('/testbed/reproduce.py')])).units, coverageEnd: 100 });
+    assert.ok(again.facts.Deliverables.some((l) => l.key === '/testbed/reproduce.py' && !/deleted/.test(l.text)), JSON.stringify(again.facts.Deliverables));
+  });
+
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x = 1\n' }, output: 'ok' });
     const b = new RecordBuilder()

@@ -9,6 +9,7 @@ import {
   reduceTool,
   renderToolInput,
   shellCommand,
+  shellRemovals,
   type ToolFamily,
 } from '../../src/core/tools';
 
@@ -271,6 +272,16 @@ describe('tools: fileTouches', () => {
     assert.deepEqual(fileTouches(inv('Read', 42, undefined)), []);
     assert.deepEqual(fileTouches(inv('Read', { file_path: '' }, undefined)), []);
     assert.deepEqual(fileTouches(inv('Write', { file_path: { nested: true } }, undefined)), []);
+  });
+});
+
+describe('tools: shellRemovals', () => {
+  it('names the files rm and git rm remove, not globs, flags or other commands', () => {
+    assert.deepEqual(shellRemovals('cd /testbed && rm -f reproduce.py && git status'), ['reproduce.py']);
+    assert.deepEqual(shellRemovals('sudo rm -rf /opt/app/cache.db; git rm docs/old.md'), ['/opt/app/cache.db', 'docs/old.md']);
+    assert.deepEqual(shellRemovals('rm -f tmpclaude-*-cwd'), []);
+    assert.deepEqual(shellRemovals("echo 'rm a.txt' > notes.txt"), []);
+    assert.deepEqual(shellRemovals('cat <<EOF > run.sh\nrm build.log\nEOF'), []);
   });
 });
 
