@@ -23,6 +23,8 @@ const STOP = new Set(
 interface Passage {
   readonly record: number;
   readonly text: string;
+  /** How many distinct terms it holds: a block quotes only passages with BLOCK_MIN_TERMS or more. */
+  readonly size: number;
   /** Its quoted form in the retrieval block, made the first time it is quoted (a passage is quoted again at every fold it stays relevant). */
   quoted?: string;
 }
@@ -70,6 +72,13 @@ function split(raw: string): string[] {
  */
 const MAX_POSTINGS_PER_TERM = 2000;
 
+/**
+ * A passage the block quotes holds at least this many distinct terms: a header line ("=== Blocky Logs ===") or a
+ * two-word fragment matches a query as well as a paragraph does and says nothing. A search asked for by name still
+ * finds them.
+ */
+const BLOCK_MIN_TERMS = 3;
+
 export class RetrievalIndex {
   private readonly passages: Passage[] = [];
   private readonly postings = new Map<string, number[]>();
@@ -98,7 +107,7 @@ export class RetrievalIndex {
             const t = terms(chunk);
             if (t.size === 0) continue;
             const id = this.passages.length;
-            this.passages.push({ record: part.record, text: chunk });
+            this.passages.push({ record: part.record, text: chunk, size: t.size });
             for (const term of t) {
               const list = this.postings.get(term);
               // Most terms stand in one passage: a list made with its element holds just that.
@@ -122,7 +131,7 @@ export class RetrievalIndex {
     return this.rank(query, budgetChars, excludeRecord, keepCommon).map(({ id, score }) => ({ record: this.passages[id]!.record, text: this.passages[id]!.text, score }));
   }
 
-  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean): { id: number; score: number }[] {
+  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean, minTerms = 1): { id: number; score: number }[] {
     const n = this.passages.length;
     if (n === 0 || budgetChars <= 0) return [];
     const scores = new Map<number, number>();
@@ -137,7 +146,7 @@ export class RetrievalIndex {
       }
     }
     const ranked = [...scores.entries()]
-      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord)
+      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms)
       .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     const out: { id: number; score: number }[] = [];
     let used = 0;
@@ -153,7 +162,7 @@ export class RetrievalIndex {
 
   /** The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first. */
   block(query: string, budgetChars: number, excludeRecord?: number): string {
-    const found = this.rank(query, budgetChars, excludeRecord, false);
+    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS);
     if (found.length === 0) return '';
     const ordered = found.map((f) => this.passages[f.id]!).sort((a, b) => a.record - b.record);
     return [

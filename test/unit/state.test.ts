@@ -370,6 +370,18 @@ describe('original-text retrieval', () => {
     assert.deepEqual(index.search('https', 1000), [], '"https" matches any URL: it says nothing');
   });
 
+  it('the block quotes no header line or two-word fragment; a search by name still finds one', async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    ['=== Blocky Logs ===', 'Blocky writes its query logs to /tmp/blocky-logs, one file per client.', 'unrelated note one', 'unrelated note two', 'unrelated note three'].forEach((t, i) => r.append({ index: i, role: 'user', content: t }));
+    const index = new RetrievalIndex(redactor);
+    index.extend(r.units, r.units.length);
+    const block = index.block('where are the blocky logs?', 2000);
+    assert.match(block, /\[r1\]\nBlocky writes its query logs/);
+    assert.ok(!block.includes('=== Blocky Logs ==='), block);
+    assert.ok(index.search('blocky logs', 2000).some((h) => h.record === 0));
+  });
+
   it("a search looks at a common term's newest passages only, so its cost does not grow with the task", async () => {
     const { RetrievalIndex } = await import('../../src/core/retrieval');
     const r = new SessionRecord();
