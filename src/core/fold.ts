@@ -482,6 +482,11 @@ export class Fold {
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;
+    // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
+    const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
+    const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
+    if (next === '' && answered) next = `wait for the user's next request (the agent answered request #${ask})`;
+    if (status === '' && answered) status = `request #${ask} answered`;
     this.b.current = {
       goal: plain(this.goal),
       deliverable,

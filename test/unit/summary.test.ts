@@ -970,5 +970,7 @@ describe('the Task Context as a digest', () => {
     assert.equal(goingOn.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
     const replied = await summarizer.fold({ previous: goingOn, units: all.slice(4), coverageEnd: more.records.length });
     assert.doesNotMatch(replied.current.next, /continue request/);
+    // Answered with nothing planned, the turn is the user's: Next says so rather than "(none)".
+    assert.equal(replied.current.next, "wait for the user's next request (the agent answered request #1)");
   });
 });
