@@ -28,6 +28,9 @@ const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision:
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 
+/** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
+const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
+
 /** A finding with no identifier is kept (one a step, when the step has no other) only at this many words. */
 const PLAIN_FINDING_WORDS = 8;
 
@@ -54,7 +57,12 @@ function withIntro(intro: string, item: string): string | undefined {
   if (room < 5) return undefined;
   const w = words(intro);
   const head = w.length <= room ? w.join(' ') : `…${w.slice(w.length - room).join(' ')}`;
-  return `${head}: ${/^[A-Z][a-z]/.test(item) ? item[0]!.toLowerCase() + item.slice(1) : item}`;
+  return `${head}: ${lowerFirst(item)}`;
+}
+
+/** A sentence as the continuation of a line: its capital dropped unless it opens a name ("The" → "the", "API" stays). */
+function lowerFirst(text: string): string {
+  return text.replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
 }
 
 /** An item joining the line of the items before it under one intro keeps this many words; the line at most LISTED_LINE_WORDS. */
@@ -220,7 +228,7 @@ export class Fold {
           // that says the intro once, not a line per item that repeats it.
           const previous = listedUnder !== undefined && listedUnder.intro === s.intro && listedUnder.at === candidates.length - 1 ? candidates[listedUnder.at]! : undefined;
           if (previous !== undefined && previous.cls === cls) {
-            const joined = `${previous.text.replace(/[.…;]$/, '')}; ${statementOf(s.text, LISTED_ITEM_WORDS).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase()).replace(/[.;]$/, '')}`;
+            const joined = `${previous.text.replace(/[.…;]$/, '')}; ${lowerFirst(statementOf(s.text, LISTED_ITEM_WORDS)).replace(/[.;]$/, '')}`;
             if (words(joined).length <= LISTED_LINE_WORDS) {
               candidates[listedUnder!.at] = { ...previous, text: joined, score: Math.max(previous.score, score), salience: salience(joined) };
               continue;
@@ -269,7 +277,7 @@ export class Fold {
       let pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
       // A step whose findings are said in plain words only ("The main page of the web server lists several Perl CGI
       // scripts") still keeps its most telling one: an agent that writes no code spans finds things too.
-      if (cls === 'finding' && pool.length === 0) pool = candidates.filter((c) => c.cls === cls && c.salience >= 0 && words(c.text).length >= PLAIN_FINDING_WORDS && !/\(assumed\)|\b(?:might|may|could|perhaps|possibly|probably|likely|maybe|seems?|appears?)\b/i.test(c.text)).slice(0, 1);
+      if (cls === 'finding' && pool.length === 0) pool = candidates.filter((c) => c.cls === cls && c.salience >= 0 && words(c.text).length >= PLAIN_FINDING_WORDS && !c.suspected && !HEDGED.test(c.text)).slice(0, 1);
       pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
@@ -281,7 +289,7 @@ export class Fold {
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;
       if (c.cls === 'finding' && this.reproduced(c)) continue;
-      const text = c.cls === 'finding' && (c.suspected || /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i.test(c.text)) ? `${c.text} (assumed)` : c.text;
+      const text = c.cls === 'finding' && (c.suspected || HEDGED.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }
   }
