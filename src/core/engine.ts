@@ -526,16 +526,16 @@ export class CompactionEngine {
     const originals = new Map(clippable.map((p) => [p.address, this.view.formOf(p.address)]));
     // The pieces may fill what the rest of the view leaves under the trigger (an outline of a long report keeps more of
     // each section the more room it has), never less than the fixed first share. Characters are not tokens: the share
-    // is scaled by what a clip measured until it fits under the trigger, then halved while the view is near the window.
+    // is rescaled by what each clip measured (a few times at most) toward that room, then halved while the view is still
+    // near the window.
     const pieceTokens = (): number => clippable.reduce((n, p) => n + this.view.partTokens(p), 0);
     const room = this.budget.trigger - (this.predicted() - pieceTokens());
     const least = firstClipShare(clippable.length);
     let share = Math.max(least, Math.floor((room * CLIP_CHARS_PER_TOKEN) / clippable.length));
-    for (let attempt = 0; attempt < 3; attempt++) {
+    this.clipParts(index, clippable, originals, share);
+    for (let attempt = 0; attempt < 4 && share > least && pieceTokens() > room; attempt++) {
+      share = Math.max(least, Math.floor((share * room * (attempt < 2 ? 0.95 : 0.8)) / pieceTokens()));
       this.clipParts(index, clippable, originals, share);
-      const used = pieceTokens();
-      if (share <= least || used <= room) break;
-      share = Math.max(least, Math.floor((share * room * 0.95) / used));
     }
     while (isNearWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS * 2) {
       share = Math.floor(share / 2);

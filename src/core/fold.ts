@@ -28,6 +28,11 @@ const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision:
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 
+/** Current state once the agent answered the last ask and nothing is planned: said only of the span that ends so. */
+const WAITING_NEXT_TEXT = "wait for the user's next request";
+const WAITING_NEXT = /^wait for the user's next request\b/;
+const ANSWERED_STATUS = /^request #\d+ answered$/;
+
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
 const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
 
@@ -170,7 +175,7 @@ export class Fold {
       }
       this.question = undefined;
       // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
-      if (this.status.startsWith('blocked:')) this.status = '';
+      if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -227,7 +232,8 @@ export class Fold {
           // Items of one list under one intro ("I recommend this order because: type checking…; linting…") are one line
           // that says the intro once, not a line per item that repeats it.
           const previous = listedUnder !== undefined && listedUnder.intro === s.intro && listedUnder.at === candidates.length - 1 ? candidates[listedUnder.at]! : undefined;
-          if (previous !== undefined && previous.cls === cls) {
+          // A hedged item does not join certain ones: the line's "(assumed)" would cover them all.
+          if (previous !== undefined && previous.cls === cls && Boolean(previous.suspected) === Boolean(suspicionOf(s).suspected) && HEDGED.test(previous.text) === HEDGED.test(whole ?? s.text)) {
             const joined = `${previous.text.replace(/[.…;]$/, '')}; ${lowerFirst(statementOf(s.text, LISTED_ITEM_WORDS)).replace(/[.;]$/, '')}`;
             if (words(joined).length <= LISTED_LINE_WORDS) {
               candidates[listedUnder!.at] = { ...previous, text: joined, score: Math.max(previous.score, score), salience: salience(joined) };
@@ -277,7 +283,11 @@ export class Fold {
       let pool = candidates.filter((c) => c.cls === cls && (c.salience >= (MIN_SALIENCE[cls] ?? 0) || (c.score >= STRONG_CUE && c.salience >= 0)));
       // A step whose findings are said in plain words only ("The main page of the web server lists several Perl CGI
       // scripts") still keeps its most telling one: an agent that writes no code spans finds things too.
-      if (cls === 'finding' && pool.length === 0) pool = candidates.filter((c) => c.cls === cls && c.salience >= 0 && words(c.text).length >= PLAIN_FINDING_WORDS && !c.suspected && !HEDGED.test(c.text)).slice(0, 1);
+      if (cls === 'finding' && pool.length === 0) {
+        const plain = candidates.filter((c) => c.cls === cls && c.salience >= 0 && words(c.text).length >= PLAIN_FINDING_WORDS && !c.suspected && !HEDGED.test(c.text));
+        // The most telling: the strongest vote, then the most salient, then the first said.
+        pool = plain.sort((x, y) => y.score - x.score || y.salience - x.salience || x.order - y.order).slice(0, 1);
+      }
       pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
@@ -333,7 +343,11 @@ export class Fold {
       (code !== undefined && code !== 0) ||
       (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
     if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
-    if (!failed && cmd !== undefined && tool.output !== undefined) this.deliverables.removed(shellRemovals(cmd), tool.resultRecord ?? tool.callRecord);
+    if (!failed && cmd !== undefined && tool.output !== undefined) {
+      // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
+      const written = new Set(touches.filter((t) => t.access !== 'read').map((t) => t.path));
+      this.deliverables.removed(shellRemovals(cmd).filter((p) => !written.has(p)), tool.resultRecord ?? tool.callRecord);
+    }
     if (family === 'todo' && !failed) {
       const plan = planOf(tool.input);
       if (plan) this.plan = plan;
@@ -480,7 +494,8 @@ export class Fold {
     else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
     // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
     // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
-    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ? '' : this.next;
+    // "wait for the user's next request" holds only as far as its span: it is said again below when it still does.
+    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) || WAITING_NEXT.test(this.next) ? '' : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
@@ -493,7 +508,7 @@ export class Fold {
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
-    if (next === '' && answered) next = `wait for the user's next request (the agent answered request #${ask})`;
+    if (next === '' && answered) next = `${WAITING_NEXT_TEXT} (the agent answered request #${ask})`;
     if (status === '' && answered) status = `request #${ask} answered`;
     this.b.current = {
       goal: plain(this.goal),

@@ -75,13 +75,13 @@ const REPLACED = /\b(?:instead of|rather than|switch(?:ing|ed)? from|replacing|n
 /** Characters and markup that can split the words of an instruction so a plain scan misses it. */
 const HIDING = /[\u200B-\u200D\u2060\uFEFF]|<!--|<\/?(?:span|div|p|b|i|em|strong|font|sub|sup)\b/i;
 const INJECTION = /\b(from now on|you must always|you must never|always use|never use|ignore (?:all )?previous)\b/i;
-/** Anything model text could contribute: an open marker, a decision, a rule. */
 /**
  * Model text that would set a rule if the user agreed: an instruction ("Always use environment variables…",
  * "From now on we must…", "you must…"), not a description that uses the word ("`_member_name` is always set",
  * "this will always return False", "the same text is always inserted").
  */
-const MODEL_RULE = /^[\s>*_#"'“-]*(?:also,?\s+|and\s+|so\s+|please\s+)?(?:always|never)\b|\bfrom now on\b|\b(?:you|we) (?:must|should) (?:always|never)\b|\byou must\b(?! be\b)/i;
+const MODEL_RULE = /^[\s>*_#"'“-]*(?:also,?\s+|and\s+|so\s+|please\s+)?(?:always|never)\b(?! mind\b)|\bfrom now on\b|\b(?:you|we) (?:must|should) (?:always|never)\b|\byou must\b(?! be\b)/i;
+/** Anything model text could contribute: an open marker, a decision, a rule. */
 const MODEL_SIGNAL = new RegExp(`${OPEN_MARKER.source}|${DECISION.source}|${RULE_IN_TEXT.source}`, 'i');
 const DONE_WORDS = /\b(passed|passes|done|completed|complete|fixed|resolved|finished|verified|succeeded)\b/i;
 const WEAKENERS = /\b(cautiously|carefully|if possible|when possible|try to|where practical|ideally|preferably)\b/i;

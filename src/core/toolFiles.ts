@@ -290,14 +290,28 @@ function shellWords(command: string): { flat: string; restore: (w: string) => st
   return { flat, restore, segments };
 }
 
-/** The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs). */
+/**
+ * The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs; `git rm
+ * --cached` keeps the file). A relative path after `cd /dir` is taken in that directory; after a `cd` elsewhere
+ * (`cd ~/x`, `cd $DIR`) it is not named at all: a wrong file said deleted is worse than one not said.
+ */
 export function shellRemovals(command: string): string[] {
   const out: string[] = [];
+  let dir: string | null = '';
   for (const words of shellWords(command).segments) {
     const w = words[0] === 'sudo' ? words.slice(1) : words;
+    if (w[0] === 'cd') {
+      const to = w[1] ?? '';
+      dir = to.startsWith('/') ? to.replace(/\/+$/, '') : null;
+      continue;
+    }
     const at = w[0] === 'rm' ? 1 : w[0] === 'git' && w[1] === 'rm' ? 2 : -1;
-    if (at < 0) continue;
-    for (const a of w.slice(at)) if (!a.startsWith('-') && isFileToken(a)) out.push(a);
+    if (at < 0 || (at === 2 && w.includes('--cached'))) continue;
+    for (const a of w.slice(at)) {
+      if (a.startsWith('-') || !isFileToken(a)) continue;
+      if (a.startsWith('/')) out.push(a);
+      else if (dir !== null) out.push(dir ? `${dir}/${a.replace(/^\.\//, '')}` : a);
+    }
   }
   return out;
 }

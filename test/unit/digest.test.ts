@@ -57,6 +57,10 @@ describe('sentence classes', () => {
     assert.equal(agent('This is now clean, modular, and follows best practices for code and test organization.'), 'other');
     assert.notEqual(agent('This approach is simpler because the parser already splits lines.'), 'other');
     assert.notEqual(agent('It is consistent with the `tasks` command output.'), 'other');
+    // A comparison is a choice, whatever quality word it uses.
+    assert.notEqual(agent('It is better to pass `timeout` to `fetch` than to wrap it in `Promise.race`.'), 'other');
+    assert.notEqual(agent('This is simpler than patching `node_modules` directly.'), 'other');
+    assert.notEqual(agent('This is cleaner: `utils.ts` no longer imports `db` because the pool moved.'), 'other');
     // A look the agent is about to take decides nothing, whatever it names; a change with what it replaces does.
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
@@ -203,7 +207,9 @@ describe('sentence classes', () => {
     assert.equal(agent('These changes will update the references from `PoIValidator` to `SignalScorer` in the tests.'), 'other');
     assert.equal(agent('These changes will make the `PoIValidator` class more modular and easier to test.'), 'other');
     assert.equal(agent('This command will change the permissions of all `.sh` files in the specified directory.'), 'other');
-    assert.notEqual(agent('This will break the `cfg` lookup because the loader reads `config.yml` first.'), 'other');
+    // What existing code will do, with its condition or reason, is a diagnosis.
+    assert.notEqual(agent('This will delete every row in `users` when `where` is empty.'), 'other');
+    assert.notEqual(agent('This will remove the lock file because the old process died.'), 'other');
     // A coding tool asking the user for files states nothing about the code, with or without the list it leads.
     assert.equal(agent('To implement the feature, the files most likely to need changes are:'), 'process');
     assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');
@@ -212,6 +218,7 @@ describe('sentence classes', () => {
     assert.equal(agent('Files provided: `IAppSettings.cs`, `ILlmProvider.cs`, `Settings.ts`'), 'process');
     assert.equal(agent('The context is debugging why Push-to-Talk always inserts the same text.'), 'process');
     assert.equal(agent('The context is None for all cells in the table.'), 'finding');
+    assert.equal(agent('The context is being cancelled before the request finishes.'), 'finding');
     assert.equal(agent('`src/auth/token.ts` is the file most likely to need changes, because the expiry check lives there.'), 'finding');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.

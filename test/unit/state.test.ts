@@ -55,7 +55,7 @@ describe('protected state', function () {
   it('takes an instruction in model text as a pending rule, not a description that says "always"', () => {
     const b = new RecordBuilder().user('Fix the dimension names.');
     b.step('This modification ensures that `_member_name` is always set, even for custom types. The hardcoded return value of 4 might not always be correct. Since the context is None, this will always return False.');
-    b.step('Always use environment variables for sensitive configuration values.');
+    b.step('Never mind, the failure was in `setup.py`, not the tests. Always use environment variables for sensitive configuration values.');
     const pending = stateOf(b).pending().filter((f) => f.writer === 'model').map((f) => f.value);
     assert.deepEqual(pending, ['Always use environment variables for sensitive configuration values.']);
   });

@@ -329,7 +329,10 @@ describe('demotion by later references', () => {
       .user('Reproduce the rounding bug, then fix it.')
       .step('', [write('/testbed/reproduce.py'), write('/testbed/src/fields.py')])
       .step('', [{ name: 'Bash', input: { command: 'cd /testbed && rm -f reproduce.py && git status' }, output: 'On branch main\nExit code: 0' }])
-      .step('', [{ name: 'Bash', input: { command: 'rm -rf build/*.o' }, output: 'Exit code: 0' }]);
+      .step('', [{ name: 'Bash', input: { command: 'rm -rf build/*.o' }, output: 'Exit code: 0' }])
+      // Removed and written again by one command, or removed in another directory: still there.
+      .step('', [{ name: 'Bash', input: { command: 'rm -f /testbed/src/fields.py && cp /tmp/fields.py /testbed/src/fields.py > /testbed/src/fields.py' }, output: 'Exit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'cd /tmp && rm -f fields.py' }, output: 'Exit code: 0' }]);
     const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const deliverables = s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
     assert.ok(deliverables.some((d) => /^\/testbed\/reproduce\.py: created, deleted/.test(d)), JSON.stringify(deliverables));
@@ -712,6 +715,9 @@ describe('the Task Context as a digest', () => {
     );
     const lines = everyLine(s).filter((t) => /I recommend running these/.test(t));
     assert.equal(lines.length, 1, JSON.stringify(everyLine(s)));
+    // A hedged item does not join certain ones (the line's "(assumed)" would cover them all).
+    const hedged = await fold(new RecordBuilder().user('Why does login fail?').step('The login fails because:\n- `loadConfig()` reads `config.yml` before `.env` is parsed\n- the cache in `store.ts` might be stale after a reload'));
+    assert.ok(everyLine(hedged).some((t) => /`loadConfig\(\)` reads `config\.yml`/.test(t) && !/assumed/.test(t)), JSON.stringify(everyLine(hedged)));
     assert.match(lines[0]!, /because: type checking will catch[^;]*; linting will catch[^;]*; tests will verify functionality; compilation will ensure/);
   });
 
@@ -972,5 +978,15 @@ describe('the Task Context as a digest', () => {
     assert.doesNotMatch(replied.current.next, /continue request/);
     // Answered with nothing planned, the turn is the user's: Next says so rather than "(none)".
     assert.equal(replied.current.next, "wait for the user's next request (the agent answered request #1)");
+    // Folded in two spans or in one, a newer ask the agent is working on is what comes next.
+    const split = new RecordBuilder().user('Port the exporter.').step('Ported it.').user('Now add JSON output.').step('', [read]);
+    const parts = unitsOf(split).units;
+    const early = await summarizer.fold({ previous: undefined, units: parts.slice(0, 2), coverageEnd: parts[1]!.lastRecord + 1 });
+    assert.equal(early.current.status, 'request #1 answered');
+    const twoFolds = await summarizer.fold({ previous: early, units: parts.slice(2), coverageEnd: split.records.length });
+    const oneFold = await summarizer.fold({ previous: undefined, units: parts, coverageEnd: split.records.length });
+    assert.equal(twoFolds.current.next, oneFold.current.next);
+    assert.equal(twoFolds.current.status, oneFold.current.status);
+    assert.match(twoFolds.current.next, /^continue request #2/);
   });
 });

@@ -277,7 +277,11 @@ describe('tools: fileTouches', () => {
 
 describe('tools: shellRemovals', () => {
   it('names the files rm and git rm remove, not globs, flags or other commands', () => {
-    assert.deepEqual(shellRemovals('cd /testbed && rm -f reproduce.py && git status'), ['reproduce.py']);
+    assert.deepEqual(shellRemovals('rm -f reproduce.py && git status'), ['reproduce.py']);
+    // A relative path is taken where `cd` went; after a cd it cannot follow, nothing is named.
+    assert.deepEqual(shellRemovals('cd /testbed && rm -f reproduce.py ./out.txt'), ['/testbed/reproduce.py', '/testbed/out.txt']);
+    assert.deepEqual(shellRemovals('cd ~/project && rm notes.md'), []);
+    assert.deepEqual(shellRemovals('git rm --cached config.json'), [], '--cached keeps the file');
     assert.deepEqual(shellRemovals('sudo rm -rf /opt/app/cache.db; git rm docs/old.md'), ['/opt/app/cache.db', 'docs/old.md']);
     assert.deepEqual(shellRemovals('rm -f tmpclaude-*-cwd'), []);
     assert.deepEqual(shellRemovals("echo 'rm a.txt' > notes.txt"), []);
