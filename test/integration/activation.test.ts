@@ -140,7 +140,7 @@ describe('activation with months of other tasks in the store', function () {
     // Profiler, 200 µs samples): in activation, compiling and reading the 550 KB bundle (28-48 ms and 5-12 ms) before
     // activate runs; in the turn, steps that stay one block each in any order: the first SQLite statement of each kind
     // (its WebAssembly is compiled a function at a time on first call: 25-75 ms a statement in plain Node), the
-    // classifier's largest patterns (NARRATION about 37 ms, classify.ts's own about 45 ms for one message), the host's
+    // classifier's patterns (classify.ts's own about 45 ms for one message; NARRATION, 35 ms as one pattern, is now 14 of at most 8 ms), the host's
     // garbage collections (30-130 ms) and its markdown rendering of the answer (15-30 ms). Reported above, not judged on
     // time (a shared machine's load moves it); a regression of the store (opening the other tasks) fails on the open
     // databases just above.
