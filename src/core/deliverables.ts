@@ -31,7 +31,7 @@ const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(dele
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
 export class Deliverables {
   private readonly writes = new Map<string, Written>();
-  private readonly modified: string[] = [];
+  private modified: string[] = [];
   /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
   private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
 
@@ -108,7 +108,8 @@ export class Deliverables {
       if (entry === undefined || entry.deleted) continue;
       entry.deleted = true;
       entry.sources.push(record);
-      this.modified.splice(0, this.modified.length, ...this.modified.filter((k) => k !== key));
+      // Gone, it is no longer among the files written latest.
+      this.modified = this.modified.filter((k) => k !== key);
     }
   }
 
@@ -157,11 +158,12 @@ export class Deliverables {
       const note = entry.note ? ` — ${entry.note}` : entry.purpose ? ` — ${entry.purpose}` : entry.edit ? ` — last edit ${entry.edit}` : entry.written ? ` — written: ${entry.written}` : '';
       this.b.upsert('Deliverables', { key: path, text: `${parts.join(', ')}${note}`, sources: mergeSources(entry.sources, []), priority: 1 });
     }
-    const gone = new Set(this.b.facts.Deliverables.filter((d) => DELIVERABLE_LINE.exec(d.text)?.[3]).map((d) => d.key));
+    // Every Deliverables line is one of `writes` (read back at construction, written above): its deletion is known here.
+    const gone = new Set([...this.writes].filter(([, entry]) => entry.deleted).map(([path]) => path));
     const delivered = this.b.facts.Deliverables.map((d) => d.key).filter((k) => !gone.has(k));
     const since = gone.size ? ` (${gone.size} more deleted since)` : '';
     return delivered.length
-      ? `${delivered.length} file(s) written so far${since}; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].filter((k) => !gone.has(k)).slice(-4).join(', ')}`
+      ? `${delivered.length} file(s) written so far${since}; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
       : gone.size ? `every file written so far was deleted since (${gone.size})` : 'no file written by a tool yet';
   }
 }

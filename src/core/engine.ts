@@ -533,8 +533,8 @@ export class CompactionEngine {
     const least = firstClipShare(clippable.length);
     let share = Math.max(least, Math.floor((room * CLIP_CHARS_PER_TOKEN) / clippable.length));
     this.clipParts(index, clippable, originals, share);
-    for (let attempt = 0; attempt < 4 && share > least && pieceTokens() > room; attempt++) {
-      share = Math.max(least, Math.floor((share * room * (attempt < 2 ? 0.95 : 0.8)) / pieceTokens()));
+    for (let attempt = 0, used = pieceTokens(); attempt < 4 && share > least && used > room; attempt++, used = pieceTokens()) {
+      share = Math.max(least, Math.floor((share * room * (attempt < 2 ? 0.95 : 0.8)) / used));
       this.clipParts(index, clippable, originals, share);
     }
     while (isNearWindow(this.budget, this.predicted()) && share >= EMERGENCY_MIN_SHARE_CHARS * 2) {

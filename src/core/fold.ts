@@ -29,8 +29,7 @@ const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision:
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
 
 /** Current state once the agent answered the last ask and nothing is planned: said only of the span that ends so. */
-const WAITING_NEXT_TEXT = "wait for the user's next request";
-const WAITING_NEXT = /^wait for the user's next request\b/;
+const WAITING_NEXT = "wait for the user's next request";
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
@@ -495,7 +494,7 @@ export class Fold {
     // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
     // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
     // "wait for the user's next request" holds only as far as its span: it is said again below when it still does.
-    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) || WAITING_NEXT.test(this.next) ? '' : this.next;
+    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) || this.next.startsWith(WAITING_NEXT) ? '' : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
@@ -508,7 +507,7 @@ export class Fold {
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
-    if (next === '' && answered) next = `${WAITING_NEXT_TEXT} (the agent answered request #${ask})`;
+    if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask})`;
     if (status === '' && answered) status = `request #${ask} answered`;
     this.b.current = {
       goal: plain(this.goal),

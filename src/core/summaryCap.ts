@@ -177,7 +177,7 @@ export function enforceCap(
     const last = b.requests.length - 1;
     const middle = b.requests.map((_, i) => i).filter((i) => i !== 0 && i !== last);
     tokens = clipRequests(b.requests, middle, cap, tokens, lines);
-    if (tokens > cap) tokens = clipRequests(b.requests, [0, last].filter((i, k, a) => i >= 0 && a.indexOf(i) === k), cap, tokens, lines);
+    if (tokens > cap) tokens = clipRequests(b.requests, last > 0 ? [0, last] : last === 0 ? [0] : [], cap, tokens, lines);
     tokens = measure();
   }
   return { state: b.build(state.coverageEnd, state.folds), report: { demoted, tokens, overCap: tokens > cap } };

@@ -191,6 +191,12 @@ describe('demotion under the cap', () => {
     assert.equal(report.overCap, true);
     assert.equal(state.requests.length, 80);
     for (const r of state.requests) assert.match(r.text, /^Please do task \d+: detail/);
+    // With no request at all (safety rules alone over the cap), there is nothing to clip and nothing fails.
+    const rules = new SummaryBuilder(emptySummary(), redactor);
+    for (let i = 0; i < 40; i++) rules.upsert('Constraints', { key: `prod-${i}`, text: `Never touch production database ${i} under any circumstances.`, sources: [0], priority: 0 });
+    const alone = enforceCap(rules.build(10, 1), counter, redactor, 200);
+    assert.equal(alone.report.overCap, true);
+    assert.equal(alone.state.facts.Constraints.length, 40);
   });
 
   it('clips long requests to one length, the longest that fits; the task as first asked and the latest ask keep their words longest', () => {
