@@ -290,13 +290,14 @@ export class CompactionEngine {
       this.planner.prepare(predicted);
       return { predicted, after: predicted, tier: 0, compactions: [], held: false };
     }
-    if (this.gate.isHeld && !isNearWindow(this.budget, predicted)) {
-      return { predicted, after: predicted, tier: 0, compactions: [], held: true };
-    }
-    if (this.planner.defer(predicted)) {
-      return { predicted, after: predicted, tier: 0, compactions: [], held: false, deferred: true };
-    }
-    const compactions = await this.reduce(atRecord);
+    if (this.gate.isHeld && !isNearWindow(this.budget, predicted)) return { predicted, after: predicted, tier: 0, compactions: [], held: true };
+    if (this.planner.defer(predicted)) return { predicted, after: predicted, tier: 0, compactions: [], held: false, deferred: true };
+    // Past where a fold may wait: tier ① first (the ladder's own first rung, no model call); if that is enough
+    // for a fold with no plan yet to wait a call, its summary is made meanwhile.
+    this.shrink(this.view.coverageUnit, this.view.nearWindowStart(), this.budget.stop);
+    const shrunk = this.logged(atRecord, 1, predicted);
+    if (shrunk && this.planner.defer(this.predicted(), true)) return { predicted, after: this.predicted(), tier: 1, compactions: [shrunk], held: false, deferred: true };
+    const compactions = [...(shrunk ? [shrunk] : []), ...(await this.reduce(atRecord))];
     const after = this.predicted();
     this.gate.passed(predicted - after, this.budget.effective);
     this.snapshots.put(GATE_KEY, { type: 'gate', gate: this.gate.stored(currentTurnRecord(this.record.units)) });

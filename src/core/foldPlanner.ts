@@ -88,11 +88,14 @@ export class FoldPlanner {
    * planned now, summarized in the background meanwhile, made at the next
    * call — rather than asking the summarizer on the hot path. Whether it
    * waits depends only on the record and the store, never on how far the
-   * background work got.
+   * background work got. `unplannedOnly`: only when there is no plan yet (a
+   * view that was past the limit and got under it by tier ① alone folds a plan
+   * it has now, whatever its span, rather than plan again).
    */
-  defer(predicted: number): boolean {
+  defer(predicted: number, unplannedOnly = false): boolean {
     if (predicted > this.deferLimit()) return false;
     const current = this.currentPlan();
+    if (current && unplannedOnly) return false;
     const limit = this.foldLimit();
     if (current && ((limit !== undefined && this.plannedBoundary(limit) !== undefined) || current.n + 1 >= MAX_PLANS)) return false;
     const plan = this.plan(predicted, this.options.view.recentGrowth(), true);
@@ -217,6 +220,9 @@ export class FoldPlanner {
     const toUnit = view.foldBoundary(limit, atFold);
     const removed = view.spanTokens(toUnit);
     if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return undefined;
+    // Planning again is worth another wait only when the new span would serve where the planned one does not: when
+    // the rungs after the fold must take the rest either way (the near window holds the bulk), the plan stands.
+    if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return undefined;
     if (!now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
     this.options.snapshots.put(key, { type: 'plan', plan: { from: view.coverageEnd, to: view.coverageEndAt(toUnit) } });
     return { toUnit };

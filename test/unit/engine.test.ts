@@ -8,6 +8,7 @@ import {
   type Budget,
   isOverTrigger,
 } from '../../src/core/budget';
+import { DelayedRunner } from '../../src/core/background';
 import { SessionRecord } from '../../src/core/parts';
 import { ANCHOR_KEY, FLOOR_PREFIX, InMemorySnapshotStore, InMemoryToolCompactionStore } from '../../src/core/store';
 import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../../src/core/summarizer';
@@ -273,6 +274,38 @@ describe('the ladder', () => {
     assert.ok(tiers.includes(4), `expected tier 4, got ${tiers.join(',')}`);
     assert.ok(!tiers.includes(2));
     assert.ok(s.engine.predicted() <= s.budget.effective);
+  });
+
+  it('a view one output took past the window waits a call for its fold when tier ① alone brings it back under', async () => {
+    // Seven test runs (their outputs shrink well), then an 820-line log: the view jumps from below the watermark
+    // (no plan) past the effective window. Shrinking the old runs brings it back under: the fold waits one call,
+    // summarized meanwhile, and is then made from the summary computed ahead (the log, in the near window, is
+    // shrunk by tier ③ after it). It waits once: a plan that cannot serve alone is not planned again.
+    const b = new RecordBuilder().user('Run the suite until it passes, then read the log.');
+    for (let i = 0; i < 7; i++) {
+      const output = Array.from({ length: 120 }, (_, k) => `  ok ${k} test case ${k} of run ${i} passed in ${k}ms`).join('\n');
+      b.step(`Run ${i}.`, [{ name: 'Bash', input: { command: 'npm test' }, output }]);
+    }
+    const before = b.records.length;
+    b.read('logs/build.log', 820, 'Reading the build log.');
+    const runner = new DelayedRunner(1);
+    const s = newSession(budgetOf(20_000), { background: runner });
+    await play(s, b.records, 0, before);
+    for (let i = before; i < b.records.length; i++) s.append(b.records[i]!);
+    await runner.tick();
+    const first = await s.step(b.records.length);
+    assert.ok(first.predicted > s.budget.effective, `the log takes the view past the window: ${first.predicted}`);
+    assert.ok(first.deferred, 'the fold waits');
+    assert.deepEqual(first.compactions.map((c) => c.tier), [1]);
+    assert.ok(first.after <= s.budget.effective, `the call goes out under the window: ${first.after}`);
+    b.step('The log names the missing import.');
+    s.append(b.records[b.records.length - 1]!);
+    await runner.tick();
+    const second = await s.step(b.records.length);
+    assert.ok(!second.deferred, 'it waits once');
+    assert.ok(second.compactions.some((c) => c.tier === 2));
+    assert.ok(second.after <= s.budget.trigger);
+    assert.deepEqual(s.engine.floorSources, { precomputed: 1, awaited: 0, synchronous: 0 });
   });
 
   it('summarizes at most once per pass outside error recovery', async () => {
