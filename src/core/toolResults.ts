@@ -63,13 +63,19 @@ export function commandReportsError(cmd: string | undefined, output: string): bo
   return outputReportsError(output);
 }
 
+/** A runner's line counting the tests themselves (after one counting files or suites). */
+const TESTS_LINE = /^[ \t]*Tests:?[ \t]+[^\n]*?\d+[ \t]+(?:pass|fail)[^\n]*$/gm;
+
 /**
  * The result line of a test run: counts of passed and failed tests (bun, jest,
  * vitest, mocha, pytest, cargo, go). A time-bound value: the latest run wins.
  */
 export function testSummary(output: string): string | undefined {
   // What the terminal printed (a Copilot record wraps it in JSON with its escapes), not the record around it.
-  const tail = terminalText(output).slice(-4000);
+  const printed = terminalText(output).slice(-4000);
+  // Jest and Vitest count files or suites first ("Test Files  8 passed (8)"), then tests ("Tests  64 passed (64)"):
+  // the tests' line is the count.
+  const tail = [...printed.matchAll(TESTS_LINE)].at(-1)?.[0] ?? printed;
   const pass = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:pass(?:ed|ing)?)\b/im.exec(tail);
   const fail = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:fail(?:ed|ing|ures?)?)\b/im.exec(tail);
   // A result line counts both, or names tests: "3 passed, 1 failed", "Tests: 2 failed", "1 test failed".

@@ -488,6 +488,14 @@ describe('extractive summarizer', () => {
     assert.equal(testSummary('Ran 3 tests\n 3 pass\n 0 fail'), '3 passed, 0 failed');
   });
 
+  it("a test run's counts are the tests', not the files' or suites' counted before them", () => {
+    const vitest = ' ✓ tests/middleware/protect.test.ts (6 tests) 1437ms\n\n Test Files  8 passed (8)\n      Tests  64 passed (64)\n   Start at  02:49:07\n';
+    assert.equal(testSummary(vitest), '64 passed');
+    const jest = 'Test Suites: 1 failed, 3 passed, 4 total\nTests:       2 failed, 10 passed, 12 total\nSnapshots:   0 total\nTime:        1.2 s';
+    assert.equal(testSummary(jest), '10 passed, 2 failed');
+    assert.equal(testSummary('============ 3 failed, 10 passed in 1.20s ============'), '10 passed, 3 failed');
+  });
+
   it("a command's output is said by what it found: not the terminal's echo of the command, a long listing by its names", async () => {
     const b = new RecordBuilder()
       .user('Move the session folders.')
