@@ -218,6 +218,14 @@ describe('sentence classes', () => {
     assert.equal(agent('Files provided: `IAppSettings.cs`, `ILlmProvider.cs`, `Settings.ts`'), 'process');
     assert.equal(agent('The context is debugging why Push-to-Talk always inserts the same text.'), 'process');
     assert.equal(agent('The context is None for all cells in the table.'), 'finding');
+    // Narration after an interjection, and the agent telling itself what the conversation holds.
+    assert.equal(agent("Wait, let's double check if there's any implicit task."), 'process');
+    assert.equal(agent("The user hasn't specified what change to make yet."), 'process');
+    assert.equal(agent('The current request is just "We were working on the task" followed by the formatting rules.'), 'process');
+    assert.equal(agent('I need to follow the "Analyzer Agent" protocol: Root Cause Analysis, trace architecture.'), 'process');
+    assert.equal(agent('The user has Python 3.9 installed, so `match` statements fail to parse.'), 'finding');
+    assert.equal(agent('Actually, the cache key ignores the locale, so both pages share one entry.'), 'finding');
+    assert.equal(agent('Hmm, I notice that the redact_secrets.py file is not showing up in the git status.'), 'finding');
     assert.equal(agent('The context is being cancelled before the request finishes.'), 'finding');
     assert.equal(agent('`src/auth/token.ts` is the file most likely to need changes, because the expiry check lives there.'), 'finding');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
