@@ -32,20 +32,34 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     this.busy.add(terminal);
     this.idle.delete(options.cwd);
     terminal.show(true);
-    // Listen before the command is sent: a quick one may end before the next line runs.
-    let execution: vscode.TerminalShellExecution | undefined;
-    const ended = new Promise<number | undefined>((resolve) => {
+    // The terminal is ours while it is busy: what starts or ends in it is this command. The execution that runs may
+    // not be the object executeCommand returns: a command sent while the shell still draws its first prompt is typed
+    // into it and seen as an execution of its own (its end event then never named ours, and the turn waited for
+    // the timeout). Each execution's output is read once; listening starts before the command is sent, as a quick
+    // one may end (and VS Code may report its start) before executeCommand returns.
+    const readings = new Map<vscode.TerminalShellExecution, Promise<void>>();
+    const follow = (execution: vscode.TerminalShellExecution): Promise<void> => {
+      let reading = readings.get(execution);
+      if (!reading) {
+        const stream = execution.read();
+        reading = (async () => {
+          for await (const data of stream) options.output.push(plainTerminalText(data));
+        })().catch(() => undefined);
+        readings.set(execution, reading);
+      }
+      return reading;
+    };
+    const starts = vscode.window.onDidStartTerminalShellExecution((event) => {
+      if (event.terminal === terminal) void follow(event.execution);
+    });
+    const ended = new Promise<{ code: number | undefined; execution: vscode.TerminalShellExecution }>((resolve) => {
       const sub = vscode.window.onDidEndTerminalShellExecution((event) => {
-        if (event.terminal !== terminal || (execution !== undefined && event.execution !== execution)) return;
+        if (event.terminal !== terminal) return;
         sub.dispose();
-        resolve(event.exitCode);
+        resolve({ code: event.exitCode, execution: event.execution });
       });
     });
-    execution = integration.executeCommand(options.command);
-    const stream = execution.read();
-    const reading = (async () => {
-      for await (const data of stream) options.output.push(plainTerminalText(data));
-    })().catch(() => undefined);
+    const reading = follow(integration.executeCommand(options.command));
     let stopped: 'timeout' | 'cancelled' | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const interrupted = new Promise<void>((resolve) => {
@@ -59,21 +73,23 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     });
     // The output stream ends with the command too: if the end event is late (or lost), its exit code is waited for briefly.
     const streamEnded = reading.then(() => Promise.race([ended, delay(OUTPUT_DRAIN_MS * 2).then(() => undefined)]));
-    const code = await Promise.race([ended, streamEnded, interrupted.then(() => 'stopped' as const)]);
+    const end = await Promise.race([ended, streamEnded, interrupted.then(() => 'stopped' as const)]);
     clearTimeout(timer);
-    if (code === 'stopped') {
+    if (end === 'stopped') {
       terminal.sendText('\x03', false);
       const done = await Promise.race([ended.then(() => true), delay(INTERRUPT_GRACE_MS).then(() => false)]);
       this.busy.delete(terminal);
       // A command that ignores Ctrl+C goes with its terminal; one that stopped leaves the terminal for the next.
+      starts.dispose();
       if (!done) terminal.dispose();
       else this.idle.set(options.cwd, terminal);
       return { kind: stopped ?? 'cancelled' };
     }
-    await Promise.race([reading, delay(OUTPUT_DRAIN_MS)]);
+    await Promise.race([(end && readings.get(end.execution)) || reading, delay(OUTPUT_DRAIN_MS)]);
+    starts.dispose();
     this.busy.delete(terminal);
     this.idle.set(options.cwd, terminal);
-    return { kind: 'exit', code };
+    return { kind: 'exit', code: end?.code };
   }
 
   /** An idle "@keeper" terminal in `cwd` with shell integration, or undefined when none can be had. */
