@@ -65,6 +65,16 @@ export const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i
  */
 export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
 
+/**
+ * "instead of" in what went wrong, not what was chosen: the verb says it was a
+ * mistake ("I'm incorrectly editing files in the main workspace instead of the
+ * session directory", "our edit only appended to the file instead of replacing
+ * it"), or the sentence reports what it looks like happened ("It looks like the
+ * hook ran the old script instead of the new one").
+ */
+export const MISTAKEN_INSTEAD =
+  /\b(?:incorrectly|mistakenly|accidentally|wrongly|erroneously|only)\s+\w+(?:ed|ing)\b[^.]*\b(?:instead of|rather than)\b|^(?:it (?:looks|seems|appears) (?:like|that|as if)|apparently|looks like)\b[^.]*\b(?:instead of|rather than)\b/i;
+
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
 export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
@@ -213,6 +223,7 @@ export const CHOICE_CUE = /\b(?:I'll use|I will use|we'll use|let's use|let's go
 export const AGENT_CUES: readonly Cue[] = [
   // findings: a discovered truth
   { cls: 'finding', weight: 3.5, pattern: DESCRIBED_INSTEAD },
+  { cls: 'finding', weight: 3.5, pattern: MISTAKEN_INSTEAD },
   { cls: 'finding', weight: 3, pattern: /\b(?:root cause|the (?:real |actual |main |underlying |core |key |root |primary )?(?:issue|problem|bug|cause|culprit|reason) (?:is|was|here is|seems to be|appears to be)|turns out|it turns out|is caused by|was caused by|caused by|this (?:means|explains|confirms|shows)|which (?:means|explains)|the reason (?:is|was|why)|i (?:found|discovered|confirmed|noticed|determined|verified) (?:that|the|a|it)|found (?:that|the issue|the problem)|confirmed (?:that|it)|(?:this|that) is (?:why|because))\b/i },
   { cls: 'finding', weight: 2, pattern: /\b(?:does(?:n't| not) support|is(?:n't| not) supported|not supported|only supports|requires|depends on|is set to|are set to|is configured|defaults to|is (?:missing|absent|empty|null|undefined|hardcoded|hard-coded)|are missing|(?:does(?:n't| not)|do(?:n't| not)) exist|is(?:n't| not) (?:installed|running|listening|available|reachable|set|defined|exported|called|used)|listens on|points to|resolves to|returns|expects|overrides|conflicts with|is (?:still )?(?:correct|working|fine|valid|up to date)|works (?:correctly|fine|as expected)|are (?:now )?(?:passing|failing)|pass(?:es|ed)?(?: successfully)?:|because|due to|since the|so the)\b/i },
   { cls: 'finding', weight: 1.5, pattern: /\b\d+(?:\.\d+)?\s*(?:tests?|passed|passing|failed|failures?|errors?|warnings?|files?|lines?|records?|entries|items|commits?|ms|s|sec|seconds?|minutes?|mb|kb|gb|%|bytes?|tokens?|queries|requests|packets?|hosts?)\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|port|exit code|status code|http) \d+/i },

@@ -226,6 +226,11 @@ describe('sentence classes', () => {
     assert.equal(agent('The user has Python 3.9 installed, so `match` statements fail to parse.'), 'finding');
     assert.equal(agent('Actually, the cache key ignores the locale, so both pages share one entry.'), 'finding');
     assert.equal(agent('Hmm, I notice that the redact_secrets.py file is not showing up in the git status.'), 'finding');
+    // "instead of" in what went wrong is no choice; in what the agent does it is.
+    assert.equal(agent("I notice that I'm incorrectly editing files in the main workspace instead of the session directory."), 'finding');
+    assert.equal(agent('It looks like our edit only appended to the file instead of replacing it.'), 'finding');
+    assert.equal(agent('Improved the mocking approach by using mock.module instead of global object replacement.'), 'decision');
+    assert.equal(agent("I'll use `jq` instead of grep for the JSON output."), 'decision');
     assert.equal(agent('The context is being cancelled before the request finishes.'), 'finding');
     assert.equal(agent('`src/auth/token.ts` is the file most likely to need changes, because the expiry check lives there.'), 'finding');
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
