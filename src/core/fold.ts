@@ -14,7 +14,7 @@ import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBloc
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND } from './toolResults';
+import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -361,6 +361,14 @@ export class Fold {
     if (cmd === undefined && (family === 'other' || family === 'task')) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
+      // The user declined the call: their choice, not an approach that failed (the tool's instructions to the model are no cause).
+      const declined = tool.output !== undefined ? userRejection(tool.output) : undefined;
+      if (declined !== undefined) {
+        const said = declined ? `: "${clipChars(redactor.redact(declined).text, 160)}"` : '';
+        addStatement(this.b, 'Ruled out', { text: `${label()} rejected by the user${said}`, sources, priority: 2 }, 'exact');
+        this.status = `the user rejected ${label()}`;
+        return;
+      }
       const error = errorLine(tool.output);
       const at = raisedAt(tool.output);
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;

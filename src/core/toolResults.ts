@@ -140,6 +140,17 @@ function listingNames(lines: readonly string[]): string[] {
 }
 
 /** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */
+/**
+ * The user declining a tool call, as the coding tool tells the model (Claude
+ * Code: "The user doesn't want to proceed with this tool use. The tool use was
+ * rejected… To tell you how to proceed, the user said: …"): what the user
+ * said with it, '' when nothing, undefined when the output is no rejection.
+ */
+export function userRejection(output: string): string | undefined {
+  if (!/\bthe user doesn't want to (?:proceed with this tool use|take this action)\b/i.test(output)) return undefined;
+  return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
+}
+
 export const TOOL_PROTOCOL_ERROR = /\bFile has not been read yet\b|\bhas been (?:unexpectedly )?modified since (?:it was )?(?:last )?read\b|\bexceeds (?:the )?maximum allowed (?:size|tokens)\b/i;
 
 /**

@@ -470,6 +470,21 @@ describe('extractive summarizer', () => {
     assert.match(overcome.text, /^`npm test` failed \(exit 1\): .*expected 2 got 3.*; later it worked \(r\d+\)$/);
   });
 
+  it('a tool call the user declined is ruled out by the user, with what they said, not as a failure', async () => {
+    const rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+    const b = new RecordBuilder()
+      .user('Clean up the config.')
+      .step('', [{ name: 'Edit', input: { file_path: 'src/config.ts', old_string: 'a', new_string: 'b' }, output: rejected, isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'rm -rf build' }, output: `${rejected} To tell you how to proceed, the user said:\nkeep the build folder, only clear the cache`, isError: true }]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const ruled = state.facts['Ruled out'].map((l) => l.text);
+    assert.equal(ruled.length, 2, JSON.stringify(ruled));
+    assert.match(ruled[0]!, /^Edit src\/config\.ts.* rejected by the user$/);
+    assert.match(ruled[1]!, /^`rm -rf build` rejected by the user: "keep the build folder, only clear the cache"$/);
+    assert.ok(!ruled.some((t) => /failed|STOP what you are doing/.test(t)), JSON.stringify(ruled));
+    assert.match(state.current.status, /^the user rejected `rm -rf build`$/);
+  });
+
   it('a failure once overcome that comes back is ruled out again', async () => {
     const b = new RecordBuilder()
       .user('Make the tests pass.')
