@@ -21,8 +21,21 @@ import type { TokenCounter } from './tokens';
 function worth(line: FactLine, coverageEnd: number): number {
   const latest = line.sources.length ? Math.max(...line.sources) : 0;
   const recency = coverageEnd > 0 ? Math.min(1, latest / coverageEnd) : 0;
-  return Math.min(line.refs ?? 0, WORTH_REFS_MAX) + salience(line.text) / 2 + WORTH_RECENCY * recency;
+  // What a command printed carries what it printed, not the identifiers of the command line (which re-running recovers).
+  const said = OBSERVATION.exec(line.text)?.[1] ?? line.text;
+  const concluded = CONCLUSION.test(line.text) ? WORTH_CONCLUSION : 0;
+  return Math.min(line.refs ?? 0, WORTH_REFS_MAX) + salience(said) / 2 + WORTH_RECENCY * recency + concluded;
 }
+
+/** A command's output as a finding: "`which gpg` → /usr/bin/gpg (as of r794)"; group 1 is what it printed. */
+const OBSERVATION = /^(?:\[[^\]]+\] )?`[^`]+` (?:→|worked but) (.*?)(?: \(as of r\d+\))?$/;
+/**
+ * A statement of what caused a problem, what resolved it or what a tool cannot do: the conclusion of a stretch of
+ * work, what the next decision builds on, worth more than any one observation that led to it.
+ */
+const CONCLUSION = /\b(?:root cause|(?:the|this) (?:real |actual |underlying |main )?(?:cause|culprit|issue|problem|bug) (?:is|was|here is)|caused by|turn(?:s|ed) out|the (?:fix|solution) (?:is|was)|fixed (?:by|it|the)|(?:now|finally) (?:works|working|passes|passing|resolves)|works now|is now (?:working|fixed|resolved)|(?:was|is) (?:the )?(?:issue|problem|cause)|which means|(?:does not|doesn't|do not|don't|cannot|can't|won't) (?:support|accept|allow|handle|work with))\b/i;
+/** What stating a cause or a resolution is worth: about as much as being the newest line. */
+const WORTH_CONCLUSION = 2;
 
 /** References beyond this many add nothing: a line named again and again early on must not outweigh the latest work forever. */
 const WORTH_REFS_MAX = 3;

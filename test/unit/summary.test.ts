@@ -21,6 +21,7 @@ import {
   shownRequestTexts,
   SECTION_NAMES,
   SummaryBuilder,
+  SummaryLineCounter,
   summaryToJson,
   validateTaskContext,
   type SummaryState,
@@ -167,6 +168,22 @@ describe('demotion under the cap', () => {
     }
     assert.deepEqual(groups[0]!.members, ['finding-r10', 'finding-r15', 'finding-r20', 'finding-r25'], 'the first group is the first stretch');
   });
+
+  it('demotes an observation before the conclusion it led to, weighing a command by what it printed', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Why does DNS time out on the router?', record: 0, elided: 0 });
+    // Same age, no references: without the conclusion's worth, the command's many identifiers would keep it live.
+    b.upsert('Findings', { key: 'cause', text: 'The root cause was the `dns_table` chain dropping replies.', sources: [20], priority: 3 });
+    const observed = "`ssh root@10.0.0.1 'netstat -tulnp | grep 4005' /etc/blocky/config.yml` → tcp 0 0 :::4005 :::* LISTEN 29214/blocky; tcp 0 0 :::53 :::* LISTEN 2201/dnsmasq; udp 0 0 :::53 :::* 2201/dnsmasq; udp 0 0 :::5335 :::* 29214/blocky (as of r20)";
+    b.upsert('Findings', { key: 'seen-netstat', text: observed, sources: [20], priority: 3 });
+    b.facts.Archived.push({ key: 'os', text: '[Findings] The router runs OpenWrt 23.05 with dnsmasq on port 53.', sources: [5], priority: 3 });
+    const full = b.build(40, 1);
+    const { state, report } = enforceCap(full, counter, redactor, new SummaryLineCounter(counter).countSummary(full) - 15);
+    assert.equal(report.demoted, 1);
+    assert.deepEqual(state.facts.Findings.map((l) => l.key), ['cause'], JSON.stringify(state.facts.Archived.map((l) => l.text)));
+    assert.match(state.facts.Archived[1]!.text, /LISTEN/);
+  });
+
 
   it('drops deliverable notes only as far as the cap needs, the least worth first; the paths stay', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
