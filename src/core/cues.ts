@@ -76,7 +76,7 @@ export const MISTAKEN_INSTEAD =
   /\b(?:incorrectly|mistakenly|accidentally|wrongly|erroneously|only)\s+\w+(?:ed|ing)\b[^.]*\b(?:instead of|rather than)\b|^(?:it (?:looks|seems|appears) (?:like|that|as if)|apparently|looks like)\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
-export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
+export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands)|here (?:are|is|'s) (?:your |the |some |a few |my |two |three |several )?(?:options?|choices|alternatives|approaches|next steps|steps|suggestions|possibilities))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
 /**
  * A connective or an interjection that opens a sentence ("Specifically,",
@@ -127,6 +127,10 @@ export const NARRATION: readonly RegExp[] = [
   /^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b/i,
   /^i (?:realized|realised) i\b/i,
   /^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i,
+  // The agent keeping its own task list: "I shouldn't mark it as completed if it failed", "Updating the todo list".
+  /\bmark(?:s|ed|ing)? (?:it|this|that|them|these|those|everything|all(?: of them)?|(?:the|this|that|each|every|my) (?:todo|to-do|item|items|step|steps)) (?:all )?as (?:completed?|done|finished|in[ _-]progress|pending)\b|\b(?:the|my|our) (?:todo|to-do) list\b|\b(?:updat|tick)\w* (?:off )?(?:the |my |our )?todos\b/i,
+  // What a file holds, said of its worth and not its content: "The setup.py file contains a lot of useful information".
+  /\b(?:contains?|has|have|includes?|provides?|gives?) (?:a lot of |lots of |plenty of |some |much |all the |the )?(?:useful|helpful|relevant|important|valuable|interesting|good|key|needed|necessary) (?:information|info|details|context|insights?)\b/i,
 ];
 
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */

@@ -199,6 +199,15 @@ describe('sentence classes', () => {
     assert.equal(agent("I'm also still considering the user's focus on `create_tree_sitter_configs.sh`."), 'process');
     assert.equal(agent('It is in `src/marshmallow`, so we can just run `reproduce.py` directly.'), 'process');
     assert.equal(agent('Maybe there is a connectivity issue or the config format is wrong.'), 'process');
+    // The agent keeping its own task list, and a file praised for what it holds rather than said to hold something.
+    assert.equal(agent("Wait, I shouldn't mark it as completed if it failed."), 'process');
+    assert.equal(agent("I'll add this to the todo list."), 'process');
+    assert.equal(agent('The setup.py file contains a lot of useful information to install the package locally.'), 'process');
+    assert.equal(agent('Since console logging is not working, here are your options'), 'other');
+    // A project's own task list and a task's status are facts of the project.
+    assert.equal(agent('The task list in tasks.md has 12 entries.'), 'finding');
+    assert.notEqual(agent('Mark task #002 as DONE after the PR merges.'), 'process');
+    assert.notEqual(agent('The TODO in parser.ts says the edge case is unhandled.'), 'process');
     assert.equal(agent('This should correctly handle negative numbers by wrapping them in brackets.'), 'other');
     assert.equal(agent('After making these changes, the error should be resolved.'), 'other');
     assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
