@@ -30,6 +30,8 @@ const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decis
 
 /** Current state once the agent answered the last ask and nothing is planned: said only of the span that ends so. */
 const WAITING_NEXT = "wait for the user's next request";
+/** How a next step the agent stated itself is marked. */
+const STATED_NEXT = ' (stated by the agent)';
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
@@ -130,6 +132,8 @@ export class Fold {
   private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
   /** The latest step of this span made no tool call: the agent replied. */
   private replied = false;
+  /** Whether the agent said anything in this span (a next step it stated in an earlier span is then overtaken). */
+  private spoke = false;
   private question: string | undefined;
   private interrupted: number | undefined;
   /** The files read and written. */
@@ -186,7 +190,14 @@ export class Fold {
     const candidates: Candidate[] = [];
     let order = 0;
     // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
-    // otherwise its last one.
+    // otherwise its last one. One stated in an earlier message is overtaken when the agent speaks again without
+    // stating another: it was acted on ("The first step is to look at the server", said 40 records before, is no
+    // next step); a step of tool calls alone leaves it standing.
+    const speaks = unit.parts.some((p) => p.kind === 'text' && p.text.trim() !== '');
+    if (speaks) {
+      this.lastPlanSentence = undefined;
+      this.spoke = true;
+    }
     let marked = false;
     for (const part of unit.parts) {
       // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
@@ -502,13 +513,19 @@ export class Fold {
     // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
     // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
     // "wait for the user's next request" holds only as far as its span: it is said again below when it still does.
-    let next = (this.lastAsk?.answered && /^answer request #/.test(this.next)) || ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) || this.next.startsWith(WAITING_NEXT) ? '' : this.next;
+    let next =
+      (this.lastAsk?.answered && /^answer request #/.test(this.next)) ||
+      ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
+      this.next.startsWith(WAITING_NEXT) ||
+      (this.spoke && this.next.endsWith(STATED_NEXT))
+        ? ''
+        : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
-    else if (this.lastPlanSentence) next = `${this.lastPlanSentence} (stated by the agent)`;
+    else if (this.lastPlanSentence) next = `${this.lastPlanSentence}${STATED_NEXT}`;
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;

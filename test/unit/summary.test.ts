@@ -998,6 +998,19 @@ describe('the Task Context as a digest', () => {
     assert.doesNotMatch((await fold(stated)).current.next, /quoting rules/);
     stated.step('Next, we need to fix the quoting test in `csv.test.ts`.');
     assert.equal((await fold(stated)).current.next, 'Next, we need to fix the quoting test in `csv.test.ts`. (stated by the agent)');
+    // On one long task, a next step stated early is overtaken once the agent speaks again without stating another (it
+    // was acted on); a step of tool calls alone leaves it standing. The same holds for one a previous fold stated.
+    const run = (r: RecordBuilder): RecordBuilder => r.step('', [{ name: 'bash', input: { command: 'curl -s http://web:8000/' }, output: '<a href="/cgi-bin/file.pl">upload</a>' }]);
+    const task = run(new RecordBuilder().user('Find the flag on the web server at web:8000.').step('The first step is to look at the main page of the server.'));
+    assert.match((await fold(task)).current.next, /first step is to look at the main page/, 'tool calls alone: the stated step stands');
+    task.step('The page links an upload form at `/cgi-bin/file.pl`.', [{ name: 'bash', input: { command: 'curl -s http://web:8000/cgi-bin/file.pl' }, output: '<form enctype="multipart/form-data">' }]);
+    assert.doesNotMatch((await fold(task)).current.next, /first step/);
+    const span = unitsOf(task).units;
+    const summarizer0 = new ExtractiveSummarizer(counter, redactor);
+    const early = await summarizer0.fold({ previous: undefined, units: span.slice(0, 2), coverageEnd: span[1]!.lastRecord + 1 });
+    assert.match(early.current.next, /first step/);
+    const rest = await summarizer0.fold({ previous: early, units: span.slice(2), coverageEnd: task.records.length });
+    assert.doesNotMatch(rest.current.next, /first step/, 'a later fold in which the agent spoke again drops it');
     // A later fold that saw a newer request asked and answered does not keep pointing at the old one.
     const later = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add JSON output.').user('Rename the module instead.').step('Renamed it to `export_io`.');
     const { units } = unitsOf(later);
