@@ -353,7 +353,7 @@ const SENTENCE_MIN_CHARS = 2;
 // Also where an agent left out the space ("…this third script.I will now use `curl`", "…will work!Lets try"):
 // after a word of three letters or more, before a word that opens sentences ("http.Client to" is a call).
 const SENTENCE_BREAK =
-  /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As)\s)/;
+  /(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=[a-z][?!])\s+(?=[a-z])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As)\s)/;
 /** Sentence punctuation inside inline code, masked while a line is split (`// AI! Write…` is one span, not two sentences). */
 const MASKED: Readonly<Record<string, string>> = { '.': '\uE000', '!': '\uE001', '?': '\uE002' };
 const UNMASKED: Readonly<Record<string, string>> = { '\uE000': '.', '\uE001': '!', '\uE002': '?' };
@@ -404,7 +404,8 @@ function leadIn(line: string): string | undefined {
 
 /**
  * Splits prose into sentences: at sentence punctuation before a capital, a
- * digit or a quote, and at line breaks; fenced code longer than a short chain
+ * digit or a quote, at a question or exclamation mark after a word whatever
+ * follows (users type "…seperate files? i feel like…"), and at line breaks; fenced code longer than a short chain
  * is left out; list markers and markdown emphasis are removed. Each sentence
  * carries the heading or lead-in it stands under (a list under "Changes made:"
  * reports changes); a blank line before plain prose ends a lead-in's reach.

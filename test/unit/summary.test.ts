@@ -615,6 +615,10 @@ describe('extractive summarizer', () => {
       ['You must not modify the production database.', true],
       ['Always use tabs.', false],
     ]);
+    // Typed in lower case, questions are still sentences of their own: a question that says "always" is no rule, and
+    // the rule after it is quoted alone.
+    const typed = extractConstraints("does it make sense for them to be seperate files? i feel like they'll always be used together, but mb not? from now on, always ask before merging them");
+    assert.deepEqual(typed.map((c) => c.sentence), ['from now on, always ask before merging them']);
     const long = 'Fix this: ' + 'log line\n'.repeat(1000);
     const b = new RecordBuilder().user(long);
     const p = protectedFromRaw(unitsOf(b).units, redactor);
