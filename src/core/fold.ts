@@ -127,13 +127,15 @@ export class Fold {
   private status: string;
   private next: string;
   private plan: { open: string[]; active: string | undefined } | undefined;
-  private lastPlanSentence: string | undefined;
+  /**
+   * The next step the agent stated last (`sentence`), and whether it said anything in this span (`spoke`: a next
+   * step it stated in an earlier span is then overtaken).
+   */
+  private stated: { sentence: string | undefined; spoke: boolean } = { sentence: undefined, spoke: false };
   /** The user's latest ask: `answered` once a step followed it, `closed` while the latest step made no tool call (the agent replied). */
   private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
   /** The latest step of this span made no tool call: the agent replied. */
   private replied = false;
-  /** Whether the agent said anything in this span (a next step it stated in an earlier span is then overtaken). */
-  private spoke = false;
   private question: string | undefined;
   private interrupted: number | undefined;
   /** The files read and written. */
@@ -174,7 +176,7 @@ export class Fold {
         this.lastAsk = { ordinal: req.ordinal, text: req.resolved ? choiceText(req.resolved) : req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
         // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
-        this.lastPlanSentence = undefined;
+        this.stated.sentence = undefined;
       }
       this.question = undefined;
       // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
@@ -194,10 +196,7 @@ export class Fold {
     // stating another: it was acted on ("The first step is to look at the server", said 40 records before, is no
     // next step); a step of tool calls alone leaves it standing.
     const speaks = unit.parts.some((p) => p.kind === 'text' && p.text.trim() !== '');
-    if (speaks) {
-      this.lastPlanSentence = undefined;
-      this.spoke = true;
-    }
+    if (speaks) this.stated = { sentence: undefined, spoke: true };
     let marked = false;
     for (const part of unit.parts) {
       // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
@@ -228,7 +227,7 @@ export class Fold {
           const read = whole ?? listed(sentences, i);
           if (cls === 'plan') {
             const says = NEXT_MARKER.test(read);
-            if (!marked) this.lastPlanSentence = statementOf(read, 24);
+            if (!marked) this.stated.sentence = statementOf(read, 24);
             marked ||= says;
             continue;
           }
@@ -517,7 +516,7 @@ export class Fold {
       (this.lastAsk?.answered && /^answer request #/.test(this.next)) ||
       ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
       this.next.startsWith(WAITING_NEXT) ||
-      (this.spoke && this.next.endsWith(STATED_NEXT))
+      (this.stated.spoke && this.next.endsWith(STATED_NEXT))
         ? ''
         : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
@@ -525,7 +524,7 @@ export class Fold {
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
-    else if (this.lastPlanSentence) next = `${this.lastPlanSentence}${STATED_NEXT}`;
+    else if (this.stated.sentence) next = `${this.stated.sentence}${STATED_NEXT}`;
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;
