@@ -14,6 +14,8 @@ import { errorLine, errorSignatures, outputLines } from '../../src/core/terminal
 import { askText, cursorToolErrors, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 import { SecretRedactor } from '../../src/core/redact';
+import { AGENT_CUES, NARRATION, PROCESS_OPENING, RULE_MODAL } from '../../src/core/cues';
+import { cuePatterns } from '../../src/agent/warmUp';
 
 const redactor = new SecretRedactor();
 
@@ -390,6 +392,13 @@ describe('sentence classes', () => {
     assert.ok(of('pleasantry').precision >= 0.9, JSON.stringify(of('pleasantry')));
     assert.ok(of('finding').recall >= 0.65, JSON.stringify(of('finding')));
     assert.ok(of('rule').precision >= 0.75, JSON.stringify(of('rule')));
+  });
+
+  it('the warm-up compiles every cue pattern on a turn of its own, the weighted cue table included', () => {
+    const warmed = new Set(cuePatterns());
+    for (const cue of AGENT_CUES) assert.ok(warmed.has(cue.pattern), `not warmed: ${cue.pattern.source.slice(0, 60)}`);
+    for (const pattern of NARRATION) assert.ok(warmed.has(pattern));
+    assert.ok(warmed.has(PROCESS_OPENING) && warmed.has(RULE_MODAL));
   });
 });
 
