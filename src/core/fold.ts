@@ -30,6 +30,8 @@ const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decis
 
 /** Current state once the agent answered the last ask and nothing is planned: said only of the span that ends so. */
 const WAITING_NEXT = "wait for the user's next request";
+/** What a failure says of its cause when the command printed nothing but its exit code. */
+const SILENT_FAILURE = 'no output';
 /** How a next step the agent stated itself is marked. */
 const STATED_NEXT = ' (stated by the agent)';
 const ANSWERED_STATUS = /^request #\d+ answered$/;
@@ -382,7 +384,10 @@ export class Fold {
       const error = errorLine(tool.output);
       const at = raisedAt(tool.output);
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
-      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}`).text;
+      // A command that printed nothing but an unusual exit code failed for a reason that code names (`git log` exit
+      // 66): that it cannot be done here is worth a line. Silent exits of 1, repeated, would bury the rest.
+      const silent = !tests && !error && code !== undefined && code !== 1 ? SILENT_FAILURE : '';
+      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.failure(label(), codeText, why, sources);
