@@ -226,6 +226,8 @@ export function programOf(cmd: string): string {
   const first = (words[0] ?? '').replace(/^.*[/\\]/, '');
   // `ssh host "cmd"`, `powershell 'cmd'`, `npx tool`: the program is what runs inside.
   if (/^(?:ssh|npx|bunx|powershell|pwsh|cmd|bash|sh|zsh|docker|kubectl)$/.test(first) && words[1]) return `${first} ${words.slice(1).find((w) => !w.startsWith('-') && !/@/.test(w))?.replace(/^['"]/, '') ?? ''}`;
+  // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
+  if (/^(?:git|cargo|npm|yarn|pnpm|bun|go|dotnet|gh)$/.test(first) && words[1]) return `${first} ${words.slice(1).find((w) => !w.startsWith('-')) ?? ''}`;
   return first;
 }
 

@@ -793,6 +793,14 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`ssh pi "ls \/opt"` and 1 more failed \(exit 1\): .*cygheap read copy failed/.test(t)), 'one cause, one line');
     assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
     assert.ok(!s.facts.Decisions.some((l) => /pip install/.test(l.text)), 'what replaced a failure is said once, on its line');
+    // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
+    const sub = await fold(
+      new RecordBuilder()
+        .user('Look at the history, then stage the fix.')
+        .step('', [{ name: 'Bash', input: { command: 'git log --oneline -5' }, output: 'fatal: your current branch has no commits yet\nExit code: 128', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'git add -A' }, output: 'Exit code: 0' }]),
+    );
+    assert.deepEqual(sub.facts['Ruled out'].map((l) => l.text), ["`git log --oneline -5` failed (exit 128): fatal: your current branch has no commits yet"]);
     // The same failure again keeps what replaced it: its line is the only one that says it.
     const again = await fold(
       new RecordBuilder()
