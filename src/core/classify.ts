@@ -405,8 +405,9 @@ function leadIn(line: string): string | undefined {
 /**
  * Splits prose into sentences: at sentence punctuation before a capital, a
  * digit or a quote, at a question or exclamation mark after a word whatever
- * follows (users type "…seperate files? i feel like…"), and at line breaks; fenced code longer than a short chain
- * is left out; list markers and markdown emphasis are removed. Each sentence
+ * follows (users type "…seperate files? i feel like…"), and at line breaks;
+ * fenced code longer than a short chain is left out; list markers and
+ * markdown emphasis are removed. Each sentence
  * carries the heading or lead-in it stands under (a list under "Changes made:"
  * reports changes); a blank line before plain prose ends a lead-in's reach.
  */

@@ -139,7 +139,6 @@ function listingNames(lines: readonly string[]): string[] {
   return [names.length ? names.join(', ') : 'empty directory'];
 }
 
-/** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */
 /**
  * The user declining a tool call, as the coding tool tells the model (Claude
  * Code: "The user doesn't want to proceed with this tool use. The tool use was
@@ -151,6 +150,7 @@ export function userRejection(output: string): string | undefined {
   return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
 }
 
+/** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */
 export const TOOL_PROTOCOL_ERROR = /\bFile has not been read yet\b|\bhas been (?:unexpectedly )?modified since (?:it was )?(?:last )?read\b|\bexceeds (?:the )?maximum allowed (?:size|tokens)\b/i;
 
 /**
