@@ -14,7 +14,7 @@ import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBloc
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -381,7 +381,7 @@ export class Fold {
         this.status = `the user rejected ${label()}`;
         return;
       }
-      const error = errorLine(tool.output);
+      const error = errorLine(changeNotApplied(tool.output) ?? tool.output);
       const at = raisedAt(tool.output);
       const where = at === undefined || !error || error.includes(at.fn) ? '' : /<(?:anonymous|module)>/.test(at.fn) ? ` — at ${at.file}` : ` — at ${at.fn} (${at.file})`;
       // A command that printed nothing but an unusual exit code failed for a reason that code names (`git log` exit
@@ -507,6 +507,12 @@ export class Fold {
     addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
   }
 
+  /** What follows a request's number in Next: its words, unless the Goal line just above quotes that request already. */
+  private quoted(ask: { ordinal: number; text: string }, state?: string): string {
+    if (this.goal.startsWith(`#${ask.ordinal} `)) return ` (the goal${state ? `, ${state}` : ''})`;
+    return `${state ? ` (${state})` : ''}: ${statementOf(ask.text, 24)}`;
+  }
+
   finish(units: readonly Unit[]): void {
     const deliverable = this.deliverables.finish();
     const last = units[units.length - 1];
@@ -526,13 +532,13 @@ export class Fold {
         : this.next;
     if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
     else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
-    else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}: ${statementOf(this.lastAsk.text, 24)}`;
+    else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
     else if (this.stated.sentence) next = `${this.stated.sentence}${STATED_NEXT}`;
     else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
-    if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal} (in progress): ${statementOf(this.lastAsk.text, 24)}`;
+    if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk, 'in progress')}`;
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);

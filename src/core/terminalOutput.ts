@@ -65,12 +65,15 @@ const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
  */
 const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)/;
 
-/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts and the echoed command. */
+/** What SWE-agent's shell prints after every command: the open file, the directory and its prompt. */
+const HARNESS_TRAILER = /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/;
+
+/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts, the harness's trailer and the echoed command. */
 export function outputLines(output: string): string[] {
   return terminalText(output)
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !PROMPT_LINE.test(l));
+    .filter((l) => l !== '' && !PROMPT_LINE.test(l) && !HARNESS_TRAILER.test(l));
 }
 
 /** How telling an output line is about why a tool failed. */
@@ -80,7 +83,8 @@ export function errorWeight(raw: string): number {
   // Stack frames, a test runner's code frame ("65 |   expect(…)"), passing tests: never why.
   // A traceback's header and the `raise …(` line of its last frame say where, not why.
   // A compiler's code frame ("| |____- argument #5 of type `&str` is missing", "--> src/lib.rs:3:1") points, it does not say.
-  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
+  // A numbered listing of the file ("282:    \"Unable to convert the pixel data…\"") quotes the code, not what went wrong.
+  if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\d+:\s|\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
   // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
   let w = /^error: failed to push some refs\b|^error: script "[^"]*" exited with code \d+/.test(line) ? -3 : 0;
   // A tally of the errors above ("could not compile `x` due to 12 previous errors", "Found 3 errors") is none of its own.

@@ -47,10 +47,25 @@ const OUTPUT_ERROR =
 /** An error that ended a command is among its last lines: a traceback's verdict can sit some 40 lines up (a list of validation errors). */
 const OUTPUT_TAIL_LINES = 40;
 
-/** Whether an output with no exit code reports a failure in its last lines. */
+/**
+ * A tool saying, at the top of its output, that it did not apply the change it
+ * was asked for (SWE-agent's linting `edit`: "Your proposed edit has introduced
+ * new syntax error(s)", followed by the file as it would have looked).
+ */
+const CHANGE_NOT_APPLIED = /\bproposed edit has introduced new syntax error|\b(?:changes?|edits?) (?:has|have|was|were) not (?:been )?applied\b|\bwould have looked if applied\b/i;
+/** How much of the start of an output is searched for CHANGE_NOT_APPLIED. */
+const OUTPUT_HEAD_CHARS = 1000;
+
+/** The start of an output that says its change was not applied (where it says why), else undefined. */
+export function changeNotApplied(output: string): string | undefined {
+  const head = output.slice(0, OUTPUT_HEAD_CHARS);
+  return CHANGE_NOT_APPLIED.test(head) ? head : undefined;
+}
+
+/** Whether an output with no exit code reports a failure in its last lines, or a change not applied at its start. */
 function outputReportsError(output: string): boolean {
   const lines = outputLines(output);
-  return OUTPUT_ERROR.test(lines.slice(-OUTPUT_TAIL_LINES).join('\n'));
+  return OUTPUT_ERROR.test(lines.slice(-OUTPUT_TAIL_LINES).join('\n')) || changeNotApplied(output) !== undefined;
 }
 
 /**

@@ -222,6 +222,7 @@ const CURRENT_MAX_WORDS = 40;
 
 /** The goal: the whole ask (its opening words when long, with where the rest is), and what a short reply chose. */
 export function goalText(req: RequestLine): string {
-  const ask = statementOf(req.text.replace(/\s+/g, ' '), CURRENT_MAX_WORDS);
+  // A link reads as its text there: the request keeps the address.
+  const ask = statementOf(req.text.replace(/\[([^\]\n]+)\]\((?:https?:|\.{0,2}\/)[^)\s]*\)/g, '$1').replace(/\s+/g, ' '), CURRENT_MAX_WORDS);
   return req.resolved ? `"${ask}" → ${choiceText(req.resolved)}` : ask;
 }

@@ -705,8 +705,9 @@ describe('the Task Context as a digest', () => {
       .user('2');
     const s = await fold(b);
     assert.equal(formatRequest(s.requests[1]!), '#2 (r2): "2" → chose "2. Use PowerShell as the primary shell" (offered r1)');
-    // Unanswered, the next step is what it chose, not the digit.
-    assert.equal(s.current.next, 'answer request #2: chose "2. Use PowerShell as the primary shell"');
+    // Unanswered, the next step is what it chose, not the digit; Next points at the Goal that quotes it rather than quoting it twice.
+    assert.equal(s.current.goal, '#2 (r2): "2" → chose "2. Use PowerShell as the primary shell"');
+    assert.equal(s.current.next, 'answer request #2 (the goal)');
     // The request line is the user's decision: no other line says it again.
     assert.ok(!everyLine(s).some((t) => !t.startsWith('#2 ') && t.includes('Use PowerShell')), JSON.stringify(everyLine(s)));
     // Folded apart, the reply still finds the options of the span before it.
@@ -852,6 +853,21 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`python reproduce_bug\.py` failed \(exit 1\): AttributeError: .*PixelRepresentation is missing — at get_pixeldata \(numpy_handler\.py:293\)$/.test(t)), JSON.stringify(ruled));
   });
 
+  it('an edit the tool says it did not apply is ruled out with its error, not the file listing after it; Goal reads links as text', async () => {
+    const listing = (n: number): string[] => Array.from({ length: n }, (_, i) => `${282 + i}:            "Unable to convert the pixel data: one of Pixel Data, Float "`);
+    const rejected = ['Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.', '', 'ERRORS:', "- E999 SyntaxError: unmatched ']'", '', 'This is how your edit would have looked if applied', '-'.repeat(49), ...listing(45), '-'.repeat(49), '', 'This is the original code before your edit', ...listing(45)].join('\n');
+    const b = new RecordBuilder()
+      .user('Pixel Representation should be optional. The handler [requires it](https://github.com/pydicom/pydicom/blob/8da0b9b/numpy_handler.py#L46) even for float data.')
+      .step('', [{ name: 'bash', input: 'edit 287:295\n    ]\nend_of_edit', output: rejected }]);
+    const s = await fold(b);
+    assert.deepEqual(s.facts['Ruled out'].map((l) => l.text), ["`edit 287:295` failed (error): - E999 SyntaxError: unmatched ']'"]);
+    assert.ok(!s.facts.Findings.some((l) => /edit 287/.test(l.text)), JSON.stringify(s.facts.Findings));
+    assert.equal(s.current.goal, '#1 (r0): Pixel Representation should be optional. The handler requires it even for float data.');
+    // The same words with no rejection at the top: the listing alone names no failure.
+    const shown = new RecordBuilder().user('Show the handler.').step('', [{ name: 'bash', input: 'open numpy_handler.py 282', output: listing(45).join('\n') }]);
+    assert.deepEqual((await fold(shown)).facts['Ruled out'], []);
+  });
+
   it('a failure the agent says reproduced the bug is a finding with its error, not a ruled-out approach', async () => {
     const traceback = ['Traceback (most recent call last):', '  File "reproduce_bug.py", line 9, in <module>', '    ds.pixel_array', '  File "/repo/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata', '    raise AttributeError(', 'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing'].join('\n');
     const repro = { name: 'Bash', input: { command: 'python reproduce_bug.py' }, output: `${traceback}\nExit code: 1`, isError: true };
@@ -985,7 +1001,8 @@ describe('the Task Context as a digest', () => {
     assert.equal((await fold(todo)).current.next, 'Add the JSON writer (in progress, todo)');
     const unanswered = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.');
     const s = await fold(unanswered);
-    assert.equal(s.current.next, 'answer request #2: Now also add JSON output.');
+    assert.equal(s.current.goal, '#2 (r2): Now also add JSON output.');
+    assert.equal(s.current.next, 'answer request #2 (the goal)');
     assert.equal(s.current.status, "the user's request #2 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
     assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
@@ -1040,12 +1057,13 @@ describe('the Task Context as a digest', () => {
     const { units } = unitsOf(working);
     const summarizer = new ExtractiveSummarizer(counter, redactor);
     const first = await summarizer.fold({ previous: undefined, units, coverageEnd: working.records.length });
-    assert.equal(first.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
+    assert.equal(first.current.goal, '#1 (r0): Port the exporter to the new API.');
+    assert.equal(first.current.next, 'continue request #1 (the goal, in progress)');
     // The next fold: still tool calls, the work goes on; then the agent replies and the pointer is gone.
     const more = new RecordBuilder().user('Port the exporter to the new API.').step('Let me look at the exporter.', [read]).step('', [read]).step('', [read]).step('The exporter uses the new API now.');
     const all = unitsOf(more).units;
     const goingOn = await summarizer.fold({ previous: first, units: all.slice(3, 4), coverageEnd: all[3]!.lastRecord + 1 });
-    assert.equal(goingOn.current.next, 'continue request #1 (in progress): Port the exporter to the new API.');
+    assert.equal(goingOn.current.next, 'continue request #1 (the goal, in progress)');
     const replied = await summarizer.fold({ previous: goingOn, units: all.slice(4), coverageEnd: more.records.length });
     assert.doesNotMatch(replied.current.next, /continue request/);
     // Answered with nothing planned, the turn is the user's: Next says so rather than "(none)".
