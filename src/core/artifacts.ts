@@ -4,6 +4,8 @@
  * summary, not in it, so the file trail never decays with folding.
  */
 import type { Redactor } from './redact';
+import type { AppendEvent } from './parts';
+import { callFailed } from './toolResults';
 import { classifyTool, fileTouches, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
@@ -103,10 +105,15 @@ interface MutableEntry {
   firstRecord: number;
 }
 
+/** A coding tool's answer while the user has not yet granted the write it asked for. */
+const PERMISSION_PENDING = /\brequested permissions? to (?:write|edit|create)\b.{0,400}\bhaven't granted it yet\b/s;
+
 export class ArtifactIndex {
   private readonly byPath = new Map<string, MutableEntry>();
   /** Known paths by their last segment (see knownPathOf). */
   private readonly byBase = new Map<string, string[]>();
+  /** The files each call awaiting its result counted as modified or created (see settle). */
+  private readonly unsettled = new Map<string, FileTouch[]>();
 
   /** `redactor` hides a secret in a path before the index keeps it. */
   constructor(private readonly redactor: Redactor) {}
@@ -139,10 +146,45 @@ export class ArtifactIndex {
         if (entry.toolCalls[entry.toolCalls.length - 1] !== tool.callId) entry.toolCalls.push(tool.callId);
       }
       if (touch.access === 'read') entry.reads++;
-      else if (touch.access === 'create') entry.creations++;
-      else entry.modifications++;
+      else {
+        if (touch.access === 'create') entry.creations++;
+        else entry.modifications++;
+        const pending = this.unsettled.get(tool.callId);
+        if (pending) pending.push(touch);
+        else this.unsettled.set(tool.callId, [touch]);
+      }
     }
     return touched;
+  }
+
+  /**
+   * A call's result came: when an edit or a write failed (an error, an edit
+   * the tool says it did not apply) the files it counted as modified or
+   * created were not, and a file no other call touched leaves the index.
+   * Returns the paths whose entry changed.
+   */
+  settle(result: ToolInvocation): string[] {
+    const touches = this.unsettled.get(result.callId);
+    if (!touches) return [];
+    this.unsettled.delete(result.callId);
+    // A shell command that failed may have written its files before it did (`cat > a.sh <<EOF … EOF && ./a.sh`); a
+    // write waiting for the user's permission is written once they grant it (Claude Code's next call finds the file).
+    const family = classifyTool(result.name, result.input).family;
+    if ((family !== 'edit' && family !== 'write') || !callFailed(result) || PERMISSION_PENDING.test(result.output ?? '')) return [];
+    for (const touch of touches) {
+      const entry = this.byPath.get(touch.path);
+      if (!entry) continue;
+      if (touch.access === 'create') entry.creations = Math.max(0, entry.creations - 1);
+      else entry.modifications = Math.max(0, entry.modifications - 1);
+      if (entry.reads + entry.modifications + entry.creations === 0) {
+        this.byPath.delete(touch.path);
+        const base = baseName(touch.path);
+        const known = (this.byBase.get(base) ?? []).filter((p) => p !== touch.path);
+        if (known.length) this.byBase.set(base, known);
+        else this.byBase.delete(base);
+      }
+    }
+    return [...new Set(touches.map((t) => t.path))];
   }
 
   get(path: string): ArtifactEntry | undefined {
@@ -157,4 +199,28 @@ export class ArtifactIndex {
   get size(): number {
     return this.byPath.size;
   }
+}
+
+/**
+ * What one appended record's events change in the index: a call's files at
+ * the call (read in its step, see touchesInStep), the file its result names
+ * when the call named none, and what a failed call counted, taken back.
+ * Returns the paths whose entry changed.
+ */
+export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], events: readonly AppendEvent[]): string[] {
+  const changed: string[] = [];
+  for (const event of events) {
+    const unit = units[event.unitIndex];
+    if (!unit) continue;
+    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part))));
+    if (event.type === 'result' && event.after.tool) {
+      // A call that named no file may name it in its result ("The file src/a.ts has been updated").
+      if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool).length === 0) {
+        const named = fileTouches(event.after.tool);
+        if (named.length) changed.push(...index.observe(event.after.tool, unit.step, named));
+      }
+      changed.push(...index.settle(event.after.tool));
+    }
+  }
+  return changed;
 }

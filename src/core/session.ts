@@ -4,7 +4,7 @@
  * The extension, the CLI and the benchmarks all drive a session through this
  * class, so the live path and the replay path are the same code.
  */
-import { ArtifactIndex, touchesInStep } from './artifacts';
+import { ArtifactIndex, observeArtifacts } from './artifacts';
 import { summaryCapFor, type Budget } from './budget';
 import { CompactionEngine, type PreflightReport, type ProjectedMessage, type RetrievalOptions, type StepReport } from './engine';
 import { checkBoundary, type LedgerCounts, type LedgerEntry } from './ledger';
@@ -27,7 +27,7 @@ import { ExtractiveSummarizer, StaticCheckpointSummarizer, type Summarizer } fro
 import { SummaryLineCounter } from './summary';
 import { CachedTokenCounter, type TokenCounter } from './tokens';
 import type { BackgroundRunner } from './background';
-import { fileTouches, renderToolInput } from './tools';
+import { renderToolInput } from './tools';
 import type { RawRecord } from './types';
 import { messageOf } from './errors';
 
@@ -127,15 +127,10 @@ export class CompactionSession {
   append(record: RawRecord): void {
     const events = this.record.append(record);
     this.engine.onAppend(events);
+    observeArtifacts(this.artifacts, this.record.units, events);
     for (const event of events) {
       const unit = this.record.units[event.unitIndex];
       const part = event.type === 'part' ? event.part : event.type === 'result' ? event.after : undefined;
-      if (event.type === 'part' && event.part.tool && unit) this.artifacts.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part)));
-      // A call that named no file may name it in its result ("The file src/a.ts has been updated").
-      if (event.type === 'result' && unit && event.after.tool && touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool).length === 0) {
-        const named = fileTouches(event.after.tool);
-        if (named.length) this.artifacts.observe(event.after.tool, unit.step, named);
-      }
       if (!part || !unit) continue;
       this.state.observe(unit.kind, part);
       const milestone = this.milestones.observe(unit.kind, part);

@@ -227,7 +227,8 @@ function isFileToken(token: string): boolean {
   if (/[*?$`{}()<>|;&=,]/.test(token) || token.startsWith('-') || /^[a-z]+:\/\//i.test(token)) return false;
   if (/^\/(dev|proc)\//.test(token) || token === '/dev/null') return false;
   if (!/[A-Za-z]/.test(token)) return false;
-  return token.includes('/') || /^[\w.-]+\.[A-Za-z][\w]{0,7}$/.test(token);
+  // A name with an extension, or a dotfile (`.gitignore`, `.env`, `.zshrc`).
+  return token.includes('/') || /^[\w.-]+\.[A-Za-z][\w]{0,7}$/.test(token) || /^\.[A-Za-z][\w.-]{1,30}$/.test(token);
 }
 
 function unquote(token: string): string {

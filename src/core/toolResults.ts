@@ -7,7 +7,7 @@
 import { clipChars, handles } from './digest';
 import type { Redactor } from './redact';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
-import { fileTouches, shellCommand } from './tools';
+import { exitCode, fileTouches, shellCommand } from './tools';
 import type { ToolInvocation } from './types';
 
 /** A command as a failure or an applied change quotes it. */
@@ -60,6 +60,13 @@ const OUTPUT_HEAD_CHARS = 1000;
 export function changeNotApplied(output: string): string | undefined {
   const head = output.slice(0, OUTPUT_HEAD_CHARS);
   return CHANGE_NOT_APPLIED.test(head) ? head : undefined;
+}
+
+/** Whether a call failed by what it reports: its error flag, a non-zero exit code, or a change it says it did not apply. */
+export function callFailed(tool: ToolInvocation): boolean {
+  if (tool.isError) return true;
+  const code = exitCode(tool);
+  return (code !== undefined && code !== 0) || (tool.output !== undefined && changeNotApplied(tool.output) !== undefined);
 }
 
 /** Whether an output with no exit code reports a failure in its last lines, or a change not applied at its start. */

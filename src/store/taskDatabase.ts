@@ -5,7 +5,7 @@
  * verified against its checksum and each large output against its content hash.
  * It never writes a file: the session store journals first, then applies here.
  */
-import { ArtifactIndex, type ArtifactEntry } from '../core/artifacts';
+import { ArtifactIndex, observeArtifacts, type ArtifactEntry } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
 import type { Redactor } from '../core/redact';
 import type { ReducedForm, SnapshotEntry } from '../core/store';
@@ -231,8 +231,7 @@ export class TaskDatabase {
     let rec = this.sessionRecords.get(task);
     let index = this.artifactCache.get(task);
     /** Appends one record to the in-memory reconstruction; returns the paths its tool calls touched. */
-    const feed = (r: RawRecord): string[] =>
-      rec!.append(r).flatMap((e) => (e.type === 'part' && e.part.tool ? index!.observe(e.part.tool, rec!.units[e.unitIndex]?.step) : []));
+    const feed = (r: RawRecord): string[] => observeArtifacts(index!, rec!.units, rec!.append(r));
     if (!rec || !index || rec.records.length !== record.index) {
       rec = new SessionRecord();
       index = new ArtifactIndex(this.redactor);
@@ -245,7 +244,12 @@ export class TaskDatabase {
     }
     // Only the rows of the files this record touched change.
     for (const path of new Set(feed(record))) {
-      const a = index.get(path)!;
+      const a = index.get(path);
+      // A failed call's only file leaves the index (see ArtifactIndex.settle).
+      if (!a) {
+        this.db.run('DELETE FROM artifact WHERE task_id = ? AND path = ?', [task, path]);
+        continue;
+      }
       this.db.run(
         'INSERT OR REPLACE INTO artifact (task_id, path, reads, modifications, creations, steps, tool_calls, first_record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [task, a.path, a.reads, a.modifications, a.creations, JSON.stringify(a.steps), JSON.stringify(a.toolCalls), a.firstRecord],

@@ -27,7 +27,7 @@ import {
   type SummaryState,
 } from '../../src/core/summary';
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
-import { ArtifactIndex } from '../../src/core/artifacts';
+import { ArtifactIndex, observeArtifacts } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -406,6 +406,25 @@ describe('demotion by later references', () => {
     const read = (path: string): void => void home.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
     for (const path of ['~/Documents/M-Claude/.git/config', 'C:\\Users\\Mischa\\Documents\\M-Claude\\.git\\config', '/Users/a/notes.md', '/Users/b/notes.md', '~/notes.md']) read(path);
     assert.deepEqual(home.entries().map((e) => `${e.path}: ${e.reads}r`), ['/Users/a/notes.md: 1r', '/Users/b/notes.md: 1r', '~/Documents/M-Claude/.git/config: 2r', '~/notes.md: 1r']);
+  });
+
+  it('the artifact index takes back what a failed call counted: an error, a non-zero exit, an edit the tool did not apply', () => {
+    const b = new RecordBuilder()
+      .user('Make the handler accept float data.')
+      .step('', [{ name: 'Edit', input: { file_path: 'src/handler.ts', old_string: 'a', new_string: 'b' }, output: 'String to replace not found in file.', isError: true }])
+      .step('', [{ name: 'Edit', input: { file_path: 'src/handler.ts', old_string: 'x', new_string: 'y' }, output: 'ok' }])
+      .step('', [{ name: 'Write', input: { file_path: 'src/new.ts', content: 'export {}' }, output: 'Permission denied', isError: true }])
+      .step('', [{ name: 'str_replace_editor', input: { command: 'create', path: 'notes.md', file_text: 'x' }, output: 'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.' }])
+      // Waiting for the user's permission: written once they grant it.
+      .step('', [{ name: 'Write', input: { file_path: 'src/geometry.ts', content: 'export {}' }, output: "Claude requested permissions to write to src/geometry.ts, but you haven't granted it yet.", isError: true }])
+      // A failed shell command may have written before it failed.
+      .step('', [{ name: 'Bash', input: { command: 'echo "dist/" >> .gitignore && npm test' }, output: 'Exit code 1\n1 failed' }]);
+    const record = new SessionRecord();
+    const index = new ArtifactIndex(redactor);
+    const changed = b.records.flatMap((r) => observeArtifacts(index, record.units, record.append(r)));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.reads}r ${e.modifications}m ${e.creations}c`), ['src/handler.ts: 0r 1m 0c', 'src/geometry.ts: 0r 0m 1c', '.gitignore: 0r 1m 0c']);
+    // The files whose entry changed, failed calls included (the store rewrites or deletes their rows).
+    assert.deepEqual([...new Set(changed)].sort(), ['.gitignore', 'notes.md', 'src/geometry.ts', 'src/handler.ts', 'src/new.ts']);
   });
 
   it('counts the later units that name a line, and the cap demotes the least referred first', async () => {

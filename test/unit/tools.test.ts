@@ -256,6 +256,11 @@ describe('tools: fileTouches', () => {
       { path: 'tests/missing_colon.py', access: 'modify' },
     ]);
     assert.deepEqual(fileTouches(inv('Bash', { command: "echo 'a; b > c' > 'notes/run log.txt'" }, '')), [{ path: 'notes/run log.txt', access: 'modify' }]);
+    // A dotfile is a file: `echo … >> .gitignore` modifies it.
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'echo "" >> .gitignore && echo "gitleaks.log" >> .gitignore && cat .env' }, '')), [
+      { path: '.gitignore', access: 'modify' },
+      { path: '.env', access: 'read' },
+    ]);
     assert.deepEqual(fileTouches(inv('Bash', { command: 'cat /etc/a.yml 2>/dev/null || head -n 5 b/c.txt' }, '')), [
       { path: '/etc/a.yml', access: 'read' },
       { path: 'b/c.txt', access: 'read' },
