@@ -18,7 +18,7 @@
  */
 import {
   AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
-  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
+  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
@@ -237,6 +237,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
   if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
+  // A bare verb with its object ("List the files needed…", "Mention that…") is a step to take, not what was found.
+  if (IMPERATIVE_OPENING.test(body)) return { cls: 'plan', score: 1 };
   // A plain statement about the work is what was found, unless it is general talk.
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };

@@ -133,6 +133,19 @@ export const NARRATION: readonly RegExp[] = [
   /\b(?:contains?|has|have|includes?|provides?|gives?) (?:a lot of |lots of |plenty of |some |much |all the |the )?(?:useful|helpful|relevant|important|valuable|interesting|good|key|needed|necessary) (?:information|info|details|context|insights?)\b/i,
 ];
 
+/** Verbs an instruction or a step to take opens with (not "note" or "keep": "Note that X is Y" states a finding). */
+const STEP_VERBS = ['list', 'mention', 'check', 'ensure', 'verify', 'add', 'remove', 'update', 'run', 'use', 'open', 'read', 'create', 'set', 'call', 'try', 'consider', 'review', 'replace', 'move', 'fix', 'change', 'install', 'avoid', 'describe', 'explain', 'identify', 'find', 'search', 'compare', 'test', 'debug', 'inspect', 'confirm', 'provide', 'write', 'implement', 'make', 'modify', 'delete', 'rename', 'ask', 'tell', 'show', 'output', 'reply', 'respond', 'answer', 'focus', 'analyze', 'analyse', 'investigate', 'trace', 'examine'];
+
+/**
+ * A sentence opening with a bare verb and its object ("List the files needed…",
+ * "Mention that…", "Check `saga.ts`…", "Use PowerShell as…"): an instruction or
+ * a step to take, not something found. The object keeps nouns out ("Test
+ * examples looked like keys", "Update notes:").
+ */
+export const IMPERATIVE_OPENING = new RegExp(
+  `^(?:${STEP_VERBS.map((v) => `[${v[0]!.toUpperCase()}${v[0]}]${v.slice(1)}`).join('|')})\\s+(?:(?:the|a|an|that|this|these|those|all|each|every|any|whether|if|how|why|what|which|it|them|your|my|our|sure|out|up)\\b|\`|[A-Z])`,
+);
+
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
 export const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
 

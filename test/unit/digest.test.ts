@@ -104,6 +104,11 @@ describe('sentence classes', () => {
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
+    // A bare verb with its object is a step to take, never what was found; the same word as a noun is not.
+    assert.equal(agent('List the specific files needed to diagnose the P2T bug.'), 'plan');
+    assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
+    assert.equal(agent('Test examples in the code looked like real API keys.'), 'finding');
+    assert.equal(agent('Note that the cache is never cleared between runs.'), 'finding');
     // A review's grading heads what it found, not what was changed.
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Security concerns').cls, 'finding');
