@@ -109,6 +109,10 @@ describe('sentence classes', () => {
     assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
     assert.equal(agent('Test examples in the code looked like real API keys.'), 'finding');
     assert.equal(agent('Note that the cache is never cleared between runs.'), 'finding');
+    // The agent reading its own prompt, or the user's silence, to settle how to answer: process.
+    assert.equal(agent('One thing: The prompt says "Reply in Russian." and gives formatting rules, but since no changes are requested yet, I\'ll just reply textually.'), 'process');
+    assert.equal(agent('The user hasn\'t actually provided the file contents yet.'), 'process');
+    assert.equal(agent('The install instructions say to use Node 18.'), 'finding');
     // A review's grading heads what it found, not what was changed.
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Security concerns').cls, 'finding');
