@@ -212,7 +212,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     return /`[^`]+`/.test(body) ? { cls: 'change', score: 1.5 } : { cls: 'process', score: 0 };
   }
   if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
-  if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body)) return { cls: 'other', score: 0 };
+  // An option put to the user, even with its label dropped ("Proceed with slate troubleshooting (recommended) - …"), is no choice made.
+  if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
   const scores = new Map<SentenceClass, number>();
   for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
@@ -243,6 +244,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };
 }
+
+/** The tag an agent puts on one of the options it offers. */
+const OPTION_TAG = /\((?:recommended|suggested|preferred)\)/i;
 
 /** On equal weight, the class listed first wins: a failure over a finding, a decision over a change. */
 const CUE_ORDER: readonly SentenceClass[] = ['failure', 'decision', 'finding', 'plan', 'change'];

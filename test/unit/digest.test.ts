@@ -113,6 +113,9 @@ describe('sentence classes', () => {
     assert.equal(agent('One thing: The prompt says "Reply in Russian." and gives formatting rules, but since no changes are requested yet, I\'ll just reply textually.'), 'process');
     assert.equal(agent('The user hasn\'t actually provided the file contents yet.'), 'process');
     assert.equal(agent('The install instructions say to use Node 18.'), 'finding');
+    // An option tagged for the user to pick is no choice made; a feature said to be optional is no option.
+    assert.equal(agent('Proceed with slate troubleshooting (recommended) - environment is clean enough'), 'other');
+    assert.notEqual(agent('Updated `README.md` code example to use `rust` (enabled by default) instead of `bash` (optional), fixing the doc tests.'), 'other');
     // A review's grading heads what it found, not what was changed.
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Security concerns').cls, 'finding');
