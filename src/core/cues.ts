@@ -136,16 +136,24 @@ export const NARRATION: readonly RegExp[] = [
 ];
 
 /** Verbs an instruction or a step to take opens with (not "note" or "keep": "Note that X is Y" states a finding). */
-const STEP_VERBS = ['list', 'mention', 'check', 'ensure', 'verify', 'add', 'remove', 'update', 'run', 'use', 'open', 'read', 'create', 'set', 'call', 'try', 'consider', 'review', 'replace', 'move', 'fix', 'change', 'install', 'avoid', 'describe', 'explain', 'identify', 'find', 'search', 'compare', 'test', 'debug', 'inspect', 'confirm', 'provide', 'write', 'implement', 'make', 'modify', 'delete', 'rename', 'ask', 'tell', 'show', 'output', 'reply', 'respond', 'answer', 'focus', 'analyze', 'analyse', 'investigate', 'trace', 'examine'];
+const STEP_VERBS = ['list', 'check', 'add', 'update', 'run', 'use', 'open', 'read', 'create', 'set', 'call', 'try', 'review', 'move', 'fix', 'change', 'find', 'search', 'test', 'write', 'make', 'delete', 'ask', 'tell', 'show', 'output', 'answer'];
+/** Verbs that, opening a sentence, are never its noun subject ("Ensure…", "Mention…"): any object follows. */
+const STEP_ONLY_VERBS = ['mention', 'ensure', 'verify', 'remove', 'consider', 'replace', 'install', 'avoid', 'describe', 'explain', 'identify', 'compare', 'debug', 'inspect', 'confirm', 'provide', 'implement', 'modify', 'rename', 'reply', 'respond', 'focus', 'analyze', 'analyse', 'investigate', 'examine'];
+
+/** A verb as a sentence opens with it: capitalised or not. */
+function verbAlternation(verbs: readonly string[]): string {
+  return verbs.map((v) => `[${v[0]!.toUpperCase()}${v[0]}]${v.slice(1)}`).join('|');
+}
 
 /**
  * A sentence opening with a bare verb and its object ("List the files needed…",
- * "Mention that…", "Check `saga.ts`…", "Use PowerShell as…"): an instruction or
- * a step to take, not something found. The object keeps nouns out ("Test
- * examples looked like keys", "Update notes:").
+ * "Mention that…", "Check `saga.ts`…", "Use PowerShell as…", "Verify tests
+ * pass"): an instruction or a step to take, not something found. After a verb
+ * that is also a noun the object must show ("Test examples looked like keys",
+ * "Update notes:" are statements).
  */
 export const IMPERATIVE_OPENING = new RegExp(
-  `^(?:${STEP_VERBS.map((v) => `[${v[0]!.toUpperCase()}${v[0]}]${v.slice(1)}`).join('|')})\\s+(?:(?:the|a|an|that|this|these|those|all|each|every|any|whether|if|how|why|what|which|it|them|your|my|our|sure|out|up)\\b|\`|[A-Z])`,
+  `^(?:(?:${verbAlternation(STEP_VERBS)})\\s+(?:(?:the|a|an|that|this|these|those|all|each|every|any|whether|if|how|why|what|which|it|them|your|my|our|sure|out|up)\\b|\`|[A-Z])|(?:${verbAlternation(STEP_ONLY_VERBS)})\\s+\\S)`,
 );
 
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */

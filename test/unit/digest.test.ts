@@ -108,6 +108,7 @@ describe('sentence classes', () => {
     assert.equal(agent('List the specific files needed to diagnose the P2T bug.'), 'plan');
     assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
     assert.equal(agent('Test examples in the code looked like real API keys.'), 'finding');
+    assert.equal(agent('Ensure tests pass before the commit is pushed to the remote.'), 'plan');
     assert.equal(agent('Note that the cache is never cleared between runs.'), 'finding');
     // The agent reading its own prompt, or the user's silence, to settle how to answer: process.
     assert.equal(agent('One thing: The prompt says "Reply in Russian." and gives formatting rules, but since no changes are requested yet, I\'ll just reply textually.'), 'process');
