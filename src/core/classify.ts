@@ -393,7 +393,8 @@ function withoutDiffs(text: string): string {
     const line = lines[i]!;
     if (!inDiff && (DIFF_HEADER.test(line) || (line.startsWith('+') && lines[i + 1]?.startsWith('+')))) inDiff = true;
     // A line a terminal wrapped ("ke sure the test fails." under a long `+` line) stays in the patch when it resumes.
-    else if (inDiff && !DIFF_LINE.test(line) && !lines.slice(i + 1, i + 4).some((next) => /^\+|^-(?! \S|-)/.test(next))) inDiff = false;
+    // So does one right before the patch's own bookkeeping ("\ No newline at end of file", the next file's header).
+    else if (inDiff && !DIFF_LINE.test(line) && !lines.slice(i + 1, i + 4).some((next) => /^\+|^-(?! \S|-)|^\\ No newline/.test(next) || DIFF_HEADER.test(next))) inDiff = false;
     out.push(inDiff ? '' : line);
   }
   return out.join('\n');

@@ -289,6 +289,9 @@ describe('sentence classes', () => {
     // A terminal that wrapped a long added line at 100 columns leaves its tail unmarked: still the patch.
     const wrapped = '+---\n+Good idea! I will revert the `git log` command back to its original form and ma\nke sure the test fails.\n+\n+---\nThe test now fails as expected.';
     assert.deepEqual(sentencesOf(wrapped).map((s) => s.text), ['The test now fails as expected.']);
+    // So is a wrapped tail right before the patch's bookkeeping or the next file's header.
+    const beforeHeader = ['diff --git a/x.mdc b/x.mdc', '--- /dev/null', '+++ b/x.mdc', '@@ -0,0 +1,2 @@', '+Try to not create very large code files; look for opportunities to extract sub', 'modules/utility modules along subdomain lines.', '\\ No newline at end of file', 'diff --git a/y.mdc b/y.mdc', '', 'The rules are in place.'].join('\n');
+    assert.deepEqual(sentencesOf(beforeHeader).map((s) => s.text), ['The rules are in place.']);
     // A markdown list after a patch is prose again.
     assert.deepEqual(sentencesOf('+const a = 1;\n+const b = 2;\nThe patch adds two constants.\n- `a` is one').map((s) => s.text), ['The patch adds two constants.', '`a` is one']);
   });
