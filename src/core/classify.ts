@@ -237,6 +237,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
+  // "Yes, overlays have gradations.": a short answer to the user's question states what is so.
+  if (/^(?:yes|yep)\b/i.test(sentence) && proseWords(body) >= 2 && NAMED_VERB.test(body) && !/^(?:it|that|this|these|those|they|we|i|you)\b/i.test(body)) return { cls: 'finding', score: 1 };
   if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
   // A bare verb with its object ("List the files needed…", "Mention that…") is a step to take, not what was found.
   if (IMPERATIVE_OPENING.test(body)) return { cls: 'plan', score: 1 };
@@ -457,7 +459,8 @@ export function sentencesOf(text: string): Sentence[] {
     const introduces = leadIn(line);
     let last: string | undefined;
     // The list marker goes first: "1. Taking the state" is one sentence, not "1." and another.
-    for (const piece of splitOutsideCode(line.replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- '))) {
+    // A numbered heading ("## 1. Semantic Overlays") is one heading, not "1." and another.
+    for (const piece of splitOutsideCode(line.replace(/^(\s{0,3}#{1,6}\s+)\d+[.)]\s+(?=\S)/, '$1').replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- '))) {
       const sentence = cleanMarkdown(piece);
       if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
       last = sentence;

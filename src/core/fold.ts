@@ -8,7 +8,7 @@ import { touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, subjectKey, withSubject, words } from './digest';
+import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
@@ -46,6 +46,8 @@ const PLAIN_FINDING_WORDS = 8;
 const REASONING_MIN_SALIENCE = 3;
 /** A classifier vote this strong keeps a statement that names no identifier (a cause, a contrast, a failure). */
 const STRONG_CUE = 2;
+/** A statement of the step after an ask that shares this many of the ask's words answers it (see step). */
+const ANSWER_SHARED_WORDS = 2;
 
 /** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
 const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b/i;
@@ -200,6 +202,14 @@ export class Fold {
     const speaks = unit.parts.some((p) => p.kind === 'text' && p.text.trim() !== '');
     if (speaks) this.stated = { sentence: undefined, spoke: true };
     let marked = false;
+    // The first step after an ask answers it: a statement in the ask's own words ("…are examples, not exhaustive" for
+    // "are these the only ones or only examples?") is its answer, worth a line even with no identifier in it.
+    const asked = this.lastAsk && !this.lastAsk.answered ? stems(this.lastAsk.text) : undefined;
+    const weight = (text: string): number => {
+      let shared = 0;
+      if (asked) for (const w of stems(text)) if (asked.has(w)) shared++;
+      return salience(text) + (shared >= ANSWER_SHARED_WORDS ? 1 : 0);
+    };
     for (const part of unit.parts) {
       // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
       const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;
@@ -251,7 +261,7 @@ export class Fold {
               continue;
             }
           }
-          candidates.push({ cls, score, text, record: part.record, salience: salience(text), order: order++, ...suspicionOf(s) });
+          candidates.push({ cls, score, text, record: part.record, salience: weight(text), order: order++, ...suspicionOf(s) });
           listedUnder = whole !== undefined && s.intro !== undefined ? { intro: s.intro, at: candidates.length - 1 } : undefined;
         }
         const choice = awaitedChoice(part.text);

@@ -116,6 +116,9 @@ describe('sentence classes', () => {
     assert.equal(agent('The install instructions say to use Node 18.'), 'finding');
     // An option tagged for the user to pick is no choice made; a feature said to be optional is no option.
     assert.equal(agent('Proceed with slate troubleshooting (recommended) - environment is clean enough'), 'other');
+    // A yes that answers the user's question with a statement states what is so; "Yes, that works." says nothing more.
+    assert.equal(agent('Yes, overlays have gradations.'), 'finding');
+    assert.equal(agent('Yes, that works.'), 'pleasantry');
     assert.notEqual(agent('Updated `README.md` code example to use `rust` (enabled by default) instead of `bash` (optional), fixing the doc tests.'), 'other');
     // A review's grading heads what it found, not what was changed.
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');

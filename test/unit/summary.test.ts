@@ -872,6 +872,27 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`python reproduce_bug\.py` failed \(exit 1\): AttributeError: .*PixelRepresentation is missing — at get_pixeldata \(numpy_handler\.py:293\)$/.test(t)), JSON.stringify(ruled));
   });
 
+  it("the step after an ask keeps the statement that answers it in the ask's words, even with no identifier", async () => {
+    const answer = [
+      '## 1. Semantic Overlays - Examples or Exhaustive?',
+      '',
+      'The five listed (fuchsia, sand, teal, turquoise, chartreuse) are **examples, not exhaustive**.',
+      '',
+      '## 2. Modifiers',
+      '',
+      'Yes, overlays have gradations.',
+      'The `temperature` qualifier comes first in `format_name()`.',
+      'The `iscc_modifier` field is applied after `overlay_name` in `describe()`.',
+      'The `fuzzy_membership()` helper in `overlay.rs` combines `hue_score` and `chroma_score`.',
+      'The `Centore` table in `centore.rs` lists `polygon_id` per overlay.',
+    ].join('\n');
+    // Without identifiers a statement is kept only when the step found nothing else; the answer to the ask is kept beside three that name some.
+    const b = new RecordBuilder().user('You are listing five semantic overlays, are these the only ones or are these only examples?').step(answer);
+    const found = (await fold(b)).facts.Findings.map((l) => l.text);
+    assert.ok(found.some((t) => /examples, not exhaustive/.test(t)), JSON.stringify(found));
+    assert.ok(!found.some((t) => /^1\.$|^Semantic Overlays/.test(t)), 'a numbered heading is a heading');
+  });
+
   it('an edit the tool says it did not apply is ruled out with its error, not the file listing after it; Goal reads links as text', async () => {
     const listing = (n: number): string[] => Array.from({ length: n }, (_, i) => `${282 + i}:            "Unable to convert the pixel data: one of Pixel Data, Float "`);
     const rejected = ['Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.', '', 'ERRORS:', "- E999 SyntaxError: unmatched ']'", '', 'This is how your edit would have looked if applied', '-'.repeat(49), ...listing(45), '-'.repeat(49), '', 'This is the original code before your edit', ...listing(45)].join('\n');
