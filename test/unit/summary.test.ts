@@ -552,9 +552,12 @@ describe('extractive summarizer', () => {
       .user('Move the session folders.')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'mv ~/.local/state/minsky/git/test-session ~/.local/state/minsky/git/local/chitin/ 2>/dev/null || true' }, output: '</state/minsky/git/local/chitin/ 2>/dev/null || true' }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la ~/.local/state/minsky/git/local/minsky/task#002' }, output: 'total 0\ndrwxr-xr-x@ 2 edobry  staff   64 Apr 29 15:04 .\ndrwxr-xr-x@ 4 edobry  staff  128 Apr 29 15:05 ..' }])
-      .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la .git/hooks' }, output: 'total 8\ndrwxr-xr-x  4 m staff 128 Dec  2 15:19 .\n-rwxr-xr-x  1 m staff 512 Dec  2 15:19 pre-commit' }]);
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la .git/hooks' }, output: 'total 8\ndrwxr-xr-x  4 m staff 128 Dec  2 15:19 .\n-rwxr-xr-x  1 m staff 512 Dec  2 15:19 pre-commit' }])
+      // JSON a terminal wrapped mid-word is one document again.
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:8000/mcp/' }, output: '{"jsonrpc":"2.0","error":{"code":-32600,"mess\nage":"Not Acceptable: Client must accept text/event-stream"}}%' }]);
     const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const findings = state.facts.Findings.map((l) => l.text);
+    assert.ok(findings.some((t) => t.includes('→ {"jsonrpc":"2.0","error":{"code":-32600,"message":"Not Acceptable: Client must accept text/event-stream"}}%')), JSON.stringify(findings));
     assert.ok(!findings.some((t) => /^`mv /.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /^`ls -la ~\/\.local\/state\/minsky\/git\/local\/minsky\/task#002` → empty directory \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
