@@ -234,7 +234,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   }
   // A line that introduces what follows ("…, the files most likely to need changes are:", "Best practice:") states nothing itself
   // unless its own words say something ("Found 219 errors in 31 files:").
-  if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body)) return { cls: 'other', score: 0 };
+  // A section or step number ("**Fuzzy membership functions** (Section 2.3):") is a reference, not a measured value.
+  const unreferenced = body.replace(/\b(?:sections?|steps?|parts?|phases?|chapters?|items?|options?|tables?|figures?|appendix)\s*\d+(?:\.\d+)*(?:\s*(?:&|and|,)\s*\d+(?:\.\d+)*)*/gi, ' ');
+  if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(unreferenced)) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
   // "Yes, overlays have gradations.": a short answer to the user's question states what is so.

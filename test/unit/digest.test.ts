@@ -119,6 +119,9 @@ describe('sentence classes', () => {
     // A yes that answers the user's question with a statement states what is so; "Yes, that works." says nothing more.
     assert.equal(agent('Yes, overlays have gradations.'), 'finding');
     assert.equal(agent('Yes, that works.'), 'pleasantry');
+    // A lead-in with a section number introduces what follows; one with a measured value says something itself.
+    assert.equal(agent('**Fuzzy membership functions** (Section 2.3 & 4.6):'), 'other');
+    assert.notEqual(agent('Found 219 errors in 31 files:'), 'other');
     assert.notEqual(agent('Updated `README.md` code example to use `rust` (enabled by default) instead of `bash` (optional), fixing the doc tests.'), 'other');
     // A review's grading heads what it found, not what was changed.
     assert.equal(classifySentence('**Custom claims dropped on refresh** — only `id` / `email` / `role` are copied.', 'assistant', 'Critical / high (fix first)').cls, 'finding');
