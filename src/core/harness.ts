@@ -327,6 +327,36 @@ function declarationOf(lines: readonly string[]): string {
   return line === undefined ? '' : clipChars(line, 80);
 }
 
+/** How many of a code block's other names its placeholder lists. */
+const BLOCK_NAMES = 8;
+
+/**
+ * What a block of code names besides its declaration, as a later record would
+ * name it: identifiers in camelCase, PascalCase with two humps or more, or
+ * snake_case (`FloatPixelData`, `pixel_array`), in order of first use, the
+ * last segment of a dotted name (`ds.FloatPixelData`). Plain words and
+ * keywords say nothing of what the code touches.
+ */
+function namesOf(lines: readonly string[], declared: string): string[] {
+  const out: string[] = [];
+  for (const m of lines.join('\n').matchAll(/[A-Za-z_][\w]*/g)) {
+    const name = m[0];
+    if (name.length < 4 || out.includes(name) || declared.includes(name)) continue;
+    if (!/[a-z][A-Z]|[A-Z][a-z]+[A-Z]|[a-z0-9]_[a-z0-9]/.test(name)) continue;
+    out.push(name);
+    if (out.length === BLOCK_NAMES) break;
+  }
+  return out;
+}
+
+/** A code block in an ask as its placeholder says it: its size, the name it declares and the other names it uses. */
+function codePlaceholder(kind: string, lines: readonly string[]): string {
+  const name = declarationOf(lines);
+  const names = namesOf(lines, name);
+  const said = [name, names.length ? `names ${names.join(', ')}` : ''].filter((x) => x !== '').join('; ');
+  return ` [${kind}${said ? `: ${said}` : ''}] `;
+}
+
 /** Whether most lines of a paste are code rather than terminal output. */
 function mostlyCode(lines: readonly string[]): boolean {
   const filled = lines.filter((l) => l.trim() !== '');
@@ -341,10 +371,7 @@ function pastedPlaceholder(lines: readonly string[]): string {
   const text = lines.join('\n');
   const count = lines.filter((l) => l.trim() !== '').length;
   const error = lines.some((l) => errorWeight(l.trim()) >= 2) ? errorLine(text) : '';
-  if (!error && mostlyCode(lines)) {
-    const name = declarationOf(lines);
-    return ` [pasted code, ${count} lines${name ? `: ${name}` : ''}] `;
-  }
+  if (!error && mostlyCode(lines)) return codePlaceholder(`pasted code, ${count} lines`, lines);
   return ` [pasted output, ${count} lines${error ? `: ${error}` : ''}] `;
 }
 
@@ -360,8 +387,7 @@ export function askText(words: string): string {
   const unfenced = words.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
     const n = body.split('\n').filter((l) => l.trim() !== '').length;
     if (n <= PASTED_BLOCK_LINES) return ` ${body.trim()} `;
-    const name = declarationOf(body.split('\n'));
-    return ` [${n}-line code block${name ? `: ${name}` : ''}] `;
+    return codePlaceholder(`${n}-line code block`, body.split('\n'));
   });
   const lines = unfenced.split('\n');
   const out: string[] = [];

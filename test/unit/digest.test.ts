@@ -497,17 +497,20 @@ describe('harness text is not the user', () => {
     assert.equal(askText('run this:\nls -la ~/projects'), 'run this: ls -la ~/projects');
   });
 
-  it('pasted code stands in the ask as a placeholder that keeps the name it declares', () => {
+  it('pasted code stands in the ask as a placeholder that keeps the name it declares and the names it uses', () => {
     // Unfenced: indented fields and the closing bracket that do not look like code alone still belong to the paste.
     const schema = ['import { z } from "zod";', '', 'export const ValidatorSchema = z.object({', '  validatorId: z.string().uuid(),', '  timestamp: z.string(), // ISO format', '  metrics: z.object({', '    latencyMs: z.number().nonnegative(),', '    accuracy: z.number().min(0).max(1)', '  }),', '  signature: z.string()', '});', '', 'export type Validator = z.infer<typeof ValidatorSchema>;'].join('\n');
-    assert.equal(askText(schema), '[pasted code, 11 lines: export const ValidatorSchema = z.object({]');
-    assert.equal(askText(`please save this as schemas/validator.ts\n${schema}`), 'please save this as schemas/validator.ts [pasted code, 11 lines: export const ValidatorSchema = z.object({]');
+    assert.equal(askText(schema), '[pasted code, 11 lines: export const ValidatorSchema = z.object({; names validatorId, latencyMs]');
+    assert.equal(askText(`please save this as schemas/validator.ts\n${schema}`), 'please save this as schemas/validator.ts [pasted code, 11 lines: export const ValidatorSchema = z.object({; names validatorId, latencyMs]');
     // Fenced: the block's size and its first declaration.
     const fenced = 'Add this file as src/Review.tsx:\n```tsx\nimport React from "react";\n\nexport default function Review() {\n  return null;\n}\n```';
     assert.equal(askText(fenced), 'Add this file as src/Review.tsx: [4-line code block: export default function Review() {]');
     // A script that declares nothing is named by its first assignment.
     const script = 'Output of this snippet is `344`:\n```python\nfrom marshmallow.fields import TimeDelta\nfrom datetime import timedelta\n\ntd_field = TimeDelta(precision="milliseconds")\nobj = dict()\nprint(td_field.serialize("td_field", obj))\n```';
     assert.equal(askText(script), 'Output of this snippet is `344`: [5-line code block: td_field = TimeDelta(precision="milliseconds")]');
+    // A reproduction names what it touches: the identifiers a later record would use, in order, at most eight.
+    const repro = 'To reproduce:\n```python\nds = Dataset()\nds.file_meta = FileMetaDataset()\nds.BitsAllocated = 32\nds.Rows = 5\nds.FloatPixelData = pixel_array.flatten().tobytes()\nnp.array_equal(ds.pixel_array, pixel_array)\n```';
+    assert.equal(askText(repro), 'To reproduce: [6-line code block: ds = Dataset(); names file_meta, FileMetaDataset, BitsAllocated, FloatPixelData, pixel_array, array_equal]');
     // Prose after the paste is the user's again.
     assert.match(askText(`${schema}\nWhy does this fail to parse?`), /\] Why does this fail to parse\?$/);
   });
