@@ -235,8 +235,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A line that introduces what follows ("…, the files most likely to need changes are:", "Best practice:") states nothing itself
   // unless its own words say something ("Found 219 errors in 31 files:").
   // A section or step number ("**Fuzzy membership functions** (Section 2.3):") is a reference, not a measured value.
-  const unreferenced = body.replace(/\b(?:sections?|steps?|parts?|phases?|chapters?|items?|options?|tables?|figures?|appendix)\s*\d+(?:\.\d+)*(?:\s*(?:&|and|,)\s*\d+(?:\.\d+)*)*/gi, ' ');
-  if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(unreferenced)) return { cls: 'other', score: 0 };
+  if (/[:：]\s*$/.test(body) && (top < 2.5 || isFragment(body)) && !/\d|\b(?:found|confirm\w*|works?|fail\w*|because)\b/i.test(body.replace(NUMBERED_REFERENCE, ' '))) return { cls: 'other', score: 0 };
   if (best !== undefined && top >= 1.5) return { cls: best, score: top };
   if (isHeading(body)) return { cls: 'other', score: 0 };
   // "Yes, overlays have gradations.": a short answer to the user's question states what is so.
@@ -248,6 +247,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };
 }
+
+/** A reference by number to a part of a document or a list: "Section 2.3", "steps 3 & 4.6". */
+const NUMBERED_REFERENCE = /\b(?:sections?|steps?|parts?|phases?|chapters?|items?|options?|tables?|figures?|appendix)\s*\d+(?:\.\d+)*(?:\s*(?:&|and|,)\s*\d+(?:\.\d+)*)*/gi;
 
 /** The tag an agent puts on one of the options it offers. */
 const OPTION_TAG = /\((?:recommended|suggested|preferred)\)/i;
