@@ -302,6 +302,13 @@ describe('sentence classes', () => {
     assert.deepEqual(sentencesOf('+const a = 1;\n+const b = 2;\nThe patch adds two constants.\n- `a` is one').map((s) => s.text), ['The patch adds two constants.', '`a` is one']);
   });
 
+  it('an abbreviation that runs on ("vs.", "e.g.") ends no sentence', () => {
+    assert.deepEqual(
+      sentencesOf('Clearly indicates when choices are needed (e.g. IN-REVIEW vs. DONE) in the workflow. The rule file is new.').map((s) => s.text),
+      ['Clearly indicates when choices are needed (e.g. IN-REVIEW vs. DONE) in the workflow.', 'The rule file is new.'],
+    );
+  });
+
   it('a short code block (up to three lines) is read under its lead-in; a longer one is code', () => {
     const short = "Now, if you run it, you will see a clear error:\n```\nInvalid status: 'true'.\nValid options are: TODO, DONE\nExample: minsky tasks status set #001 DONE\n```\nand not a stack trace.";
     assert.ok(sentencesOf(short).some((s) => /Valid options are: TODO, DONE/.test(s.text) && s.lead === 'Now, if you run it, you will see a clear error:'), JSON.stringify(sentencesOf(short)));
