@@ -40,13 +40,13 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
 /**
  * The form of `path` already known: one file named by its absolute path and by
  * a relative one (`reproduce_bug.py`, then `/repo/reproduce_bug.py`), with and
- * without a leading `./`, or from the home directory (`~/proj/x` and
+ * without a `./` (leading or inside: `/repo/tests/./x.py`), or from the home directory (`~/proj/x` and
  * `C:\Users\me\proj\x` or `/Users/me/proj/x`), is one file, under the form
  * seen first — when the known forms that match all name one file. Otherwise
  * `path` itself.
  */
 export function knownPathOf(path: string, known: Iterable<string>): string {
-  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
+  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '').replace(/\/(?:\.\/)+/g, '/');
   const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
   const p = slashed(path);
   const pHome = underHome(p);

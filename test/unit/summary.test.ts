@@ -397,10 +397,10 @@ describe('demotion by later references', () => {
     for (const unit of unitsOf(swe).units) for (const part of unit.parts) if (part.tool) index.observe(part.tool, unit.step);
     const entries = index.entries().map((e) => `${e.path}: ${e.creations}c ${e.modifications}m`);
     assert.deepEqual(entries, ['reproduce_bug.py: 1c 1m', '/pydicom/docs/README.md: 1c 0m', '/pydicom/README.md: 1c 0m', 'README.md: 1c 0m']);
-    // `./a/x.json`, `a/x.json` and the absolute path ending in it are one file (Claude Code names it all three ways).
+    // `./a/x.json`, `a/x.json` and the absolute path ending in it (with or without a `./` inside) are one file.
     const forms = new ArtifactIndex(redactor);
-    for (const path of ['.taskmaster/tasks.json', './.taskmaster/tasks.json', '/Users/c/proj/.taskmaster/tasks.json']) forms.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
-    assert.deepEqual(forms.entries().map((e) => `${e.path}: ${e.reads}r`), ['.taskmaster/tasks.json: 3r']);
+    for (const path of ['.taskmaster/tasks.json', './.taskmaster/tasks.json', '/Users/c/proj/.taskmaster/tasks.json', '/Users/c/proj/./.taskmaster/tasks.json']) forms.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
+    assert.deepEqual(forms.entries().map((e) => `${e.path}: ${e.reads}r`), ['.taskmaster/tasks.json: 4r']);
     // A file named from the home directory and by its absolute path is one file too; two homes that could hold it are not.
     const home = new ArtifactIndex(redactor);
     const read = (path: string): void => void home.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
