@@ -69,6 +69,8 @@ export class Deliverables {
         if (family === 'read' && tool.output !== undefined) this.read(touch.path, tool.output, sources);
         continue;
       }
+      // A file that only caught a run's output for the agent to read is no deliverable (the artifact index keeps it).
+      if (touch.capture) continue;
       const key = this.deliverableKey(touch.path);
       const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
       if (touch.access === 'create') {

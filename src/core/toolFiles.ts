@@ -12,6 +12,11 @@ import type { ToolInvocation } from './types';
 export interface FileTouch {
   readonly path: string;
   readonly access: 'read' | 'modify' | 'create';
+  /**
+   * The file only catches a program's output for the agent to read
+   * (`cargo test > test_output.txt 2>&1`): written, but no deliverable.
+   */
+  readonly capture?: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -246,7 +251,10 @@ export function shellTouches(command: string): FileTouch[] {
   const { flat, restore, segments } = shellWords(command);
   for (const m of flat.matchAll(/(?:^|[^0-9&<>])>>?\s*([^\s;|&<>]+)/g)) {
     const path = unquote(restore(m[1]!));
-    if (isFileToken(path)) out.push({ path, access: 'modify' });
+    if (!isFileToken(path)) continue;
+    const segment = flat.slice(0, m.index).split(/&&|\|\||;|\||\n/).pop()!.trim();
+    const rest = flat.slice(m.index + m[0].length).split(/&&|\|\||;|\||\n/)[0]!;
+    out.push({ path, access: 'modify', ...(capturesOutput(segment, rest, path) ? { capture: true as const } : {}) });
   }
   for (const words of segments) {
     const verb = words[0];
@@ -264,6 +272,23 @@ export function shellTouches(command: string): FileTouch[] {
     }
   }
   return out;
+}
+
+/** A program that writes what it is given: its redirection authors the file (`echo`, `printf`, `cat <<EOF`). */
+const AUTHORING = /^(?:sudo\s+)?(?:echo|printf|cat|tee|envsubst)\b/;
+/** A name that says the file holds a run's output: `test_output.txt`, `build.log`, `git_status.txt`. */
+const OUTPUT_NAME = /(?:^|[\\/_.-])(?:logs?|output|out|stdout|stderr|status|results?)[_.-]?[^\\/]*\.(?:txt|log|out)$|\.(?:log|out)$/i;
+
+/**
+ * Whether a redirection catches a program's output for the agent to read
+ * rather than writing a file the task is for: the program is no authoring
+ * command, and the file takes its errors too (`2>&1`) or its name says it is
+ * output. `bun run cli.ts git pr > pr.md` writes a deliverable;
+ * `cargo test > test_output.txt 2>&1` a log.
+ */
+function capturesOutput(segment: string, rest: string, path: string): boolean {
+  if (segment === '' || AUTHORING.test(segment) || /<</.test(segment)) return false;
+  return /(?:^|\s)2>&1\b/.test(rest) || OUTPUT_NAME.test(path);
 }
 
 /**

@@ -346,6 +346,16 @@ describe('demotion by later references', () => {
     assert.ok(deliverables.includes('/etc/big.conf: modified ×1'), JSON.stringify(deliverables));
   });
 
+  it('a file that caught a run\'s output for the agent to read is no deliverable', async () => {
+    const b = new RecordBuilder()
+      .user('Make the tests pass.')
+      .step('', [{ name: 'run_in_terminal', input: { command: 'cargo test > test_output.txt 2>&1' }, output: '' }])
+      .step('', [{ name: 'Write', input: { file_path: 'src/lib.rs', content: 'pub fn x() {}\n' }, output: 'ok' }]);
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => l.key), ['src/lib.rs']);
+    assert.match(s.current.deliverable, /^1 file\(s\) written so far; latest: src\/lib\.rs$/);
+  });
+
   it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()

@@ -265,6 +265,16 @@ describe('tools: fileTouches', () => {
       { path: '/etc/a.yml', access: 'read' },
       { path: 'b/c.txt', access: 'read' },
     ]);
+    // A run's output caught in a file for the agent to read is written but no deliverable; a program's output the task wants is one.
+    assert.deepEqual(fileTouches(inv('run_in_terminal', { command: 'cargo test > test_output.txt 2>&1 && git status > git_status.txt' }, '')), [
+      { path: 'test_output.txt', access: 'modify', capture: true },
+      { path: 'git_status.txt', access: 'modify', capture: true },
+    ]);
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'bun run src/cli.ts git pr --session 004 > process/tasks/004/pr.md && pip freeze > requirements.txt && echo done > build.log' }, '')), [
+      { path: 'process/tasks/004/pr.md', access: 'modify' },
+      { path: 'requirements.txt', access: 'modify' },
+      { path: 'build.log', access: 'modify' },
+    ]);
     for (const command of ['npm test 2>&1 | tail -20', 'grep -rn foo src/', 'python -c "print(1)" > /dev/null', 'ls -la /tmp', 'echo $HOME > $OUT']) {
       assert.deepEqual(fileTouches(inv('Bash', { command }, '')), [], command);
     }
