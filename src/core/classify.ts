@@ -407,6 +407,60 @@ function withoutDiffs(text: string): string {
   return out.join('\n');
 }
 
+/** A fence line: its backticks and the info string after them (`markdown`, `bash`, or none). */
+const FENCE_LINE = /^\s{0,3}(`{3,})\s*([\w+#.-]*)\s*$/;
+
+/**
+ * Text without the markdown documents quoted in it whole (a rule file, a
+ * README an agent wrote or shows in a ```markdown block): their headings and
+ * bullets are the document's, not the agent's statements. Such a document
+ * often holds fences of its own, which a plain pairing of fences turns inside
+ * out, so its end is found by nesting: inside it, a fence with an info string
+ * opens a nested block, a bare fence right under a heading or a line ending
+ * with a colon opens one too, and any other bare fence closes the innermost
+ * block. A document that never closes that way ends at the last fence that
+ * brought it back to its own level. `placeholder` stands where one was.
+ */
+export function withoutMarkdownDocuments(text: string, placeholder = CODE_BREAK): string {
+  if (!/^\s{0,3}```+\s*(?:markdown|md|mdc)\s*$/im.test(text)) return text;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE_LINE.exec(lines[i]!);
+    if (!open || !/^(?:markdown|md|mdc)$/i.test(open[2]!)) {
+      out.push(lines[i]!);
+      continue;
+    }
+    let depth = 0;
+    let end: number | undefined;
+    let lastLevel: number | undefined;
+    let previous = '';
+    for (let j = i + 1; j < lines.length; j++) {
+      const line = lines[j]!;
+      const fence = FENCE_LINE.exec(line);
+      if (fence) {
+        if (fence[2] !== '' || (depth === 0 && (/^\s{0,3}#{1,6}\s/.test(previous) || /:\s*$/.test(previous)))) depth++;
+        else if (depth === 0) {
+          end = j;
+          break;
+        } else if (--depth === 0) lastLevel = j;
+      }
+      if (line.trim() !== '') previous = line;
+    }
+    end ??= lastLevel;
+    if (end === undefined) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const body = lines.slice(i + 1, end);
+    // A short one (a line or three) is left to the plain pairing, which reads it with its sentence.
+    if (body.filter((l) => l.trim()).length <= 3 && body.join('\n').length <= 240) out.push(...lines.slice(i, end + 1));
+    else out.push(placeholder);
+    i = end;
+  }
+  return out.join('\n');
+}
+
 /** A line that introduces what follows: a markdown heading, or a short line ending with a colon. */
 function leadIn(line: string): string | undefined {
   const t = line.trim();
@@ -427,7 +481,7 @@ function leadIn(line: string): string | undefined {
  */
 export function sentencesOf(text: string): Sentence[] {
   const body = withoutDiffs(
-    text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
+    withoutMarkdownDocuments(text).replace(/```[^\n]*\n([\s\S]*?)```/g, (_, code: string) =>
       // A short code block (a chain, a value) reads as part of the sentence; longer ones are code.
       code.length <= 240 && code.split('\n').filter((l) => l.trim()).length <= 3 ? ` \`${code.trim().replace(/\s+/g, ' ')}\` ` : `\n${CODE_BREAK}\n`,
     ),

@@ -15,7 +15,7 @@
  * wrapper is a row, not a branch. Pure and linear in the text.
  */
 
-import { looksLikeCode, looksLikeLog } from './classify';
+import { looksLikeCode, looksLikeLog, withoutMarkdownDocuments } from './classify';
 import { clipChars } from './digest';
 import { errorLine, errorWeight } from './terminalOutput';
 
@@ -276,6 +276,8 @@ export function withoutInjectedBlocks(text: string): string {
   let out = mayReportCursorTool(text) ? text.replace(CURSOR_TOOL_ERROR, '') : text;
   for (const opening of INJECTED_ASSISTANT_BLOCKS) {
     for (let m = opening.exec(out); m; m = opening.exec(out)) {
+      // The block ends at the next rule (`---`) outside the document it quotes: a rule file's front matter is no end.
+      out = `${out.slice(0, m.index)}${withoutMarkdownDocuments(out.slice(m.index), '')}`;
       const end = out.indexOf('\n---\n', m.index);
       out = `${out.slice(0, m.index)}${end < 0 ? '' : out.slice(end + 1)}`;
     }

@@ -309,6 +309,36 @@ describe('sentence classes', () => {
     );
   });
 
+  it('a markdown document quoted whole is no statement of the agent, even with fences of its own inside', () => {
+    const text = [
+      "Let's update the derived rules with our changes:",
+      '',
+      '```markdown',
+      '## CODING STANDARDS',
+      '- Use console.log for debugging and remove it before committing.',
+      '',
+      '### command-organization.mdc',
+      '```',
+      '# Command Organization Rules',
+      '- Main command files should be named `index.ts` in their directories',
+      '```',
+      '',
+      '### user-preferences.mdc',
+      '```markdown',
+      '# User Preferences',
+      '- Prefer direct action over explanation.',
+      '```',
+      '',
+      'All tests pass and the rules file now lists the new version.',
+    ].join('\n');
+    const texts = sentencesOf(text).map((s) => s.text);
+    assert.ok(!texts.some((t) => /console\.log|Main command files|Prefer direct action|User Preferences/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.includes('All tests pass and the rules file now lists the new version.'), JSON.stringify(texts));
+    // A plain document closes at its own fence; what follows is prose again.
+    const plain = sentencesOf('```markdown\n# Title\nThe doc says this.\nAnd that.\nAnd more.\n```\nThe README is written.').map((s) => s.text);
+    assert.deepEqual(plain, ['The README is written.']);
+  });
+
   it('a short code block (up to three lines) is read under its lead-in; a longer one is code', () => {
     const short = "Now, if you run it, you will see a clear error:\n```\nInvalid status: 'true'.\nValid options are: TODO, DONE\nExample: minsky tasks status set #001 DONE\n```\nand not a stack trace.";
     assert.ok(sentencesOf(short).some((s) => /Valid options are: TODO, DONE/.test(s.text) && s.lead === 'Now, if you run it, you will see a clear error:'), JSON.stringify(sentencesOf(short)));
@@ -480,6 +510,9 @@ describe('harness text is not the user', () => {
     const text = "I'll start by fetching the rules.\n\n---\n\n### Rule: creating-tasks\n\n**Use this when creating a new task**\n\n```markdown\n- [ ] The task is added to process/tasks.md\n```\n\n---\n\nThe spec lives in `process/tasks/027.md`.";
     assert.equal(withoutInjectedBlocks(text), "I'll start by fetching the rules.\n\n---\n\n---\n\nThe spec lives in `process/tasks/027.md`.");
     assert.equal(withoutInjectedBlocks('No rules here.\n### Rules of thumb\nKeep it.'), 'No rules here.\n### Rules of thumb\nKeep it.');
+    // A rule file's own front matter (`---`) inside the quoted document does not end the block.
+    const fronted = "Updating the rules.\n\n---\n\n### Rule: derived\n\n```markdown\n## RULES\n### tasks.mdc\n```\n---\ndescription: x\n---\n# Task Process\n3. **Implementation:** Implement the task.\n```\n```\n\n---\n\nThe rules are saved.";
+    assert.equal(withoutInjectedBlocks(fronted), 'Updating the rules.\n\n---\n\n---\n\nThe rules are saved.');
   });
 
   it('task templates: the issue is the request, the instructions and demonstrations are not', () => {
