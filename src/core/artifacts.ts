@@ -5,7 +5,7 @@
  */
 import type { Redactor } from './redact';
 import type { AppendEvent } from './parts';
-import { callFailed } from './toolResults';
+import { callFailed, quotedSnippet } from './toolResults';
 import { classifyTool, fileTouches, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
@@ -159,8 +159,8 @@ export class ArtifactIndex {
 
   /**
    * A call's result came: when an edit or a write failed (an error, an edit
-   * the tool says it did not apply) the files it counted as modified or
-   * created were not, and a file no other call touched leaves the index.
+   * the tool says it did not apply), or the call was a snippet that never ran,
+   * the files it counted as modified or created were not, and a file no other call touched leaves the index.
    * Returns the paths whose entry changed.
    */
   settle(result: ToolInvocation): string[] {
@@ -169,8 +169,10 @@ export class ArtifactIndex {
     this.unsettled.delete(result.callId);
     // A shell command that failed may have written its files before it did (`cat > a.sh <<EOF … EOF && ./a.sh`); a
     // write waiting for the user's permission is written once they grant it (Claude Code's next call finds the file).
+    // A snippet an export turned into a call never ran: it wrote nothing.
     const family = classifyTool(result.name, result.input).family;
-    if ((family !== 'edit' && family !== 'write') || !callFailed(result) || PERMISSION_PENDING.test(result.output ?? '')) return [];
+    const undone = quotedSnippet(result) || ((family === 'edit' || family === 'write') && callFailed(result) && !PERMISSION_PENDING.test(result.output ?? ''));
+    if (!undone) return [];
     for (const touch of touches) {
       const entry = this.byPath.get(touch.path);
       if (!entry) continue;

@@ -14,7 +14,7 @@ import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBloc
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -273,7 +273,8 @@ export class Fold {
         this.reasoning(part.text, part.record, candidates, () => order++);
         continue;
       }
-      if (part.kind === 'tool' && part.tool) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
+      // A snippet an export turned into a call never ran: nothing it would have done is said.
+      if (part.kind === 'tool' && part.tool && !quotedSnippet(part.tool)) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
     }
     const offer = offerOf(unit);
     if (offer) this.b.offer = offer;

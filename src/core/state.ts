@@ -27,7 +27,7 @@ import { FactVersions } from './factVersions';
 import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
-import { callFailed } from './toolResults';
+import { callFailed, quotedSnippet } from './toolResults';
 import type { Part, RawRecord, Unit } from './types';
 
 /** Types the context block shows (requests and completed work live in the Task Context). */
@@ -319,7 +319,8 @@ export class ProtectedState {
     const tool = part.tool!;
     if (tool.output === undefined) return;
     const code = exitCode(tool);
-    const failed = callFailed(tool);
+    // A snippet an export turned into a call never ran: it had no effect.
+    const failed = callFailed(tool) || quotedSnippet(tool);
     if (!failed && classifyTool(tool.name, tool.input).family === 'todo') this.observePlan(tool.input, tool.resultRecord ?? tool.callRecord);
     if (!failed) {
       for (const touch of fileTouches(tool)) {

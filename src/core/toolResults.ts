@@ -69,6 +69,34 @@ export function callFailed(tool: ToolInvocation): boolean {
   return (code !== undefined && code !== 0) || (tool.output !== undefined && changeNotApplied(tool.output) !== undefined);
 }
 
+/** A placeholder a command in documentation holds where a real one names a value: `<task-id>`, `<repo_url>`. */
+const PLACEHOLDER_WORD = /<[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+>/i;
+
+/**
+ * Whether a shell call is a snippet quoted from text rather than a command
+ * that ran: an export that turns the code blocks of a message into calls
+ * (SpecStory's Cursor logs) leaves them with an empty result, no exit code,
+ * and the marks of documentation — a first line that is a patch line
+ * (`+  minsky session start`), a placeholder (`<task-id>`) outside a
+ * here-document, or a comment over more comments or indented lines (a
+ * block copied out of a list). Nothing it would have
+ * written, run or failed happened as far as the record shows.
+ */
+export function quotedSnippet(tool: ToolInvocation): boolean {
+  if (tool.isError || tool.output === undefined || tool.output.trim() !== '' || exitCode(tool) !== undefined) return false;
+  const cmd = shellCommand(tool);
+  if (cmd === undefined) return false;
+  const script = cmd.replace(/<<-?\s*['"]?(\w+)['"]?[^\n]*\n[\s\S]*?^\s*\1\s*$/gm, '');
+  const lines = script.split('\n').filter((l) => l.trim() !== '');
+  const first = lines[0] ?? '';
+  if (/^[+-](?:\s|#|$)/.test(first) || PLACEHOLDER_WORD.test(script)) return true;
+  // A comment heading a script is common in a real one (`# 1. Point git at the key` over `git config …`); a
+  // documentation block also has more comments, or the indentation of the list it stood in.
+  if (!/^\s*#(?!!)/.test(first)) return false;
+  const comments = lines.filter((l) => /^\s*#(?!!)/.test(l)).length;
+  return comments >= 2 || lines.slice(1).some((l) => /^\s{2,}\S/.test(l) && !/^\s*#/.test(l));
+}
+
 /** Whether an output with no exit code reports a failure in its last lines, or a change not applied at its start. */
 function outputReportsError(output: string): boolean {
   const lines = outputLines(output);

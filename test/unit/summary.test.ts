@@ -356,6 +356,23 @@ describe('demotion by later references', () => {
     assert.match(s.current.deliverable, /^1 file\(s\) written so far; latest: src\/lib\.rs$/);
   });
 
+  it('a snippet an export turned into a call (empty result, documentation marks) never ran: no deliverable, no status, no index entry', async () => {
+    const snippet = (command: string) => ({ name: 'run_terminal_cmd', input: { command }, output: '' });
+    const b = new RecordBuilder()
+      .user('Continue task #001.')
+      .step('', [snippet('# Example: create a session and write its PR description\n     minsky git pr --path . > process/tasks/001/pr.md')])
+      .step('', [snippet('+      minsky session start --task <task-id>'), snippet('git push origin <branch-name>')])
+      // A real command with no output (a here-document write; a mkdir) still counts.
+      .step('', [{ name: 'Bash', input: { command: "cat > notes/plan.md << 'EOF'\n# Plan\n- <task-id> goes here\nEOF" }, output: '' }]);
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => l.key), ['notes/plan.md']);
+    assert.doesNotMatch(s.current.status, /minsky|git push/);
+    const index = new ArtifactIndex(redactor);
+    const { units } = unitsOf(b);
+    observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.flatMap((part) => (part.tool ? [{ type: 'part' as const, unitIndex, part }, { type: 'result' as const, unitIndex, before: part, after: part }] : []))));
+    assert.deepEqual(index.entries().map((e) => e.path), ['notes/plan.md']);
+  });
+
   it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()
