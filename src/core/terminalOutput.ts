@@ -92,7 +92,7 @@ export function errorWeight(raw: string): number {
   // An assertion's message says what differed: "Expected to not contain: \"Initial commit\"", "AssertionError: …".
   if (/^(?:Expected\b.*:|Received\b.*:|AssertionError\b|assert(?:ion)? failed\b)/.test(line)) w += 3;
   if (/\b\w*(?:Error|Exception)\b:|\berror TS\d+|^\s*\d+:\d+\s+error\s|\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR)\b[:\[ ]|^E\d{3,4}\b|npm ERR!|^✗|^FAIL\b/.test(line)) w += 3;
-  if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown/i.test(line)) w += 2;
+  if (/not found|denied|refus|invalid|unable|no such|not permitted|not a function|is not set|cannot|can't|missing|not allowed|rejected|forbidden|no module|does not exist|doesn't exist|timed? ?out|requires approval|not a valid|unknown|ignored by/i.test(line)) w += 2;
   if (ERROR_WORDS.test(line)) w += 1;
   return w;
 }
@@ -119,7 +119,8 @@ export function errorLine(output: string): string {
     if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
     picked.push(x);
   }
-  if (picked.length === 0) return clipChars(lines[lines.length - 1] ?? '', 140);
+  // Nothing names an error: the last line, unless it is a tool's advice ("hint: Turn this message off…").
+  if (picked.length === 0) return clipChars([...lines].reverse().find((l) => !/^(?:hint|help|note):/i.test(l)) ?? lines[lines.length - 1] ?? '', 140);
   picked.sort((a, b) => a.at - b.at);
   return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');
 }

@@ -28,11 +28,18 @@ export const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([
  * that is unusual (unsigned, amended, forced). A milestone the next step
  * builds on.
  */
+/** A command line without the bodies of its here-documents (`cat <<'EOF' … EOF`). */
+export function withoutHeredocBodies(cmd: string): string {
+  return cmd.includes('<<') ? cmd.replace(/<<-?\s*['"]?(\w+)['"]?[^\n]*\n[\s\S]*?^\s*\1\s*$/gm, '') : cmd;
+}
+
 export function commitOf(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
   if (!head) return undefined;
-  const flags = [...cmd.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|-S\b/g)].map((m) => m[0]);
+  // The flags of the command, not words of its message (a here-document or a quoted `-m` may say `--no-verify`).
+  const bare = withoutHeredocBodies(cmd).replace(/(["'])(?:\\.|(?!\1)[^\\])*\1/g, '""');
+  const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]);
   const message = clipChars(redactor.redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
 }
@@ -86,7 +93,7 @@ export function quotedSnippet(tool: ToolInvocation): boolean {
   if (tool.isError || tool.output === undefined || tool.output.trim() !== '' || exitCode(tool) !== undefined) return false;
   const cmd = shellCommand(tool);
   if (cmd === undefined) return false;
-  const script = cmd.replace(/<<-?\s*['"]?(\w+)['"]?[^\n]*\n[\s\S]*?^\s*\1\s*$/gm, '');
+  const script = withoutHeredocBodies(cmd);
   const lines = script.split('\n').filter((l) => l.trim() !== '');
   const first = lines[0] ?? '';
   if (/^[+-](?:\s|#|$)/.test(first) || PLACEHOLDER_WORD.test(script)) return true;

@@ -287,6 +287,12 @@ describe('fact lines said once', () => {
     const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
+    // A flag the message mentions is not the command's.
+    const message = new RecordBuilder()
+      .user('Commit the hook.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"' }, output: '[main 3ed6817] Add the hook\n 1 file changed' }]);
+    const hook = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(message).units, coverageEnd: message.records.length });
+    assert.deepEqual(hook.facts.Decisions.map((d) => d.text), ['committed 3ed6817 on main: "Add the hook"']);
     // An install says what it installed: the versions a later step depends on.
     const install = new RecordBuilder()
       .user('Set up the dev environment.')
