@@ -231,9 +231,10 @@ export const NOT_A_RULE = /^no \w+(?: \w+)? (?:found|available|matches?|matching
 /**
  * A prescriptive clause inside a sentence, after a comma or "and/but/then": "implement it, ensure to lint the code",
  * "run them in order, but only one at a time", "When editing a file, make sure to indent". Not in a report of what
- * the user or something else did ("I tried it, and never got an answer").
+ * the user or something else did ("I tried it, and never got an answer"), nor an ask about the work at hand ("then
+ * ensure these changes are committed").
  */
-export const RULE_CLAUSE = /(?:[,;:—–]\s*|\s(?:and|but|then)\s+)(?:please\s+|also\s+|just\s+)?(?:make sure|be sure to|ensure(?: to| that)?|always|never|do not|don't|only (?!to\b|if\b|when\b|after\b|because\b)\w+ (?:\w+ )?(?:at a time|one|once)\b)\b/i;
+export const RULE_CLAUSE = /(?:[,;:—–]\s*|\s(?:and|but|then)\s+)(?:please\s+|also\s+|just\s+)?(?:make sure|be sure to|ensure(?: to| that)?(?! (?:that )?(?:these|this|those|the)\b)|always|never|do not|don't|only (?!to\b|if\b|when\b|after\b|because\b)\w+ (?:\w+ )?(?:at a time|one|once)\b)\b/i;
 export const REPORT = /^(?:i|we|it|this|that|there|they|he|she)\b(?! (?:want|need|would like) (?:you|it) to\b)/i;
 
 /**

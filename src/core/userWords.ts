@@ -99,11 +99,19 @@ export function onlyRules(words: string): boolean {
   return rules > 0;
 }
 
+/** A rule that leaves its verb's object to the sentence before it: "you should be", "you must", "always do". */
+const ELLIPTICAL_RULE = /^(?:\S+\s+){0,2}\S+[.!]?$/;
+
 /** The prescriptive sentences of `text` (code and log lines left out). */
 function ruleSentences(text: string, limit: number): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
-  for (const { text: sentence } of sentencesOf(text)) {
-    if (sentence.length < 6 || looksLikeCode(sentence) || looksLikeLog(sentence) || !isRuleSentence(sentence)) continue;
+  let previous = '';
+  for (const { text: said } of sentencesOf(text)) {
+    const before = previous;
+    previous = said;
+    if (said.length < 6 || looksLikeCode(said) || looksLikeLog(said) || !isRuleSentence(said)) continue;
+    // An answer to the user's own question says its rule with it ("are you in the session repo? you should be").
+    const sentence = ELLIPTICAL_RULE.test(said) && before.endsWith('?') ? `${before} ${said}` : said;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     out.push({ sentence, safety });
     if (out.length >= limit) break;

@@ -165,6 +165,9 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const state = stateOf(new RecordBuilder().user(ask).user('Now the importer, too.'));
     const rules = state.active().filter((f) => f.type === 'constraint' && f.writer === 'user').map((f) => f.value);
     assert.deepEqual(rules, ['Also, always ask before touching tests.', 'From now on, never push to main.']);
+    // A rule that answers the user's own question keeps the question: "you should be" alone says nothing.
+    const answered = stateOf(new RecordBuilder().user('are you currently in the session repo? you should be'));
+    assert.deepEqual(answered.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['are you currently in the session repo? you should be']);
     const goals = state.active().filter((f) => f.type === 'goal').map((f) => f.value);
     assert.deepEqual(goals, [ask, 'Now the importer, too.'], 'a goal is the whole ask, not its first sentence');
     const long = `Please port the exporter. ${'It has many parts that all need care. '.repeat(20)}`;
