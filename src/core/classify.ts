@@ -213,7 +213,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   }
   if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
   // An option put to the user, even with its label dropped ("Proceed with slate troubleshooting (recommended) - …"), is no choice made.
-  if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body)) return { cls: 'other', score: 0 };
+  // So is an alternative weighed beside another ("Or blocky should bind to port 53 instead of dnsmasq").
+  if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body) || /^or\s+(?!rather\b|so\b)\w/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
   const scores = new Map<SentenceClass, number>();
   for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
@@ -252,7 +253,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
 const NUMBERED_REFERENCE = /\b(?:sections?|steps?|parts?|phases?|chapters?|items?|options?|tables?|figures?|appendix)\s*\d+(?:\.\d+)*(?:\s*(?:&|and|,)\s*\d+(?:\.\d+)*)*/gi;
 
 /** The tag an agent puts on one of the options it offers. */
-const OPTION_TAG = /\((?:recommended|suggested|preferred)\)/i;
+const OPTION_TAG = /\((?:not )?(?:recommended|suggested|preferred)\)/i;
 
 /** On equal weight, the class listed first wins: a failure over a finding, a decision over a change. */
 const CUE_ORDER: readonly SentenceClass[] = ['failure', 'decision', 'finding', 'plan', 'change'];

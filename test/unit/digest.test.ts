@@ -116,6 +116,9 @@ describe('sentence classes', () => {
     assert.equal(agent('The install instructions say to use Node 18.'), 'finding');
     // An option tagged for the user to pick is no choice made; a feature said to be optional is no option.
     assert.equal(agent('Proceed with slate troubleshooting (recommended) - environment is clean enough'), 'other');
+    assert.equal(agent('Use --no-verify to bypass (not recommended)'), 'other');
+    // An alternative weighed beside another is no choice made.
+    assert.equal(agent('Or blocky should bind to port 53 instead of dnsmasq'), 'other');
     // A yes that answers the user's question with a statement states what is so; "Yes, that works." says nothing more.
     assert.equal(agent('Yes, overlays have gradations.'), 'finding');
     assert.equal(agent('Yes, that works.'), 'pleasantry');
