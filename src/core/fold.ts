@@ -34,6 +34,8 @@ const WAITING_NEXT = "wait for the user's next request";
 const SILENT_FAILURE = 'no output';
 /** How a next step the agent stated itself is marked. */
 const STATED_NEXT = ' (stated by the agent)';
+/** What Next adds when every item of the agent's todo plan is done. */
+const PLAN_DONE = 'every item of the plan (todo) is done';
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
@@ -547,13 +549,15 @@ export class Fold {
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
     else if (this.stated.sentence) next = `${this.stated.sentence}${STATED_NEXT}`;
-    else if (this.plan && this.plan.open.length === 0) next = 'every item of the plan (todo) is done';
+    // A plan whose items are all done says nothing of what comes next: the request it served does.
+    const planDone = next === '' && this.plan !== undefined && this.plan.open.length === 0;
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk, 'in progress')}`;
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
     if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask})`;
+    if (planDone) next = next === '' ? PLAN_DONE : `${next}; ${PLAN_DONE}`;
     if (status === '' && answered) status = `request #${ask} answered`;
     this.b.current = {
       goal: plain(this.goal),

@@ -1075,6 +1075,12 @@ describe('the Task Context as a digest', () => {
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
     const todo = new RecordBuilder().user('Port the exporter.').step('**Done** with the first part.', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add the JSON writer', status: 'in_progress' }, { content: 'Update the docs', status: 'pending' }] }, output: 'ok' }]);
     assert.equal((await fold(todo)).current.next, 'Add the JSON writer (in progress, todo)');
+    // A plan whose items are all done leaves Next to the request it served, and says so.
+    const done = new RecordBuilder()
+      .user('Port the exporter.')
+      .step('', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }] }, output: 'ok' }])
+      .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: 'Everything up-to-date' }]);
+    assert.equal((await fold(done)).current.next, 'continue request #1 (the goal, in progress); every item of the plan (todo) is done');
     const unanswered = new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.');
     const s = await fold(unanswered);
     assert.equal(s.current.goal, '#2 (r2): Now also add JSON output.');
