@@ -35,6 +35,16 @@ function tokens(text: string): Set<string> {
   return new Set(text.replace(SOURCES_SUFFIX, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
 }
 
+/** A word that turns a statement into its opposite: a line that gains or loses one says something else. */
+const DENIAL = /\b(?:not|no|never|none|cannot|\w+n't)\b/i;
+
+/** Whether `now` says nothing `sent` does not: every word of it is in the line as sent, with the same polarity. */
+function saysNoMore(now: string, sent: string): boolean {
+  if (DENIAL.test(now) !== DENIAL.test(sent)) return false;
+  const said = tokens(sent);
+  return [...tokens(now)].every((t) => said.has(t));
+}
+
 /** A line's identity and its text, as the head shows it. */
 function renderedLines(state: SummaryState): Map<string, string> {
   const out = new Map<string, string>();
@@ -116,6 +126,8 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   for (const [id, text] of now) {
     const before = sent.get(id);
     if (before !== undefined && bare(before) === bare(text)) continue;
+    // A line the cap shortened since (a deliverable's note dropped) says only what the line as sent says: not repeated.
+    if (before !== undefined && !id.startsWith('#') && saysNoMore(bare(text), bare(before))) continue;
     // The compressed form of lines the head keeps as sent says less than they do: not repeated.
     const line = next.facts.Archived.find((l) => `Archived\u0000${l.key}` === id);
     if (line && (line.members ?? [line.key]).every((m) => kept.has(m))) continue;

@@ -92,6 +92,24 @@ describe('the head written relative to the workspace', () => {
     assert.ok(renderSummary(laid2.state).startsWith(renderSummary(laid1.state).slice(0, renderSummary(laid1.state).indexOf('- [Deliverables]'))), 'the text before the rewritten line keeps its bytes');
   });
 
+  it('a live line the cap shortened since (a deliverable\'s note dropped) is not appended again; a new count is', () => {
+    const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    const noted = new SummaryBuilder(base, redactor);
+    noted.upsert('Deliverables', { key: '/r/app/CONVENTIONS.md', text: 'modified ×1 — last edit `- Follow the airbnb style` → `- Follow the airbnb style.`', sources: [9], priority: 1 });
+    const laid0 = layoutAfterFold(undefined, noted.build(12, base.folds + 1)).state;
+    const step = (from: SummaryState, text: string, end: number): ReturnType<typeof layoutAfterFold> => {
+      const b = new SummaryBuilder(from, redactor);
+      b.upsert('Deliverables', { key: '/r/app/CONVENTIONS.md', text, sources: [9], priority: 1 });
+      b.upsert('Findings', { key: `finding-${end}`, text: `Fold ${end} found the parser slow`, sources: [end - 1], priority: 3 });
+      return layoutAfterFold(from, b.build(end, from.folds + 1));
+    };
+    const shortened = step(laid0, 'modified ×1', 20);
+    assert.equal(shortened.kind, 'appended');
+    assert.ok(!shortened.state.layout!.added.some((l) => l.includes('CONVENTIONS.md')), shortened.state.layout!.added.join('\n'));
+    const counted = step(shortened.state, 'modified ×2', 30);
+    assert.ok(counted.state.layout!.added.some((l) => /CONVENTIONS\.md: modified ×2/.test(l)), counted.state.layout!.added.join('\n'));
+  });
+
   it('a line the cap compressed since is kept as sent; a line superseded renders the head in full', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Findings', { key: 'parser-slow', text: 'The parser reads `config.yml` twice on every start', sources: [3], priority: 3 });
