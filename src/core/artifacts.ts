@@ -12,6 +12,54 @@ import type { ToolInvocation, Unit } from './types';
 /** A file-like name in prose: a path with a slash, or a name with an extension (`src/a.ts`, `cell.py`). */
 const NAMED_FILE = /`([^`\s]+\.[A-Za-z][\w]{0,7}|[^`\s]*\/[^`\s]+)`|(?:^|[\s(])((?:[\w.~-]+\/)+[\w.-]+\.[A-Za-z][\w]{0,7}|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc))(?=[\s),.:;]|$)/g;
 
+/** Extensions of the files an agent edits. */
+const SOURCE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|mdc|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|lock';
+/** A file named in prose with a known extension, in backticks or bare (`src/domain/tasks.ts`, CHANGELOG.md). */
+const EDITED_FILE = new RegExp(`\`([^\`\\s]+\\.(?:${SOURCE_EXTENSIONS}))\`|(?:^|[\\s(])((?:[\\w.~-]+\\/)*[\\w.-]+\\.(?:${SOURCE_EXTENSIONS}))(?=[\\s),.:;]|$)`, 'g');
+
+/** A library's name that looks like a file (Node.js, Vue.js). */
+const FRAMEWORK_NAME = /^(?:node|vue|next|nuxt|react|express|three|chart|d3|ember|backbone|angular)\.js$/i;
+
+/**
+ * The files an export shows edited inside the agent's text: SpecStory renders
+ * a Cursor edit as a ```diff block that opens a segment of the message (right
+ * after a `---` separator), with no call of its own; the file is the one the
+ * segment before it (the edit's lead-in: "Let's add the helper to
+ * `src/domain/tasks.ts`:") named last. Diff blocks that follow it directly belong to
+ * the same edit; a diff inside the prose is a proposal, not an edit. An edit
+ * whose prose names no file is left out: a wrong file is worse than none.
+ */
+export function renderedEdits(text: string): string[] {
+  if (!text.includes('```diff')) return [];
+  const lines = text.split('\n');
+  const out: string[] = [];
+  // The prose of the segment being read, and of the one the last separator closed (the edit's own lead-in).
+  let segment = '';
+  let lead = '';
+  let previous = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '```diff') {
+      let end = i + 1;
+      while (end < lines.length && lines[end]!.trim() !== '```') end++;
+      if (previous === '---') {
+        const named = [...lead.matchAll(EDITED_FILE)].map((m) => m[1] ?? m[2]!).filter((n) => !/^https?:|[<>*{}$]/.test(n) && !FRAMEWORK_NAME.test(n));
+        if (named.length) out.push(named[named.length - 1]!);
+      }
+      previous = '```';
+      i = end;
+      continue;
+    }
+    if (line === '') continue;
+    if (line === '---') {
+      lead = segment;
+      segment = '';
+    } else segment += `${lines[i]}\n`;
+    previous = line;
+  }
+  return out;
+}
+
 /**
  * The files a tool call touched, read in its step: what the call names, or,
  * for an edit whose call names no file (a SpecStory export's rendered edit, an
@@ -214,6 +262,14 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
   for (const event of events) {
     const unit = units[event.unitIndex];
     if (!unit) continue;
+    // An edit an export rendered in the agent's text (see renderedEdits) touched its file like a call would.
+    if (event.type === 'part' && event.part.kind === 'text' && unit.kind === 'step') {
+      const part = event.part;
+      renderedEdits(part.text).forEach((path, i) => {
+        const edit: ToolInvocation = { callId: `${part.address}#edit${i}`, name: 'edit', input: undefined, output: '', isError: false, callRecord: part.record, resultRecord: part.record };
+        changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
+      });
+    }
     if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part))));
     if (event.type === 'result' && event.after.tool) {
       // A call that named no file may name it in its result ("The file src/a.ts has been updated").

@@ -32,6 +32,8 @@ const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(dele
 export class Deliverables {
   private readonly writes = new Map<string, Written>();
   private modified: string[] = [];
+  /** The files read in the fold (a bare name an edit gives is matched against them). */
+  private readonly readPaths = new Set<string>();
   /** An edit that puts back what an earlier edit of the span replaced: the earlier change was undone. */
   private readonly edits = new Map<string, { old: string; new: string; record: number }[]>();
 
@@ -71,7 +73,7 @@ export class Deliverables {
       }
       // A file that only caught a run's output for the agent to read is no deliverable (the artifact index keeps it).
       if (touch.capture) continue;
-      const key = this.deliverableKey(touch.path);
+      const key = this.keyFor(touch.path);
       const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
       if (touch.access === 'create') {
         entry.created = true;
@@ -102,6 +104,23 @@ export class Deliverables {
     }
   }
 
+  /**
+   * An edit an export rendered in the agent's text (see renderedEdits): one
+   * more write of its file. A partial name (`tasks.ts`, `session/get.ts`) is
+   * the one file written or read before whose path ends in it, when there is
+   * one (see keyFor for the other way).
+   */
+  renderedEdit(path: string, record: number): void {
+    const known = /^(?:[A-Za-z]:)?[\\/]|^~/.test(path) ? [] : [...this.writes.keys(), ...this.readPaths].filter((k) => k.replace(/\\/g, '/').endsWith(`/${path}`));
+    const key = this.keyFor(new Set(known).size === 1 ? known[0]! : path);
+    const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
+    entry.writes++;
+    entry.deleted = false;
+    entry.sources.push(record);
+    this.writes.set(key, entry);
+    this.modified.push(key);
+  }
+
   /** Files a command that worked removed: a deliverable among them is said to be gone (what it was stays). */
   removed(paths: readonly string[], record: number): void {
     for (const path of paths) {
@@ -126,11 +145,32 @@ export class Deliverables {
   }
 
   /**
+   * The key of a file written now. A file an earlier edit could only name in
+   * part (`repo-utils.ts`, `session/get.ts`: an export's rendered edit) is this
+   * one once a longer path ending in it is written, when only one such
+   * earlier name fits: its line becomes this path's, not a second line.
+   */
+  private keyFor(path: string): string {
+    const key = this.deliverableKey(path);
+    if (this.writes.has(key) || !key.includes('/')) return key;
+    const slashed = key.replace(/\\/g, '/');
+    const partial = [...this.writes.keys()].filter((k) => !/^(?:[A-Za-z]:)?[\\/]|^~/.test(k) && slashed.endsWith(`/${k.replace(/\\/g, '/')}`));
+    if (partial.length !== 1) return key;
+    const earlier = partial[0]!;
+    this.writes.set(key, this.writes.get(earlier)!);
+    this.writes.delete(earlier);
+    this.b.facts.Deliverables = this.b.facts.Deliverables.filter((l) => l.key !== earlier);
+    this.modified = this.modified.map((k) => (k === earlier ? key : k));
+    return key;
+  }
+
+  /**
    * A file read for the first time: what it says it is for (its docstring,
    * leading comment or title) is a finding about the code, so an exploration
    * leaves a map of what each file does rather than nothing.
    */
   private read(path: string, output: string, sources: number[]): void {
+    this.readPaths.add(path);
     if (this.writes.has(path)) return;
     const purpose = purposeOf(path, readContent(output), this.purposeWords);
     if (purpose === undefined) return;

@@ -27,7 +27,7 @@ import {
   type SummaryState,
 } from '../../src/core/summary';
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
-import { ArtifactIndex, observeArtifacts } from '../../src/core/artifacts';
+import { ArtifactIndex, observeArtifacts, renderedEdits } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -377,6 +377,50 @@ describe('demotion by later references', () => {
     const { units } = unitsOf(b);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.flatMap((part) => (part.tool ? [{ type: 'part' as const, unitIndex, part }, { type: 'result' as const, unitIndex, before: part, after: part }] : []))));
     assert.deepEqual(index.entries().map((e) => e.path), ['notes/plan.md']);
+  });
+
+  it('an edit an export rendered as a diff in the agent\'s text writes the file its lead-in names; a diff in prose does not', async () => {
+    const diff = '```diff\n  import { join } from \'path\';\n+ import { SessionDB } from \'./session\';\n```';
+    const text = [
+      "Let's implement the resolver in `src/domain/tasks.ts`:",
+      '',
+      '---',
+      '',
+      diff,
+      '',
+      diff,
+      '',
+      '---',
+      '',
+      'Now the tests, in `tasks.test.ts`:',
+      '',
+      '---',
+      '',
+      diff,
+      '',
+      '---',
+      '',
+      'You could also change `src/cli.ts` like this:',
+      '',
+      diff,
+      '',
+      '---',
+      '',
+      'And the path in `src/domain/tasks.test.ts` is where they live:',
+      '',
+      '---',
+      '',
+      diff,
+    ].join('\n');
+    assert.deepEqual(renderedEdits(text), ['src/domain/tasks.ts', 'tasks.test.ts', 'src/domain/tasks.test.ts']);
+    const b = new RecordBuilder().user('Add the resolver.').step(text);
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    // The bare name written first is the path a later edit gives it: one line.
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['src/domain/tasks.ts: modified ×1', 'src/domain/tasks.test.ts: modified ×2']);
+    const index = new ArtifactIndex(redactor);
+    const { units } = unitsOf(b);
+    observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/domain/tasks.test.ts: 1m', 'src/domain/tasks.ts: 1m', 'tasks.test.ts: 1m']);
   });
 
   it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
