@@ -12,7 +12,7 @@ import { evictedCount } from './summaryCap';
 export type LayoutKind = 'appended' | 'rendered';
 
 /** Lines a fold may append before the head is rendered in full again. */
-const LAYOUT_MAX_ADDED = 40;
+const LAYOUT_MAX_ADDED = 60;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.3;
 
@@ -85,9 +85,10 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
   // says what it said: the head keeps it as sent rather than rewriting every line after it. A line that left
   // for any other reason (superseded, withdrawn) is no longer true, and the head is rendered in full.
-  // A key still in a live section was moved or restated there: a new statement, not a compressed one.
-  const live = new Set<string>();
-  for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.add(l.key);
+  // A key still in a live section was moved or restated there: a new statement, not a compressed one (a failure
+  // overcome since is the one move the head appends rather than renders: see below).
+  const live = new Map<string, string>();
+  for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.set(l.key, section);
   const gists = archivedGists(next);
   const sentGists = archivedGists(previous);
   const evictedMore = evictedCount(next) > evictedCount(previous);
@@ -112,6 +113,9 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       if (id.startsWith('#')) return full();
       const section = id.slice(0, id.indexOf('\u0000'));
       const key = id.slice(id.indexOf('\u0000') + 1);
+      // A failure overcome since moved to Findings ("…; later it worked"): what was sent was true when sent, and the
+      // line in its new section is appended below it, newest last.
+      if (section === 'Ruled out' && (live.get(key) === 'Findings' || live.get(key) === 'Decisions')) continue;
       const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
       const members = group?.members ?? [key];
       const compressed =
