@@ -8,8 +8,10 @@
  * is a plain idf sum over the distinct query terms a passage contains; ties go
  * to the newer passage. Deterministic.
  */
+import { userWords, withoutInjectedBlocks } from './harness';
 import type { Redactor } from './redact';
-import type { Unit } from './types';
+import { readContent } from './toolResults';
+import type { Part, Unit } from './types';
 
 /** Longest passage quoted; longer texts are split at line boundaries. */
 const PASSAGE_CHARS = 480;
@@ -65,6 +67,26 @@ function split(raw: string): string[] {
   return out;
 }
 
+/** A coding tool's notice that a command went on in the background: where its output will be, not what it said. */
+const BACKGROUND_NOTICE = /^\s*(?:Command running in background with ID:|Background (?:task|command) started|Running in the background)/i;
+/** A terminal's colour codes, with their escape character or, as some exports keep them, without (`[90m`). */
+const COLOUR_CODE = /\u001b\[[0-9;?]*[A-Za-z]|\[(?:\d{1,3}(?:;\d{1,3})*)m/g;
+
+/**
+ * What of a part the channel may quote: the user's own words (not what an
+ * agent injected into their turn: a task notification, a reminder), the
+ * agent's text without an export's injected blocks, a tool's output as a
+ * reader sees it — its head and tail, colour codes, the harness's reminders
+ * and a read's line numbers gone — and nothing of a background task's notice.
+ */
+function passageText(part: Part): string | undefined {
+  if (part.kind === 'text') return part.role === 'user' ? userWords(part.text) : withoutInjectedBlocks(part.text);
+  const o = part.kind === 'tool' ? part.tool?.output : undefined;
+  if (o === undefined || BACKGROUND_NOTICE.test(o)) return undefined;
+  const shown = (text: string): string => readContent(text.replace(COLOUR_CODE, ''));
+  return o.length > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS ? `${shown(o.slice(0, TOOL_HEAD_CHARS))}\n${shown(o.slice(-TOOL_TAIL_CHARS))}` : shown(o);
+}
+
 /**
  * A search looks at most this many passages of one term, the newest: a term
  * that common has an idf near its floor and its oldest passages are the least
@@ -96,13 +118,8 @@ export class RetrievalIndex {
   extend(units: readonly Unit[], upTo: number): void {
     for (let i = this.indexedUnits; i < upTo; i++) {
       for (const part of units[i]!.parts) {
-        const texts: string[] = [];
-        if (part.kind === 'text') texts.push(part.text);
-        else if (part.kind === 'tool' && part.tool?.output !== undefined) {
-          const o = part.tool.output;
-          texts.push(o.length > TOOL_HEAD_CHARS + TOOL_TAIL_CHARS ? `${o.slice(0, TOOL_HEAD_CHARS)}\n${o.slice(-TOOL_TAIL_CHARS)}` : o);
-        }
-        for (const text of texts) {
+        const text = passageText(part);
+        if (text !== undefined) {
           for (const chunk of split(text)) {
             const t = terms(chunk);
             if (t.size === 0) continue;

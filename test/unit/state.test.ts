@@ -373,6 +373,30 @@ describe('original-text retrieval', () => {
     assert.deepEqual(index.search('https', 1000), [], '"https" matches any URL: it says nothing');
   });
 
+  it('what an agent injected and how a terminal drew it are not quoted: a task notification, a background notice, colour codes, line numbers', async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    const records = [
+      { role: 'user' as const, content: 'Why does blocky drop the queries? <task-notification>\n<task-id>bb91e5d</task-id>\n<status>failed</status>\n<summary>Background command "dig blocky queries" failed</summary>\n</task-notification>' },
+      { role: 'assistant' as const, content: '', toolName: 'Bash', toolCallId: 'c1', toolInput: { command: 'dig blocky' } },
+      { role: 'tool' as const, content: '', toolName: 'Bash', toolCallId: 'c1', toolOutput: 'Command running in background with ID: bb91e5d. Output is being written to /tmp/claude/tasks/bb91e5d.output (blocky queries)' },
+      { role: 'assistant' as const, content: '', toolName: 'Read', toolCallId: 'c2', toolInput: { file_path: 'blocky.yml' } },
+      { role: 'tool' as const, content: '', toolName: 'Read', toolCallId: 'c2', toolOutput: '     1→upstreams:\n     2→  blocky queries go to cloudflared on port 5053\n     3→log: csv' },
+      { role: 'assistant' as const, content: '', toolName: 'Bash', toolCallId: 'c3', toolInput: { command: 'blocky status' } },
+      { role: 'tool' as const, content: '', toolName: 'Bash', toolCallId: 'c3', toolOutput: '\u001b[32mblocky\u001b[0m queries [90mdropped[39m at the firewall' },
+      { role: 'user' as const, content: 'unrelated note one' },
+      { role: 'user' as const, content: 'unrelated note two' },
+    ];
+    records.forEach((rec, i) => r.append({ index: i, ...rec }));
+    const index = new RetrievalIndex(redactor);
+    index.extend(r.units, r.units.length);
+    const texts = index.search('blocky queries', 10_000, undefined, true).map((h) => h.text);
+    assert.ok(texts.includes('Why does blocky drop the queries?'), JSON.stringify(texts));
+    assert.ok(texts.includes('upstreams:\n  blocky queries go to cloudflared on port 5053\nlog: csv'), JSON.stringify(texts));
+    assert.ok(texts.includes('blocky queries dropped at the firewall'), JSON.stringify(texts));
+    assert.ok(!texts.some((t) => /task-notification|task-id|background|→|\[90m|\u001b/.test(t)), JSON.stringify(texts));
+  });
+
   it('the block quotes no header line or two-word fragment; a search by name still finds one', async () => {
     const { RetrievalIndex } = await import('../../src/core/retrieval');
     const r = new SessionRecord();
