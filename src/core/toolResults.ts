@@ -40,7 +40,10 @@ export function commitOf(cmd: string, output: string, redactor: Redactor): strin
   // The flags of the command, not words of its message (a here-document or a quoted `-m` may say `--no-verify`).
   const bare = withoutHeredocBodies(cmd).replace(/(["'])(?:\\.|(?!\1)[^\\])*\1/g, '""');
   const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]);
-  const message = clipChars(redactor.redact(head[3]!.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
+  // An export that numbered the message's lines and joined them ("[dev d38df25]    1 docs: expand…    2    3 Add…"):
+  // its first line is the subject.
+  const subject = /^\s{2,}1\s/.test(head[3]!) ? head[3]!.replace(/^\s+1\s+/, '').split(/\s{2,}\d+(?:\s|$)/)[0]! : head[3]!;
+  const message = clipChars(redactor.redact(subject.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
 }
 

@@ -293,6 +293,12 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"' }, output: '[main 3ed6817] Add the hook\n 1 file changed' }]);
     const hook = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(message).units, coverageEnd: message.records.length });
     assert.deepEqual(hook.facts.Decisions.map((d) => d.text), ['committed 3ed6817 on main: "Add the hook"']);
+    // An export that numbered the message's lines and joined them: the subject is the first.
+    const numbered = new RecordBuilder()
+      .user('Commit the docs.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -F msg.txt' }, output: '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog' }]);
+    const docs = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(numbered).units, coverageEnd: numbered.records.length });
+    assert.deepEqual(docs.facts.Decisions.map((d) => d.text), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
     // An install says what it installed: the versions a later step depends on.
     const install = new RecordBuilder()
       .user('Set up the dev environment.')
