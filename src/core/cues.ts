@@ -244,6 +244,21 @@ export const REPORT = /^(?:i|we|it|this|that|there|they|he|she)\b(?! (?:want|nee
 export const RULE_CORRECTION =
   /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)(?: still| again| now| actually)? (?!(?:right|correct|welcome|absolutely|so|quite|totally|exactly|spot|going to|about to|an?|the|my|our|doing (?:great|good|well|fine)|getting (?:there|close)|almost)\b)(?:\w+ing|in|not|on|inside|outside)\b|you(?:'ve| have) been \w+ing\b|you keep \w+ing\b|you should(?:n't| not)? (?:be|have been|stay|work|edit|use|run|keep)\b)/i;
 
+/**
+ * The user saying that what the agent just reported did not happen: it still fails, it does not open, they
+ * still see the error, the agent missed a part ("i still don't see the parentheses", "it's not opening a new
+ * tab", "still get list index out of range error", "you missed this part").
+ */
+export const USER_REFUTES =
+  /\bstill\b.*(?:\bnot\b|n't\b|\b(?:error|errors|blocked|broken|fail\w*|same|issue|problem|wrong|empty|missing)\b)|\b(?:is|are|was|were)(?:n't| not) (?:\w+ing|opened|shown|fixed|working|there|visible)\b|\b(?:does|do|did)(?:n'?t| not) (?:work|change|fix|help|open|show|appear|run|load|save)\b|\byou (?:missed|forgot|broke)\b|\bthe opposite of\b|\bnothing (?:changed|happens?|happened)\b|\b(?:same|new) (?:error|exception)\b/i;
+
+/**
+ * What an agent says to report its change took effect: "This will now only open the new tab…", "✅ Fixed…",
+ * "The session error should be resolved", "now works".
+ */
+export const SUCCESS_CLAIM =
+  /\b(?:will now|should now|now (?:works?|opens?|shows?|displays?|handles?|only|uses?|correctly|properly)|should (?:work|fix|resolve|be (?:fixed|resolved|working|gone))|(?:is|are|has been|have been) (?:now )?(?:fixed|resolved|working|gone)|successfully|works? (?:now|correctly|fine|as expected)|(?:this|these) (?:changes?|modifications?|fix(?:es)?) (?:will|should|ensures?|makes?)|you should (?:now )?see)\b|✅/i;
+
 // -------------------------------------------------------------- agent cues
 
 /** A choice said in so many words: the one list the sentence classes and the protected decisions (state.ts) share. */

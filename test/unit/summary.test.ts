@@ -803,6 +803,22 @@ describe('the Task Context as a digest', () => {
     assert.ok(lines.some((t) => /`lan_drop_leaked_dns` drops every DNS query/.test(t)), JSON.stringify(lines));
   });
 
+  it('the user saying the reported change did not take moves what the report changed and claimed to Ruled out', async () => {
+    const b = new RecordBuilder()
+      .user('Open the viewer in a new tab only after the conversion is complete.')
+      .step('The key changes are: add `window.open()` to the `onComplete` handler in `spinner.js` to ensure the tab opens at the end. This will now only open the new tab after the conversion is complete. The conversion runs in a worker.')
+      .user('the new tab is still not opening after conversion is complete');
+    const s = await fold(b);
+    const ruled = s.facts['Ruled out'].map((l) => l.text);
+    assert.ok(ruled.some((t) => /^The key changes are: add `window\.open\(\)`.* — not so, the user \(r2\): "the new tab is still not opening after conversion is complete"$/.test(t)), JSON.stringify(ruled));
+    assert.ok(!s.facts.Findings.some((l) => /will now only open/.test(l.text)), 'its claim that it works is no finding');
+    assert.ok(!s.facts.Decisions.some((l) => /window\.open/.test(l.text)), 'no longer a decision');
+    // A new ask, or a report that it works, disputes nothing.
+    const asked = await fold(new RecordBuilder().user('Open the viewer in a new tab.').step('The key changes are: add `window.open()` to the `onComplete` handler to ensure the tab opens at the end.').user('great, now add a spinner too'));
+    assert.ok(asked.facts.Decisions.some((l) => /window\.open/.test(l.text)));
+    assert.equal(asked.facts['Ruled out'].length, 0);
+  });
+
   it('a short reply is recorded with what it chose, as the user\'s decision', async () => {
     const b = new RecordBuilder()
       .user('the shell keeps failing with fork errors')
