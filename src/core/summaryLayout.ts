@@ -85,8 +85,8 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
   // What the cap compressed since (a line demoted to a gist, gists grouped, gists counted in the pointer) still
   // says what it said: the head keeps it as sent rather than rewriting every line after it. A line that left
   // for any other reason (superseded, withdrawn) is no longer true, and the head is rendered in full.
-  // A key still in a live section was moved or restated there: a new statement, not a compressed one (a failure
-  // overcome since is the one move the head appends rather than renders: see below).
+  // A key still in a live section was moved or restated there: a new statement, not a compressed one (the head
+  // appends it in its new place rather than renders: see below).
   const live = new Map<string, string>();
   for (const section of FACT_SECTIONS) if (section !== 'Archived') for (const l of next.facts[section]) live.set(l.key, section);
   const gists = archivedGists(next);
@@ -113,9 +113,12 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       if (id.startsWith('#')) return full();
       const section = id.slice(0, id.indexOf('\u0000'));
       const key = id.slice(id.indexOf('\u0000') + 1);
-      // A failure overcome since moved to Findings ("…; later it worked"): what was sent was true when sent, and the
-      // line in its new section is appended below it, newest last.
-      if (section === 'Ruled out' && (live.get(key) === 'Findings' || live.get(key) === 'Decisions')) continue;
+      // A line moved to another section since (a failure overcome, now in Findings with "later it worked"; a change
+      // the user said did not take, now in Ruled out) or a deliverable first named in part and now by its path: what
+      // was sent was so when sent, and the line in its new place is appended below it, newest last.
+      const moved = live.has(key) && live.get(key) !== section;
+      const renamed = section === 'Deliverables' && next.facts.Deliverables.some((l) => l.key.replace(/\\/g, '/').endsWith(`/${key}`));
+      if (moved || renamed) continue;
       const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
       const members = group?.members ?? [key];
       const compressed =

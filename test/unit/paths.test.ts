@@ -133,6 +133,14 @@ describe('the head written relative to the workspace', () => {
     const laid2 = layoutAfterFold(laid1.state, withdrawn.build(12, 3));
     assert.equal(laid2.kind, 'rendered');
     assert.ok(!renderSummary(laid2.state).includes('Cache the parsed'));
+    // A decision moved to Ruled out (the user said it did not take) was so when sent: kept, its new line appended.
+    const disputed = new SummaryBuilder(laid1.state, redactor);
+    const at = disputed.facts.Decisions.findIndex((l) => l.key === 'use-cache');
+    const [line] = disputed.facts.Decisions.splice(at, 1);
+    disputed.upsert('Ruled out', { ...line!, text: `${line!.text} — not so, the user (r11): "still slow"` });
+    const laid3 = layoutAfterFold(laid1.state, disputed.build(12, 3));
+    assert.equal(laid3.kind, 'appended');
+    assert.match(renderSummary(laid3.state), /- \[Ruled out\] use-cache: Cache the parsed `config\.yml` in memory — not so, the user \(r11\): "still slow"/);
   });
 
   it('a head that said nothing yet, or less than a cache block, is rendered in full rather than appended to', () => {
