@@ -432,7 +432,7 @@ describe('sentence classes', () => {
       assert.ok(isRuleSentence(rule), rule);
       assert.equal(user(rule), 'rule', rule);
     }
-    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.', 'lets test it and then ensure these changes are committed as well', "you're right, thanks", 'You are an expert Python developer.', "you're going to need the key", 'Remind me what the main loop does?']) assert.ok(!isRuleSentence(notRule), notRule);
+    for (const notRule of ["I still don't see the parentheses", 'No tasks found.', 'should I use tabs?', 'it always fails on startup', 'I ran it again, and never got an answer.', 'We tried it, but only once.', 'Fix the parser, only to find it was the lexer.', 'lets test it and then ensure these changes are committed as well', 'you only made changes to the comments in @cell.py', 'you never changed the function itself', "you're right, thanks", 'You are an expert Python developer.', "you're going to need the key", 'Remind me what the main loop does?']) assert.ok(!isRuleSentence(notRule), notRule);
     assert.equal(ruleKind('can you now run those in order, but only one at a time'), 'clause', 'a rule inside an ask');
     assert.equal(ruleKind('Never commit without signing.'), 'whole');
     assert.equal(user('fix the login bug'), 'ask');
