@@ -482,11 +482,16 @@ export class Fold {
 
   /**
    * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
-   * …"), a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
+   * …"), the files a shell command it ran removed, a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
    * model: …", the latest start wins).
    */
   private consoleEvents(output: string, sources: number[], record: number): void {
     const said = (text: string): string => clipChars(this.b.redactor.redact(text.trim()).text, 100);
+    // The shell commands it proposed and the user let it run ("rm validators/PoIValidator.ts / Run shell command?
+    // (Y)es/(N)o… [Yes]: y"): a file they removed is gone.
+    for (const m of output.matchAll(/((?:^[^\n]+\n){1,5})Run shell commands?\? \(Y\)es[^\n]*:\s*y(?:es)?\s*$/gim)) {
+      this.deliverables.removed(m[1]!.split('\n').flatMap((line) => shellRemovals(line)), record);
+    }
     for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) addStatement(this.b, 'Decisions', { text: `committed ${m[1]}: "${said(m[2]!)}"`, sources, priority: 2 }, 'exact');
     const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
     if (undo) {

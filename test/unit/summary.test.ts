@@ -681,6 +681,13 @@ describe('extractive summarizer', () => {
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), ['committed dd581c5: "refactor: yield directly"']);
     assert.ok(state.facts['Ruled out'].some((l) => l.text === 'work discarded: commit 2bae9da "refactor: collect items first" undone; now at dd581c5 "refactor: yield directly"'), JSON.stringify(state.facts['Ruled out']));
     assert.ok(state.facts.Findings.some((l) => /^aider v0\.84\.0, main model gemini\/gemini-2\.5-pro \(as of r\d+\)$/.test(l.text)), JSON.stringify(state.facts.Findings));
+    // A shell command it proposed and the user let it run removed a file written before: the file is gone.
+    const removed = new RecordBuilder()
+      .user('Replace PoIValidator with SignalScorer.')
+      .step('', [{ name: 'edit_file', input: { path: 'validators/PoIValidator.ts', search: 'a', replace: 'b' }, output: 'Applied edit to validators/PoIValidator.ts' }])
+      .step('', [{ name: 'aider', input: {}, output: 'Commit d101abd feat: add SignalScorer\nrm validators/PoIValidator.ts\nRun shell command? (Y)es/(N)o/(D)on\'t ask again [Yes]: y\nRunning rm validators/PoIValidator.ts' }]);
+    const gone = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(removed).units, coverageEnd: removed.records.length });
+    assert.ok(gone.facts.Deliverables.some((l) => l.key === 'validators/PoIValidator.ts' && /deleted/.test(l.text)), JSON.stringify(gone.facts.Deliverables));
   });
 
   it('a command with no exit code failed when its last lines say so; a query printing errors did not', async () => {
