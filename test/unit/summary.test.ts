@@ -823,6 +823,8 @@ describe('the Task Context as a digest', () => {
     // A new ask, or a report that it works, disputes nothing.
     const asked = await fold(new RecordBuilder().user('Open the viewer in a new tab.').step('The key changes are: add `window.open()` to the `onComplete` handler to ensure the tab opens at the end.').user('great, now add a spinner too'));
     assert.ok(asked.facts.Decisions.some((l) => /window\.open/.test(l.text)));
+    const typed = await fold(new RecordBuilder().user('Open the viewer in a new tab.').step('The key changes are: add `window.open()` to the `onComplete` handler to ensure the tab opens at the end.').user('i still want the old layout kept'));
+    assert.equal(typed.facts['Ruled out'].length, 0, '"still want" disputes nothing');
     assert.equal(asked.facts['Ruled out'].length, 0);
   });
 
