@@ -5,7 +5,10 @@
  * merged, and each line counts how often later units named it. The exact line
  * of a failed tool (`label failed (code): error`) is read here too.
  */
-import { handles, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { sentencesOf } from './classify';
+import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
+import { clipChars, handles, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { askText } from './harness';
 import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder } from './summary';
 import { errorSignatures } from './terminalOutput';
 import type { Unit } from './types';
@@ -224,6 +227,34 @@ export function countReferences(b: SummaryBuilder, units: readonly Unit[]): void
       let n = 0;
       for (const t of texts) if (t.first > after && named.some((h) => t.text.includes(h))) n++;
       if (n) lines[i] = { ...line, refs: (line.refs ?? 0) + n };
+    }
+  }
+}
+
+/** A user message that disputes the agent's report is a short one: a long message asks for more than that. */
+const DISPUTE_MAX_CHARS = 200;
+/** The report a user disputes ended this close before their message. */
+const DISPUTED_WITHIN_RECORDS = 3;
+
+/**
+ * The user says the change the agent just reported did not take ("it's not opening a new tab", "still get the
+ * error"): what that report said it changed ("The key changes are: add `newWindow.focus()`…") and its claims
+ * that it works ("This will now only open the new tab…") were not so. Each moves to Ruled out with the user's
+ * words (`words`, their message at `record`), so the next attempt knows that approach did not work.
+ */
+export function disputeClaims(b: SummaryBuilder, words: string, record: number): void {
+  const said = askText(words);
+  if (said.length > DISPUTE_MAX_CHARS || !USER_REFUTES.test(sentencesOf(said)[0]?.text ?? said)) return;
+  const reply = clipChars(b.redactor.redact(said.replace(/\s+/g, ' ').trim()).text, 120);
+  for (const section of ['Decisions', 'Findings'] as const) {
+    const lines = b.facts[section];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const latest = Math.max(...line.sources);
+      // What the report said it changed (Decisions) or that it now works (a claim among Findings).
+      if (line.origin === 'exact' || latest >= record || latest < record - DISPUTED_WITHIN_RECORDS || (section === 'Findings' && !SUCCESS_CLAIM.test(line.text))) continue;
+      lines.splice(i--, 1);
+      b.upsert('Ruled out', { ...line, text: `${line.text.replace(/[.…]$/, '')} — not so, the user (r${record}): "${reply}"`, sources: mergeSources(line.sources, [record]), priority: 2 });
     }
   }
 }

@@ -9,9 +9,8 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThough
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
-import { askText, cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
-import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
+import { addStatement, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
@@ -125,11 +124,6 @@ interface Candidate {
 const SECTION_OF: Partial<Record<SentenceClass, FactSection>> = { finding: 'Findings', decision: 'Decisions', failure: 'Ruled out', change: 'Decisions' };
 const PRIORITY_OF: Record<FactSection, 0 | 1 | 2 | 3> = { Deliverables: 1, Decisions: 2, Constraints: 2, 'Ruled out': 2, Findings: 3, Archived: 3 };
 
-/** A user message that disputes the agent's report is a short one: a long message asks for more than that. */
-const DISPUTE_MAX_CHARS = 200;
-/** The report a user disputes ended this close before their message. */
-const DISPUTED_WITHIN_RECORDS = 3;
-
 /** The sentence after a decision that gives its reason ("This avoids…", "Because…"). */
 const REASON = /^(?:this|that|it|because|since|so that|so |which|the reason|otherwise)\b.*\b(?:because|so that|avoid\w*|prevent\w*|ensur\w*|keep\w*|mean\w*|since|otherwise|simpler|safer|faster|cleaner|works?|breaks?|fails?|requir\w*|needs?|saves?|removes?|reduces?|fix\w*)\b/i;
 
@@ -190,36 +184,13 @@ export class Fold {
         // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
         this.stated.sentence = undefined;
       }
-      this.disputeClaims(split.words, part.record);
+      disputeClaims(this.b, split.words, part.record);
       this.question = undefined;
       // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
       if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
-      }
-    }
-  }
-
-  /**
-   * The user says the change the agent just reported did not take ("it's not opening a new tab", "still get the
-   * error"): what that report said it changed ("The key changes are: add `newWindow.focus()`…") and its claims
-   * that it works ("This will now only open the new tab…") were not so. Each moves to Ruled out with the user's
-   * words, so the next attempt knows that approach did not work.
-   */
-  private disputeClaims(words: string, record: number): void {
-    const said = askText(words);
-    if (said.length > DISPUTE_MAX_CHARS || !USER_REFUTES.test(sentencesOf(said)[0]?.text ?? said)) return;
-    const reply = clipChars(this.b.redactor.redact(said.replace(/\s+/g, ' ').trim()).text, 120);
-    for (const section of ['Decisions', 'Findings'] as const) {
-      const lines = this.b.facts[section];
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!;
-        const latest = Math.max(...line.sources);
-        // What the report said it changed (Decisions) or that it now works (a claim among Findings).
-        if (line.origin === 'exact' || latest >= record || latest < record - DISPUTED_WITHIN_RECORDS || (section === 'Findings' && !SUCCESS_CLAIM.test(line.text))) continue;
-        lines.splice(i--, 1);
-        this.b.upsert('Ruled out', { ...line, text: `${line.text.replace(/[.…]$/, '')} — not so, the user (r${record}): "${reply}"`, sources: mergeSources(line.sources, [record]), priority: 2 });
       }
     }
   }
