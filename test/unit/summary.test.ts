@@ -287,24 +287,17 @@ describe('fact lines said once', () => {
     const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
+    // One Bash call's Decisions line.
+    const decided = async (command: string, output: string): Promise<string[]> => {
+      const one = new RecordBuilder().user('Go on.').step('', [{ name: 'Bash', input: { command }, output }]);
+      return (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(one).units, coverageEnd: one.records.length })).facts.Decisions.map((d) => d.text);
+    };
     // A flag the message mentions is not the command's.
-    const message = new RecordBuilder()
-      .user('Commit the hook.')
-      .step('', [{ name: 'Bash', input: { command: 'git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"' }, output: '[main 3ed6817] Add the hook\n 1 file changed' }]);
-    const hook = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(message).units, coverageEnd: message.records.length });
-    assert.deepEqual(hook.facts.Decisions.map((d) => d.text), ['committed 3ed6817 on main: "Add the hook"']);
+    assert.deepEqual(await decided('git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"', '[main 3ed6817] Add the hook\n 1 file changed'), ['committed 3ed6817 on main: "Add the hook"']);
     // An export that numbered the message's lines and joined them: the subject is the first.
-    const numbered = new RecordBuilder()
-      .user('Commit the docs.')
-      .step('', [{ name: 'Bash', input: { command: 'git commit -F msg.txt' }, output: '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog' }]);
-    const docs = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(numbered).units, coverageEnd: numbered.records.length });
-    assert.deepEqual(docs.facts.Decisions.map((d) => d.text), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
+    assert.deepEqual(await decided('git commit -F msg.txt', '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog'), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
     // An install says what it installed: the versions a later step depends on.
-    const install = new RecordBuilder()
-      .user('Set up the dev environment.')
-      .step('', [{ name: 'bash', input: { command: 'pip install -e .[dev]' }, output: 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n' }]);
-    const installed = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(install).units, coverageEnd: install.records.length });
-    assert.deepEqual(installed.facts.Decisions.map((d) => d.text), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
+    assert.deepEqual(await decided('pip install -e .[dev]', 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n'), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
     // Two commits whose messages quote the same file are two commits.
     const two = new RecordBuilder()
       .user('Commit the docs.')
