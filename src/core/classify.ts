@@ -353,12 +353,17 @@ export interface Sentence {
 function introOf(sentence: string): string | undefined {
   if (!/[:：]$/.test(sentence)) return undefined;
   const body = sentence.replace(/[:：]$/, '').trim();
+  // A short noun phrase that names what the items do ("The test:", "The new helper:"): they are its predicates.
+  if (NAMING_INTRO.test(body)) return body;
   if (proseWords(body) < 4 || !/\b(?:is|are|was|were|be|that|because|since|means|seems?|appears?|might|may|could|would)\s*$|\b(?:is|are|was|were) (?:that|because)\b/i.test(body)) return undefined;
   // Declarative ("the cause is that:"), not an instruction ("Add proper switching logic that:").
   if (!/\b(?:is|are|was|were|be|seems?|appears?|means|because)\b/i.test(body)) return undefined;
   if (PROCESS_OPENING.test(body) || NARRATED_ACTION.test(body) || OFFER.test(body) || HELP_OPENING.test(body)) return undefined;
   return body;
 }
+
+/** A lead-in that names one thing and says nothing of it: "The test", "The new `pr` command", "This helper". */
+const NAMING_INTRO = /^(?:the|this|that|our|my|your|its|each|every) (?:new |updated |fixed |added |final )?(?:`[^`\n]{1,60}`|[a-z]+)(?: (?:`[^`\n]{1,60}`|[a-z]+))?$/i;
 
 /** Longest sentence considered; longer pieces are prose dumps or pasted text. */
 const SENTENCE_MAX_CHARS = 600;

@@ -342,6 +342,13 @@ describe('sentence classes', () => {
     assert.deepEqual(plain, ['The README is written.']);
   });
 
+  it('items under a short noun phrase that names their subject ("The test:") are read with it', () => {
+    const items = sentencesOf("I've added a test case for the commit filtering. The test:\n\n1. Creates a new branch `test-branch` from `main`\n2. Adds two commits to it").filter((s) => s.item);
+    assert.deepEqual(items.map((s) => s.intro), ['The test', 'The test']);
+    // An instruction is no such name: "Add proper switching logic that:" introduces nothing its items continue.
+    assert.ok(sentencesOf('Add proper switching logic that:\n- checks the flag').every((s) => s.intro === undefined));
+  });
+
   it('a short code block (up to three lines) is read under its lead-in; a longer one is code', () => {
     const short = "Now, if you run it, you will see a clear error:\n```\nInvalid status: 'true'.\nValid options are: TODO, DONE\nExample: minsky tasks status set #001 DONE\n```\nand not a stack trace.";
     assert.ok(sentencesOf(short).some((s) => /Valid options are: TODO, DONE/.test(s.text) && s.lead === 'Now, if you run it, you will see a clear error:'), JSON.stringify(sentencesOf(short)));
