@@ -14,7 +14,7 @@ export type LayoutKind = 'appended' | 'rendered';
 /** Lines a fold may append before the head is rendered in full again. */
 const LAYOUT_MAX_ADDED = 60;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
-const LAYOUT_CAP_SLACK = 0.3;
+const LAYOUT_CAP_SLACK = 0.4;
 
 /** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
 const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
