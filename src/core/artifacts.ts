@@ -9,11 +9,13 @@ import { callFailed, quotedSnippet } from './toolResults';
 import { classifyTool, fileTouches, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
+/** Extensions that make a bare name in prose a file (`cell.py`, `README.md`). */
+const FILE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc';
 /** A file-like name in prose: a path with a slash, or a name with an extension (`src/a.ts`, `cell.py`). */
-const NAMED_FILE = /`([^`\s]+\.[A-Za-z][\w]{0,7}|[^`\s]*\/[^`\s]+)`|(?:^|[\s(])((?:[\w.~-]+\/)+[\w.-]+\.[A-Za-z][\w]{0,7}|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc))(?=[\s),.:;]|$)/g;
+const NAMED_FILE = new RegExp(`\`([^\`\\s]+\\.[A-Za-z][\\w]{0,7}|[^\`\\s]*\\/[^\`\\s]+)\`|(?:^|[\\s(])((?:[\\w.~-]+\\/)+[\\w.-]+\\.[A-Za-z][\\w]{0,7}|[\\w-]+\\.(?:${FILE_EXTENSIONS}))(?=[\\s),.:;]|$)`, 'g');
 
-/** Extensions of the files an agent edits. */
-const SOURCE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|mdc|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|lock';
+/** Extensions of the files an agent edits: those of files named in prose, and lock files. */
+const SOURCE_EXTENSIONS = `${FILE_EXTENSIONS}|lock`;
 /** A file named in prose with a known extension, in backticks or bare (`src/domain/tasks.ts`, CHANGELOG.md). */
 const EDITED_FILE = new RegExp(`\`([^\`\\s]+\\.(?:${SOURCE_EXTENSIONS}))\`|(?:^|[\\s(])((?:[\\w.~-]+\\/)*[\\w.-]+\\.(?:${SOURCE_EXTENSIONS}))(?=[\\s),.:;]|$)`, 'g');
 

@@ -28,6 +28,16 @@ interface Written {
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
 const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
 
+/** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
+function rooted(path: string): boolean {
+  return /^(?:[A-Za-z]:)?[\\/]|^~/.test(path);
+}
+
+/** Whether `path` ends in `tail` at a separator (`src/domain/tasks.ts` in `tasks.ts`), either separator. */
+function endsWithPath(path: string, tail: string): boolean {
+  return path.replace(/\\/g, '/').endsWith(`/${tail.replace(/\\/g, '/')}`);
+}
+
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
 export class Deliverables {
   private readonly writes = new Map<string, Written>();
@@ -73,8 +83,7 @@ export class Deliverables {
       }
       // A file that only caught a run's output for the agent to read is no deliverable (the artifact index keeps it).
       if (touch.capture) continue;
-      const key = this.keyFor(touch.path);
-      const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
+      const entry = this.written(this.keyFor(touch.path), tool.callRecord);
       if (touch.access === 'create') {
         entry.created = true;
         // What the file is for, as its own header says it (a docstring, a leading comment, a title).
@@ -84,15 +93,11 @@ export class Deliverables {
           if (purpose !== undefined) entry.purpose = this.b.redactor.redact(purpose).text;
         }
       } else entry.writes++;
-      entry.deleted = false;
       // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
       if (body !== undefined) {
         const description = toolDescription(tool, this.b.redactor);
         entry.written = `${description ? `${description}: ` : ''}\`${this.b.redactor.redact(body).text}\``;
       }
-      entry.sources.push(tool.callRecord);
-      this.writes.set(key, entry);
-      this.modified.push(key);
     }
     const edit = family === 'edit' ? editTexts(tool) : undefined;
     if (edit) {
@@ -111,14 +116,18 @@ export class Deliverables {
    * one (see keyFor for the other way).
    */
   renderedEdit(path: string, record: number): void {
-    const known = /^(?:[A-Za-z]:)?[\\/]|^~/.test(path) ? [] : [...this.writes.keys(), ...this.readPaths].filter((k) => k.replace(/\\/g, '/').endsWith(`/${path}`));
-    const key = this.keyFor(new Set(known).size === 1 ? known[0]! : path);
+    const known = rooted(path) ? [] : [...this.writes.keys(), ...this.readPaths].filter((k) => endsWithPath(k, path));
+    this.written(this.keyFor(new Set(known).size === 1 ? known[0]! : path), record).writes++;
+  }
+
+  /** The entry of a file written now (at `record`): there again if it was deleted, the latest file written. */
+  private written(key: string, record: number): Written {
     const entry = this.writes.get(key) ?? { created: false, writes: 0, sources: [], note: '' };
-    entry.writes++;
     entry.deleted = false;
     entry.sources.push(record);
     this.writes.set(key, entry);
     this.modified.push(key);
+    return entry;
   }
 
   /** Files a command that worked removed: a deliverable among them is said to be gone (what it was stays). */
@@ -153,8 +162,7 @@ export class Deliverables {
   private keyFor(path: string): string {
     const key = this.deliverableKey(path);
     if (this.writes.has(key) || !key.includes('/')) return key;
-    const slashed = key.replace(/\\/g, '/');
-    const partial = [...this.writes.keys()].filter((k) => !/^(?:[A-Za-z]:)?[\\/]|^~/.test(k) && slashed.endsWith(`/${k.replace(/\\/g, '/')}`));
+    const partial = [...this.writes.keys()].filter((k) => !rooted(k) && endsWithPath(key, k));
     if (partial.length !== 1) return key;
     const earlier = partial[0]!;
     this.writes.set(key, this.writes.get(earlier)!);

@@ -23,16 +23,16 @@ export function firstLine(text: string, max = 200, shell = false): string {
 /** A commit line as `commitOf` writes it: hash, branch, message, flags. */
 export const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
 
-/**
- * A commit that went through: its hash and message, and how it was made when
- * that is unusual (unsigned, amended, forced). A milestone the next step
- * builds on.
- */
 /** A command line without the bodies of its here-documents (`cat <<'EOF' … EOF`). */
 export function withoutHeredocBodies(cmd: string): string {
   return cmd.includes('<<') ? cmd.replace(/<<-?\s*['"]?(\w+)['"]?[^\n]*\n[\s\S]*?^\s*\1\s*$/gm, '') : cmd;
 }
 
+/**
+ * A commit that went through: its hash and message, and how it was made when
+ * that is unusual (unsigned, amended, forced). A milestone the next step
+ * builds on.
+ */
 export function commitOf(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
   const head = /\[([\w./#-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)/.exec(output);
