@@ -276,7 +276,7 @@ export function restatedBy(texts: readonly string[]): (number | undefined)[] {
 }
 
 /** A word that turns a statement into its opposite. */
-const NEGATION = /\b(?:not|no|never|none|nothing|without|cannot|\w+n't)\b/i;
+export const NEGATION = /\b(?:not|no|never|none|nothing|without|cannot|\w+n't)\b/i;
 
 /**
  * Whether a statement can be said again by another: both say it or both deny

@@ -5,6 +5,7 @@
  * lines were appended; then the head is rendered in full.
  */
 import { CACHE_BLOCK_TOKENS } from './budget';
+import { NEGATION } from './digest';
 import { ARCHIVED_FROM, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
 import { evictedCount } from './summaryCap';
 
@@ -35,12 +36,9 @@ function tokens(text: string): Set<string> {
   return new Set(text.replace(SOURCES_SUFFIX, '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
 }
 
-/** A word that turns a statement into its opposite: a line that gains or loses one says something else. */
-const DENIAL = /\b(?:not|no|never|none|cannot|\w+n't)\b/i;
-
-/** Whether `now` says nothing `sent` does not: every word of it is in the line as sent, with the same polarity. */
+/** Whether `now` says nothing `sent` does not: every word of it is in the line as sent, with the same polarity (a line that gains or loses a negation says something else). */
 function saysNoMore(now: string, sent: string): boolean {
-  if (DENIAL.test(now) !== DENIAL.test(sent)) return false;
+  if (NEGATION.test(now) !== NEGATION.test(sent)) return false;
   const said = tokens(sent);
   return [...tokens(now)].every((t) => said.has(t));
 }
