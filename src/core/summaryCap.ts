@@ -76,6 +76,11 @@ export interface CapReport {
 }
 
 const REQUEST_CLIP_CHARS = 240;
+/**
+ * A clip that would leave out fewer characters than this keeps the ask whole: its pointer ("[…45 more chars in
+ * r18]") costs about what it saves, and the words it hides are often the point ("…like i cannot click on it").
+ */
+const REQUEST_CLIP_MIN_ELIDED = 100;
 /** Archived lines of one section grouped into one line, gists kept. */
 const GROUP_SIZE = 4;
 
@@ -203,9 +208,9 @@ export function enforceCap(
  */
 function clipRequests(requests: RequestLine[], which: readonly number[], cap: number, tokens: number, lines: SummaryLineCounter): number {
   const original = new Map(which.map((i) => [i, requests[i]!]));
-  const long = which.filter((i) => requests[i]!.text.length > REQUEST_CLIP_CHARS);
+  const long = which.filter((i) => requests[i]!.text.length >= REQUEST_CLIP_CHARS + REQUEST_CLIP_MIN_ELIDED);
   if (long.length === 0) return tokens;
-  const clipped = (r: RequestLine, at: number): RequestLine => (r.text.length <= at ? r : { ...r, text: r.text.slice(0, at), elided: r.elided + r.text.length - at });
+  const clipped = (r: RequestLine, at: number): RequestLine => (r.text.length - at < REQUEST_CLIP_MIN_ELIDED ? r : { ...r, text: r.text.slice(0, at), elided: r.elided + r.text.length - at });
   const cost = new Map<string, number>();
   const lineTokens = (i: number, at: number): number => {
     const key = `${i}:${Math.min(at, original.get(i)!.text.length)}`;

@@ -232,8 +232,29 @@ describe('demotion under the cap', () => {
     const length = clipped[0]!.text.length;
     assert.ok(length > 240, `the clip keeps more than the least (${length})`);
     assert.ok(clipped.every((r) => r.text.length === length), 'every clipped ask keeps the same length');
-    assert.ok(state.requests.slice(1, -1).every((r) => r.elided > 0 || r.text.length <= length), 'a follow-up shorter than the clip is whole');
+    // A follow-up longer than the clip by under 100 characters is kept whole (see the next case).
+    assert.ok(state.requests.slice(1, -1).every((r) => r.elided > 0 || r.text.length < length + 100), 'a follow-up shorter than the clip is whole');
     assert.ok(counter.count(renderSummary(state)) <= full - 300, 'under the cap');
+  });
+
+  it('keeps an ask whole when clipping it would leave out only a few words (the pointer costs what it saves)', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Fix the viewer.', record: 0, elided: 0 });
+    const nearly = `Look into the Governmental Funds cells: ${'the numbers there '.repeat(16)}like i cannot click on it to view concepts`;
+    const long = `Follow-up: ${'detail '.repeat(120)}end.`;
+    b.requests.push({ ordinal: 2, text: nearly, record: 2, elided: 0 });
+    b.requests.push({ ordinal: 3, text: long, record: 4, elided: 0 });
+    b.requests.push({ ordinal: 4, text: 'Thanks, now the header rows.', record: 6, elided: 0 });
+    // The cap the head meets with the long follow-up clipped 50 characters short of the other ask's length.
+    const at = nearly.length - 50;
+    const clippedHead = new SummaryBuilder(emptySummary(), redactor);
+    clippedHead.requests.push(...b.requests.map((r) => (r.ordinal === 3 ? { ...r, text: r.text.slice(0, at), elided: r.text.length - at } : r)));
+    const { state } = enforceCap(b.build(10, 1), counter, redactor, new SummaryLineCounter(counter).countSummary(clippedHead.build(10, 1)));
+    assert.ok(nearly.length > 340, `the ask is longer than the shortest clip (${nearly.length})`);
+    assert.ok(state.requests[2]!.elided > 0, 'the long follow-up is clipped');
+    assert.ok(state.requests[2]!.text.length < nearly.length, `to a length that would have cut the shorter ask too (${state.requests[2]!.text.length})`);
+    assert.equal(state.requests[1]!.text, nearly, 'the nearly-short ask keeps its last words');
+    assert.equal(state.requests[1]!.elided, 0);
   });
 });
 
