@@ -62,13 +62,21 @@ export function renderedEdits(text: string): string[] {
   return out;
 }
 
+/** How far back in its turn a pathless edit looks for the file it wrote: the steps before it. */
+export const EDIT_LOOKBACK_STEPS = 8;
+
 /**
  * The files a tool call touched, read in its step: what the call names, or,
  * for an edit whose call names no file (a SpecStory export's rendered edit, an
  * empty Copilot replace), the file the step's prose named last before it, else
- * the file the step last read or wrote.
+ * the file the step last read or wrote — and when the step holds nothing before
+ * the call (an export that gives each call a step of its own: SpecStory's
+ * Copilot reads a file, then replaces a string in it with no path), the file
+ * read or written last in the steps of its turn before it (`earlier`, oldest
+ * first). Only the call is read, never its result, so the artifact index (which
+ * sees the call before its result) and the summary name the same file.
  */
-export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocation | undefined = unit.parts[partIndex]?.tool): readonly FileTouch[] {
+export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocation | undefined = unit.parts[partIndex]?.tool, earlier: readonly Unit[] = []): readonly FileTouch[] {
   if (!tool) return [];
   const own = fileTouches(tool);
   if (own.length) return own;
@@ -81,6 +89,18 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
       if (named.length) return [{ path: named[named.length - 1]!, access: 'modify' }];
     } else if (before.tool) {
       const touched = fileTouches(before.tool);
+      if (touched.length) return [{ path: touched[0]!.path, access: 'modify' }];
+    }
+  }
+  // Only a call with no file field at all (Copilot's replace, exported with an empty input): a call whose path was
+  // rejected (aider's echo of a block that failed to match) names no file, and writes none.
+  const pathless = tool.input === undefined || tool.input === null || tool.input === '' || (typeof tool.input === 'object' && Object.keys(tool.input).length === 0);
+  if (partIndex > 0 || !pathless) return [];
+  for (const step of earlier.slice(-EDIT_LOOKBACK_STEPS).reverse()) {
+    if (step.kind !== 'step' || step.turn !== unit.turn) break;
+    for (let i = step.parts.length - 1; i >= 0; i--) {
+      const call = step.parts[i]!.tool;
+      const touched = call && !callFailed(call) ? fileTouches(call) : [];
       if (touched.length) return [{ path: touched[0]!.path, access: 'modify' }];
     }
   }
@@ -259,6 +279,13 @@ export class ArtifactIndex {
  * when the call named none, and what a failed call counted, taken back.
  * Returns the paths whose entry changed.
  */
+/** The steps of a unit's turn before it, at most EDIT_LOOKBACK_STEPS, oldest first. */
+function stepsBefore(units: readonly Unit[], at: number): Unit[] {
+  const out: Unit[] = [];
+  for (let i = at - 1; i >= 0 && out.length < EDIT_LOOKBACK_STEPS && units[i]!.kind === 'step' && units[i]!.turn === units[at]!.turn; i--) out.unshift(units[i]!);
+  return out;
+}
+
 export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], events: readonly AppendEvent[]): string[] {
   const changed: string[] = [];
   for (const event of events) {
@@ -272,10 +299,10 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
         changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
       });
     }
-    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part))));
+    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part), event.part.tool, stepsBefore(units, event.unitIndex))));
     if (event.type === 'result' && event.after.tool) {
       // A call that named no file may name it in its result ("The file src/a.ts has been updated").
-      if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool).length === 0) {
+      if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool, stepsBefore(units, event.unitIndex)).length === 0) {
         const named = fileTouches(event.after.tool);
         if (named.length) changed.push(...index.observe(event.after.tool, unit.step, named));
       }

@@ -10,7 +10,7 @@ import { addStatement } from './factLines';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
 import { fileTouches, type FileTouch, type ToolFamily } from './tools';
-import type { ToolInvocation } from './types';
+import type { ToolInvocation, Unit } from './types';
 
 /** A file written in the session, as its Deliverables line says it. */
 interface Written {
@@ -40,6 +40,8 @@ function endsWithPath(path: string, tail: string): boolean {
 
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
 export class Deliverables {
+  /** The steps of the current turn folded so far, oldest first: an edit that names no file wrote the one they read last (see touchesInStep). */
+  readonly turnSteps: Unit[] = [];
   private readonly writes = new Map<string, Written>();
   private modified: string[] = [];
   /** The files read in the fold (a bare name an edit gives is matched against them). */

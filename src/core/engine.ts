@@ -19,22 +19,12 @@
  * (projection.ts), the reductions in the store (storedReductions.ts), the
  * background floor (foldPlanner.ts) and what is not loaded (notLoaded.ts).
  */
+import { EDIT_LOOKBACK_STEPS } from './artifacts';
 import type { BackgroundRunner, BackgroundState } from './background';
 import { COMPACTION_PROTECT_RECENT_STEPS, MESSAGE_OVERHEAD_TOKENS, isNearWindow, isOverTrigger, summaryCapFor, type Budget } from './budget';
 import { FoldPlanner, type FloorSource } from './foldPlanner';
 import { DEFAULT_RETRIEVAL, Head, type ContextBlock, type RetrievalOptions } from './head';
-import {
-  AntiThrashGate,
-  CompactionLog,
-  EMERGENCY_MIN_SHARE_CHARS,
-  clippableParts,
-  clippedForm,
-  firstClipShare,
-  highestTier,
-  reduceAlongLadder,
-  type Compaction,
-  type Tier,
-} from './ladder';
+import { AntiThrashGate, CompactionLog, EMERGENCY_MIN_SHARE_CHARS, clippableParts, clippedForm, firstClipShare, highestTier, reduceAlongLadder, type Compaction, type Tier } from './ladder';
 import { NotLoadedList, type NotLoadedEntry } from './notLoaded';
 import type { AppendEvent, SessionRecord } from './parts';
 import { Projection, type ProjectedMessage } from './projection';
@@ -409,11 +399,11 @@ export class CompactionEngine {
   /** What the summarizer is asked for a fold up to `toUnit`: the span, and the view it was sent in as far as it fits. */
   private foldInput(toUnit: number): FoldInput {
     const view = this.view;
-    const input = { previous: view.summary, units: this.record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: this.cap };
+    const units = this.record.units;
+    const input = { previous: view.summary, units: units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: this.cap, before: units.slice(Math.max(0, view.coverageUnit - EDIT_LOOKBACK_STEPS), view.coverageUnit) };
     // The context goes with the question only as far as it fits beside it. The newest units are left out
     // first: a prefix of what was sent is still a cache hit, and the span is at its start.
     const room = this.budget.effective - QUESTION_MARGIN * continuationQuestionTokens(input.units.length);
-    const units = this.record.units;
     let tokens = this.predicted();
     let end = units.length;
     while (tokens > room && end > toUnit) tokens -= view.unitTokens(--end);

@@ -154,15 +154,19 @@ export class Fold {
     previous: SummaryState,
     /** How many words a created file's purpose keeps (a gist's length for this head's cap). */
     purposeWords: number,
+    /** The units just before the span: steps of the turn the span starts in. */
+    before: readonly Unit[] = [],
   ) {
     this.goal = previous.current.goal;
     this.status = previous.current.status;
     this.next = previous.current.next;
     this.deliverables = new Deliverables(b, purposeWords);
+    this.deliverables.turnSteps.push(...before.filter((u) => u.kind === 'step'));
     this.commands = new CommandHistory(b);
   }
 
   user(unit: Unit): void {
+    this.deliverables.turnSteps.length = 0;
     for (const part of unit.parts) {
       const split = splitUserText(part.text);
       if (split.interrupted) this.interrupted = part.record;
@@ -279,8 +283,9 @@ export class Fold {
         continue;
       }
       // A snippet an export turned into a call never ran: nothing it would have done is said.
-      if (part.kind === 'tool' && part.tool && !quotedSnippet(part.tool)) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part)));
+      if (part.kind === 'tool' && part.tool && !quotedSnippet(part.tool)) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part), part.tool, this.deliverables.turnSteps));
     }
+    this.deliverables.turnSteps.push(unit);
     const offer = offerOf(unit);
     if (offer) this.b.offer = offer;
     if (this.lastAsk) this.lastAsk.answered = true;

@@ -55,6 +55,8 @@ export interface FoldInput {
    * own model asks after it, so a prompt cache serves what the chat sent.
    */
   readonly context?: readonly ProjectedMessage[];
+  /** The units just before the span (a few): an edit at its start that names no file wrote the file they read last. */
+  readonly before?: readonly Unit[];
 }
 
 /** A fold's question asked after the chat's context: its rules, and one line of the span's index per unit. */
@@ -104,7 +106,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
   foldSync(input: FoldInput): SummaryState {
     const previous = input.previous ?? emptySummary();
     const b = new SummaryBuilder(previous, this.redactor);
-    const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS));
+    const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS), input.before);
     for (const unit of input.units) {
       if (unit.kind === 'user') fold.user(unit);
       else if (unit.kind === 'step') fold.step(unit);
