@@ -43,6 +43,21 @@ function saysNoMore(now: string, sent: string): boolean {
   return [...tokens(now)].every((t) => said.has(t));
 }
 
+/**
+ * Folds the appended lines of `keys` (any section) into one slot for `id`: the
+ * first of them is kept for it, the rest removed. Returns the slot, or -1.
+ */
+function absorbAppended(added: string[], addedIds: string[], keys: ReadonlySet<string>, id: string): number {
+  const own = addedIds.flatMap((a, i) => (a.includes('\u0000') && keys.has(a.slice(a.indexOf('\u0000') + 1)) ? [i] : []));
+  if (own.length === 0) return -1;
+  for (const i of own.slice(1).reverse()) {
+    added.splice(i, 1);
+    addedIds.splice(i, 1);
+  }
+  addedIds[own[0]!] = id;
+  return own[0]!;
+}
+
 /** A line's identity and its text, as the head shows it. */
 function renderedLines(state: SummaryState): Map<string, string> {
   const out = new Map<string, string>();
@@ -140,7 +155,10 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     // (one superseded, its new wording appended on its own) is not repeated. (Lines appended since may be
     // rewritten where they stand, so what they show is no reason to leave a gist out.)
     let shown = text;
-    const at = addedIds.indexOf(id);
+    let at = addedIds.indexOf(id);
+    // An archived line whose statements were appended earlier on lines of their own (live, or a gist alone) is
+    // written where the first of those stands, and the others go: the head says each statement once.
+    if (at < 0 && line) at = absorbAppended(added, addedIds, new Set(line.members ?? [line.key]), id);
     if (line) {
       const gists = gistsOf(line);
       const fresh = gists.filter((g) => !frozenGists.has(g));

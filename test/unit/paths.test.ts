@@ -179,6 +179,30 @@ describe('the head written relative to the workspace', () => {
     assert.match(text, /- \[Archived\] \[Decisions\] Generated `pr\.md` summarizing the changes \(r337, r369\)/, 'only the gist not shown yet');
   });
 
+  it('an archived group whose statements were appended on lines of their own takes the place of the first: each is said once', () => {
+    const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    const laid0 = layoutAfterFold(undefined, base).state;
+    // Fold 1 appends a commit (live) and a gist (archived alone).
+    const one = new SummaryBuilder(laid0, redactor);
+    one.upsert('Decisions', { key: 'commit-1619e93', text: 'committed 1619e93: "docs: Reorder lists in CONVENTIONS.md"', sources: [190], priority: 2 });
+    one.facts.Archived.push({ key: 'commit-fce741d', text: '[Decisions] committed fce741d: "refactor: Use unary helper"', sources: [220], priority: 3 });
+    const laid1 = layoutAfterFold(laid0, one.build(221, laid0.folds + 1));
+    assert.equal(laid1.kind, 'appended');
+    // Fold 2 archives the commit and groups each with a newer gist.
+    const two = new SummaryBuilder(laid1.state, redactor);
+    two.facts.Decisions.splice(two.facts.Decisions.findIndex((l) => l.key === 'commit-1619e93'), 1);
+    two.facts.Archived.splice(0, two.facts.Archived.length);
+    two.facts.Archived.push({ key: 'archived~commit-1619e93', members: ['commit-1619e93', 'search-part'], text: '[Decisions] committed 1619e93: "docs: Reorder lists in CONVENTIONS.md" · I updated the `SEARCH` part to match the formatting', sources: [190, 191], priority: 3 });
+    two.facts.Archived.push({ key: 'archived~commit-fce741d', members: ['commit-fce741d', 'commit-adc107a'], text: '[Decisions] committed fce741d: "refactor: Use unary helper" · committed adc107a: "docs: Add TSDoc"', sources: [220, 223], priority: 3 });
+    const laid2 = layoutAfterFold(laid1.state, two.build(230, laid1.state.folds + 1));
+    assert.equal(laid2.kind, 'appended');
+    const text = renderSummary(laid2.state);
+    assert.equal(text.split('committed 1619e93').length - 1, 1, text);
+    assert.equal(text.split('committed fce741d').length - 1, 1, text);
+    assert.match(text, /committed adc107a/);
+    assert.ok(text.startsWith(renderSummary(laid1.state).slice(0, renderSummary(laid1.state).indexOf('### Added at later folds'))), 'the frozen head keeps its bytes');
+  });
+
   it('an archived gist counts as shown only when the frozen head shows it whole', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.facts.Archived.push({ key: 'port-8080', text: '[Findings] The server listens on port 8080', sources: [3], priority: 3 });
