@@ -245,6 +245,13 @@ export const RULE_CORRECTION =
   /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)(?: still| again| now| actually)? (?!(?:right|correct|welcome|absolutely|so|quite|totally|exactly|spot|going to|about to|an?|the|my|our|doing (?:great|good|well|fine)|getting (?:there|close)|almost)\b)(?:\w+ing|in|not|on|inside|outside)\b|you(?:'ve| have) been \w+ing\b|you keep \w+ing\b|you should(?:n't| not)? (?:be|have been|stay|work|edit|use|run|keep)\b)/i;
 
 /**
+ * A correction that only describes what the agent does ("you're editing in the main workspace"): the rule is
+ * its opposite, so the user's words are kept framed as their objection, never as an instruction read cold.
+ */
+export const REPROACH = /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)|you(?:'ve| have) been|you keep)\b/i;
+export const OBJECTED = (words: string): string => `the user objected: "${words}"`;
+
+/**
  * The user saying that what the agent just reported did not happen: it still fails, it does not open, they
  * still see the error, the agent missed a part ("i still don't see the parentheses", "it's not opening a new
  * tab", "still get list index out of range error", "you missed this part").

@@ -193,6 +193,8 @@ export function significant(text: string): Set<string> {
  */
 export function sameStatement(a: string, b: string): boolean {
   if (a === b) return true;
+  // One says it, the other denies it: two statements ("…in the main workspace" and "…in the main workspace, not in the session").
+  if (NEGATION.test(a) !== NEGATION.test(b)) return false;
   const x = significant(a);
   const y = significant(b);
   if (x.size === 0 || y.size === 0) return false;

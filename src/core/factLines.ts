@@ -8,7 +8,7 @@
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
 import { clipChars, handles, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
-import { askText } from './harness';
+import { askText, splitQuoted } from './harness';
 import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder } from './summary';
 import { errorSignatures } from './terminalOutput';
 import type { Unit } from './types';
@@ -110,9 +110,13 @@ function restatesFailure(line: Omit<FactLine, 'key'>, exact: FactLine): boolean 
   return explained * 2 > words;
 }
 
-/** What a fact line states, without its group tag, the ellipses of a gist or its "(as of rN)". */
+/** The user's reply a disputed line carries ("… — not so, the user (r324): "…""), and the frame of an objection. */
+const DISPUTED_SUFFIX = / — not so, the user \(r\d+\): ".*"$/;
+const OBJECTION_FRAME = /^the user objected: "(.*)"$/;
+
+/** What a fact line states, without its group tag, the ellipses of a gist, its "(as of rN)" or who disputed or objected to it. */
 function statementText(text: string): string {
-  return text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '');
+  return text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '').replace(DISPUTED_SUFFIX, '').replace(OBJECTION_FRAME, '$1');
 }
 
 /**
@@ -243,18 +247,26 @@ const DISPUTED_WITHIN_RECORDS = 3;
  * words (`words`, their message at `record`), so the next attempt knows that approach did not work.
  */
 export function disputeClaims(b: SummaryBuilder, words: string, record: number): void {
-  const said = askText(words);
+  // The user may quote the claim they dispute ("> I need to edit files in the main workspace… no, that's the
+  // opposite of whats true"): then their own words are the reply, and the line that says what they quoted goes.
+  const { own, quoted } = splitQuoted(words);
+  const said = askText(quoted.length ? own : words);
   if (said.length > DISPUTE_MAX_CHARS || !USER_REFUTES.test(sentencesOf(said)[0]?.text ?? said)) return;
+  const claims = quoted.flatMap((q) => sentencesOf(q).map((s) => s.text));
   const reply = clipChars(b.redactor.redact(said.replace(/\s+/g, ' ').trim()).text, 120);
   for (const section of ['Decisions', 'Findings'] as const) {
     const lines = b.facts[section];
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const latest = Math.max(...line.sources);
-      // What the report said it changed (Decisions) or that it now works (a claim among Findings).
-      if (line.origin === 'exact' || latest >= record || latest < record - DISPUTED_WITHIN_RECORDS || (section === 'Findings' && !SUCCESS_CLAIM.test(line.text))) continue;
+      if (line.origin === 'exact' || latest >= record || latest < record - DISPUTED_WITHIN_RECORDS) continue;
+      // What the report said it changed (Decisions) or that it now works (a claim among Findings), or what was quoted.
+      const disputed = claims.length ? claims.some((c) => sameStatement(c, statementText(line.text))) : section === 'Decisions' || SUCCESS_CLAIM.test(line.text);
+      if (!disputed) continue;
       lines.splice(i--, 1);
-      b.upsert('Ruled out', { ...line, text: `${line.text.replace(/[.…]$/, '')} — not so, the user (r${record}): "${reply}"`, sources: mergeSources(line.sources, [record]), priority: 2 });
+      // Under its own key, unless another line holds it (a rule of the user's about the same subject): never merged into that.
+      const taken = Object.values(b.facts).some((ls) => ls.some((l) => l.key === line.key));
+      b.upsert('Ruled out', { ...line, key: taken ? `${line.key}-disputed-r${record}` : line.key, text: `${line.text.replace(/[.…]$/, '')} — not so, the user (r${record}): "${reply}"`, sources: mergeSources(line.sources, [record]), priority: 2 });
     }
   }
 }

@@ -6,6 +6,7 @@
  * safety constraints) re-derived from the raw record.
  */
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
+import { OBJECTED, REPROACH, RULE_CLAUSE, RULE_MODAL } from './cues';
 import { statementOf, subjectKey } from './digest';
 import { AGENT_SUMMARY_TRAILER, askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import type { Redactor } from './redact';
@@ -113,7 +114,9 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
     // An answer to the user's own question says its rule with it ("are you in the session repo? you should be").
     const sentence = ELLIPTICAL_RULE.test(said) && before.endsWith('?') ? `${before} ${said}` : said;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
-    out.push({ sentence, safety });
+    // "you're editing in the main workspace" states the opposite of its rule: it is kept as what the user objected to.
+    const reproach = REPROACH.test(said) && !RULE_MODAL.test(said) && !RULE_CLAUSE.test(said);
+    out.push({ sentence: reproach ? OBJECTED(sentence) : sentence, safety });
     if (out.length >= limit) break;
   }
   return out;

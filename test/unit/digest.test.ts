@@ -616,6 +616,9 @@ describe('statements, gists and keys', () => {
   it('the same statement said twice is one; different files are different facts', () => {
     assert.ok(sameStatement('The parser drops the last byte of `header.bin`.', 'the parser drops the last byte of `header.bin`'));
     assert.ok(!sameStatement('`src/a.ts` fails to compile', '`src/b.ts` fails to compile'));
+    // One says it, the other denies it.
+    assert.ok(!sameStatement('Port 53 is bound to blocky on the router.', 'Port 53 is not bound to blocky on the router.'));
+    assert.ok(sameStatement('The cache is not used by the parser.', 'the cache is not used by the parser'));
     assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
   });
 

@@ -86,7 +86,10 @@ describe('protected state', function () {
       .user("you're editing in the main workspace");
     const state = stateOf(b);
     const constraints = state.active().filter((f) => f.type === 'constraint').map((f) => f.value);
-    assert.deepEqual(constraints, ["you're editing in the main workspace"]);
+    // Said as what the agent does, its rule is the opposite: kept as the user's objection, never as an instruction.
+    assert.deepEqual(constraints, ['the user objected: "you\'re editing in the main workspace"']);
+    const prescribed = stateOf(new RecordBuilder().user('Continue working on task 022.').step('Running the tests.').user('you should be editing in the session workspace'));
+    assert.deepEqual(prescribed.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['you should be editing in the session workspace']);
     const open = state.active().filter((f) => f.type === 'open_issue').map((f) => f.value);
     assert.ok(!open.some((v) => /^Now let's run the tests/.test(v)), JSON.stringify(open));
   });

@@ -443,6 +443,35 @@ describe('demotion by later references', () => {
     assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/domain/tasks.test.ts: 1m', 'src/domain/tasks.ts: 1m', 'tasks.test.ts: 1m']);
   });
 
+  it('a replace with no path, in a step of its own, writes the file its turn read last; the index and a later fold agree', async () => {
+    // SpecStory's Copilot export: every call is a step of its own, and a replace names no file.
+    const read = (path: string) => ({ name: 'copilot_readFile', input: `Reading [](file:///repo/${path}#1-1), lines 1 to 30`, output: `Read [](file:///repo/${path}#1-1), lines 1 to 30` });
+    const replace = { name: 'copilot_replaceString', input: '', output: 'Using "Replace String in File"' };
+    const b = new RecordBuilder()
+      .user('Fix the build and the docs.')
+      .step('', [read('build.rs')])
+      .step('', [replace])
+      .step('', [{ name: 'run_in_terminal', input: { command: 'cargo build' }, output: 'Finished' }])
+      .step('', [replace])
+      .step('', [read('README.md')])
+      .step('', [replace])
+      .user('Now the changelog.')
+      // A new turn: what the last one read is no evidence for this edit.
+      .step('', [replace]);
+    const { units } = unitsOf(b);
+    const s = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units, coverageEnd: b.records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['/repo/build.rs: modified ×2', '/repo/README.md: modified ×1']);
+    const index = new ArtifactIndex(redactor);
+    observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.flatMap((part) => (part.tool ? [{ type: 'part' as const, unitIndex, part }, { type: 'result' as const, unitIndex, before: part, after: part }] : []))));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`).sort(), ['/repo/README.md: 1m', '/repo/build.rs: 2m']);
+    // Folded in two spans, the second starting at the edit after `cargo build`: the steps before the span tell.
+    const at = units.findIndex((u) => u.firstRecord === b.records.findIndex((r) => r.toolName === 'run_in_terminal')) + 1;
+    const summarizer = new ExtractiveSummarizer(counter, redactor, 1e6);
+    const first = await summarizer.fold({ previous: undefined, units: units.slice(0, at), coverageEnd: units[at]!.firstRecord });
+    const second = await summarizer.fold({ previous: first, units: units.slice(at), coverageEnd: b.records.length, before: units.slice(0, at) });
+    assert.deepEqual(second.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['/repo/build.rs: modified ×2', '/repo/README.md: modified ×1']);
+  });
+
   it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()
@@ -840,6 +869,21 @@ describe('the Task Context as a digest', () => {
     const typed = await fold(new RecordBuilder().user('Open the viewer in a new tab.').step('The key changes are: add `window.open()` to the `onComplete` handler to ensure the tab opens at the end.').user('i still want the old layout kept'));
     assert.equal(typed.facts['Ruled out'].length, 0, '"still want" disputes nothing');
     assert.equal(asked.facts['Ruled out'].length, 0);
+  });
+
+  it('the user quoting a claim and saying it is wrong moves that claim to Ruled out, apart from their objection', async () => {
+    const claim = 'I understand that I need to edit files in the main workspace, not in the task session directory.';
+    const b = new RecordBuilder()
+      .user('Continue task 022 in its session.')
+      .user("you're editing files in the main workspace")
+      .step(`${claim} Let me modify the files in the main workspace.`)
+      .user(`> ${claim} Let me modify the files in the main workspace:\n\nno, that's the opposite of whats true, see @minsky-workflow.mdc`);
+    const s = await fold(b);
+    const ruled = s.facts['Ruled out'].map((l) => `${l.text} ${JSON.stringify(l.sources)}`);
+    assert.ok(ruled.some((t) => t.startsWith(`${claim.replace(/\.$/, '')} — not so, the user (r3): "no, that's the opposite of whats true`)), JSON.stringify(ruled));
+    assert.ok(!s.facts.Findings.some((l) => l.text.includes('I need to edit files in the main workspace')), 'the claim is no finding');
+    // The objection stays the user's own line: the claim (the opposite polarity) is never merged into it.
+    assert.deepEqual(s.facts.Constraints.map((l) => `${l.text} ${JSON.stringify(l.sources)}`), ['the user objected: "you\'re editing files in the main workspace" [1]']);
   });
 
   it('a short reply is recorded with what it chose, as the user\'s decision', async () => {
