@@ -290,6 +290,14 @@ export function formatCurrentState(c: CurrentState): string {
 
 export const TASK_CONTEXT_HEADING = '## Task Context';
 
+/**
+ * The heading of Current state, which says how far the summary reaches: records 0–N are folded into it, and
+ * the messages after the head (newer) supersede its goal, status and next step.
+ */
+export function currentStateHeading(coverageEnd: number): string {
+  return `### Current state as of r${Math.max(0, coverageEnd - 1)} (later messages supersede it)`;
+}
+
 /** The opening line of the head: stable across folds (the coverage is said at the end, where it changes). */
 const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_tool_call("<toolCallId>").';
 
@@ -393,11 +401,11 @@ export function renderSummary(state: SummaryState): string {
     out.push(state.layout.frozen);
     if (state.layout.added.length) out.push(ADDED_HEADING, ...state.layout.added);
   } else out.push(...renderFacts(state));
-  out.push('### Current state');
+  // The state is the fold's, at the last record folded: the messages after the head are newer, and say so first.
+  out.push(currentStateHeading(state.coverageEnd));
   // The goal is the user's words; what the agent wrote and did is shown relative to the workspace.
   const c = state.current;
   out.push(formatCurrentState({ goal: c.goal, deliverable: relativeTo(c.deliverable, state.root), status: relativeTo(c.status, state.root), next: relativeTo(c.next, state.root) }));
-  out.push(`Records 0–${Math.max(0, state.coverageEnd - 1)} are folded into this summary.`);
   return out.join('\n');
 }
 
@@ -428,7 +436,7 @@ export function validateTaskContext(text: string): string[] {
   const added = lines.findIndex((l) => l.trim() === ADDED_HEADING);
   for (const name of SECTION_NAMES) {
     if (name === 'Current state' && added >= 0 && added > last) last = added;
-    const positions = lines.flatMap((l, i) => (l.trim() === `### ${name}` ? [i] : []));
+    const positions = lines.flatMap((l, i) => (l.trim() === `### ${name}` || (name === 'Current state' && l.startsWith('### Current state as of r')) ? [i] : []));
     if (positions.length === 0) problems.push(`missing section "${name}"`);
     else if (positions.length > 1) problems.push(`section "${name}" appears ${positions.length} times`);
     else if (positions[0]! < last) problems.push(`section "${name}" is out of order`);

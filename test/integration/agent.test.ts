@@ -197,7 +197,7 @@ describe('@keeper in the chat view', function () {
     assert.equal(end.outcome, 'answer', end.error);
     const all = fake.requests();
     const order = all.map((r) => (r.model === FAKE_LARGE ? 'S' : 'c')).join('');
-    const firstFold = all.findIndex((r) => r.model === FAKE_SMALL && r.messages.some((m) => m.content.includes('are folded into this summary.')));
+    const firstFold = all.findIndex((r) => r.model === FAKE_SMALL && r.messages.some((m) => m.content.includes('### Current state as of r')));
     const firstSummary = all.findIndex((r) => r.model === FAKE_LARGE);
     assert.ok(firstFold > 0 && firstSummary >= 0, `the task folded (${order})`);
     assert.ok(firstSummary < firstFold - 1, `the summary request went out at least one step before the folding step (${order})`);
