@@ -97,6 +97,9 @@ export function errorWeight(raw: string): number {
   return w;
 }
 
+/** What a failure says when its output shows a Python traceback but not the exception it ends with. */
+export const CUT_TRACEBACK = 'a Python traceback (its exception is not in the output)';
+
 /**
  * The lines of a failed tool's output that say why: the two most telling
  * lines naming an error (an error class, a cause), in the order they came,
@@ -104,8 +107,9 @@ export function errorWeight(raw: string): number {
  */
 export function errorLine(output: string): string {
   // Column padding ("252:47  error    Strings must use doublequote        quotes") is no content.
+  // Python's markers under a frame's source ("~~~~^^^^^") point at a column; they say nothing.
   const lines = outputLines(output)
-    .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?)$/i.test(l))
+    .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?|[~^\s]+)$/i.test(l))
     .map((l) => l.replace(/ {3,}/g, '  '));
   const ranked = lines
     .map((line, at) => ({ line, at, w: errorWeight(line) }))
@@ -119,7 +123,9 @@ export function errorLine(output: string): string {
     if (picked.some((p) => errorSignature(p.line) === errorSignature(x.line))) continue;
     picked.push(x);
   }
-  // Nothing names an error: the last line, unless it is a tool's advice ("hint: Turn this message off…").
+  // Nothing names an error: a Python traceback cut before its exception (`| head`) says so rather than quote a frame's
+  // source line; otherwise the last line, unless it is a tool's advice ("hint: Turn this message off…").
+  if (picked.length === 0 && /^Traceback \(most recent call last\):/m.test(output)) return CUT_TRACEBACK;
   if (picked.length === 0) return clipChars([...lines].reverse().find((l) => !/^(?:hint|help|note):/i.test(l)) ?? lines[lines.length - 1] ?? '', 140);
   picked.sort((a, b) => a.at - b.at);
   return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');

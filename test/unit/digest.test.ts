@@ -692,6 +692,10 @@ describe('what a command printed', () => {
     // git's advice after its message is not why the command failed.
     assert.equal(errorLine('Exit code 1\nThe following paths are ignored by one of your .gitignore files:\nscripts/redact.py\nhint: Use -f if you really want to add them.\nhint: Turn this message off by running\nhint: "git config advice.addIgnoredFile false"'), 'The following paths are ignored by one of your .gitignore files:');
     assert.equal(errorLine('Exit code 2\nsomething odd happened\nhint: try again later'), 'something odd happened');
+    // A Python traceback cut before its exception (`| head -20`): no frame's source line or column marker stands in for it.
+    const cut = 'Traceback (most recent call last):\n  File "/app/run_server_http.py", line 12, in <module>\n    main()\n  File "/usr/lib/python3.12/asyncio/base_events.py", line 687, in run_until_complete\n    return self._loop.run_until_complete(task)\n           ~~~~~~~~~~~~~~^^^^^^^^^^^^^^^^^^^';
+    assert.equal(errorLine(cut), 'a Python traceback (its exception is not in the output)');
+    assert.equal(errorLine(`${cut}\nRuntimeError: Already running asyncio in this thread`), 'RuntimeError: Already running asyncio in this thread');
     // A linter's "line:col  error  message  rule" is a reason; the runner's exit line only says that it failed.
     assert.equal(errorLine(['/w/src/a.ts', '  252:47  error    Strings must use doublequote    quotes', '', '✖ 1 problem (1 error, 0 warnings)', 'error: script "lint" exited with code 1'].join('\n')), '252:47  error  Strings must use doublequote  quotes');
     // A code frame points, a help line only uses the word: neither is a second reason.
