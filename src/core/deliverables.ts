@@ -145,6 +145,22 @@ export class Deliverables {
     }
   }
 
+  /** Files a command that worked moved (`mv a.py src/`): a deliverable among them is now at its new path, counts kept. */
+  moved(moves: readonly { from: string; to: string }[], record: number): void {
+    for (const { from, to } of moves) {
+      const key = this.deliverableKey(from);
+      const entry = this.writes.get(key);
+      if (entry === undefined || entry.deleted) continue;
+      const target = this.deliverableKey(to);
+      if (target === key) continue;
+      this.writes.delete(key);
+      const there = this.writes.get(target);
+      this.writes.set(target, there ? { ...there, created: there.created || entry.created, writes: there.writes + entry.writes, sources: mergeSources(mergeSources(there.sources, entry.sources), [record]) } : { ...entry, sources: mergeSources(entry.sources, [record]) });
+      this.b.facts.Deliverables = this.b.facts.Deliverables.filter((l) => l.key !== key);
+      this.modified = this.modified.map((k) => (k === key ? target : k));
+    }
+  }
+
   /**
    * The deliverable a written path belongs to: one file written by its absolute
    * path and by a relative one (`reproduce_bug.py`, then

@@ -15,7 +15,7 @@ import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
-import { classifyTool, exitCode, shellCommand, shellRemovals, type FileTouch } from './tools';
+import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
@@ -379,6 +379,7 @@ export class Fold {
       // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
       const written = new Set(touches.filter((t) => t.access !== 'read').map((t) => t.path));
       this.deliverables.removed(shellRemovals(cmd).filter((p) => !written.has(p)), tool.resultRecord ?? tool.callRecord);
+      this.deliverables.moved(shellMoves(cmd), tool.resultRecord ?? tool.callRecord);
     }
     if (family === 'todo' && !failed) {
       const plan = planOf(tool.input);

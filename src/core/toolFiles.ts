@@ -341,3 +341,38 @@ export function shellRemovals(command: string): string[] {
   }
   return out;
 }
+
+/**
+ * The files a command line moves: `mv [-f|-v…] src… dest` and `git mv` (with or without sudo; no globs). Several
+ * sources, or a destination ending in `/` or with no extension, go into that directory under their own names;
+ * one source to a file name is a rename. Paths are taken as the command gives them (a `cd` to elsewhere stops
+ * the reading, as for removals).
+ */
+export function shellMoves(command: string): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  let dir: string | null = '';
+  const at = (p: string): string | undefined => (p.startsWith('/') ? p : dir === null ? undefined : dir ? `${dir}/${p.replace(/^\.\//, '')}` : p);
+  for (const words of shellWords(command).segments) {
+    const w = words[0] === 'sudo' ? words.slice(1) : words;
+    if (w[0] === 'cd') {
+      const to = w[1] ?? '';
+      dir = to.startsWith('/') ? to.replace(/\/+$/, '') : null;
+      continue;
+    }
+    const from = w[0] === 'mv' ? 1 : w[0] === 'git' && w[1] === 'mv' ? 2 : -1;
+    if (from < 0) continue;
+    const operands = w.slice(from).filter((a) => !a.startsWith('-'));
+    if (operands.length < 2) continue;
+    const dest = operands[operands.length - 1]!;
+    if (/[*?$`{}]/.test(dest) || !/[A-Za-z]/.test(dest)) continue;
+    const sources = operands.slice(0, -1);
+    const intoDirectory = sources.length > 1 || dest.endsWith('/') || !/\.[A-Za-z][\w]{0,7}$/.test(dest.replace(/^.*\//, ''));
+    for (const source of sources) {
+      if (!isFileToken(source)) continue;
+      const a = at(source);
+      const b = at(intoDirectory ? `${dest.replace(/\/+$/, '')}/${source.replace(/^.*\//, '')}` : dest);
+      if (a !== undefined && b !== undefined) out.push({ from: a, to: b });
+    }
+  }
+  return out;
+}

@@ -472,6 +472,20 @@ describe('demotion by later references', () => {
     assert.deepEqual(second.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['/repo/build.rs: modified ×2', '/repo/README.md: modified ×1']);
   });
 
+  it('a file a later command moved is listed at its new path, its counts kept', async () => {
+    const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
+    const b = new RecordBuilder()
+      .user('Tidy the layout.')
+      .step('', [write('run_server.py'), write('deploy.service')])
+      .step('', [{ name: 'Edit', input: { file_path: 'run_server.py', old_string: 'print(1)', new_string: 'print(2)' }, output: 'ok' }])
+      .step('', [{ name: 'Bash', input: { command: 'mkdir -p src deployment && mv run_server.py src/ && mv deploy.service deployment/mcp.service' }, output: 'Exit code: 0' }])
+      // A move that failed moved nothing.
+      .step('', [{ name: 'Bash', input: { command: 'mv notes.md docs/' }, output: 'mv: notes.md: No such file or directory\nExit code: 1' }]);
+    const { units } = unitsOf(b);
+    const s = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units, coverageEnd: b.records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['src/run_server.py: created, modified ×1', 'deployment/mcp.service: created']);
+  });
+
   it('a file a later command removed is said to be deleted, and Current state no longer counts it', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()

@@ -9,6 +9,7 @@ import {
   reduceTool,
   renderToolInput,
   shellCommand,
+  shellMoves,
   shellRemovals,
   type ToolFamily,
 } from '../../src/core/tools';
@@ -301,6 +302,25 @@ describe('tools: shellRemovals', () => {
     assert.deepEqual(shellRemovals('rm -f tmpclaude-*-cwd'), []);
     assert.deepEqual(shellRemovals("echo 'rm a.txt' > notes.txt"), []);
     assert.deepEqual(shellRemovals('cat <<EOF > run.sh\nrm build.log\nEOF'), []);
+  });
+});
+
+describe('tools: shellMoves', () => {
+  it('names what mv and git mv move and where: into a directory under its own name, or renamed', () => {
+    assert.deepEqual(shellMoves('mv mcp-rag-server.service deployment/ && mv start_services.sh deployment'), [
+      { from: 'mcp-rag-server.service', to: 'deployment/mcp-rag-server.service' },
+      { from: 'start_services.sh', to: 'deployment/start_services.sh' },
+    ]);
+    assert.deepEqual(shellMoves('mv simple_server.py examples/ && mv run_server.py run_server_http.py src/'), [
+      { from: 'simple_server.py', to: 'examples/simple_server.py' },
+      { from: 'run_server.py', to: 'src/run_server.py' },
+      { from: 'run_server_http.py', to: 'src/run_server_http.py' },
+    ]);
+    assert.deepEqual(shellMoves('git mv -f old_name.py new_name.py'), [{ from: 'old_name.py', to: 'new_name.py' }]);
+    assert.deepEqual(shellMoves('cd /repo && mv a.py lib/'), [{ from: '/repo/a.py', to: '/repo/lib/a.py' }]);
+    assert.deepEqual(shellMoves('cd ~/repo && mv a.py lib/'), [], 'a cd it cannot follow names nothing');
+    assert.deepEqual(shellMoves('mv test_*.py tests/integration/'), [], 'no globs');
+    assert.deepEqual(shellMoves("echo 'mv a.py b.py'"), []);
   });
 });
 
