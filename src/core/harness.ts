@@ -159,7 +159,26 @@ const INJECTED_KIND = new Map<string, HarnessKind>(INJECTED_TAGS.map(([t, k]) =>
 const WORD_TAG_PATTERN = new RegExp(`</?(?:${WORD_TAGS.join('|')})(?:\\s[^>]*)?>`, 'g');
 
 /** A quick test: most user messages carry no harness at all. */
-const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued)|\n\(Open file: |bash-\$|Read the output file/m;
+const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
+
+/**
+ * aider's watch mode: a comment the user wrote in a file ("// AI? What is this lib missing?") sent as a prompt
+ * that quotes the files around it, the comment lines marked with █. The marked lines are the user's words (with
+ * the file each is in); the prompt and the code quoted around them are aider's.
+ */
+const AIDER_WATCH_PROMPT = /^Find the "AI" comments below \(marked with █\) in the code files I've shared with you\./;
+
+function aiderWatchAsk(text: string): UserText | undefined {
+  if (!AIDER_WATCH_PROMPT.test(text)) return undefined;
+  const asks: string[] = [];
+  let file: string | undefined;
+  for (const line of text.split('\n')) {
+    const named = /^(\S[^│█⋮]*\.[A-Za-z]\w{0,7}):$/.exec(line.trim());
+    if (named) file = named[1]!.replace(/\\/g, '/');
+    else if (line.startsWith('█')) asks.push(`${line.slice(1).trim()}${file ? ` (a comment in ${file})` : ''}`);
+  }
+  return { words: asks.join('\n'), harness: [{ kind: 'template', text }], interrupted: false };
+}
 
 /**
  * Splits a user message into the user's own words and what an agent injected.
@@ -170,6 +189,8 @@ export function splitUserText(text: string): UserText {
   // A message with no letter or digit ("---", an exported separator) says nothing.
   if (!/[\p{L}\p{N}]/u.test(trimmed)) return { words: '', harness: [], interrupted: false };
   if (!MAYBE_HARNESS.test(trimmed)) return { words: trimmed, harness: [], interrupted: false };
+  const watched = aiderWatchAsk(trimmed);
+  if (watched) return watched;
   const harness: HarnessPiece[] = [];
   for (const [pattern, kind] of INJECTED_MESSAGES) {
     if (pattern.test(trimmed)) return { words: '', harness: [{ kind, text: trimmed }], interrupted: false };

@@ -23,6 +23,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { sentencesOf } from './classify';
+import { withInFileAsks } from './aiderWatch';
 import type { ProjectedMessage } from './engine';
 import { countReferences, dedupe, mergeRestated } from './factLines';
 import { Fold } from './fold';
@@ -107,7 +108,8 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     const previous = input.previous ?? emptySummary();
     const b = new SummaryBuilder(previous, this.redactor);
     const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS), input.before);
-    for (const unit of input.units) {
+    // An ask aider's watch mode took from a comment in a file is a user turn before the step that answers it.
+    for (const unit of withInFileAsks(input.units, input.before)) {
       if (unit.kind === 'user') fold.user(unit);
       else if (unit.kind === 'step') fold.step(unit);
     }

@@ -6,6 +6,7 @@
  * safety constraints) re-derived from the raw record.
  */
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
+import { withInFileAsks } from './aiderWatch';
 import { OBJECTED, REPROACH, RULE_CLAUSE, RULE_MODAL } from './cues';
 import { statementOf, subjectKey } from './digest';
 import { AGENT_SUMMARY_TRAILER, askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
@@ -178,11 +179,12 @@ export interface ProtectedLines {
  * a summary of a summary can never drift away from what the user said.
  * `continueFrom` extends the lines of the units before `units` (a left fold).
  */
-export function protectedFromRaw(units: readonly Unit[], redactor: Redactor, continueFrom?: ProtectedLines): ProtectedLines {
+export function protectedFromRaw(units: readonly Unit[], redactor: Redactor, continueFrom?: ProtectedLines, before: readonly Unit[] = []): ProtectedLines {
   const requests: RequestLine[] = continueFrom ? [...continueFrom.requests] : [];
   const safety: FactLine[] = continueFrom ? [...continueFrom.safety] : [];
   let offer = continueFrom?.offer;
-  for (const unit of units) {
+  // The asks aider's watch mode took from comments are requests too, as the fold makes them (see aiderWatch.ts).
+  for (const unit of withInFileAsks(units, before)) {
     if (unit.kind === 'step') {
       offer = offerOf(unit) ?? offer;
       continue;

@@ -143,8 +143,12 @@ export function citations(summary: SummaryState | undefined, records: readonly R
   for (const r of summary.requests) {
     facts++;
     const record = records[r.record];
-    // The request log holds the user's words with secrets redacted.
-    if (record && record.role === 'user' && normaliseText(redactor.redact(record.content).text).startsWith(normaliseText(r.text))) valid++;
+    // The request log holds the user's words with secrets redacted: a user record's opening words, or what the user
+    // wrote where the record quotes it (a comment aider's watch mode acted on: its prompt, or the reply quoting it).
+    const said = record ? normaliseText(redactor.redact(record.content).text) : '';
+    const text = normaliseText(r.text);
+    const quoted = text.replace(/ \(a comment(?: in [^()]*)?(?:, as the agent read it)?\)$/, '');
+    if (record && ((record.role === 'user' && said.startsWith(text)) || (quoted !== text && said.includes(quoted)))) valid++;
     else problems.push(`request #${r.ordinal} does not match record r${r.record}`);
   }
   for (const section of FACT_SECTIONS) {

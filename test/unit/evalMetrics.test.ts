@@ -152,6 +152,12 @@ describe('eval: artifact trail and citations', () => {
     assert.equal(report.valid, 2);
     assert.equal(report.unsourced, 1);
     assert.equal(report.problems.length, 3);
+    // A comment aider's watch mode acted on is cited where it is quoted; our note of where it was is no claim.
+    const watched = new RecordBuilder().user('Tidy it.').step('Okay, I will remove the `// AI! Add missing TSDoc` comment.').records;
+    const w = new SummaryBuilder(emptySummary(), redactor);
+    w.requests.push({ ordinal: 1, text: 'AI! Add missing TSDoc (a comment in src/a.ts)', record: 1, elided: 0 });
+    w.requests.push({ ordinal: 2, text: 'AI! Rename everything (a comment in src/a.ts)', record: 1, elided: 0 });
+    assert.equal(citations(w.build(2, 1), watched, redactor).valid, 1, 'a quoted ask is valid; one the record does not quote is not');
   });
 });
 

@@ -747,6 +747,32 @@ describe('extractive summarizer', () => {
     assert.ok(gone.facts.Deliverables.some((l) => l.key === 'validators/PoIValidator.ts' && /deleted/.test(l.text)), JSON.stringify(gone.facts.Deliverables));
   });
 
+  it("aider's watch mode: a comment in a file that asks for something is a request, in its own words, and the goal", async () => {
+    const b = new RecordBuilder()
+      .user('Comment on my CONVENTIONS.md')
+      .step('Here are my comments.', [{ name: 'aider', input: {}, output: 'Tokens: 7.8k sent, 174 received.\nAdded src/iterable.filter.ts to the chat\nProcessing your request...' }])
+      .step('Okay, I will add the missing TSDoc to the functions and remove the `// AI! Add missing TSDoc` comment.', [{ name: 'edit_file', input: { path: 'src/iterable.filter.ts', search: 'a', replace: 'b' }, output: 'Applied edit to src/iterable.filter.ts' }])
+      .step('', [{ name: 'aider', input: {}, output: 'Commit 1cca568 docs: Add TSDoc\nProcessing your request...' }])
+      // A bare "// AI!" says nothing itself: the reply's reading of it is the ask.
+      .step('Okay, I will refactor `unionIterablesAsyncGen` in `src/iterables.union.ts` to address the "AI!" comment.\n\n```typescript\nsrc/iterables.union.ts\n<<<<<<< SEARCH\n// AI!\n=======\n>>>>>>> REPLACE\n```')
+      // The comment sent as a prompt (`AI?`): its marked lines are the user's words, the rest is aider's.
+      .user('Find the "AI" comments below (marked with █) in the code files I\'ve shared with you.\nThey contain my questions that I need you to answer and other instructions for you.\n\nsrc/index.ts:\n⋮\n│// export * from \'./deprecated.ts\';\n█// AI? What is this general purpose fp lib missing?');
+    const { units } = unitsOf(b);
+    const s = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units, coverageEnd: b.records.length });
+    assert.deepEqual(
+      s.requests.map((r) => `#${r.ordinal} (r${r.record}): ${r.text}`),
+      [
+        '#1 (r0): Comment on my CONVENTIONS.md',
+        '#2 (r4): AI! Add missing TSDoc (a comment in src/iterable.filter.ts)',
+        '#3 (r9): refactor `unionIterablesAsyncGen` in `src/iterables.union.ts` to address the "AI!" comment (a comment in src/iterables.union.ts, as the agent read it)',
+        '#4 (r10): // AI? What is this general purpose fp lib missing? (a comment in src/index.ts)',
+      ],
+    );
+    assert.match(s.current.goal, /^#4 \(r10\): \/\/ AI\? What is this general purpose fp lib missing\?/);
+    // The request log re-derived from the raw record (preflight's drift check) holds the same asks.
+    assert.deepEqual(protectedFromRaw(units, redactor).requests.map((r) => r.text), s.requests.map((r) => r.text));
+  });
+
   it('a command with no exit code failed when its last lines say so; a query printing errors did not', async () => {
     const traceback = ['Traceback (most recent call last):', '  File "server.py", line 3, in <module>', ...Array.from({ length: 8 }, (_, i) => `field_${i}\n  Extra inputs are not permitted [type=extra_forbidden]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`), 'user@host rag %'].join('\n');
     const b = new RecordBuilder()
