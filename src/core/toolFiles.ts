@@ -317,26 +317,39 @@ function shellWords(command: string): { flat: string; restore: (w: string) => st
 }
 
 /**
- * The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs; `git rm
- * --cached` keeps the file). A relative path after `cd /dir` is taken in that directory; after a `cd` elsewhere
- * (`cd ~/x`, `cd $DIR`) it is not named at all: a wrong file said deleted is worse than one not said.
+ * The simple commands of a command line (`sudo` left out), each with how a path it names resolves: as given when
+ * absolute, in the directory a `cd /dir` before it went to, and not at all after a `cd` it cannot follow (`cd ~/x`,
+ * `cd $DIR`): a wrong file named is worse than none.
  */
-export function shellRemovals(command: string): string[] {
-  const out: string[] = [];
+function commandsOf(command: string): { words: string[]; at: (path: string) => string | undefined }[] {
+  const out: { words: string[]; at: (path: string) => string | undefined }[] = [];
   let dir: string | null = '';
-  for (const words of shellWords(command).segments) {
-    const w = words[0] === 'sudo' ? words.slice(1) : words;
-    if (w[0] === 'cd') {
-      const to = w[1] ?? '';
+  for (const segment of shellWords(command).segments) {
+    const words = segment[0] === 'sudo' ? segment.slice(1) : segment;
+    if (words[0] === 'cd') {
+      const to = words[1] ?? '';
       dir = to.startsWith('/') ? to.replace(/\/+$/, '') : null;
       continue;
     }
-    const at = w[0] === 'rm' ? 1 : w[0] === 'git' && w[1] === 'rm' ? 2 : -1;
-    if (at < 0 || (at === 2 && w.includes('--cached'))) continue;
-    for (const a of w.slice(at)) {
+    const base = dir;
+    out.push({ words, at: (p) => (p.startsWith('/') ? p : base === null ? undefined : base ? `${base}/${p.replace(/^\.\//, '')}` : p) });
+  }
+  return out;
+}
+
+/**
+ * The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs; `git rm
+ * --cached` keeps the file). A relative path is taken where a `cd` before it went (see commandsOf).
+ */
+export function shellRemovals(command: string): string[] {
+  const out: string[] = [];
+  for (const { words: w, at } of commandsOf(command)) {
+    const from = w[0] === 'rm' ? 1 : w[0] === 'git' && w[1] === 'rm' ? 2 : -1;
+    if (from < 0 || (from === 2 && w.includes('--cached'))) continue;
+    for (const a of w.slice(from)) {
       if (a.startsWith('-') || !isFileToken(a)) continue;
-      if (a.startsWith('/')) out.push(a);
-      else if (dir !== null) out.push(dir ? `${dir}/${a.replace(/^\.\//, '')}` : a);
+      const path = at(a);
+      if (path !== undefined) out.push(path);
     }
   }
   return out;
@@ -345,20 +358,11 @@ export function shellRemovals(command: string): string[] {
 /**
  * The files a command line moves: `mv [-f|-v…] src… dest` and `git mv` (with or without sudo; no globs). Several
  * sources, or a destination ending in `/` or with no extension, go into that directory under their own names;
- * one source to a file name is a rename. Paths are taken as the command gives them (a `cd` to elsewhere stops
- * the reading, as for removals).
+ * one source to a file name is a rename. Relative paths are taken as for removals.
  */
 export function shellMoves(command: string): { from: string; to: string }[] {
   const out: { from: string; to: string }[] = [];
-  let dir: string | null = '';
-  const at = (p: string): string | undefined => (p.startsWith('/') ? p : dir === null ? undefined : dir ? `${dir}/${p.replace(/^\.\//, '')}` : p);
-  for (const words of shellWords(command).segments) {
-    const w = words[0] === 'sudo' ? words.slice(1) : words;
-    if (w[0] === 'cd') {
-      const to = w[1] ?? '';
-      dir = to.startsWith('/') ? to.replace(/\/+$/, '') : null;
-      continue;
-    }
+  for (const { words: w, at } of commandsOf(command)) {
     const from = w[0] === 'mv' ? 1 : w[0] === 'git' && w[1] === 'mv' ? 2 : -1;
     if (from < 0) continue;
     const operands = w.slice(from).filter((a) => !a.startsWith('-'));
