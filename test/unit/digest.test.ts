@@ -36,6 +36,9 @@ describe('sentence classes', () => {
     assert.equal(agent('This confirms that the fix is effective and the PR markdown is now correct and branch-specific.'), 'finding');
     assert.equal(agent('This likely means that the PR markdown was generated in your session directory, not the main workspace.'), 'finding');
     assert.equal(agent('I updated the `pr` command to list only the commits since the merge base.'), 'change');
+    // A fix reported is a change, whatever failures it names; failures seen are still failures.
+    assert.equal(agent('Fixed multiple test failures and linting issues:'), 'change');
+    assert.equal(agent('There are quite a few test failures.'), 'failure');
     // How a thing stands, "instead of" what was expected, is found; the agent's own "instead of" is a choice.
     assert.equal(agent("The key is in the temp file but it's all on one line with spaces instead of newlines."), 'finding');
     assert.equal(agent("I'll use jq instead of grep."), 'decision');
