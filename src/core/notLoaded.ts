@@ -8,6 +8,7 @@
 import { PrefixFold } from './memo';
 import type { SessionRecord } from './parts';
 import type { Redactor } from './redact';
+import { quotedSnippet } from './toolResults';
 import { shellCommand, toolSubject } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 import type { View } from './view';
@@ -83,7 +84,8 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
     const parts = units[i]!.parts;
     for (let k = parts.length - 1; k >= 0; k--) {
       const part = parts[k]!;
-      if (part.kind !== 'tool' || !part.tool) continue;
+      // A snippet an export turned into a call never ran: there is nothing of it to get back.
+      if (part.kind !== 'tool' || !part.tool || quotedSnippet(part.tool)) continue;
       if (folded.length >= Math.min(EVIDENCE_MAX, Math.max(EVIDENCE_MIN, Math.floor(effective / EVIDENCE_PER_TOKENS)))) {
         more = true;
         break;

@@ -55,6 +55,11 @@ describe('notLoaded: what the model does not see in full', () => {
     const few = evidenceBlock(record.units, 9, record.records.length, 1_000, redactor);
     assert.equal(few.split('\n').length, 2 + 5, 'five at least, one per 1,000 tokens of wEff');
     assert.match(few, new RegExp(`earlier ones of records r0–r${record.records.length - 1} too`));
+    // A snippet an export turned into a call (an empty result, a comment) never ran: nothing to get back.
+    const quoted = new RecordBuilder().user('go').step('', [{ name: 'run_terminal_cmd', input: { command: '# After every commit, push to the session branch\n# then open the PR' }, output: '' }]);
+    quoted.step('', [{ name: 'Bash', input: { command: 'make all' }, output: 'done' }]);
+    const q = recordOf(quoted);
+    assert.deepEqual(evidenceBlock(q.units, q.units.length, q.records.length, 10_000, redactor).split('\n').slice(2).map((l) => l.replace(/ \(folded, r\d+\)$/, '')), ['- view_tool_call("call_2"): Bash `make all`']);
   });
 
   it('lists the folded span with its calls, then every part in view sent in a reduced form', () => {
