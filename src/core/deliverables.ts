@@ -25,6 +25,9 @@ interface Written {
   deleted?: boolean;
 }
 
+/** A file written to pass something along, not to keep: in a temp directory, or named as temporary. */
+const SCRATCH_FILE = /(?:^|\/)(?:tmp|temp)\/|^\/var\/folders\/|(?:^|\/)[^/]*(?:[-_.]te?mp|te?mp[-_.])[^/]*$/i;
+
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
 const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
 
@@ -230,8 +233,11 @@ export class Deliverables {
     const gone = new Set([...this.writes].filter(([, entry]) => entry.deleted).map(([path]) => path));
     const delivered = this.b.facts.Deliverables.map((d) => d.key).filter((k) => !gone.has(k));
     const since = gone.size ? ` (${gone.size} more deleted since)` : '';
+    // A scratch file (in a temp directory, named temp) stays listed, but is no deliverable the work is about.
+    const latest = [...new Set(this.modified.length ? this.modified : delivered)].filter((k) => !gone.has(k));
+    const lasting = latest.filter((k) => !SCRATCH_FILE.test(k.replace(/\\/g, '/')));
     return delivered.length
-      ? `${delivered.length} file(s) written so far${since}; latest: ${[...new Set(this.modified.length ? this.modified : delivered)].slice(-4).join(', ')}`
+      ? `${delivered.length} file(s) written so far${since}; latest: ${(lasting.length ? lasting : latest).slice(-4).join(', ')}`
       : gone.size ? `every file written so far was deleted since (${gone.size})` : 'no file written by a tool yet';
   }
 }

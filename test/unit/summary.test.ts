@@ -504,6 +504,11 @@ describe('demotion by later references', () => {
     // Written again, it is there again.
     const again = await new ExtractiveSummarizer(counter, redactor).fold({ previous: s, units: unitsOf(new RecordBuilder().user('Recreate it.').step('', [write('/testbed/reproduce.py')])).units, coverageEnd: 100 });
     assert.ok(again.facts.Deliverables.some((l) => l.key === '/testbed/reproduce.py' && !/deleted/.test(l.text)), JSON.stringify(again.facts.Deliverables));
+    // A scratch file (a key exported to pass along) stays listed but is not what the work delivered latest.
+    const scratch = new RecordBuilder().user('Sign the commit.').step('', [write('scripts/sign.ps1')]).step('', [write('/tmp/gpg-key-temp.asc'), write('~/gpg-temp-key.asc')]);
+    const signed = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(scratch).units, coverageEnd: scratch.records.length });
+    assert.equal(signed.current.deliverable, '3 file(s) written so far; latest: scripts/sign.ps1');
+    assert.equal(signed.facts.Deliverables.length, 3);
   });
 
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
