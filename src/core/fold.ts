@@ -36,7 +36,8 @@ const SILENT_FAILURE = 'no output';
 const STATED_NEXT = ' (stated by the agent)';
 /** What Next adds when every item of the agent's todo plan is done. */
 const PLAN_DONE = 'every item of the plan (todo) is done';
-const ANSWERED_STATUS = /^request #\d+ answered$/;
+/** A status about an ask (answered, or not yet): a newer ask makes it the past. */
+const ANSWERED_STATUS = /^(?:request #\d+ answered|the user's request #\d+ is not answered yet)$/;
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
 const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
@@ -200,6 +201,8 @@ export class Fold {
   }
 
   step(unit: Unit): void {
+    // The agent takes its turn: an ask said to be unanswered at the last fold is being answered now.
+    if (/ is not answered yet$/.test(this.status)) this.status = '';
     const candidates: Candidate[] = [];
     let order = 0;
     // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),

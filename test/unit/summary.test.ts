@@ -1264,6 +1264,14 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.current.goal, '#2 (r2): Now also add JSON output.');
     assert.equal(s.current.next, 'answer request #2 (the goal)');
     assert.equal(s.current.status, "the user's request #2 is not answered yet");
+    // At the next fold the ask is answered, or overtaken by a newer one: the status says so, never the old news.
+    const nextFold = async (b: RecordBuilder): Promise<SummaryState> => {
+      const { units } = unitsOf(b);
+      return new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: s, units: units.slice(unitsOf(unanswered).units.length), coverageEnd: b.records.length });
+    };
+    assert.equal((await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').step('Added the JSON writer.'))).current.status, 'request #2 answered');
+    const overtaken = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').user('Actually, YAML instead.'));
+    assert.equal(overtaken.current.status, "the user's request #3 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
     assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
     // Options a message ends by putting to the user: the status quotes them, and the agent waits.
