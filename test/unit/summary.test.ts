@@ -1183,6 +1183,9 @@ describe('the Task Context as a digest', () => {
     const later = await fold(b);
     assert.match(later.current.goal, / — continued at r8$/);
     assert.doesNotMatch(later.current.goal, /continued at r4/, 'said once, at the latest');
+    // "try again" retries the ask before it: the goal stays on that ask, not on the bare words.
+    const retried = await fold(new RecordBuilder().user('Add the SpecStory references to the changelog.').step('Done, here they are.').user('i dont see those references').step('Here is the content to paste.').user('try again'));
+    assert.equal(retried.current.goal, '#2 (r2): i dont see those references — continued at r4');
     const shown = shownRequestTexts(later.requests);
     assert.deepEqual(shown, ['Port the exporter to the new CSV writer.'], 'replies that only say to go on are no request lines');
   });
