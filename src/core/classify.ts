@@ -55,7 +55,7 @@ export function isRuleSentence(sentence: string): boolean {
 /** Text that is code, a log line, a table row or a path, not prose. */
 export function looksLikeCode(sentence: string): boolean {
   if (/^\s*\d+\s*[:→|]/.test(sentence)) return true;
-  if (/^\s*(?:def|class|import|from|return|const|let|var|function|if|for|while|self\.|export|public|private|#include|package|func|fn|use|pub|async|await)\b[^.!?]*[({=;:]/.test(sentence)) return true;
+  if (/^\s*(?:def|class|import|from|return|const|let|var|function|if|for|while|self\.|export|public|private|#include|package|func|fn|use|pub|async|await|throw|raise)\b[^.!?]*[({=;:]/.test(sentence)) return true;
   if (/^\s*(?:\$|❯|>>>|PS [A-Z]:\\|[\w.-]+@[\w.-]+:)\s/.test(sentence)) return true;
   if (/^\s*(?:[}\])]|\/\/|\/\*|\*\s|@(?:param|returns?|template|type|throws|example)\b|<\/?[a-zA-Z][\w-]*[\s>])/.test(sentence)) return true;
   if (/^\s*\|.*\|\s*$/.test(sentence)) return true;

@@ -306,7 +306,8 @@ export class ProtectedState {
       // "Now let's run the tests again to see which issues still need to be fixed:" narrates a step; it marks nothing open.
       if (OPEN_MARKER.test(sentence)) {
         // A sentence that ends in a colon leads into a list: the items are what is open, not the lead-in.
-        if (!/[:：]\s*$/.test(sentence) && classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
+        // A condition ("If the file is still needed, it should be restored") leaves nothing open.
+        if (!/[:：]\s*$/.test(sentence) && !/^(?:if|in case|unless|when|whether)\b/i.test(sentence.trim()) && classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
       }
       else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
       else if (RULE_IN_TEXT.test(sentence) && MODEL_RULE.test(sentence)) {

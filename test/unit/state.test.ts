@@ -101,6 +101,11 @@ describe('protected state', function () {
       .step('Teraz zaktualizuję TODO listę, oznaczając pierwsze zadanie jako ukończone:\n- [x] faza 1\n\nThese still need to be done:\n- move docker files');
     const open = stateOf(b).active().filter((f) => f.type === 'open_issue').map((f) => f.value);
     assert.deepEqual(open, ['TODO: move the tests under tests/integration.']);
+    // A condition leaves nothing open; code a user pastes ("throw new Error('… not yet implemented')") marks nothing.
+    const conditional = new RecordBuilder()
+      .user("signalProcessingDAG() {\nthrow new Error('signalProcessingDAG not yet implemented');")
+      .step('If the file is still needed, it should be restored. The parser still needs a test for empty input.');
+    assert.deepEqual(stateOf(conditional).active().filter((f) => f.type === 'open_issue').map((f) => f.value), ['The parser still needs a test for empty input.']);
   });
 
   it('never lets a summary report an open issue as done, nor reword a constraint', () => {
