@@ -201,6 +201,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (FILE_REQUEST.test(body)) return { cls: 'process', score: 0 };
   if (/^(?:this|here) is (?:a |an |the )?(?:comprehensive |detailed |complete |full |high-level |brief |quick )?(?:plan|overview|summary|breakdown|outline|list|rundown)\b/i.test(body)) return { cls: 'other', score: 0 };
+  // "Goal: Enable Claude Code integration with Helium…": the agent restating a task (the user's, or an old session's) is no fact.
+  if (/^(?:the )?(?:goal|objective|task|mission)s?\s*[:：]\s*\S/i.test(body)) return { cls: 'other', score: 0 };
   // A gerund fragment with no verb of its own ("Building an interactive review canvas with ranked findings."): a progress note.
   if (PROGRESS_GERUND.test(body) && !/\b(?:is|are|was|were|has|have|had|does|did|do|can|will|would|should|could|must|caused?|causes|fails?|failed|works?|worked|returns?|returned|means)\b/i.test(body)) return { cls: 'process', score: 0 };
   // "Fixing the typecheck error in the new tests", "Also updating the store": work under way, said without a subject.

@@ -39,6 +39,9 @@ describe('sentence classes', () => {
     // A fix reported is a change, whatever failures it names; failures seen are still failures.
     assert.equal(agent('Fixed multiple test failures and linting issues:'), 'change');
     assert.equal(agent('There are quite a few test failures.'), 'failure');
+    // The agent restating a task (the user's, or one of an old session it summarizes) is no fact.
+    assert.equal(agent('Goal: Enable Claude Code integration with Helium browser (Chromium-based privacy browser).'), 'other');
+    assert.equal(agent('The goal of `resolveRepoPath` is unclear: it duplicates `getSessionRepoPath`.'), 'finding');
     // How a thing stands, "instead of" what was expected, is found; the agent's own "instead of" is a choice.
     assert.equal(agent("The key is in the temp file but it's all on one line with spaces instead of newlines."), 'finding');
     assert.equal(agent("I'll use jq instead of grep."), 'decision');
