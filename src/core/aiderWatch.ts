@@ -20,6 +20,10 @@ const NAMED = /`([^`\s]+\.[A-Za-z]\w{0,7})`/;
 /** The reply's opening that says what it will do ("Okay, I will add the missing TSDoc…"). */
 const WILL = /^(?:ok(?:ay)?|sure|alright|got it)?[,.!]?\s*(?:i will|i'll)\s+([^\n]{8,240}?)(?:\.\s|\.?$|\n)/i;
 
+const READ_BY_AGENT = ', as the agent read it';
+/** The note an ask taken from a comment carries: where the comment is, and whether the words are the agent's reading. */
+const COMMENT_NOTE = new RegExp(` \\(a comment(?: in [^()]*)?(?:${READ_BY_AGENT})?\\)$`);
+
 /** An ask written as a comment in a file, for the fold: the user turn it stands for. */
 export interface InFileAsk {
   /** The step whose reply answers it (the user turn is folded just before it). */
@@ -72,12 +76,21 @@ function asksIn(units: readonly Unit[]): InFileAsk[] {
 /** The ask as the user wrote it in the file, or as the reply read it; undefined when the reply quotes no comment and says no task. */
 function askOf(reply: string, added: string | undefined): string | undefined {
   const file = added ?? NAMED.exec(reply.split('\n', 1)[0]!)?.[1];
-  const where = file ? ` in ${file}` : '';
   const comment = COMMENT.exec(reply)?.[1]?.trim();
   // A bare "// AI!" says what to do only through the code around it: the reply's reading says more.
-  if (comment && !/^AI[!?]$/.test(comment)) return `${comment} (a comment${where})`;
+  if (comment && !/^AI[!?]$/.test(comment)) return `${comment}${commentNote(file)}`;
   const will = WILL.exec(reply)?.[1]?.trim();
-  return will ? `${will} (a comment${where}, as the agent read it)` : undefined;
+  return will ? `${will}${commentNote(file, true)}` : undefined;
+}
+
+/** The note an ask taken from a comment carries (see COMMENT_NOTE): " (a comment in src/a.ts[, as the agent read it])". */
+export function commentNote(file: string | undefined, readByAgent = false): string {
+  return ` (a comment${file ? ` in ${file}` : ''}${readByAgent ? READ_BY_AGENT : ''})`;
+}
+
+/** The words of an ask as its record has them: an ask taken from a comment without the note of where it is. */
+export function quotedAskWords(text: string): string {
+  return text.replace(COMMENT_NOTE, '');
 }
 
 /** A user unit holding `text` at `record`, in the turn of the step that answers it. */

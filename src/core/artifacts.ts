@@ -63,7 +63,15 @@ export function renderedEdits(text: string): string[] {
 }
 
 /** How far back in its turn a pathless edit looks for the file it wrote: the steps before it. */
-export const EDIT_LOOKBACK_STEPS = 8;
+const EDIT_LOOKBACK_STEPS = 8;
+
+/**
+ * The units just before unit `at` that a pathless edit at `at` (or at the start of a fold's span) may look back
+ * through: at most EDIT_LOOKBACK_STEPS, oldest first (touchesInStep stops at the first not of the same turn).
+ */
+export function unitsBefore(units: readonly Unit[], at: number): readonly Unit[] {
+  return units.slice(Math.max(0, at - EDIT_LOOKBACK_STEPS), at);
+}
 
 /**
  * The files a tool call touched, read in its step: what the call names, or,
@@ -279,13 +287,6 @@ export class ArtifactIndex {
  * when the call named none, and what a failed call counted, taken back.
  * Returns the paths whose entry changed.
  */
-/** The steps of a unit's turn before it, at most EDIT_LOOKBACK_STEPS, oldest first. */
-function stepsBefore(units: readonly Unit[], at: number): Unit[] {
-  const out: Unit[] = [];
-  for (let i = at - 1; i >= 0 && out.length < EDIT_LOOKBACK_STEPS && units[i]!.kind === 'step' && units[i]!.turn === units[at]!.turn; i--) out.unshift(units[i]!);
-  return out;
-}
-
 export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], events: readonly AppendEvent[]): string[] {
   const changed: string[] = [];
   for (const event of events) {
@@ -299,10 +300,10 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
         changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
       });
     }
-    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part), event.part.tool, stepsBefore(units, event.unitIndex))));
+    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part), event.part.tool, unitsBefore(units, event.unitIndex))));
     if (event.type === 'result' && event.after.tool) {
       // A call that named no file may name it in its result ("The file src/a.ts has been updated").
-      if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool, stepsBefore(units, event.unitIndex)).length === 0) {
+      if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool, unitsBefore(units, event.unitIndex)).length === 0) {
         const named = fileTouches(event.after.tool);
         if (named.length) changed.push(...index.observe(event.after.tool, unit.step, named));
       }

@@ -19,7 +19,7 @@
  * (projection.ts), the reductions in the store (storedReductions.ts), the
  * background floor (foldPlanner.ts) and what is not loaded (notLoaded.ts).
  */
-import { EDIT_LOOKBACK_STEPS } from './artifacts';
+import { unitsBefore } from './artifacts';
 import type { BackgroundRunner, BackgroundState } from './background';
 import { COMPACTION_PROTECT_RECENT_STEPS, MESSAGE_OVERHEAD_TOKENS, isNearWindow, isOverTrigger, summaryCapFor, type Budget } from './budget';
 import { FoldPlanner, type FloorSource } from './foldPlanner';
@@ -400,7 +400,7 @@ export class CompactionEngine {
   private foldInput(toUnit: number): FoldInput {
     const view = this.view;
     const units = this.record.units;
-    const input = { previous: view.summary, units: units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: this.cap, before: units.slice(Math.max(0, view.coverageUnit - EDIT_LOOKBACK_STEPS), view.coverageUnit) };
+    const input = { previous: view.summary, units: units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: this.cap, before: unitsBefore(units, view.coverageUnit) };
     // The context goes with the question only as far as it fits beside it. The newest units are left out
     // first: a prefix of what was sent is still a cache hit, and the span is at its start.
     const room = this.budget.effective - QUESTION_MARGIN * continuationQuestionTokens(input.units.length);

@@ -36,8 +36,9 @@ const SILENT_FAILURE = 'no output';
 const STATED_NEXT = ' (stated by the agent)';
 /** What Next adds when every item of the agent's todo plan is done. */
 const PLAN_DONE = 'every item of the plan (todo) is done';
-/** A status about an ask (answered, or not yet): a newer ask makes it the past. */
-const ANSWERED_STATUS = /^(?:request #\d+ answered|the user's request #\d+ is not answered yet)$/;
+/** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
+const UNANSWERED_STATUS = /^the user's request #\d+ is not answered yet$/;
+const ANSWERED_STATUS = /^request #\d+ answered$/;
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
 const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
@@ -192,7 +193,7 @@ export class Fold {
       disputeClaims(this.b, split.words, part.record);
       this.question = undefined;
       // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
-      if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status)) this.status = '';
+      if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -202,7 +203,7 @@ export class Fold {
 
   step(unit: Unit): void {
     // The agent takes its turn: an ask said to be unanswered at the last fold is being answered now.
-    if (/ is not answered yet$/.test(this.status)) this.status = '';
+    if (UNANSWERED_STATUS.test(this.status)) this.status = '';
     const candidates: Candidate[] = [];
     let order = 0;
     // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),

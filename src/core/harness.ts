@@ -15,6 +15,7 @@
  * wrapper is a row, not a branch. Pure and linear in the text.
  */
 
+import { commentNote } from './aiderWatch';
 import { looksLikeCode, looksLikeLog, withoutMarkdownDocuments } from './classify';
 import { clipChars } from './digest';
 import { errorLine, errorWeight } from './terminalOutput';
@@ -175,7 +176,7 @@ function aiderWatchAsk(text: string): UserText | undefined {
   for (const line of text.split('\n')) {
     const named = /^(\S[^│█⋮]*\.[A-Za-z]\w{0,7}):$/.exec(line.trim());
     if (named) file = named[1]!.replace(/\\/g, '/');
-    else if (line.startsWith('█')) asks.push(`${line.slice(1).trim()}${file ? ` (a comment in ${file})` : ''}`);
+    else if (line.startsWith('█')) asks.push(`${line.slice(1).trim()}${file ? commentNote(file) : ''}`);
   }
   return { words: asks.join('\n'), harness: [{ kind: 'template', text }], interrupted: false };
 }

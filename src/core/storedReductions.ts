@@ -6,7 +6,7 @@
  * the raw (drift reset). Both lookups are cached under what they depend on,
  * so a preflight at every turn costs what changed since the last one.
  */
-import { EDIT_LOOKBACK_STEPS } from './artifacts';
+import { unitsBefore } from './artifacts';
 import { KeyedMemo, PrefixFold } from './memo';
 import type { SessionRecord } from './parts';
 import type { Redactor } from './redact';
@@ -50,7 +50,7 @@ export class StoredReductions {
     private readonly snapshots: SnapshotStore,
     private readonly redactor: Redactor,
   ) {
-    this.protectedLines = new PrefixFold((lines, from, to) => protectedFromRaw(this.record.units.slice(from, to), redactor, lines, this.record.units.slice(Math.max(0, from - EDIT_LOOKBACK_STEPS), from)));
+    this.protectedLines = new PrefixFold((lines, from, to) => protectedFromRaw(this.record.units.slice(from, to), redactor, lines, unitsBefore(this.record.units, from)));
   }
 
   /** Keeps the reduced form of a part. */

@@ -56,7 +56,10 @@ export interface FoldInput {
    * own model asks after it, so a prompt cache serves what the chat sent.
    */
   readonly context?: readonly ProjectedMessage[];
-  /** The units just before the span (a few): an edit at its start that names no file wrote the file they read last. */
+  /**
+   * The units just before the span (see unitsBefore): an edit at its start that names no file wrote the file they
+   * read last, and an aider console there may have announced an ask the span's first reply answers.
+   */
   readonly before?: readonly Unit[];
 }
 

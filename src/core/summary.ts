@@ -295,8 +295,9 @@ export const TASK_CONTEXT_HEADING = '## Task Context';
  * the messages after the head (newer) supersede its goal, status and next step.
  */
 export function currentStateHeading(coverageEnd: number): string {
-  return `### Current state as of r${Math.max(0, coverageEnd - 1)} (later messages supersede it)`;
+  return `${CURRENT_STATE_AS_OF}${Math.max(0, coverageEnd - 1)} (later messages supersede it)`;
 }
+const CURRENT_STATE_AS_OF = '### Current state as of r';
 
 /** The opening line of the head: stable across folds (the coverage is said at the end, where it changes). */
 const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_tool_call("<toolCallId>").';
@@ -436,7 +437,7 @@ export function validateTaskContext(text: string): string[] {
   const added = lines.findIndex((l) => l.trim() === ADDED_HEADING);
   for (const name of SECTION_NAMES) {
     if (name === 'Current state' && added >= 0 && added > last) last = added;
-    const positions = lines.flatMap((l, i) => (l.trim() === `### ${name}` || (name === 'Current state' && l.startsWith('### Current state as of r')) ? [i] : []));
+    const positions = lines.flatMap((l, i) => (l.trim() === `### ${name}` || (name === 'Current state' && l.startsWith(CURRENT_STATE_AS_OF)) ? [i] : []));
     if (positions.length === 0) problems.push(`missing section "${name}"`);
     else if (positions.length > 1) problems.push(`section "${name}" appears ${positions.length} times`);
     else if (positions[0]! < last) problems.push(`section "${name}" is out of order`);

@@ -2,6 +2,7 @@
  * The metrics of the evaluation, each a pure function with a known answer on a
  * hand-made input (see test/unit/evalMetrics.test.ts).
  */
+import { quotedAskWords } from '../core/aiderWatch';
 import { knownPathOf } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
 import type { Redactor } from '../core/redact';
@@ -147,7 +148,7 @@ export function citations(summary: SummaryState | undefined, records: readonly R
     // wrote where the record quotes it (a comment aider's watch mode acted on: its prompt, or the reply quoting it).
     const said = record ? normaliseText(redactor.redact(record.content).text) : '';
     const text = normaliseText(r.text);
-    const quoted = text.replace(/ \(a comment(?: in [^()]*)?(?:, as the agent read it)?\)$/, '');
+    const quoted = quotedAskWords(text);
     if (record && ((record.role === 'user' && said.startsWith(text)) || (quoted !== text && said.includes(quoted)))) valid++;
     else problems.push(`request #${r.ordinal} does not match record r${r.record}`);
   }
