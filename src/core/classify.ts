@@ -194,7 +194,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     return { cls: 'process', score: 0 };
   }
   if (REQUEST_ECHO.test(body) || CONVERSATION_NARRATION.test(body)) return { cls: 'process', score: 0 };
-  if (NARRATION.some((pattern) => pattern.test(body)) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was))\b/i.test(body)) return { cls: 'process', score: 0 };
+  // A stated cause keeps it ("the issue is X"), not where a problem happens ("…where the problem is occurring").
+  if (NARRATION.some((pattern) => pattern.test(body)) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was)(?! (?:occurring|happening|coming|arising|located)\b))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
   if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body)) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.

@@ -126,6 +126,8 @@ export const NARRATION: readonly RegExp[] = [
   /\b(?:is|are) (?:still )?(?:working|progressing) on\b/i,
   /^(?:maybe|perhaps|possibly)\b/i,
   /^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b/i,
+  // What a debugging step is for: "These changes will help identify where the issue is occurring", "This will help you see how…".
+  /^(?:this|that|it|these|those|(?:this|these|the) (?:changes?|logging|debug(?:ging)? (?:output|statements?|prints?|logs?)|print(?: statements?)?|statements?|logs?|output|additions?))(?: \w+)? (?:will|should|would|might|may|can|could) (?:help|allow|let|enable)(?: (?:us|me|you))?(?: to)? (?:see|identify|find|track|debug|understand|diagnose|figure|pinpoint|narrow|determine|locate|trace|spot|catch|know)\b/i,
   /^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b/i,
   /^i (?:realized|realised) i\b/i,
   /^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i,

@@ -500,11 +500,12 @@ export function splitQuoted(words: string): QuotedText {
     own.push(line);
     blankBefore = false;
   }
-  const kept = own.join('\n').replace(/(["“])([^"“”\n]{0,2000})(["”])/g, (whole: string, _o: string, inner: string) => {
+  const kept = own.join('\n').replace(/(["“])([^"“”\n]{0,2000})(["”])/g, (whole: string, open: string, inner: string, close: string) => {
     // A quoted passage of six words or more is someone else's text; a quoted term stays the user's.
     if (inner.trim().split(/\s+/).length < 6) return whole;
     quoted.push(inner.trim());
-    return ' ';
+    // Its place stays marked: the sentence around it still reads ("the iteration: "…", second, …").
+    return `${open}…${close}`;
   });
   return { own: kept.replace(/\n{3,}/g, '\n\n').trim(), quoted: quoted.filter((q) => q !== '') };
 }

@@ -6,7 +6,7 @@
  */
 import type { ProjectedMessage } from './engine';
 import type { Fact, ProtectedState } from './state';
-import { elidedRequestRecords, FACT_SECTIONS, type SummaryState } from './summary';
+import { ADDED_HEADING, elidedRequestRecords, FACT_SECTIONS, type SummaryState } from './summary';
 
 export type Disposition = 'retained' | 'superseded' | 'omitted' | 'unsupported';
 
@@ -35,7 +35,7 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** The head's request entries (`- #n (rN): …`, a multi-line ask whole), normalised, by their record. */
+/** The head's request entries (`- #n (rN): …`, or appended `- [Request] #n (rN): …`; a multi-line ask whole), normalised, by their record. */
 function requestEntries(head: string): Map<number, string> {
   const out = new Map<number, string>();
   const start = head.indexOf('### Requests\n');
@@ -44,6 +44,15 @@ function requestEntries(head: string): Map<number, string> {
   for (const entry of head.slice(start + 13, end < 0 ? undefined : end).split(/\n(?=- #\d+ \(r\d+\): )/)) {
     const m = /^- #\d+ \(r(\d+)\): /.exec(entry);
     if (m) out.set(Number(m[1]), normalise(entry));
+  }
+  // A fold that appends its delta adds its asks below the sections (`- [Request] #n (rN): …`).
+  const added = head.indexOf(`${ADDED_HEADING}\n`);
+  if (added >= 0) {
+    const addedEnd = head.indexOf('\n### ', added + ADDED_HEADING.length);
+    for (const entry of head.slice(added + ADDED_HEADING.length + 1, addedEnd < 0 ? undefined : addedEnd).split(/\n(?=- )/)) {
+      const m = /^- \[Request\] #\d+ \(r(\d+)\): /.exec(entry);
+      if (m) out.set(Number(m[1]), normalise(entry));
+    }
   }
   return out;
 }
@@ -101,8 +110,14 @@ export function checkBoundary(
       retained++;
       continue;
     }
-    const value = normalisedValue(fact);
     const entry = fact.sources.length === 1 ? requests.get(fact.sources[0]!) : undefined;
+    // A goal is its request's ask: the request log's line for that record carries it (more fully: the goal leaves
+    // out what the user quoted or pasted, the line shows it).
+    if (fact.type === 'goal' && entry !== undefined) {
+      retained++;
+      continue;
+    }
+    const value = normalisedValue(fact);
     if (entry?.includes(value) || inContext(value)) retained++;
     else entries.push({ atRecord, item: fact.value, type: fact.type, disposition: 'omitted', rule: `defect: an active ${fact.type} is missing from the context` });
   }

@@ -24,7 +24,7 @@ import { choiceText, resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { BlockFacts } from './blockFacts';
 import { FactVersions } from './factVersions';
-import { extractConstraints, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
+import { extractConstraints, isContinuation, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import { callFailed, quotedSnippet } from './toolResults';
@@ -147,7 +147,6 @@ const USER_MESSAGE_CHANGE = /^(?:lifted by the user's ask|reversed by the user) 
 /** The state keeps every rule a message states (the summary keeps fewer); a bound against pasted documents. */
 const STATE_RULES_PER_MESSAGE = 200;
 
-/** Shorter than the request log's clip, so a goal stays a verbatim part of its request. */
 /** The request log clips a long ask to its first 240 characters under pressure: a goal stays within them. */
 const GOAL_MAX_CHARS = 236;
 
@@ -270,7 +269,9 @@ export class ProtectedState {
     }
     const own = message.quoted.own;
     const text = own === '' ? words : own;
-    this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
+    // "continue", "try again": the goal under way goes on (the request log does not list the reply as an ask either).
+    const continues = isContinuation(text) && this.facts().some((f) => f.type === 'goal');
+    if (!continues) this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
     // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
     if (liftsReadOnly(text)) {
       for (const f of this.active()) {

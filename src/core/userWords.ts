@@ -89,6 +89,11 @@ export function readUserMessage(text: string): UserMessage {
 const CONTINUATION = /^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|perfect|thanks|thank you|i agree|agreed|looks good|sounds good|lgtm)[,.!]?\s*)*(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume|next|go ahead|do it|do so|continue please|please continue|try (?:it |that )?again|retry|redo (?:it|that)|do (?:it|that) again)(?:\s+(?:please|then|as (?:planned|discussed|agreed|proposed|suggested|before)|and do (?:so|it|that)|with (?:the|that|it)(?: \w+)?|where you left off))?[.!]*$/i;
 export const CONTINUED_SUFFIX = / — continued at r\d+$/;
 
+/** Whether a reply only says to go on with the work under way (asks for nothing new). */
+export function isContinuation(words: string): boolean {
+  return CONTINUATION.test(words.trim());
+}
+
 /** Whether the user's own words are rules and courtesy only, no ask. */
 export function onlyRules(words: string): boolean {
   let rules = 0;
@@ -162,7 +167,7 @@ export function resolvedRequest(ordinal: number, part: Part, offer: { record: nu
   const resolved = line.elided === 0 ? resolveReply(line.text, offer) : undefined;
   if (resolved) return { ...line, resolved: { chose: redactor.redact(resolved.chose).text, offered: resolved.offered, assent: resolved.assent } };
   // After the first ask, a reply that only says to go on asks for nothing new.
-  return ordinal > 1 && CONTINUATION.test(words.trim()) ? { ...line, continuation: true } : line;
+  return ordinal > 1 && isContinuation(words) ? { ...line, continuation: true } : line;
 }
 
 /** The protected lines of a covered prefix, derived from the raw units alone. */

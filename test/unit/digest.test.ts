@@ -60,6 +60,11 @@ describe('sentence classes', () => {
     assert.notEqual(agent("I'm now facing module-not-found errors for crates like `vim` and `toml`."), 'process');
     assert.notEqual(agent("I'm seeing a 404 from the API when the token is missing."), 'process');
     assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
+    // What a debugging step is for is no finding, even where it names "the problem"; a cause it states is.
+    assert.equal(agent('This will help us identify where exactly the problem is occurring.'), 'process');
+    assert.equal(agent('These changes will help identify where the issue is occurring.'), 'process');
+    assert.equal(agent('This will help you see how the `Dimension` objects are being created.'), 'process');
+    assert.notEqual(agent('This will help because the issue is the stale cache.'), 'process');
     // The agent grading its own work states nothing; with its reason it does.
     assert.equal(agent('This is simpler, more robust, and will work for all real-world cases.'), 'other');
     assert.equal(agent('This is now clean, modular, and follows best practices for code and test organization.'), 'other');

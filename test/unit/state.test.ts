@@ -181,6 +181,11 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const long = `Please port the exporter. ${'It has many parts that all need care. '.repeat(20)}`;
     const clipped = stateOf(new RecordBuilder().user(long)).active().find((f) => f.type === 'goal')!.value;
     assert.match(clipped, /^Please port the exporter\. It has many parts .* \[…\d+ more chars in r0\]$/);
+    // A quotation inside the ask is someone's text (its place stays marked); "continue" or "try again" asks for nothing
+    // new: the goal under way goes on.
+    const quoting = 'Three aspects: one is the systematic iteration: "What do we get if we move hue by that much?", second, the next hue.';
+    const goalsOf = (b: RecordBuilder): string[] => stateOf(b).active().filter((f) => f.type === 'goal').map((f) => f.value);
+    assert.deepEqual(goalsOf(new RecordBuilder().user(quoting).step('ok').user('try again')), ['Three aspects: one is the systematic iteration: "…", second, the next hue.']);
   });
 
   it('an ask for the change ends a read-only phase the user set: "do not modify code" is lifted, a rule about one thing stays', async () => {
@@ -302,6 +307,14 @@ describe('loss ledger', () => {
     assert.deepEqual(withAsk.counts, { atRecord: 7, retained: 2, superseded: 0, omitted: 1, unsupported: 1 });
     const inView = checkBoundary(7, state, [], undefined, 0);
     assert.equal(inView.counts.omitted, 0, 'facts whose records are still in view are retained as written');
+    // A goal is its request's ask: the request's line in the head carries it, whatever the goal leaves out (a quotation).
+    const quoting = stateOf(new RecordBuilder().user('One is the iteration: "What do we get if we move hue by that much?", second, the next hue.'));
+    const head = '### Requests\n- #1 (r0): One is the iteration: "What do we get if we move hue by that much?", second, the next hue.\n### Deliverables\n';
+    assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: head }], undefined, 4).counts.omitted, 0);
+    assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: head.replace('#1 (r0)', '#1 (r1)') }], undefined, 4).counts.omitted, 1);
+    // So does the line a fold appended below the sections.
+    const appended = `### Requests\n(none)\n### Archived\n(none)\n### Added at later folds (newest last)\n- [Request] ${head.split('\n')[1]!.slice(2)}\n### Current state as of r4 (later messages supersede it)\n`;
+    assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: appended }], undefined, 4).counts.omitted, 0);
   });
 });
 
