@@ -23,6 +23,13 @@ const EDITED_FILE = new RegExp(`\`([^\`\\s]+\\.(?:${SOURCE_EXTENSIONS}))\`|(?:^|
 const FRAMEWORK_NAME = /^(?:node|vue|next|nuxt|react|express|three|chart|d3|ember|backbone|angular)\.js$/i;
 
 /**
+ * A code block Cursor's chat writes for its Apply button: the language, a colon and the file it changes
+ * (```` ```python:app/models/cell.py ````).
+ */
+const PATHED_FENCE = /^```[\w+#.-]*:((?:[\w.~-]+\/)*[\w.-]+\.[A-Za-z][\w]{0,7})$/;
+const PATHED_FENCE_ANYWHERE = /^\s*```[\w+#.-]*:(?:[\w.~-]+\/)*[\w.-]+\.[A-Za-z][\w]{0,7}\s*$/m;
+
+/**
  * The files an export shows edited inside the agent's text: SpecStory renders
  * a Cursor edit as a ```diff block that opens a segment of the message (right
  * after a `---` separator), with no call of its own; the file is the one the
@@ -58,6 +65,26 @@ export function renderedEdits(text: string): string[] {
       segment = '';
     } else segment += `${lines[i]}\n`;
     previous = line;
+  }
+  return out;
+}
+
+/**
+ * The files of the code blocks Cursor's chat offers to apply (```` ```python:app/models/cell.py ````): the block
+ * names its file, the user applies it with one click and the session goes on from the changed file. The artifact
+ * index counts it as a change of its file; the head's Deliverables do not (an offer, not an edit the agent made: the
+ * user may have discarded it, and a long chat of offers would fill the head with paths the request log names).
+ */
+export function offeredEdits(text: string): string[] {
+  if (!PATHED_FENCE_ANYWHERE.test(text)) return [];
+  const out: string[] = [];
+  let fenced = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line.startsWith('```')) continue;
+    const pathed = fenced ? null : PATHED_FENCE.exec(line);
+    if (pathed) out.push(pathed[1]!);
+    fenced = !fenced;
   }
   return out;
 }
@@ -295,7 +322,7 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
     // An edit an export rendered in the agent's text (see renderedEdits) touched its file like a call would.
     if (event.type === 'part' && event.part.kind === 'text' && unit.kind === 'step') {
       const part = event.part;
-      renderedEdits(part.text).forEach((path, i) => {
+      [...renderedEdits(part.text), ...offeredEdits(part.text)].forEach((path, i) => {
         const edit: ToolInvocation = { callId: `${part.address}#edit${i}`, name: 'edit', input: undefined, output: '', isError: false, callRecord: part.record, resultRecord: part.record };
         changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
       });

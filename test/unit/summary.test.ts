@@ -27,7 +27,7 @@ import {
   type SummaryState,
 } from '../../src/core/summary';
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
-import { ArtifactIndex, observeArtifacts, renderedEdits } from '../../src/core/artifacts';
+import { ArtifactIndex, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -441,6 +441,11 @@ describe('demotion by later references', () => {
     const { units } = unitsOf(b);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
     assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/domain/tasks.test.ts: 1m', 'src/domain/tasks.ts: 1m', 'tasks.test.ts: 1m']);
+    // Cursor's chat names the file in the block it offers to apply; a block with a language only names none.
+    const cursor = ["Here's the suggested change to the `app/models/cell.py` file:", '', '```python:app/models/cell.py', 'class Cell:', '    # ... existing code ...', '```', '', 'Run it with:', '```bash', 'python app/main.py', '```', '', '```css:app/static/css/style.css', '.button { margin: 0 auto; }', '```'].join('\n');
+    assert.deepEqual(offeredEdits(cursor), ['app/models/cell.py', 'app/static/css/style.css']);
+    assert.deepEqual(offeredEdits('```python\nprint(1)\n```\nSee `app/x.py`.'), []);
+    assert.deepEqual(renderedEdits(cursor), [], 'an offer is no edit the agent made');
   });
 
   it('a replace with no path, in a step of its own, writes the file its turn read last; the index and a later fold agree', async () => {
