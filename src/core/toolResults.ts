@@ -258,9 +258,12 @@ const GIT_EOL_NOTICE = /\b(?:CR)?LF will be replaced by (?:CR)?LF\b/;
 /** Commands whose non-zero exit is an answer, not a failure (no match, files differ, not found by a probe). */
 export const INFORMATIONAL_EXIT = /^(?:\S+=\S+\s+)*(?:grep|egrep|fgrep|rg|ag|ack|diff|cmp|test|\[|pgrep|pidof|lsof|git diff|git grep|git show-ref|git rev-parse --verify|systemctl is-\w+|getent|dpkg -s|rpm -q|command -v|which|type|hash)\b/;
 
-/** Commands that change the system rather than a file (files changed are Deliverables already). */
+/**
+ * Commands that change the system rather than a file (files changed are Deliverables already). Making a script
+ * executable (`chmod +x run.py`) is a step of running it, not a setting: a mode (`chmod 600 key`) is one.
+ */
 export const CONFIGURING_COMMAND =
-  /\b(?:uci (?:set|add_list|del_list|delete|add|commit)|git config (?!.*(?:--get|--list|-l\b))|systemctl (?:restart|enable|disable|stop|start|mask)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|git (?:remote (?:add|set-url)|branch -[mMdD]|tag|rebase|reset --hard|filter-repo|filter-branch|lfs)|(?:npm|pnpm|yarn|bun) (?:install|add|remove|uninstall|i) \S|pip3? install|uv (?:add|pip install)|cargo add|go get|gem install|apt(?:-get)? (?:install|remove|purge)|brew (?:install|uninstall|upgrade)|winget (?:install|upgrade)|choco install|docker (?:run|rm|stop|compose up|compose down)|kubectl (?:apply|delete|rollout)|terraform apply|crontab|launchctl (?:load|unload|bootstrap)|defaults write|gpg --(?:import|edit-key|import-ownertrust)|ssh-keygen|netsh|Set-ItemProperty|Add-MpPreference|Set-MpPreference|reg add|ufw (?:allow|deny|enable|disable|delete)|iptables (?:-[AIDRFPN]|--(?:append|insert|delete|flush))|nft (?:add|delete|flush)|sysctl -w|chmod [0-7+]|chown )/;
+  /\b(?:uci (?:set|add_list|del_list|delete|add|commit)|git config (?!.*(?:--get|--list|-l\b))|systemctl (?:restart|enable|disable|stop|start|mask)|service \S+ (?:restart|stop|start)|\/etc\/init\.d\/\S+ (?:restart|stop|start|enable|disable)|git (?:remote (?:add|set-url)|branch -[mMdD]|tag|rebase|reset --hard|filter-repo|filter-branch|lfs)|(?:npm|pnpm|yarn|bun) (?:install|add|remove|uninstall|i) \S|pip3? install|uv (?:add|pip install)|cargo add|go get|gem install|apt(?:-get)? (?:install|remove|purge)|brew (?:install|uninstall|upgrade)|winget (?:install|upgrade)|choco install|docker (?:run|rm|stop|compose up|compose down)|kubectl (?:apply|delete|rollout)|terraform apply|crontab|launchctl (?:load|unload|bootstrap)|defaults write|gpg --(?:import|edit-key|import-ownertrust)|ssh-keygen|netsh|Set-ItemProperty|Add-MpPreference|Set-MpPreference|reg add|ufw (?:allow|deny|enable|disable|delete)|iptables (?:-[AIDRFPN]|--(?:append|insert|delete|flush))|nft (?:add|delete|flush)|sysctl -w|chmod (?:[0-7]|[ugoa]*[+=-](?!x\s))|chown )/;
 
 /**
  * What an installer says it installed ("Successfully installed marshmallow-3.13.0",

@@ -319,6 +319,9 @@ describe('fact lines said once', () => {
     assert.deepEqual(await decided('git commit -F msg.txt', '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog'), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
     // An install says what it installed: the versions a later step depends on.
     assert.deepEqual(await decided('pip install -e .[dev]', 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n'), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
+    // Making a script runnable is a step of running it; a file's mode is a setting.
+    assert.deepEqual(await decided('chmod +x run_server.py', ''), []);
+    assert.deepEqual(await decided('chmod 600 ~/.ssh/deploy_key', ''), ['applied: `chmod 600 ~/.ssh/deploy_key`']);
     // Two commits whose messages quote the same file are two commits.
     const two = new RecordBuilder()
       .user('Commit the docs.')
