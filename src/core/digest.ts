@@ -130,7 +130,10 @@ export function gistOf(text: string, n = GIST_WORDS): string {
   const w = words(text.replace(/\s+/g, ' ').trim());
   if (w.length <= n) return w.join(' ');
   const weight = w.map((x) => (handles(x).length ? 2 : /\d/.test(x) ? 1 : 0));
-  let best = 0;
+  // A statement that opens with a concession ("Even though the unit tests had issues, the direct tests pass") says
+  // its point in the main clause: that is the opening a gist prefers.
+  const opening = mainClauseAt(w, n);
+  let best = opening;
   let bestScore = -1;
   let sum = 0;
   for (let i = 0; i < w.length; i++) {
@@ -138,8 +141,8 @@ export function gistOf(text: string, n = GIST_WORDS): string {
     if (i >= n) sum -= weight[i - n]!;
     // Prefer the opening (it names the subject) unless a later window carries more.
     const start = i - n + 1;
-    if (start >= 0 && sum > bestScore + (start === 0 ? -1 : 0)) {
-      bestScore = sum + (start === 0 ? 1 : 0);
+    if (start >= 0 && sum > bestScore + (start === opening ? -1 : 0)) {
+      bestScore = sum + (start === opening ? 1 : 0);
       best = start;
     }
   }
@@ -161,6 +164,21 @@ export function gistOf(text: string, n = GIST_WORDS): string {
   while (start > 0 && end - start > 3 && CLAUSE_OPENER.test(w[start]!)) start++;
   const slice = w.slice(start, end).join(' ').replace(/[,;:—–]$/, '');
   return `${start > 0 ? '…' : ''}${slice}${end < w.length ? '…' : ''}`;
+}
+
+/** A word that opens a concession: the clause it opens is background to the main clause after its comma. */
+const CONCESSIVE = /^(?:although|though|despite|whereas|while)$/i;
+
+/**
+ * Where a gist of `n` words of `w` starts to say the main clause when the statement opens with a concession
+ * ("Even though …, X", "Although …, X"): at the main clause, or earlier when the main clause is shorter than the
+ * gist; 0 for any other statement.
+ */
+function mainClauseAt(w: readonly string[], n: number): number {
+  const concedes = CONCESSIVE.test(w[0]!) || (/^even$/i.test(w[0]!) && /^(?:though|if)$/i.test(w[1] ?? ''));
+  if (!concedes) return 0;
+  for (let i = 1; i < w.length - 4; i++) if (/,$/.test(w[i]!)) return Math.max(0, Math.min(i + 1, w.length - n));
+  return 0;
 }
 
 /** A word that opens a clause: a cut before it ends a statement where the next one begins. */

@@ -615,6 +615,12 @@ describe('statements, gists and keys', () => {
     assert.equal(gistOf('Best practice here is to move the helper into a shared utility module such as the one we have in src', 15), 'Best practice here is to move the helper into a shared utility module…');
     const g = gistOf('we looked at many files and `queryLog` in Blocky v0.23 breaks DNS resolution because of the cache setting', 12);
     assert.doesNotMatch(g, /(?:\b(?:and|the|of|because|in)|…and)…?$/, g);
+    // A concession is background: the gist says the main clause.
+    assert.equal(
+      gistOf('Even though the formal unit tests had some issues due to the complexity of mocking, the direct tests show that the fix works for nested session paths.', 12),
+      '…the direct tests show that the fix works for nested session paths.',
+    );
+    assert.match(gistOf('If the file is still needed by the release script, it should be restored from the last commit before we go on.', 12), /^If the file/, 'a condition is no concession');
   });
 
   it('keys name the subject, never a record number or a command prefix', () => {
