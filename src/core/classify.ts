@@ -20,7 +20,7 @@ import {
   AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
   GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
-  REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_LEAD, RULE_MODAL, type SentenceClass,
+  REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
 } from './cues';
 import { nextTurn } from './turns';
@@ -42,7 +42,7 @@ export function ruleKind(sentence: string): 'whole' | 'clause' | undefined {
   if (s.endsWith('?')) return undefined;
   const body = s.replace(RULE_LEAD, '');
   if (NOT_A_RULE.test(body)) return undefined;
-  if (RULE_IMPERATIVE.test(body) || RULE_MODAL.test(s) || RULE_CORRECTION.test(s)) return 'whole';
+  if (RULE_IMPERATIVE.test(body) || RULE_IMPERATIVE_OTHER.test(body) || RULE_MODAL.test(s) || RULE_CORRECTION.test(s)) return 'whole';
   return RULE_CLAUSE.test(s) && !REPORT.test(body) ? 'clause' : undefined;
 }
 

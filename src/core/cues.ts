@@ -223,6 +223,14 @@ export const RULE_LEAD = /^(?:(?:and|but|also|so|then|plus|oh and|btw|by the way
 export const RULE_IMPERATIVE =
   /^(?:never|always|do not|don't|dont|do NOT|must|make sure|ensure|be sure to|remember to|only|avoid|keep|use only|no more|no |stop|refrain from|under no circumstances|without|preserve|retain|maintain|respect|stick to|leave \S+ (?:alone|as is|unchanged|intact)|limit|restrict|prefer|ask (?:me )?before|check with me before|confirm (?:with me )?before|wait for (?:my|me)|don't touch|do not touch|no need to)\b/i;
 
+/**
+ * A prescriptive opening in the other languages users of coding agents write in (the corpus has Polish and
+ * Russian sessions): always, never, remember to, make sure, you must, do not + an imperative. Only openings that
+ * cannot report a state ("nie działa" is "does not work"): a bare negation is left out.
+ */
+export const RULE_IMPERATIVE_OTHER =
+  /^(?:zawsze|nigdy|pamiętaj,?\s+(?:aby|żeby|by|o|że)|upewnij się|musisz|nie wolno|nie (?:używaj|rób|zmieniaj|ruszaj|usuwaj|dotykaj|commituj|modyfikuj)|używaj tylko|всегда|никогда|обязательно|запомни|помни,?\s|нельзя|не (?:используй|делай|трогай|меняй|удаляй|запускай|коммить|пушь|трогайте|меняйте|удаляйте)|immer|niemals|achte darauf|stelle sicher|du musst|bitte (?:keine|nicht|niemals|immer)|siempre|nunca|asegúrate|debes|no (?:uses|hagas|toques|cambies|borres|modifiques)|toujours|jamais|assure-toi|tu dois|n'utilise|ne (?:modifie|touche|supprime|change|utilise)|certifique-se|sempre|não (?:use|altere|mude|apague|toque))(?=[\s,.!:;]|$)/iu;
+
 /** A modal or prohibition addressed to the agent anywhere in the sentence. */
 export const RULE_MODAL =
   /\b(?:you|we|it|they|the \w+|claude|agent) (?:must|must not|mustn't|should never|should always|shall not|may not|are not allowed to|is not allowed to|need to always|have to always)\b|\byou (?:do not|don't|will not|won't|should not|shouldn't|may only|can only|are only|(?:never|only)(?! (?:\w+ed|made|did|wrote|ran|got|gave|took|went|said|saw|found|left|kept|put|set|read|built|broke|told|showed|fixed|changed)\b))\b|\bi (?:do not|don't|dont) (?:want|wish)\b|(?<!\b(?:i|we|it|this|that)(?:'ve| have| had)? )\b(?:always|never)\b(?! (?:\w+ed|worked|works|fails|failed|seen|had|been|gotten|got|saw|heard|found|came|went|ran|took|gave|made|knew|thought|did)\b)|\b(?:must never|must always|must not|not allowed|forbidden|prohibited|under no circumstances)\b|\bi (?:do not|don't) want (?:you|it) to\b|\bi want you to (?:always|never|only)\b|\b(?:from now on|going forward)\b|\bi (?:would )?(?:like to )?remind(?:ing)? you\b|\b(?:main|key|golden|standing|core|first) (?:directive|rule)\b|\b(?:without (?:asking|changing|modifying|touching|breaking|removing|deleting))\b/i;

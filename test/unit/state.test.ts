@@ -173,6 +173,9 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const state = stateOf(new RecordBuilder().user(ask).user('Now the importer, too.'));
     const rules = state.active().filter((f) => f.type === 'constraint' && f.writer === 'user').map((f) => f.value);
     assert.deepEqual(rules, ['Also, always ask before touching tests.', 'From now on, never push to main.']);
+    // A rule in another language: "remember to use open-source solutions", "never push to main"; "the server does not work" is none.
+    const polish = stateOf(new RecordBuilder().user('Rozpocznij fazę 2. Pamiętaj aby użyć otwartoźródłowych rozwiązań. Serwer nie działa.').user('Никогда не пушь в main.'));
+    assert.deepEqual(polish.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['Pamiętaj aby użyć otwartoźródłowych rozwiązań.', 'Никогда не пушь в main.']);
     // A rule that answers the user's own question keeps the question: "you should be" alone says nothing.
     const answered = stateOf(new RecordBuilder().user('are you currently in the session repo? you should be'));
     assert.deepEqual(answered.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['are you currently in the session repo? you should be']);
