@@ -66,11 +66,14 @@ function renderedLines(state: SummaryState): Map<string, string> {
   return out;
 }
 
-/** A line as the added block shows it: its section named (a request says it is one). */
-function addedLine(id: string, text: string): string {
+/**
+ * A line as the added block shows it: its section named (a request says it is one), and the section it moved from,
+ * where the head above may still show it ("[Findings, moved from Ruled out]": a failure since overcome).
+ */
+function addedLine(id: string, text: string, movedFrom?: string): string {
   if (id.startsWith('#')) return text.replace(/^- /, '- [Request] ');
   const section = id.slice(0, id.indexOf('\u0000'));
-  return text.replace(/^- /, `- [${section === 'Archived' ? 'Archived' : section}] `);
+  return text.replace(/^- /, `- [${section}${movedFrom ? `, moved from ${movedFrom}` : ''}] `);
 }
 
 /**
@@ -120,6 +123,8 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     if (m) for (const g of m[2]!.split(GIST_SEPARATOR)) frozenGists.add(g);
   }
   const kept = new Set<string>();
+  // Keys whose line moved to another section since: the section the head as sent shows them in.
+  const movedFrom = new Map<string, string>();
   for (const [id, text] of sent) {
     const current = now.get(id);
     if (current === undefined) {
@@ -131,6 +136,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       // was sent was so when sent, and the line in its new place is appended below it, newest last.
       const moved = live.has(key) && live.get(key) !== section;
       const renamed = section === 'Deliverables' && next.facts.Deliverables.some((l) => l.key.replace(/\\/g, '/').endsWith(`/${key}`));
+      if (moved) movedFrom.set(key, section);
       if (moved || renamed) continue;
       const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;
       const members = group?.members ?? [key];
@@ -172,10 +178,18 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       }
       if (fresh.length < gists.length) shown = factLine(next, 'Archived', { ...line, text: `[${ARCHIVED_FROM.exec(line.text)?.[1] ?? 'Findings'}] ${fresh.join(GIST_SEPARATOR)}` });
     }
+    // A line that moved here from another section: where it was appended under that section, it is rewritten there.
+    const key = id.slice(id.indexOf('\u0000') + 1);
+    const from = id.startsWith('#') ? undefined : movedFrom.get(key);
+    if (at < 0 && from !== undefined) {
+      at = addedIds.indexOf(`${from}\u0000${key}`);
+      if (at >= 0) addedIds[at] = id;
+    }
+    // The line says it moved: the head above may still show it (or an earlier wording of it) under its old section.
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
-    if (at >= 0) added[at] = addedLine(id, shown);
+    if (at >= 0) added[at] = addedLine(id, shown, from);
     else {
-      added.push(addedLine(id, shown));
+      added.push(addedLine(id, shown, from));
       addedIds.push(id);
     }
   }

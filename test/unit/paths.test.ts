@@ -92,6 +92,29 @@ describe('the head written relative to the workspace', () => {
     assert.ok(renderSummary(laid2.state).startsWith(renderSummary(laid1.state).slice(0, renderSummary(laid1.state).indexOf('- [Deliverables]'))), 'the text before the rewritten line keeps its bytes');
   });
 
+  it('a line that moves to another section says so, and where it was appended under the old one it is rewritten there', () => {
+    const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
+    const laid0 = layoutAfterFold(undefined, base).state;
+    const next = (from: SummaryState, end: number, edit: (b: SummaryBuilder) => void): SummaryState => {
+      const b = new SummaryBuilder(from, redactor);
+      edit(b);
+      return b.build(end, from.folds + 1);
+    };
+    const failed = '`cargo test` failed (exit 101): error[E0433]: could not find `bash`';
+    const laid1 = layoutAfterFold(laid0, next(laid0, 20, (b) => b.upsert('Ruled out', { key: 'cargo-test', text: failed, sources: [19], priority: 2 })));
+    assert.equal(laid1.kind, 'appended');
+    const laid2 = layoutAfterFold(
+      laid1.state,
+      next(laid1.state, 30, (b) => {
+        b.facts['Ruled out'] = b.facts['Ruled out'].filter((l) => l.key !== 'cargo-test');
+        b.upsert('Findings', { key: 'cargo-test', text: `${failed}; later it worked (r29)`, sources: [19, 29], priority: 3 });
+      }),
+    );
+    assert.equal(laid2.kind, 'appended');
+    const added = laid2.state.layout!.added;
+    assert.deepEqual(added, ['- [Findings, moved from Ruled out] `cargo test` failed (exit 101): error[E0433]: could not find `bash`; later it worked (r29) (r19, r29)'], 'one line, in the slot of the line it replaces');
+  });
+
   it('a live line the cap shortened since (a deliverable\'s note dropped) is not appended again; a new count is', () => {
     const base = stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10);
     const noted = new SummaryBuilder(base, redactor);
@@ -140,7 +163,7 @@ describe('the head written relative to the workspace', () => {
     disputed.upsert('Ruled out', { ...line!, text: `${line!.text} — not so, the user (r11): "still slow"` });
     const laid3 = layoutAfterFold(laid1.state, disputed.build(12, 3));
     assert.equal(laid3.kind, 'appended');
-    assert.match(renderSummary(laid3.state), /- \[Ruled out\] use-cache: Cache the parsed `config\.yml` in memory — not so, the user \(r11\): "still slow"/);
+    assert.match(renderSummary(laid3.state), /- \[Ruled out, moved from Decisions\] use-cache: Cache the parsed `config\.yml` in memory — not so, the user \(r11\): "still slow"/);
   });
 
   it('a head that said nothing yet, or less than a cache block, is rendered in full rather than appended to', () => {
