@@ -574,7 +574,8 @@ export class Fold {
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
-    if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask})`;
+    // An answer given while the last command still fails leaves that failure open (Status says which).
+    if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask}${status.startsWith('blocked:') ? ', its last command still failing' : ''})`;
     if (planDone) next = next === '' ? PLAN_DONE : `${next}; ${PLAN_DONE}`;
     if (status === '' && answered) status = `request #${ask} answered`;
     this.b.current = {

@@ -1347,6 +1347,11 @@ describe('the Task Context as a digest', () => {
     assert.doesNotMatch(replied.current.next, /continue request/);
     // Answered with nothing planned, the turn is the user's: Next says so rather than "(none)".
     assert.equal(replied.current.next, "wait for the user's next request (the agent answered request #1)");
+    // An answer given while its last command still fails leaves the failure open.
+    const failing = new RecordBuilder().user('Fix the test.').step('', [{ name: 'Bash', input: { command: 'bun test' }, output: '3 pass\n1 fail\nerror: expected 2, got 3', isError: true }]).step('I could not make the last test pass.');
+    const blocked = await summarizer.fold({ previous: undefined, units: unitsOf(failing).units, coverageEnd: failing.records.length });
+    assert.match(blocked.current.status, /^blocked: `bun test` failed/);
+    assert.equal(blocked.current.next, "wait for the user's next request (the agent answered request #1, its last command still failing)");
     // Folded in two spans or in one, a newer ask the agent is working on is what comes next.
     const split = new RecordBuilder().user('Port the exporter.').step('Ported it.').user('Now add JSON output.').step('', [read]);
     const parts = unitsOf(split).units;
