@@ -60,6 +60,11 @@ describe('sentence classes', () => {
     assert.notEqual(agent("I'm now facing module-not-found errors for crates like `vim` and `toml`."), 'process');
     assert.notEqual(agent("I'm seeing a 404 from the API when the token is missing."), 'process');
     assert.equal(agent('The user wants me to add a --verbose flag.'), 'process');
+    // A choice and a cause said in Polish, German or Spanish are read as in English.
+    assert.equal(agent('Użyjemy FastMCP zamiast niskopoziomowego API, bo obsługuje transport HTTP.'), 'decision');
+    assert.equal(agent('Zdecydowałem się na Qdrant w Dockerze.'), 'decision');
+    assert.equal(agent('Das Problem ist, dass der Port 8000 belegt ist.'), 'finding');
+    assert.equal(agent('Resulta que el puerto 8000 ya está ocupado.'), 'finding');
     // What a debugging step is for is no finding, even where it names "the problem"; a cause it states is.
     assert.equal(agent('This will help us identify where exactly the problem is occurring.'), 'process');
     assert.equal(agent('These changes will help identify where the issue is occurring.'), 'process');
