@@ -98,11 +98,35 @@ function commandHead(command: string): string {
   return head;
 }
 
-/** An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first. */
+/** Between the causes a failed command's line gives, oldest first (the fold's CAUSE_JOIN). */
+const CAUSES = ' · ';
+
+/**
+ * An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first.
+ * A line that gives several causes keeps the first (why it failed at first) and then whole later causes, the newest
+ * as room allows, never the start of one cut off ("… · RuntimeError: Already…"); it joins them with "; " (a group
+ * of gists is joined by " · ").
+ */
 function errorOpening(error: string, n: number): string {
-  const text = error.replace(/^(?:(?:remote|error|fatal|warning|npm ERR!|E):\s*)+/i, '');
-  const w = words(text);
-  return w.length <= n ? text : `${w.slice(0, n).join(' ').replace(/[,;:—–]$/, '')}…`;
+  const opening = (cause: string): string => {
+    const text = cause.replace(/^(?:(?:remote|error|fatal|warning|npm ERR!|E):\s*)+/i, '');
+    const w = words(text);
+    return w.length <= n ? text : `${w.slice(0, n).join(' ').replace(/[,;:—–]$/, '')}…`;
+  };
+  const causes = error.split(CAUSES).filter((c) => c.trim() !== '');
+  if (causes.length <= 1) return opening(error);
+  // The first cause is why it failed at first; the newest ones follow whole as room allows.
+  const first = opening(causes[0]!);
+  let used = words(first).length;
+  const later: string[] = [];
+  let i = causes.length - 1;
+  for (; i >= 1; i--) {
+    const cause = opening(causes[i]!);
+    if (used + words(cause).length > n) break;
+    later.unshift(cause);
+    used += words(cause).length;
+  }
+  return [first, ...(i >= 1 ? ['…'] : []), ...later].join('; ');
 }
 
 /**

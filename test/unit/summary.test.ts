@@ -169,6 +169,24 @@ describe('demotion under the cap', () => {
     assert.deepEqual(groups[0]!.members, ['finding-r10', 'finding-r15', 'finding-r20', 'finding-r25'], 'the first group is the first stretch');
   });
 
+  it('an archived failure keeps its first cause and then whole later ones, the newest first, never the cut-off start of one', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Start the server.', record: 0, elided: 0 });
+    const failed = "`python -m mcp_rag_server.server` failed (error) ×2: AttributeError: 'FastMCP' object has no attribute 'run_stdio' — at main (server.py:192) · RuntimeError: Already running asyncio in this thread";
+    b.upsert('Ruled out', { key: 'server', text: failed, sources: [30, 40], priority: 2 });
+    const full = b.build(50, 1);
+    const { state } = enforceCap(full, counter, redactor, new SummaryLineCounter(counter).countSummary(full) - 5);
+    assert.equal(state.facts.Archived.length, 1);
+    assert.equal(state.facts.Archived[0]!.text, "[Ruled out] python -m mcp_rag_server.server failed (error): AttributeError: 'FastMCP' object has no attribute 'run_stdio' — at main (server.py:192); …");
+    // Room for both: the first cause, then the newest, each whole.
+    const two = new SummaryBuilder(emptySummary(), redactor);
+    two.requests.push({ ordinal: 1, text: 'Start the server.', record: 0, elided: 0 });
+    two.upsert('Ruled out', { key: 'server', text: '`npm start` failed (error) ×3: ValidationError: Extra inputs are not permitted · EADDRINUSE: address already in use on port 8000 by another server process started earlier · RuntimeError: Already running asyncio', sources: [30, 40], priority: 2 });
+    const full2 = two.build(50, 1);
+    const capped2 = enforceCap(full2, counter, redactor, new SummaryLineCounter(counter).countSummary(full2) - 5).state;
+    assert.equal(capped2.facts.Archived[0]!.text, '[Ruled out] npm start failed (error): ValidationError: Extra inputs are not permitted; …; RuntimeError: Already running asyncio');
+  });
+
   it('demotes an observation before the conclusion it led to, weighing a command by what it printed', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Why does DNS time out on the router?', record: 0, elided: 0 });
