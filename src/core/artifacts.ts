@@ -26,8 +26,9 @@ const FRAMEWORK_NAME = /^(?:node|vue|next|nuxt|react|express|three|chart|d3|embe
  * A code block Cursor's chat writes for its Apply button: the language, a colon and the file it changes
  * (```` ```python:app/models/cell.py ````).
  */
-const PATHED_FENCE = /^```[\w+#.-]*:((?:[\w.~-]+\/)*[\w.-]+\.[A-Za-z][\w]{0,7})$/;
-const PATHED_FENCE_ANYWHERE = /^\s*```[\w+#.-]*:(?:[\w.~-]+\/)*[\w.-]+\.[A-Za-z][\w]{0,7}\s*$/m;
+const FENCE_PATH = '```[\\w+#.-]*:((?:[\\w.~-]+/)*[\\w.-]+\\.[A-Za-z]\\w{0,7})';
+const PATHED_FENCE = new RegExp(`^${FENCE_PATH}$`);
+const PATHED_FENCE_ANYWHERE = new RegExp(`^\\s*${FENCE_PATH}\\s*$`, 'm');
 
 /**
  * The files an export shows edited inside the agent's text: SpecStory renders

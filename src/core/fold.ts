@@ -12,15 +12,14 @@ import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, stateme
 import { addStatement, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
-import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
-/** Between the causes one command failed with, on its Ruled out line; the newest this many are kept. */
-const CAUSE_JOIN = ' · ';
+/** The newest this many causes one command failed with are kept on its Ruled out line (joined by CAUSE_JOIN). */
 const MAX_CAUSES = 3;
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */

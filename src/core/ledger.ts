@@ -38,22 +38,18 @@ function normalise(text: string): string {
 /** The head's request entries (`- #n (rN): …`, or appended `- [Request] #n (rN): …`; a multi-line ask whole), normalised, by their record. */
 function requestEntries(head: string): Map<number, string> {
   const out = new Map<number, string>();
-  const start = head.indexOf('### Requests\n');
-  if (start < 0) return out;
-  const end = head.indexOf('\n### ', start + 13);
-  for (const entry of head.slice(start + 13, end < 0 ? undefined : end).split(/\n(?=- #\d+ \(r\d+\): )/)) {
-    const m = /^- #\d+ \(r(\d+)\): /.exec(entry);
-    if (m) out.set(Number(m[1]), normalise(entry));
-  }
-  // A fold that appends its delta adds its asks below the sections (`- [Request] #n (rN): …`).
-  const added = head.indexOf(`${ADDED_HEADING}\n`);
-  if (added >= 0) {
-    const addedEnd = head.indexOf('\n### ', added + ADDED_HEADING.length);
-    for (const entry of head.slice(added + ADDED_HEADING.length + 1, addedEnd < 0 ? undefined : addedEnd).split(/\n(?=- )/)) {
-      const m = /^- \[Request\] #\d+ \(r(\d+)\): /.exec(entry);
-      if (m) out.set(Number(m[1]), normalise(entry));
+  const read = (section: string, entryStart: RegExp, entry: RegExp): void => {
+    const at = head.indexOf(`${section}\n`);
+    if (at < 0) return;
+    const end = head.indexOf('\n### ', at + section.length);
+    for (const text of head.slice(at + section.length + 1, end < 0 ? undefined : end).split(entryStart)) {
+      const m = entry.exec(text);
+      if (m) out.set(Number(m[1]), normalise(text));
     }
-  }
+  };
+  read('### Requests', /\n(?=- #\d+ \(r\d+\): )/, /^- #\d+ \(r(\d+)\): /);
+  // A fold that appends its delta adds its asks below the sections (`- [Request] #n (rN): …`).
+  read(ADDED_HEADING, /\n(?=- )/, /^- \[Request\] #\d+ \(r(\d+)\): /);
   return out;
 }
 

@@ -270,7 +270,7 @@ export class ProtectedState {
     const own = message.quoted.own;
     const text = own === '' ? words : own;
     // "continue", "try again": the goal under way goes on (the request log does not list the reply as an ask either).
-    const continues = isContinuation(text) && this.facts().some((f) => f.type === 'goal');
+    const continues = isContinuation(text) && this.versions.lists().all.some((f) => f.type === 'goal');
     if (!continues) this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
     // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
     if (liftsReadOnly(text)) {

@@ -453,6 +453,8 @@ export const ARCHIVED_FROM = /^\[(Findings|Decisions|Ruled out|Constraints|Deliv
 export const GROUP_KEY = 'archived~';
 /** Between the gists of a grouped archived line. */
 export const GIST_SEPARATOR = ' · ';
+/** Between the causes a failed command's line gives, oldest first (its archived gist joins them with "; "). */
+export const CAUSE_JOIN = ' · ';
 
 /** The gists an archived line shows (one, or a group's side by side), without its section tag. */
 export function gistsOf(line: FactLine): string[] {

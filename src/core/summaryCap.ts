@@ -7,7 +7,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { gistOf, GIST_WORDS, salience, words } from './digest';
-import { ARCHIVED_FROM, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
+import { ARCHIVED_FROM, CAUSE_JOIN, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
 
@@ -98,9 +98,6 @@ function commandHead(command: string): string {
   return head;
 }
 
-/** Between the causes a failed command's line gives, oldest first (the fold's CAUSE_JOIN). */
-const CAUSES = ' · ';
-
 /**
  * An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first.
  * A line that gives several causes keeps the first (why it failed at first) and then whole later causes, the newest
@@ -113,7 +110,7 @@ function errorOpening(error: string, n: number): string {
     const w = words(text);
     return w.length <= n ? text : `${w.slice(0, n).join(' ').replace(/[,;:—–]$/, '')}…`;
   };
-  const causes = error.split(CAUSES).filter((c) => c.trim() !== '');
+  const causes = error.split(CAUSE_JOIN).filter((c) => c.trim() !== '');
   if (causes.length <= 1) return opening(error);
   // The first cause is why it failed at first; the newest ones follow whole as room allows.
   const first = opening(causes[0]!);
@@ -122,9 +119,10 @@ function errorOpening(error: string, n: number): string {
   let i = causes.length - 1;
   for (; i >= 1; i--) {
     const cause = opening(causes[i]!);
-    if (used + words(cause).length > n) break;
+    const size = words(cause).length;
+    if (used + size > n) break;
     later.unshift(cause);
-    used += words(cause).length;
+    used += size;
   }
   return [first, ...(i >= 1 ? ['…'] : []), ...later].join('; ');
 }
