@@ -14,7 +14,8 @@ import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBloc
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, planOf, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { currentPlan, planLine, todoPlanOf, type TodoPlan } from './todoPlan';
+import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -133,7 +134,8 @@ export class Fold {
   private goal: string;
   private status: string;
   private next: string;
-  private plan: { open: string[]; active: string | undefined } | undefined;
+  /** The agent's plan as its todo tool last wrote it, and the record of that call. */
+  private plan: (TodoPlan & { readonly record: number }) | undefined;
   /**
    * The next step the agent stated last (`sentence`), and whether it said anything in this span (`spoke`: a next
    * step it stated in an earlier span is then overtaken).
@@ -385,8 +387,8 @@ export class Fold {
       this.deliverables.moved(shellMoves(cmd), tool.resultRecord ?? tool.callRecord);
     }
     if (family === 'todo' && !failed) {
-      const plan = planOf(tool.input);
-      if (plan) this.plan = plan;
+      const plan = todoPlanOf(tool);
+      if (plan) this.plan = { ...plan, record: tool.resultRecord ?? tool.callRecord };
     }
     if (tool.output === undefined) return;
     // Only a failure, a command or a change names the call (a read that worked says nothing about itself).
@@ -545,6 +547,8 @@ export class Fold {
 
   finish(units: readonly Unit[]): void {
     const deliverable = this.deliverables.finish();
+    const plan = planLine(this.plan, this.b.current.plan, this.goal, (t) => plain(this.b.redactor.redact(t).text));
+    const todo = currentPlan(this.plan, this.goal);
     const last = units[units.length - 1];
     let status = this.status;
     if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
@@ -556,18 +560,19 @@ export class Fold {
     let next =
       (this.lastAsk?.answered && /^answer request #/.test(this.next)) ||
       ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
+      (this.lastAsk && /\((?:in progress, )?todo(?:, \d+ more open)?\)$/.test(this.next)) ||
       this.next.startsWith(WAITING_NEXT) ||
       (this.stated.spoke && this.next.endsWith(STATED_NEXT))
         ? ''
         : this.next;
-    if (this.plan?.active) next = `${this.plan.active} (in progress, todo)`;
-    else if (this.plan?.open.length) next = `${this.plan.open[0]} (todo${this.plan.open.length > 1 ? `, ${this.plan.open.length - 1} more open` : ''})`;
+    if (todo?.active) next = `${todo.active} (in progress, todo)`;
+    else if (todo?.open.length) next = `${todo.open[0]} (todo${todo.open.length > 1 ? `, ${todo.open.length - 1} more open` : ''})`;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";
     else if (this.stated.sentence) next = `${this.stated.sentence}${STATED_NEXT}`;
     // A plan whose items are all done says nothing of what comes next: the request it served does.
-    const planDone = next === '' && this.plan !== undefined && this.plan.open.length === 0;
+    const planDone = next === '' && todo !== undefined && todo.open.length === 0;
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk, 'in progress')}`;
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
@@ -582,6 +587,7 @@ export class Fold {
       deliverable,
       status: plain(status),
       next: plain(next),
+      ...(plan ? { plan } : {}),
     };
   }
 }

@@ -27,6 +27,7 @@ import { FactVersions } from './factVersions';
 import { extractConstraints, isContinuation, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
+import { todoPlanOf, type TodoPlan } from './todoPlan';
 import { callFailed, quotedSnippet } from './toolResults';
 import type { Part, RawRecord, Unit } from './types';
 
@@ -323,7 +324,8 @@ export class ProtectedState {
     const code = exitCode(tool);
     // A snippet an export turned into a call never ran: it had no effect.
     const failed = callFailed(tool) || quotedSnippet(tool);
-    if (!failed && classifyTool(tool.name, tool.input).family === 'todo') this.observePlan(tool.input, tool.resultRecord ?? tool.callRecord);
+    const plan = !failed && classifyTool(tool.name, tool.input).family === 'todo' ? todoPlanOf(tool) : undefined;
+    if (plan) this.observePlan(plan, tool.resultRecord ?? tool.callRecord);
     if (!failed) {
       for (const touch of fileTouches(tool)) {
         if (touch.access === 'read') continue;
@@ -350,21 +352,18 @@ export class ProtectedState {
   }
 
   /**
-   * The agent's plan (a todo tool: `{todos: [{content, status}]}`, as Claude
-   * Code's TodoWrite and @keeper's todo): each open item is an open issue; an
-   * item marked completed, or dropped from a later plan, closes its issue.
+   * The agent's plan (a todo tool's list, see todoPlan.ts): each open item is
+   * an open issue; an item marked completed, or dropped from a later plan,
+   * closes its issue.
    */
-  private observePlan(input: unknown, record: number): void {
-    const todos = (input as { todos?: unknown } | undefined)?.todos;
-    if (!Array.isArray(todos)) return;
+  private observePlan(plan: TodoPlan, record: number): void {
     const listed = new Set<string>();
-    for (const item of todos) {
-      const content = typeof item?.content === 'string' ? item.content.trim() : '';
-      if (content === '') continue;
+    for (const item of plan.items) {
+      const content = item.text;
       const value = `plan: ${content}`;
       listed.add(value);
       const existing = this.versions.get(factId('open_issue', this.redactor.containsSecret(value) ? this.redactor.redact(value).text : value));
-      if (item.status === 'completed') {
+      if (item.status === 'done') {
         if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
       } else if (!existing || existing.status !== 'active') {
         if (existing) this.change(existing.id, { status: 'active', sources: [...existing.sources, record] }, 'reopened in the plan (todo)', record);

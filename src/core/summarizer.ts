@@ -158,6 +158,7 @@ export class StaticCheckpointSummarizer extends LocalSummarizer {
       deliverable: previous.current.deliverable,
       status: `checkpoint: ${actions} tool action(s) in records ${first}–${Math.max(first, input.coverageEnd - 1)} folded without a summary`,
       next: previous.current.next,
+      ...(previous.current.plan ? { plan: previous.current.plan } : {}),
     };
     return enforceCap(b.build(input.coverageEnd, previous.folds + 1), this.counter, this.redactor, input.cap ?? this.cap).state;
   }

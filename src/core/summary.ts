@@ -70,6 +70,8 @@ export interface CurrentState {
   readonly deliverable: string;
   readonly status: string;
   readonly next: string;
+  /** The agent's plan as its todo tool last wrote it (see todoPlan.ts); absent when it keeps none. */
+  readonly plan?: string;
 }
 
 export interface SummaryState {
@@ -214,7 +216,7 @@ export class SummaryBuilder {
   build(coverageEnd: number, folds: number): SummaryState {
     const clean = (t: string): string => (this.redactor.containsSecret(t) ? this.redactor.redact(t).text : t);
     const c = this.current;
-    const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next) };
+    const current: CurrentState = { goal: clean(c.goal), deliverable: clean(c.deliverable), status: clean(c.status), next: clean(c.next), ...(c.plan ? { plan: clean(c.plan) } : {}) };
     // The offer is kept in the stored summary: it is kept with secrets hidden, like every line.
     const root = this.root ?? workspaceRootOf([...this.facts.Deliverables.map((l) => l.key), ...readPaths(this.facts.Findings)]);
     return {
@@ -285,7 +287,9 @@ export function formatFact(f: FactLine): string {
 }
 
 export function formatCurrentState(c: CurrentState): string {
-  return [`Goal: ${c.goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${c.status || '(none)'}`, `Next: ${c.next || '(none)'}`].join('\n');
+  const lines = [`Goal: ${c.goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${c.status || '(none)'}`, `Next: ${c.next || '(none)'}`];
+  if (c.plan) lines.push(`Plan: ${c.plan}`);
+  return lines.join('\n');
 }
 
 export const TASK_CONTEXT_HEADING = '## Task Context';
@@ -406,7 +410,7 @@ export function renderSummary(state: SummaryState): string {
   out.push(currentStateHeading(state.coverageEnd));
   // The goal is the user's words; what the agent wrote and did is shown relative to the workspace.
   const c = state.current;
-  out.push(formatCurrentState({ goal: c.goal, deliverable: relativeTo(c.deliverable, state.root), status: relativeTo(c.status, state.root), next: relativeTo(c.next, state.root) }));
+  out.push(formatCurrentState({ goal: c.goal, deliverable: relativeTo(c.deliverable, state.root), status: relativeTo(c.status, state.root), next: relativeTo(c.next, state.root), ...(c.plan ? { plan: relativeTo(c.plan, state.root) } : {}) }));
   return out.join('\n');
 }
 

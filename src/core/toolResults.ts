@@ -372,18 +372,3 @@ export function changedLine(before: string, after: string, redactor: Redactor): 
   const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
 }
-
-/** The open items of a todo tool's plan: `{todos: [{content, status}]}`. */
-export function planOf(input: unknown): { open: string[]; active: string | undefined } | undefined {
-  const todos = (input as { todos?: unknown } | undefined)?.todos;
-  if (!Array.isArray(todos)) return undefined;
-  const open: string[] = [];
-  let active: string | undefined;
-  for (const item of todos) {
-    const content = typeof item?.content === 'string' ? item.content.trim() : '';
-    if (content === '' || item.status === 'completed') continue;
-    open.push(content);
-    if (item.status === 'in_progress' && active === undefined) active = content;
-  }
-  return { open, active };
-}

@@ -62,7 +62,7 @@ export const TITLE_MAX_CHARS = 80;
 /** The key prefix the model summarizer gives the lines it wrote (src/agent/modelSummarizer.ts). */
 const MODEL_KEY_PREFIX = 'model-';
 
-const CURRENT_FIELDS: readonly (keyof CurrentState)[] = ['goal', 'deliverable', 'status', 'next'];
+const CURRENT_FIELDS: readonly (keyof CurrentState)[] = ['goal', 'deliverable', 'status', 'next', 'plan'];
 
 export function buildPanelState(input: PanelStateInput): PanelState {
   const task = input.task;
@@ -123,9 +123,9 @@ export function sectionsOf(summary: SummaryState | undefined): SectionView[] {
   if (!summary) return [];
   const requests: SummaryLineView[] = summary.requests.map((r) => ({ key: `#${r.ordinal}`, text: r.text, sources: [r.record], priority: 0, confidence: 'verbatim' }));
   const facts = FACT_SECTIONS.map((name): SectionView => ({ name, lines: summary.facts[name].map((l) => factLineView(name, l)) }));
-  const current: SummaryLineView[] = CURRENT_FIELDS.filter((field) => summary.current[field] !== '').map((field) => ({
+  const current: SummaryLineView[] = CURRENT_FIELDS.filter((field) => (summary.current[field] ?? '') !== '').map((field) => ({
     key: field,
-    text: summary.current[field],
+    text: summary.current[field] ?? '',
     sources: [],
     // Overwritten at every fold, never demoted: it stays, like a deliverable's path.
     priority: 1,

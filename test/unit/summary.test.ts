@@ -1281,7 +1281,15 @@ describe('the Task Context as a digest', () => {
 
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
     const todo = new RecordBuilder().user('Port the exporter.').step('**Done** with the first part.', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add the JSON writer', status: 'in_progress' }, { content: 'Update the docs', status: 'pending' }] }, output: 'ok' }]);
-    assert.equal((await fold(todo)).current.next, 'Add the JSON writer (in progress, todo)');
+    const planned = await fold(todo);
+    assert.equal(planned.current.next, 'Add the JSON writer (in progress, todo)');
+    // The whole plan stays in view as the Plan line: what is done, what is in progress, what is left.
+    assert.match(planned.current.plan ?? '', /^\[x\] Write the CSV writer; \[>\] Add the JSON writer; \[ \] Update the docs \(todo, r\d+\)$/);
+    assert.match(renderSummary(planned), /\nPlan: \[x\] Write the CSV writer; /);
+    // A request the plan was not rewritten for leaves it behind: Next answers the request, and no Plan line is shown.
+    const moved = await fold(todo.user('Forget the exporter: fix the login page.'));
+    assert.equal(moved.current.next, 'answer request #2 (the goal)');
+    assert.equal(moved.current.plan, undefined);
     // A plan whose items are all done leaves Next to the request it served, and says so.
     const done = new RecordBuilder()
       .user('Port the exporter.')
