@@ -126,6 +126,9 @@ export const NARRATION: readonly RegExp[] = [
   /\b(?:is|are) (?:still )?(?:working|progressing) on\b/i,
   /^(?:maybe|perhaps|possibly)\b/i,
   /^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b/i,
+  // What a command about to run does: "This will run both the extension tests and webview tests", "This will verify all
+  // TypeScript types are correct", "This will stage the changes and create a commit", "This creates a production build".
+  /^(?:this|that|it) (?:will|should|is going to) (?:now )?(?:(?:run|execute)\b(?=[^.]{0,60}\b(?:tests?|suites?|checks?|linters?|lint|builds?|scripts?|commands?|tsc|npm|pytest|jest|cargo)\b)|verify (?:that|whether|if|all|everything|our|the (?:changes?|fix|build|tests?|types?))|type-?check|lint|stage)\b|^(?:this|that|it) (?:creates?|makes?|produces?|runs?) (?:a|the) (?:production|release|debug|clean|fresh|full) build\b/i,
   // What a debugging step is for: "These changes will help identify where the issue is occurring", "This will help you see how…".
   /^(?:this|that|it|these|those|(?:this|these|the) (?:changes?|logging|debug(?:ging)? (?:output|statements?|prints?|logs?)|print(?: statements?)?|statements?|logs?|output|additions?))(?: \w+)? (?:will|should|would|might|may|can|could) (?:help|allow|let|enable)(?: (?:us|me|you))?(?: to)? (?:see|identify|find|track|debug|understand|diagnose|figure|pinpoint|narrow|determine|locate|trace|spot|catch|know)\b/i,
   /^i(?:'m| am) (?:(?:now|also|currently|still|just) ){0,2}(?:focused|ready|about to|keen|eager|curious|unsure|uncertain|considering|wondering|leaning|trying|thinking|planning|hoping|gearing up)\b/i,

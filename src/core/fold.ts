@@ -250,6 +250,8 @@ export class Fold {
           if (!CONTENT_CLASSES.has(cls)) continue;
           const read = whole ?? listed(sentences, i);
           if (cls === 'plan') {
+            // "The file includes: 4. Next steps" lists what a document holds: only an intro that plans makes its bare items steps.
+            if (whole !== undefined && isFragment(s.text) && classifySentence(`${s.intro!}:`, 'assistant').cls !== 'plan') continue;
             const says = NEXT_MARKER.test(read);
             if (!marked) this.stated.sentence = statementOf(read, 24);
             marked ||= says;

@@ -70,6 +70,12 @@ describe('sentence classes', () => {
     assert.equal(agent('These changes will help identify where the issue is occurring.'), 'process');
     assert.equal(agent('This will help you see how the `Dimension` objects are being created.'), 'process');
     assert.notEqual(agent('This will help because the issue is the stale cache.'), 'process');
+    // What a command about to run does is narration; what a change will do once it runs is not.
+    assert.equal(agent("This will run both the extension tests and webview tests to ensure our changes haven't broken existing functionality."), 'process');
+    assert.equal(agent('This will verify all TypeScript types are correct, especially important since we added new interfaces.'), 'process');
+    assert.equal(agent('This creates a production build to ensure everything packages correctly for distribution.'), 'process');
+    assert.notEqual(agent('This will run the migration on startup.'), 'process');
+    assert.notEqual(agent('This will verify the signature before decoding the payload.'), 'process');
     // The agent grading its own work states nothing; with its reason it does.
     assert.equal(agent('This is simpler, more robust, and will work for all real-world cases.'), 'other');
     assert.equal(agent('This is now clean, modular, and follows best practices for code and test organization.'), 'other');

@@ -1279,6 +1279,15 @@ describe('the Task Context as a digest', () => {
     assert.equal(ruled.filter((t) => /Invalid command: \/mv$/.test(t)).length, 1, 'the same error twice is one line');
   });
 
+  it('a list item that only names a part of a document is no next step the agent states', async () => {
+    const b = new RecordBuilder()
+      .user('Write a changelog of this conversation to a file.')
+      .step("I've created the changelog file. The file includes:\n\n1. Initial state analysis\n2. Implementation progress\n3. Next steps\n4. Challenges encountered");
+    assert.doesNotMatch((await fold(b)).current.next, /next steps/i);
+    const planned = new RecordBuilder().user('Fix the parser.').step('The parser is fixed. The next steps are:\n\n1. Add a regression test\n2. Update the docs');
+    assert.match((await fold(planned)).current.next, /^The next steps are: .* \(stated by the agent\)$/);
+  });
+
   it('current state: Next is a next step, Status what is awaited, in plain text', async () => {
     const todo = new RecordBuilder().user('Port the exporter.').step('**Done** with the first part.', [{ name: 'TodoWrite', input: { todos: [{ content: 'Write the CSV writer', status: 'completed' }, { content: 'Add the JSON writer', status: 'in_progress' }, { content: 'Update the docs', status: 'pending' }] }, output: 'ok' }]);
     const planned = await fold(todo);
