@@ -126,6 +126,9 @@ export const NARRATION: readonly RegExp[] = [
   /\b(?:is|are) (?:still )?(?:working|progressing) on\b/i,
   /^(?:maybe|perhaps|possibly)\b/i,
   /^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b/i,
+  // The agent reasoning about what the user said or what it is asked to do: "They just said "изучи" and repeated the
+  // formatting rules", "If they want me to list files, I can do that too", "It doesn't strictly require me to output full files".
+  /^they (?:just |also |only |then |now )?(?:said|asked|want(?:ed)?|repeated|mentioned|typed|wrote|requested|replied|responded|sent)\b|\b(?:if|when|in case) (?:they|the user) (?:want|wants|ask|asks|need|needs|prefer|prefers)(?: me)? to\b|^(?:it|this|that|the (?:prompt|instructions?|system prompt|task|request|user))(?: (?:doesn't|does not|don't|do not))? (?:strictly |really |explicitly |actually )?(?:require|requires|ask|asks|want|wants|expect|expects|tell|tells) me to\b/i,
   // What a command about to run does: "This will run both the extension tests and webview tests", "This will verify all
   // TypeScript types are correct", "This will stage the changes and create a commit", "This creates a production build".
   /^(?:this|that|it) (?:will|should|is going to) (?:now )?(?:(?:run|execute)\b(?=[^.]{0,60}\b(?:tests?|suites?|checks?|linters?|lint|builds?|scripts?|commands?|tsc|npm|pytest|jest|cargo)\b)|verify (?:that|whether|if|all|everything|our|the (?:changes?|fix|build|tests?|types?))|type-?check|lint|stage)\b|^(?:this|that|it) (?:creates?|makes?|produces?|runs?) (?:a|the) (?:production|release|debug|clean|fresh|full) build\b/i,

@@ -75,6 +75,12 @@ describe('sentence classes', () => {
     assert.equal(agent('This will verify all TypeScript types are correct, especially important since we added new interfaces.'), 'process');
     assert.equal(agent('This creates a production build to ensure everything packages correctly for distribution.'), 'process');
     assert.notEqual(agent('This will run the migration on startup.'), 'process');
+    // The agent reasoning about what the user said or asked of it states nothing about the task.
+    assert.equal(agent('They just said "изучи" and repeated the formatting rules.'), 'process');
+    assert.equal(agent('If they want me to list files, I can do that too.'), 'process');
+    assert.equal(agent("It doesn't strictly require me to output full files yet, just identify them."), 'process');
+    assert.notEqual(agent('They are stored in the `jobs` table.'), 'process');
+    assert.notEqual(agent('The API requires me to pass a token in the `Authorization` header.'), 'process');
     assert.notEqual(agent('This will verify the signature before decoding the payload.'), 'process');
     // The agent grading its own work states nothing; with its reason it does.
     assert.equal(agent('This is simpler, more robust, and will work for all real-world cases.'), 'other');
