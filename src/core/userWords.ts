@@ -109,11 +109,26 @@ export function onlyRules(words: string): boolean {
 /** A rule that leaves its verb's object to the sentence before it: "you should be", "you must", "always do". */
 const ELLIPTICAL_RULE = /^(?:\S+\s+){0,2}\S+[.!]?$/;
 
+/** A full stop a user typed before a lower-case sentence ("no, do not clean it up. look at this error"), not after an abbreviation. */
+const LOWER_CASE_STOP = /(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig|ca)\.)(?<=[a-z0-9)"'`][.!?])\s+(?=[a-z])/;
+
+/**
+ * The sentences of the user's words, a sentence typed in lower case after a
+ * full stop apart too when either part is a rule: a rule is kept as the user
+ * said it, without the ask or the pasted error that followed it in one run.
+ */
+function userSentences(text: string): string[] {
+  return sentencesOf(text).flatMap(({ text: said }) => {
+    const parts = said.split(LOWER_CASE_STOP);
+    return parts.length > 1 && parts.some((p) => isRuleSentence(p)) ? parts : [said];
+  });
+}
+
 /** The prescriptive sentences of `text` (code and log lines left out). */
 function ruleSentences(text: string, limit: number): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
   let previous = '';
-  for (const { text: said } of sentencesOf(text)) {
+  for (const said of userSentences(text)) {
     const before = previous;
     previous = said;
     if (said.length < 6 || looksLikeCode(said) || looksLikeLog(said) || !isRuleSentence(said)) continue;

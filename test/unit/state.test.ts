@@ -176,6 +176,11 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     // A rule in another language: "remember to use open-source solutions", "never push to main"; "the server does not work" is none.
     const polish = stateOf(new RecordBuilder().user('Rozpocznij fazę 2. Pamiętaj aby użyć otwartoźródłowych rozwiązań. Serwer nie działa.').user('Никогда не пушь в main.'));
     assert.deepEqual(polish.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['Pamiętaj aby użyć otwartoźródłowych rozwiązań.', 'Никогда не пушь в main.']);
+    // A rule typed in lower case in one run with an ask and a pasted error is the rule alone; "e.g." is no sentence end.
+    const typed = stateOf(new RecordBuilder().user('no, do not clean it up. look at this error you got: "Session not found." thats bc it expects the session to be called task#002, go ahead and call it that'));
+    assert.deepEqual(typed.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['no, do not clean it up.']);
+    const abbreviated = stateOf(new RecordBuilder().user('do not use tools e.g. grep or sed. use jq instead'));
+    assert.deepEqual(abbreviated.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['do not use tools e.g. grep or sed.']);
     // A rule that answers the user's own question keeps the question: "you should be" alone says nothing.
     const answered = stateOf(new RecordBuilder().user('are you currently in the session repo? you should be'));
     assert.deepEqual(answered.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['are you currently in the session repo? you should be']);
