@@ -14,7 +14,7 @@ import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBloc
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { currentPlan, planLine, todoPlanOf, type TodoPlan } from './todoPlan';
+import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
@@ -549,8 +549,8 @@ export class Fold {
 
   finish(units: readonly Unit[]): void {
     const deliverable = this.deliverables.finish();
-    const plan = planLine(this.plan, this.b.current.plan, this.goal, (t) => plain(this.b.redactor.redact(t).text));
     const todo = currentPlan(this.plan, this.goal);
+    const plan = planLine(todo, this.b.current.plan, this.goal, (t) => plain(this.b.redactor.redact(t).text));
     const last = units[units.length - 1];
     let status = this.status;
     if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
@@ -562,13 +562,13 @@ export class Fold {
     let next =
       (this.lastAsk?.answered && /^answer request #/.test(this.next)) ||
       ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
-      (this.lastAsk && /\((?:in progress, )?todo(?:, \d+ more open)?\)$/.test(this.next)) ||
+      (this.lastAsk && PLAN_NEXT.test(this.next)) ||
       this.next.startsWith(WAITING_NEXT) ||
       (this.stated.spoke && this.next.endsWith(STATED_NEXT))
         ? ''
         : this.next;
-    if (todo?.active) next = `${todo.active} (in progress, todo)`;
-    else if (todo?.open.length) next = `${todo.open[0]} (todo${todo.open.length > 1 ? `, ${todo.open.length - 1} more open` : ''})`;
+    const planned = todo && planNext(todo);
+    if (planned) next = planned;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";

@@ -132,12 +132,23 @@ export function currentPlan<P extends { readonly record: number }>(plan: P | und
 }
 
 /**
- * The Plan line of a fold: the current plan its span's todo calls left, else
- * an earlier fold's while it is current and some of it still open (a finished
- * plan is said once).
+ * The Plan line of a fold: the current plan its span's todo calls left (see
+ * currentPlan), else an earlier fold's while it is current and some of it
+ * still open (a finished plan is said once). A plan this span wrote that is no
+ * longer current is newer than the earlier one, which is then not current either.
  */
 export function planLine(plan: (TodoPlan & { readonly record: number }) | undefined, earlier: string | undefined, goal: string, clean: (text: string) => string): string | undefined {
-  if (plan) return currentPlan(plan, goal) && plan.items.length ? clean(formatPlan(plan, plan.record)) : undefined;
+  if (plan) return plan.items.length ? clean(formatPlan(plan, plan.record)) : undefined;
   const written = Number(/\(todo, r(\d+)\)$/.exec(earlier ?? '')?.[1] ?? -1);
   return earlier && /\[(?: |>)\]/.test(earlier) && currentPlan({ record: written }, goal) ? earlier : undefined;
 }
+
+/** The Next a current plan gives: its item in progress, else its first open one (with how many more are open). */
+export function planNext(plan: TodoPlan): string | undefined {
+  if (plan.active) return `${plan.active} (in progress, todo)`;
+  if (plan.open.length) return `${plan.open[0]} (todo${plan.open.length > 1 ? `, ${plan.open.length - 1} more open` : ''})`;
+  return undefined;
+}
+
+/** A Next that planNext wrote (a later request overtakes it). */
+export const PLAN_NEXT = /\((?:in progress, )?todo(?:, \d+ more open)?\)$/;

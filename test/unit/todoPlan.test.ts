@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { currentPlan, formatPlan, planLine, todoPlanOf } from '../../src/core/todoPlan';
+import { currentPlan, formatPlan, PLAN_NEXT, planLine, planNext, todoPlanOf } from '../../src/core/todoPlan';
 import type { ToolInvocation } from '../../src/core/types';
 
 function call(name: string, input: unknown, output?: string): ToolInvocation {
@@ -46,10 +46,15 @@ describe('todoPlan: the agent plan a todo call writes', () => {
     assert.equal(currentPlan(plan, '#3 (r9): now something else'), undefined);
     assert.equal(currentPlan(plan, '#2 (r5): fix the parser — continued at r12'), plan, 'a "continue" keeps the request, and the plan with it');
     const clean = (t: string): string => t;
-    assert.equal(planLine(plan, undefined, '#2 (r5): fix', clean), '[>] Fix it (todo, r8)');
-    assert.equal(planLine(plan, undefined, '#3 (r9): other', clean), undefined);
+    // The fold passes its span's plan through currentPlan: one the goal's request left behind shows no line.
+    assert.equal(planLine(currentPlan(plan, '#2 (r5): fix'), undefined, '#2 (r5): fix', clean), '[>] Fix it (todo, r8)');
+    assert.equal(planLine(currentPlan(plan, '#3 (r9): other'), undefined, '#3 (r9): other', clean), undefined);
     assert.equal(planLine(undefined, '[>] Fix it (todo, r8)', '#2 (r5): fix', clean), '[>] Fix it (todo, r8)');
     assert.equal(planLine(undefined, '[x] Fix it (todo, r8)', '#2 (r5): fix', clean), undefined, 'a finished plan is said once');
     assert.equal(planLine(undefined, '[>] Fix it (todo, r8)', '#3 (r9): other', clean), undefined);
+    // Next from a plan, and the pattern that recognises it.
+    const next = planNext(todoPlanOf(call('TodoWrite', { todos: [{ content: 'Add tests', status: 'pending' }, { content: 'Update docs', status: 'pending' }] }))!);
+    assert.equal(next, 'Add tests (todo, 1 more open)');
+    assert.ok(PLAN_NEXT.test(next!) && PLAN_NEXT.test('Fix it (in progress, todo)'));
   });
 });
