@@ -317,7 +317,7 @@ function sameSubject(said: string, by: string): boolean {
 const SAME_MEASURES = 3;
 
 /** The measured values of a statement: its numbers of two digits or more and its decimals, years left out. */
-function measures(text: string): Set<string> {
+export function measures(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(/(?<![\w.])(\d+(?:[.,]\d+)*)(?![\w.]*\w)/g)) {
     const n = m[1]!.replace(/,(?=\d{3}\b)/g, '');

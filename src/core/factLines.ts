@@ -7,9 +7,9 @@
  */
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
-import { clipChars, handles, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { clipChars, handles, measures, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
-import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder } from './summary';
+import { FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { errorSignatures } from './terminalOutput';
 import type { Unit } from './types';
 
@@ -180,6 +180,70 @@ export function mergeRestated(b: SummaryBuilder): void {
   for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
     b.facts[section] = b.facts[section].filter((line) => !gone.has(line)).map((line) => merged.get(line) ?? line);
   }
+}
+
+/** A statement of fewer significant words is too short to judge as said already (a bare "DNS works!"). */
+const NOTHING_NEW_MIN_WORDS = 3;
+
+/**
+ * A statement of the agent's that this fold adds and that says nothing the
+ * summary does not already say — each of its significant words and measured
+ * values stands in another line or a request — is merged into the line that
+ * shares most of its words (sources and references add up): the agent's recap
+ * of a finding stated earlier ("So the issue was with the `dns_table` nftables
+ * table" beside "DNS works! The `dns_table` was interfering"), its restatement
+ * of the user's ask. The lightest such statement goes first, so of two that
+ * say one thing the fuller stays. Lines already written (`before`), the user's
+ * constraints and exact lines (outcomes, edits, failures) are never merged
+ * here; neither is a statement that negates what its nearest line affirms.
+ */
+export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
+  const written = new Set(FACT_SECTIONS.flatMap((s) => before.facts[s].map((l) => l.text)));
+  const words = new Map<string, number>();
+  const count = (set: Iterable<string>, by: number): void => {
+    for (const w of set) words.set(w, (words.get(w) ?? 0) + by);
+  };
+  const said: string[] = b.requests.map((r) => askText(r.text));
+  const lines: { section: FactSection; line: FactLine; text: string; words: Set<string> }[] = [];
+  for (const section of FACT_SECTIONS) {
+    for (const line of b.facts[section]) {
+      const text = statementText(line.text);
+      lines.push({ section, line, text, words: stems(text) });
+    }
+  }
+  for (const text of said) count(stems(text), 1);
+  for (const l of lines) count(l.words, 1);
+  const candidates = lines
+    .filter((l) => (l.section === 'Decisions' || l.section === 'Findings' || l.section === 'Ruled out') && l.line.origin === 'narrative' && !written.has(l.line.text))
+    .filter((l) => l.words.size >= NOTHING_NEW_MIN_WORDS && !FAILED_LINE.test(l.text) && eventOf(l.text) === '')
+    .sort((x, y) => x.words.size - y.words.size);
+  const gone = new Map<FactLine, FactLine | undefined>();
+  for (const c of candidates) {
+    if (![...c.words].every((w) => words.get(w)! >= 2)) continue;
+    const others = [...said, ...lines.filter((l) => l !== c && !gone.has(l.line)).map((l) => l.text)];
+    if (![...measures(c.text)].every((n) => others.some((t) => measures(t).has(n)))) continue;
+    let best: (typeof lines)[number] | undefined;
+    let bestShared = 0;
+    for (const l of lines) {
+      if (l === c || gone.has(l.line)) continue;
+      let shared = 0;
+      for (const w of c.words) if (l.words.has(w)) shared++;
+      if (shared > bestShared) [best, bestShared] = [l, shared];
+    }
+    if (best && NEGATION.test(c.text) !== NEGATION.test(best.text)) continue;
+    count(c.words, -1);
+    gone.set(c.line, best?.line);
+  }
+  if (gone.size === 0) return;
+  const merged = new Map<FactLine, FactLine>();
+  for (const [line, into] of gone) {
+    let target = into;
+    while (target && gone.has(target)) target = gone.get(target);
+    if (!target) continue;
+    const was = merged.get(target) ?? target;
+    merged.set(target, { ...was, sources: mergeSources(was.sources, line.sources), refs: (was.refs ?? 0) + (line.refs ?? 0) + 1 });
+  }
+  for (const section of FACT_SECTIONS) b.facts[section] = b.facts[section].filter((l) => !gone.has(l)).map((l) => merged.get(l) ?? l);
 }
 
 /**

@@ -25,7 +25,7 @@ import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { sentencesOf } from './classify';
 import { withInFileAsks } from './aiderWatch';
 import type { ProjectedMessage } from './engine';
-import { countReferences, dedupe, mergeRestated } from './factLines';
+import { countReferences, dedupe, mergeNothingNew, mergeRestated } from './factLines';
 import { Fold } from './fold';
 import type { Redactor } from './redact';
 import { emptySummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from './summary';
@@ -119,6 +119,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     fold.finish(input.units);
     dedupe(b);
     mergeRestated(b);
+    mergeNothingNew(b, previous);
     countReferences(b, input.units);
     const state = b.build(input.coverageEnd, previous.folds + 1);
     return enforceCap(state, this.counter, this.redactor, input.cap ?? this.cap).state;

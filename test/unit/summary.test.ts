@@ -27,6 +27,7 @@ import {
   type SummaryState,
 } from '../../src/core/summary';
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
+import { mergeNothingNew } from '../../src/core/factLines';
 import { ArtifactIndex, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
@@ -1086,6 +1087,44 @@ describe('the Task Context as a digest', () => {
     const brew = ruled.find((l) => /^`brew install bfg` failed/.test(l.text))!;
     assert.ok(brew.sources.length >= 3, 'the restatement\'s record joins the exact line');
     assert.ok(ruled.some((l) => /private key field has spaces in the PGP block/.test(l.text)), 'the diagnosis stays');
+  });
+
+  it("the agent's recap that says nothing the digest does not already say joins the line it repeats; news stays", async () => {
+    const b = new RecordBuilder()
+      .user('Why does DNS from the laptop time out on the router?')
+      .step('Root cause: the `lan_drop_leaked_dns` firewall rule in fw4 blocks port 53 for br-lan clients.')
+      .step('This rule exists to stop a VPN DNS leak; it is a protection feature of the GL.iNet firmware.')
+      .step('The `lan_drop_leaked_dns` rule is a VPN DNS leak protection feature.')
+      .step('The `lan_drop_leaked_dns` rule does not block queries from the guest network.')
+      .step('The `lan_drop_leaked_dns` rule blocked 412 queries a minute.')
+      .step('The `lan_drop_leaked_dns` rule was added by the policy routing package.');
+    const facts = await fold(b);
+    const lines = [...facts.facts.Findings, ...facts.facts.Decisions];
+    const texts = lines.map((l) => l.text);
+    // Each of its words stands in one of the two lines before it: no single line says it all.
+    assert.ok(!texts.some((t) => /is a VPN DNS leak protection feature/.test(t)), `the recap is merged: ${JSON.stringify(texts)}`);
+    assert.ok(lines.some((l) => l.sources.includes(3)), "the recap's record joins a line it repeats");
+    assert.ok(texts.some((t) => /does not block queries from the guest network/.test(t)), 'a denial of what a line affirms stays');
+    assert.ok(texts.some((t) => /blocked 412 queries a minute/.test(t)), 'a new measured value stays');
+    assert.ok(texts.some((t) => /policy routing package/.test(t)), 'new words stay');
+  });
+
+  it('a line an earlier fold wrote is not merged away by what a later fold adds', () => {
+    const recap = { key: 'dns-table', text: 'So the `dns_table` nftables table drops the queries.', sources: [1], priority: 3 as const, origin: 'narrative' as const };
+    const fuller = { key: 'dns-mark', text: 'The `dns_table` nftables table drops queries to port 53 unless they carry mark 0x8000.', sources: [5], priority: 3 as const, origin: 'narrative' as const };
+    const before = new SummaryBuilder(emptySummary(), redactor);
+    before.upsert('Findings', recap);
+    const written = before.build(2, 1);
+    const b = new SummaryBuilder(written, redactor);
+    b.upsert('Findings', fuller);
+    mergeNothingNew(b, written);
+    assert.deepEqual(b.facts.Findings.map((l) => l.text), [recap.text, fuller.text], 'the line already written stays');
+    // The same two lines written by one fold: the recap says nothing new and joins the fuller line.
+    const fresh = new SummaryBuilder(emptySummary(), redactor);
+    fresh.upsert('Findings', recap);
+    fresh.upsert('Findings', fuller);
+    mergeNothingNew(fresh, emptySummary());
+    assert.deepEqual(fresh.facts.Findings.map((l) => [l.text, l.sources]), [[fuller.text, [1, 5]]]);
   });
 
   it('a command that worked but printed an error or a warning is a finding; a failure says where it was raised', async () => {
