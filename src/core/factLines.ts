@@ -184,6 +184,8 @@ export function mergeRestated(b: SummaryBuilder): void {
 
 /** A statement of fewer significant words is too short to judge as said already (a bare "DNS works!"). */
 const NOTHING_NEW_MIN_WORDS = 3;
+/** Words that judge or hedge what a statement says and add nothing to it ("Good, the working tree is clean…"). */
+const NO_NEWS = stems('good great perfect excellent nice likely possibly probably seems looks like sure confirms indeed clearly simply something');
 
 /**
  * A statement of the agent's that this fold adds and that says nothing the
@@ -219,7 +221,7 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
     .sort((x, y) => x.words.size - y.words.size);
   const gone = new Map<FactLine, FactLine | undefined>();
   for (const c of candidates) {
-    if (![...c.words].every((w) => words.get(w)! >= 2)) continue;
+    if (![...c.words].every((w) => words.get(w)! >= 2 || NO_NEWS.has(w))) continue;
     const others = [...said, ...lines.filter((l) => l !== c && !gone.has(l.line)).map((l) => l.text)];
     if (![...measures(c.text)].every((n) => others.some((t) => measures(t).has(n)))) continue;
     let best: (typeof lines)[number] | undefined;
