@@ -182,6 +182,34 @@ export function mergeRestated(b: SummaryBuilder): void {
   }
 }
 
+/** `git reset` back a number of commits (HEAD~n, HEAD^^): its mode (soft, mixed, hard) and how far. */
+const RESET_COMMITS = /\bgit reset(?: --(soft|mixed|hard))? HEAD(?:~(\d+)|(\^+)|(~))(?![\w^~])/;
+
+/**
+ * A command that undoes work. `git reset` back n commits takes the last n
+ * commit lines off Decisions (they are no longer on the branch) and says in
+ * Ruled out which commits went and whether their changes were kept: a model
+ * reading "committed 2623ca1" must not take it for the branch's state after
+ * `git reset --soft HEAD~2`. Any other undo (files checked out or restored, a
+ * stash, a reset to a name) is recorded as it ran.
+ */
+export function discardWork(b: SummaryBuilder, cmd: string, label: string, sources: readonly number[]): void {
+  const reset = RESET_COMMITS.exec(cmd);
+  const back = !reset ? 0 : reset[2] ? Number(reset[2]) : reset[3] ? reset[3].length : 1;
+  const at = Math.min(...sources);
+  const commits = b.facts.Decisions.filter((l) => l.text.startsWith('committed ') && Math.max(...l.sources) < at)
+    .sort((x, y) => Math.max(...y.sources) - Math.max(...x.sources))
+    .slice(0, back);
+  if (commits.length === 0) {
+    addStatement(b, 'Ruled out', { text: `work discarded: ${label}`, sources: [...sources], priority: 2 }, 'exact');
+    return;
+  }
+  b.facts.Decisions = b.facts.Decisions.filter((l) => !commits.includes(l));
+  const which = commits.map((l) => l.text.replace(/^committed /, '').replace(/ \(--[^)]*\)$/, '')).join('; ');
+  const changes = `${commits.length === 1 ? 'its' : 'their'} changes ${reset![1] === 'hard' ? 'discarded' : 'kept'}`;
+  addStatement(b, 'Ruled out', { text: `work discarded: \`${reset![0]}\` took ${commits.length === 1 ? 'a commit' : `${commits.length} commits`} off the branch (${changes}): ${which}`, sources: mergeSources(commits.flatMap((l) => l.sources), sources), priority: 2 }, 'exact');
+}
+
 /** A statement of fewer significant words is too short to judge as said already (a bare "DNS works!"). */
 const NOTHING_NEW_MIN_WORDS = 3;
 /** Words that judge or hedge what a statement says and add nothing to it ("Good, the working tree is clean…"). */

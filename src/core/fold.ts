@@ -9,7 +9,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThough
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
@@ -450,7 +450,7 @@ export class Fold {
       if (commit) {
         addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.commands.replacedCommits(commit), sources), priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {
-        addStatement(this.b, 'Ruled out', { text: `work discarded: ${label()}`, sources, priority: 2 }, 'exact');
+        discardWork(this.b, cmd, label(), sources);
       } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
         // A command that replaced a failed one is said on the failure's line ("… → then `brew install
         // git-filter-repo` worked"): an "applied:" line would say it twice.

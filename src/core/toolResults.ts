@@ -273,7 +273,7 @@ export const CONFIGURING_COMMAND =
 export const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Installed \d+ packages?|installed \d+ packages?|\+ \S+@\d)[^\n]*/m;
 
 /** Commands that undo work: a discarded change is an approach ruled out. */
-export const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
+export const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|reset (?:--soft |--mixed )?HEAD[~^]|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
 
 export function toolDescription(tool: ToolInvocation, redactor: Redactor): string | undefined {
   const input = tool.input;

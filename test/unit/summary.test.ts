@@ -348,7 +348,7 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: fix links in README.md"' }, output: '[main def5678] docs: fix links in `README.md`\n 1 file changed' }]);
     const commits = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
     assert.equal(commits.filter((t) => t.startsWith('committed')).length, 2, JSON.stringify(commits));
-    // An amended commit, and a commit of the same message redone after a reset, replace the one the branch lost.
+    // An amended commit replaces the one the branch lost; the reset before a commit redone says which one it took off.
     const redone = new RecordBuilder()
       .user('Commit and push.')
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Add docs"' }, output: '[main f934736] Add docs\n 1 file changed' }])
@@ -357,7 +357,8 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git reset --soft HEAD~1' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 2222222] Fix links\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[release 3333333] Fix links\n 1 file changed' }]);
-    const kept = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts.Decisions;
+    const redoneFacts = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts;
+    const kept = redoneFacts.Decisions;
     // Two commits of one message with work between them and no rewrite of the branch are two commits.
     const twice = new RecordBuilder()
       .user('Fix the lint errors as you go.')
@@ -369,9 +370,13 @@ describe('fact lines said once', () => {
       kept.filter((l) => l.text.startsWith('committed')).map((l) => [l.text, l.sources]),
       [
         ['committed 46daca0 on main: "Add testing docs" (--amend)', [1, 2, 3, 4]],
-        ['committed 2222222 on main: "Fix links"', [5, 6, 9, 10]],
+        ['committed 2222222 on main: "Fix links"', [9, 10]],
         ['committed 3333333 on release: "Fix links"', [11, 12]],
       ],
+    );
+    assert.deepEqual(
+      redoneFacts['Ruled out'].map((l) => [l.text, l.sources]),
+      [['work discarded: `git reset --soft HEAD~1` took a commit off the branch (its changes kept): 1111111 on main: "Fix links"', [5, 6, 7, 8]]],
     );
     assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
@@ -1125,6 +1130,28 @@ describe('the Task Context as a digest', () => {
     fresh.upsert('Findings', fuller);
     mergeNothingNew(fresh, emptySummary());
     assert.deepEqual(fresh.facts.Findings.map((l) => [l.text, l.sources]), [[fuller.text, [1, 5]]]);
+  });
+
+  it('a reset back n commits takes them off Decisions and says whether their changes were kept', async () => {
+    const b = new RecordBuilder()
+      .user('Push the improvements.')
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Comprehensive improvements"' }, output: '[fix ffe9ab7] Comprehensive improvements\n 21 files changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix test data"' }, output: '[fix 2623ca1] Fix test data\n 1 file changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'cd "C:\\repo" && git reset --soft HEAD~2' }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Improvements without secrets"' }, output: '[fix cd08f7d] Improvements without secrets\n 21 files changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit -m "Merge main"' }, output: '[fix 342592a] Merge main\n 3 files changed' }])
+      .step('', [{ name: 'Bash', input: { command: 'git reset --hard HEAD^' }, output: 'HEAD is now at cd08f7d Improvements without secrets' }])
+      .step('', [{ name: 'Bash', input: { command: 'git checkout -- src/a.ts' }, output: '' }]);
+    const facts = (await fold(b)).facts;
+    assert.deepEqual(
+      facts.Decisions.map((l) => l.text),
+      ['committed cd08f7d on fix: "Improvements without secrets"'],
+      'only the commit still on the branch is a decision',
+    );
+    const ruled = facts['Ruled out'].map((l) => l.text);
+    assert.ok(ruled.includes('work discarded: `git reset --soft HEAD~2` took 2 commits off the branch (their changes kept): 2623ca1 on fix: "Fix test data"; ffe9ab7 on fix: "Comprehensive improvements"'), JSON.stringify(ruled));
+    assert.ok(ruled.includes('work discarded: `git reset --hard HEAD^` took a commit off the branch (its changes discarded): 342592a on fix: "Merge main"'), JSON.stringify(ruled));
+    assert.ok(ruled.some((t) => /^work discarded: .*git checkout -- src\/a\.ts/.test(t)), 'another undo is recorded as it ran');
   });
 
   it('a command that worked but printed an error or a warning is a finding; a failure says where it was raised', async () => {
