@@ -94,10 +94,27 @@ const INJECTED_TAGS: ReadonlyArray<readonly [string, HarnessKind]> = [
   ['file_contents', 'attachment'],
   ['manually_added_selection', 'attachment'],
   ['linter_errors', 'attachment'],
+  // GitHub Copilot Chat: the editor's state and the user's instruction files beside their request.
+  ['editorContext', 'attachment'],
+  ['customizationsUpdate', 'instructions'],
+  // OpenHands: the runtime, the repository and its instructions, added to the first message.
+  ['RUNTIME_INFORMATION', 'environment'],
+  ['REPOSITORY_INFO', 'environment'],
+  ['REPOSITORY_INSTRUCTIONS', 'instructions'],
+  ['CONVERSATION_INSTRUCTIONS', 'instructions'],
+  ['EXTRA_INFO', 'attachment'],
+  ['uploaded_files', 'environment'],
+  ['session_context', 'environment'],
 ];
 
 /** Tags that wrap the user's own words: the wrapper goes, the content stays. */
-const WORD_TAGS = ['task', 'feedback', 'user_query', 'user_message', 'answer', 'user_request'];
+const WORD_TAGS = ['task', 'feedback', 'user_query', 'user_message', 'answer', 'user_request', 'userRequest'];
+
+/**
+ * Blocks an agent appends to the user's words, blank lines and all: Gemini CLI puts the files a prompt names
+ * with `@` after it, between its own markers.
+ */
+const INJECTED_BLOCKS: ReadonlyArray<readonly [RegExp, HarnessKind]> = [[/^--- Content from referenced files ---$[\s\S]*?(?:^--- End of content ---$|(?![\s\S]))/gm, 'attachment']];
 
 /** Whole paragraphs (up to a blank line) an agent writes into the user's turn. */
 const INJECTED_PARAGRAPHS: ReadonlyArray<readonly [RegExp, HarnessKind]> = [
@@ -160,7 +177,7 @@ const INJECTED_KIND = new Map<string, HarnessKind>(INJECTED_TAGS.map(([t, k]) =>
 const WORD_TAG_PATTERN = new RegExp(`</?(?:${WORD_TAGS.join('|')})(?:\\s[^>]*)?>`, 'g');
 
 /** A quick test: most user messages carry no harness at all. */
-const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
+const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^--- Content from referenced files ---$|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
 
 /**
  * aider's watch mode: a comment the user wrote in a file ("// AI? What is this lib missing?") sent as a prompt
@@ -213,6 +230,12 @@ export function splitUserText(text: string): UserText {
     harness.push({ kind: INJECTED_KIND.get(tag) ?? 'attachment', text: whole });
     return '\n';
   });
+  for (const [pattern, kind] of INJECTED_BLOCKS) {
+    rest = rest.replace(pattern, (whole: string) => {
+      harness.push({ kind, text: whole });
+      return '\n';
+    });
+  }
   rest = rest.replace(WORD_TAG_PATTERN, '\n');
   let interrupted = false;
   const paragraphs = rest.split(/\n[ \t]*\n/);

@@ -525,6 +525,25 @@ describe('harness text is not the user', () => {
     assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
   });
 
+  it('Copilot Chat, OpenHands and Gemini CLI: the context they add beside the request is not the request', () => {
+    // Copilot Chat wraps the request and adds the editor's state and the user's instruction files.
+    const copilot = splitUserText('<context>\nThe current date is May 2, 2026.\n</context>\n<editorContext>\nThe user\'s current file is src/app.ts.\n</editorContext>\n<customizationsUpdate>\nFollow .github/copilot-instructions.md.\n</customizationsUpdate>\n<userRequest>\nrename the parser to lexer\n</userRequest>');
+    assert.equal(copilot.words, 'rename the parser to lexer');
+    assert.deepEqual(copilot.harness.map((h) => h.kind), ['attachment', 'attachment', 'instructions']);
+    // OpenHands adds the runtime and the repository to the first message.
+    const openhands = splitUserText('Add a health check to the API.\n\n<REPOSITORY_INFO>\nAt the user\'s request, repository acme/api has been cloned to /workspace/api.\n</REPOSITORY_INFO>\n\n<RUNTIME_INFORMATION>\nThe user has access to the following hosts: http://localhost:50943 (port 50943)\nToday\'s date is 2026-05-02 (UTC).\n</RUNTIME_INFORMATION>\n\n<EXTRA_INFO>\nThe following information has been included based on a keyword match for "github".\n</EXTRA_INFO>');
+    assert.equal(openhands.words, 'Add a health check to the API.');
+    assert.deepEqual(openhands.harness.map((h) => h.kind), ['environment', 'environment', 'attachment']);
+    assert.equal(words('<uploaded_files>\n/workspace/astropy__astropy__5.0\n</uploaded_files>\nI\'ve uploaded a python code repository. Fix the separability matrix for nested models.'), "I've uploaded a python code repository. Fix the separability matrix for nested models.");
+    // Gemini CLI appends the files a prompt names with @, blank lines and all, between its markers.
+    const gemini = splitUserText('Summarize @notes.md and say what is missing\n--- Content from referenced files ---\nContent from @notes.md:\n# Notes\n\nnever push to main\n--- End of content ---');
+    assert.equal(gemini.words, 'Summarize @notes.md and say what is missing');
+    assert.deepEqual(gemini.harness.map((h) => h.kind), ['attachment']);
+    assert.deepEqual(quotedRules(gemini.words), [], "a rule inside a referenced file is the file's, not the user's");
+    // A line of dashes the user typed is theirs.
+    assert.equal(words('Compare the two:\n--- old ---\nfoo\n--- new ---\nbar'), 'Compare the two:\n--- old ---\nfoo\n--- new ---\nbar');
+  });
+
   it("Cursor's reports of tool calls that did not run are failures of that tool, not the agent's prose", () => {
     const text = "Teraz sprawdźmy czy Qdrant jest uruchomiony:\n\n---\n\nTool mcp_c-bash not found. Try enabling the MCP server or switching to Agent mode.\n\n---\n\nError calling tool 'mcp_c-filesystem_write_file'.\n\n---\n\nQdrant jest uruchomiony.";
     assert.deepEqual(cursorToolErrors(text), [{ tool: 'mcp_c-bash', error: 'tool not found' }, { tool: 'mcp_c-filesystem_write_file', error: 'the call failed' }]);
