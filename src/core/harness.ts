@@ -150,6 +150,8 @@ export const AGENT_SUMMARY_TRAILER = /(?:If you need specific details from befor
 const INJECTED_MESSAGES: ReadonlyArray<readonly [RegExp, HarnessKind]> = [
   [/^Here is a demonstration of how to correctly accomplish this task\./, 'demonstration'],
   [/^This session is being continued from a previous conversation that ran out of context\./, 'agent-summary'],
+  // Gemini CLI (and its forks, Qwen Code) before it wrapped this in <session_context>: the date, OS and folder tree.
+  [/^This is the [\w .-]{2,40}\. We are setting up the context for our chat\./, 'environment'],
   [/^\[[\w-]+(?: for '[^'\n]*')?\] Result:/, 'tool-result'],
 ];
 
@@ -177,7 +179,7 @@ const INJECTED_KIND = new Map<string, HarnessKind>(INJECTED_TAGS.map(([t, k]) =>
 const WORD_TAG_PATTERN = new RegExp(`</?(?:${WORD_TAGS.join('|')})(?:\\s[^>]*)?>`, 'g');
 
 /** A quick test: most user messages carry no harness at all. */
-const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^--- Content from referenced files ---$|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
+const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^--- Content from referenced files ---$|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|This is the [\w .-]{2,40}\. We are setting up|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
 
 /**
  * aider's watch mode: a comment the user wrote in a file ("// AI? What is this lib missing?") sent as a prompt

@@ -540,6 +540,11 @@ describe('harness text is not the user', () => {
     assert.equal(gemini.words, 'Summarize @notes.md and say what is missing');
     assert.deepEqual(gemini.harness.map((h) => h.kind), ['attachment']);
     assert.deepEqual(quotedRules(gemini.words), [], "a rule inside a referenced file is the file's, not the user's");
+    for (const cli of ['Gemini CLI', 'Qwen Code']) {
+      const setup = splitUserText(`This is the ${cli}. We are setting up the context for our chat.\nToday's date is Friday, December 26, 2025.\nMy operating system is: linux\nI'm currently working in the directory: /home/u/app`);
+      assert.deepEqual([setup.words, setup.harness.map((h) => h.kind)], ['', ['environment']]);
+    }
+    assert.equal(words('<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>\nadd a dark mode'), 'add a dark mode');
     // A line of dashes the user typed is theirs.
     assert.equal(words('Compare the two:\n--- old ---\nfoo\n--- new ---\nbar'), 'Compare the two:\n--- old ---\nfoo\n--- new ---\nbar');
   });
