@@ -105,6 +105,12 @@ const INJECTED_TAGS: ReadonlyArray<readonly [string, HarnessKind]> = [
   ['EXTRA_INFO', 'attachment'],
   ['uploaded_files', 'environment'],
   ['session_context', 'environment'],
+  // Codex: a turn the user stopped, a shell command they ran themselves, the skills it offers.
+  ['turn_aborted', 'interrupted'],
+  ['user_shell_command', 'command'],
+  ['skills_instructions', 'instructions'],
+  // Claude Code: a message from another agent of the team.
+  ['teammate-message', 'subagent'],
 ];
 
 /** Tags that wrap the user's own words: the wrapper goes, the content stays. */
@@ -239,7 +245,7 @@ export function splitUserText(text: string): UserText {
     });
   }
   rest = rest.replace(WORD_TAG_PATTERN, '\n');
-  let interrupted = false;
+  let interrupted = harness.some((h) => h.kind === 'interrupted');
   const paragraphs = rest.split(/\n[ \t]*\n/);
   const keptParagraphs: string[] = [];
   for (const paragraph of paragraphs) {

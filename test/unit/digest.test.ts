@@ -525,7 +525,7 @@ describe('harness text is not the user', () => {
     assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
   });
 
-  it('Copilot Chat, OpenHands and Gemini CLI: the context they add beside the request is not the request', () => {
+  it('Copilot Chat, OpenHands, Gemini CLI and Codex: the context they add beside the request is not the request', () => {
     // Copilot Chat wraps the request and adds the editor's state and the user's instruction files.
     const copilot = splitUserText('<context>\nThe current date is May 2, 2026.\n</context>\n<editorContext>\nThe user\'s current file is src/app.ts.\n</editorContext>\n<customizationsUpdate>\nFollow .github/copilot-instructions.md.\n</customizationsUpdate>\n<userRequest>\nrename the parser to lexer\n</userRequest>');
     assert.equal(copilot.words, 'rename the parser to lexer');
@@ -545,6 +545,10 @@ describe('harness text is not the user', () => {
       assert.deepEqual([setup.words, setup.harness.map((h) => h.kind)], ['', ['environment']]);
     }
     assert.equal(words('<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>\nadd a dark mode'), 'add a dark mode');
+    // Codex: a turn the user stopped is an interruption; a shell command they ran is no request.
+    const aborted = splitUserText('<turn_aborted>\n  <turn_id>turn-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>');
+    assert.deepEqual([aborted.words, aborted.interrupted], ['', true]);
+    assert.equal(words('<user_shell_command>\n<command>ls</command>\n<output>a.ts</output>\n</user_shell_command>'), '');
     // A line of dashes the user typed is theirs.
     assert.equal(words('Compare the two:\n--- old ---\nfoo\n--- new ---\nbar'), 'Compare the two:\n--- old ---\nfoo\n--- new ---\nbar');
   });
