@@ -109,6 +109,8 @@ const INJECTED_TAGS: ReadonlyArray<readonly [string, HarnessKind]> = [
   ['turn_aborted', 'interrupted'],
   ['user_shell_command', 'command'],
   ['skills_instructions', 'instructions'],
+  // Cline: a workflow, skill or slash command's text put before the user's words ("/smol", a .clinerules workflow).
+  ['explicit_instructions', 'instructions'],
   // Claude Code: a message from another agent of the team.
   ['teammate-message', 'subagent'],
 ];

@@ -525,7 +525,7 @@ describe('harness text is not the user', () => {
     assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
   });
 
-  it('Copilot Chat, OpenHands, Gemini CLI and Codex: the context they add beside the request is not the request', () => {
+  it('Copilot Chat, OpenHands, Gemini CLI, Codex and Cline: the context they add beside the request is not the request', () => {
     // Copilot Chat wraps the request and adds the editor's state and the user's instruction files.
     const copilot = splitUserText('<context>\nThe current date is May 2, 2026.\n</context>\n<editorContext>\nThe user\'s current file is src/app.ts.\n</editorContext>\n<customizationsUpdate>\nFollow .github/copilot-instructions.md.\n</customizationsUpdate>\n<userRequest>\nrename the parser to lexer\n</userRequest>');
     assert.equal(copilot.words, 'rename the parser to lexer');
@@ -549,6 +549,8 @@ describe('harness text is not the user', () => {
     const aborted = splitUserText('<turn_aborted>\n  <turn_id>turn-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>');
     assert.deepEqual([aborted.words, aborted.interrupted], ['', true]);
     assert.equal(words('<user_shell_command>\n<command>ls</command>\n<output>a.ts</output>\n</user_shell_command>'), '');
+    // Cline puts a workflow's or a slash command's text before the user's words.
+    assert.equal(words('<explicit_instructions type="release.md">\nAlways bump the version first.\n</explicit_instructions>\nrelease 2.1 today'), 'release 2.1 today');
     // A line of dashes the user typed is theirs.
     assert.equal(words('Compare the two:\n--- old ---\nfoo\n--- new ---\nbar'), 'Compare the two:\n--- old ---\nfoo\n--- new ---\nbar');
   });
