@@ -229,29 +229,35 @@ const NO_NEWS = stems('good great perfect excellent nice likely possibly probabl
  */
 export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
   const written = new Set(FACT_SECTIONS.flatMap((s) => before.facts[s].map((l) => l.text)));
+  // How many statements (and requests) hold each word and each measured value: one is the statement's own.
   const words = new Map<string, number>();
-  const count = (set: Iterable<string>, by: number): void => {
-    for (const w of set) words.set(w, (words.get(w) ?? 0) + by);
+  const values = new Map<string, number>();
+  const count = (into: Map<string, number>, set: Iterable<string>, by: number): void => {
+    for (const w of set) into.set(w, (into.get(w) ?? 0) + by);
   };
-  const said: string[] = b.requests.map((r) => askText(r.text));
-  const lines: { section: FactSection; line: FactLine; text: string; words: Set<string> }[] = [];
+  const lines: { section: FactSection; line: FactLine; text: string; words: Set<string>; values: Set<string> }[] = [];
   for (const section of FACT_SECTIONS) {
     for (const line of b.facts[section]) {
       const text = statementText(line.text);
-      lines.push({ section, line, text, words: stems(text) });
+      lines.push({ section, line, text, words: stems(text), values: measures(text) });
     }
   }
-  for (const text of said) count(stems(text), 1);
-  for (const l of lines) count(l.words, 1);
+  for (const r of b.requests) {
+    const text = askText(r.text);
+    count(words, stems(text), 1);
+    count(values, measures(text), 1);
+  }
+  for (const l of lines) {
+    count(words, l.words, 1);
+    count(values, l.values, 1);
+  }
   const candidates = lines
     .filter((l) => (l.section === 'Decisions' || l.section === 'Findings' || l.section === 'Ruled out') && l.line.origin === 'narrative' && !written.has(l.line.text))
     .filter((l) => l.words.size >= NOTHING_NEW_MIN_WORDS && !FAILED_LINE.test(l.text) && eventOf(l.text) === '')
     .sort((x, y) => x.words.size - y.words.size);
   const gone = new Map<FactLine, FactLine | undefined>();
   for (const c of candidates) {
-    if (![...c.words].every((w) => words.get(w)! >= 2 || NO_NEWS.has(w))) continue;
-    const others = [...said, ...lines.filter((l) => l !== c && !gone.has(l.line)).map((l) => l.text)];
-    if (![...measures(c.text)].every((n) => others.some((t) => measures(t).has(n)))) continue;
+    if (![...c.words].every((w) => words.get(w)! >= 2 || NO_NEWS.has(w)) || ![...c.values].every((n) => values.get(n)! >= 2)) continue;
     let best: (typeof lines)[number] | undefined;
     let bestShared = 0;
     for (const l of lines) {
@@ -261,7 +267,8 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
       if (shared > bestShared) [best, bestShared] = [l, shared];
     }
     if (best && NEGATION.test(c.text) !== NEGATION.test(best.text)) continue;
-    count(c.words, -1);
+    count(words, c.words, -1);
+    count(values, c.values, -1);
     gone.set(c.line, best?.line);
   }
   if (gone.size === 0) return;
