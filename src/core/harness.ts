@@ -111,12 +111,14 @@ const INJECTED_TAGS: ReadonlyArray<readonly [string, HarnessKind]> = [
   ['skills_instructions', 'instructions'],
   // Cline: a workflow, skill or slash command's text put before the user's words ("/smol", a .clinerules workflow).
   ['explicit_instructions', 'instructions'],
-  // Claude Code: a message from another agent of the team.
+  // Claude Code: a message from another agent of the team; an MCP server's resource changed.
   ['teammate-message', 'subagent'],
+  ['mcp-resource-update', 'system-reminder'],
+  ['mcp-polling-update', 'system-reminder'],
 ];
 
-/** Tags that wrap the user's own words: the wrapper goes, the content stays. */
-const WORD_TAGS = ['task', 'feedback', 'user_query', 'user_message', 'answer', 'user_request', 'userRequest'];
+/** Tags that wrap the user's own words: the wrapper goes, the content stays (Claude Code's `# note` to its memory is the user's). */
+const WORD_TAGS = ['task', 'feedback', 'user_query', 'user_message', 'answer', 'user_request', 'userRequest', 'user-memory-input'];
 
 /**
  * Blocks an agent appends to the user's words, blank lines and all: Gemini CLI puts the files a prompt names
