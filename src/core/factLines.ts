@@ -201,7 +201,7 @@ export function discardWork(b: SummaryBuilder, cmd: string, label: string, sourc
     .sort((x, y) => Math.max(...y.sources) - Math.max(...x.sources))
     .slice(0, back);
   if (commits.length === 0) {
-    addStatement(b, 'Ruled out', { text: `work discarded: ${label}`, sources: [...sources], priority: 2 }, 'exact');
+    addStatement(b, 'Ruled out', { text: `work discarded: ${label}`, sources, priority: 2 }, 'exact');
     return;
   }
   b.facts.Decisions = b.facts.Decisions.filter((l) => !commits.includes(l));

@@ -359,8 +359,7 @@ export class ProtectedState {
   private observePlan(plan: TodoPlan, record: number): void {
     const listed = new Set<string>();
     for (const item of plan.items) {
-      const content = item.text;
-      const value = `plan: ${content}`;
+      const value = `plan: ${item.text}`;
       listed.add(value);
       const existing = this.versions.get(factId('open_issue', this.redactor.containsSecret(value) ? this.redactor.redact(value).text : value));
       if (item.status === 'done') {
