@@ -277,7 +277,8 @@ function dropNotes(deliverables: FactLine[], cap: number, start: number, lineTok
   return measure();
 }
 
-const EVICTED_KEY = `${'archived~'}evicted`;
+/** The key of the pointer line that counts the archived gists no longer shown. */
+export const EVICTED_KEY = `${'archived~'}evicted`;
 /** Archived lines that may leave the head on a very long session (a constraint never does). */
 const EVICTABLE: ReadonlySet<string> = new Set(['Findings', 'Decisions', 'Ruled out']);
 

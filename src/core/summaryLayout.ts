@@ -7,7 +7,7 @@
 import { CACHE_BLOCK_TOKENS } from './budget';
 import { NEGATION } from './digest';
 import { ARCHIVED_FROM, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
-import { evictedCount } from './summaryCap';
+import { EVICTED_KEY, evictedCount } from './summaryCap';
 
 /** How a head was laid out at a fold: appended to the text already sent, or rendered in full. */
 export type LayoutKind = 'appended' | 'rendered';
@@ -17,6 +17,8 @@ const LAYOUT_MAX_ADDED = 60;
 /** How far past its cap a head may run while it keeps, as sent, lines the cap has compressed since. */
 const LAYOUT_CAP_SLACK = 0.4;
 
+/** The identity of the pointer line (see `renderedLines`). */
+const EVICTED_ID = `Archived\u0000${EVICTED_KEY}`;
 /** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
 const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
 
@@ -150,6 +152,9 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     if (id.startsWith('#') && current !== text) return full();
   }
   for (const [id, text] of now) {
+    // Appended, the head keeps as sent every line evicted since it was rendered: a pointer counting them as not shown
+    // would be false (the one rendered with the head, if any, still counts right).
+    if (id === EVICTED_ID) continue;
     const before = sent.get(id);
     if (before !== undefined && bare(before) === bare(text)) continue;
     // A line the cap shortened since (a deliverable's note dropped) says only what the line as sent says: not repeated.

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { relativeTo, workspaceRootOf } from '../../src/core/paths';
 import { emptySummary, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
+import { EVICTED_KEY, evictedCount } from '../../src/core/summaryCap';
 import { layoutAfterFold } from '../../src/core/summaryLayout';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { SecretRedactor } from '../../src/core/redact';
@@ -113,6 +114,28 @@ describe('the head written relative to the workspace', () => {
     assert.equal(laid2.kind, 'appended');
     const added = laid2.state.layout!.added;
     assert.deepEqual(added, ['- [Findings, moved from Ruled out] `cargo test` failed (exit 101): error[E0433]: could not find `bash`; later it worked (r29) (r19, r29)'], 'one line, in the slot of the line it replaces');
+  });
+
+  it('a head appended after the cap evicted archived gists keeps them as sent and appends no pointer saying they are not shown', () => {
+    const base = new SummaryBuilder(stateWith(['/r/app/src/a.ts', '/r/app/src/b.ts', '/r/app/README.md'], 10), redactor);
+    base.facts.Archived.push(
+      { key: 'old-probe', text: '[Findings] The cache misses on every cold start', sources: [3], priority: 3 },
+      { key: 'old-try', text: '[Ruled out] `make fast` failed (exit 2): no rule to make target', sources: [4], priority: 3 },
+    );
+    const laid0 = layoutAfterFold(undefined, base.build(12, 1)).state;
+    const b = new SummaryBuilder(laid0, redactor);
+    b.facts.Archived = [{ key: EVICTED_KEY, text: '2 older archived lines (findings first) are not shown; the record keeps them', sources: [3, 4], priority: 3 }];
+    b.upsert('Findings', { key: 'parser-slow', text: 'The parser is slow on files over 1 MB', sources: [19], priority: 3 });
+    const next = b.build(20, 2);
+    assert.equal(evictedCount(next), 2);
+    const laid1 = layoutAfterFold(laid0, next);
+    assert.equal(laid1.kind, 'appended');
+    const text = renderSummary(laid1.state);
+    assert.match(text, /The cache misses on every cold start/, 'the evicted gist is still shown as sent');
+    assert.doesNotMatch(text, /not shown/, text);
+    assert.deepEqual(laid1.state.layout!.added, ['- [Findings] The parser is slow on files over 1 MB (r19)']);
+    // Rendered in full, the pointer stands in for the gists the head no longer shows.
+    assert.match(renderSummary(layoutAfterFold(undefined, next).state), /2 older archived lines \(findings first\) are not shown/);
   });
 
   it('a live line the cap shortened since (a deliverable\'s note dropped) is not appended again; a new count is', () => {
