@@ -163,7 +163,15 @@ const INJECTED_MESSAGES: ReadonlyArray<readonly [RegExp, HarnessKind]> = [
   // Gemini CLI (and its forks, Qwen Code) before it wrapped this in <session_context>: the date, OS and folder tree.
   [/^This is the [\w .-]{2,40}\. We are setting up the context for our chat\./, 'environment'],
   [/^\[[\w-]+(?: for '[^'\n]*')?\] Result:/, 'tool-result'],
+  // A command to the agent's console, which it runs without the model (aider's in-chat commands, and the ones
+  // Claude Code, Gemini CLI or Codex print when they are not tagged): what it did is the console's output.
+  [/^\/(?:add|drop|ls|tokens|map|map-refresh|clear|reset|model|models|weak-model|editor-model|chat-mode|undo|diff|commit|git|run|test|lint|read-only|exit|quit|settings|paste|copy|copy-context|save|load|voice|editor|edit|multiline-mode|reasoning-effort|think-tokens|report)(?:\s[\s\S]*)?$/, 'command'],
+  // A shell command the user ran from the chat (aider's `!cmd`, Gemini CLI's shell mode): its output is the console's.
+  [/^![a-z.\/~][^\s!:,]*(?:\s[\s\S]*)?$/, 'command'],
 ];
+
+/** aider's commands that send the rest of the message to the model in a mode ("/ask why is this slow?"): the rest is the ask. */
+const MODE_COMMAND = /^(\/(?:ask|code|architect|context))\s+(\S[\s\S]*)$/;
 
 /**
  * Task templates: the part of a message that is the task statement, and
@@ -189,7 +197,7 @@ const INJECTED_KIND = new Map<string, HarnessKind>(INJECTED_TAGS.map(([t, k]) =>
 const WORD_TAG_PATTERN = new RegExp(`</?(?:${WORD_TAGS.join('|')})(?:\\s[^>]*)?>`, 'g');
 
 /** A quick test: most user messages carry no harness at all. */
-const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^--- Content from referenced files ---$|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|This is the [\w .-]{2,40}\. We are setting up|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file/m;
+const MAYBE_HARNESS = /<[A-Za-z_][\w-]*[\s>]|^\s*\[|\(Y\)es\/\(N\)o|Caveat: |# AGENTS\.md|^--- Content from referenced files ---$|^(?:We're currently solving|Please solve this issue|Here is a demonstration|This session is being continued|This is the [\w .-]{2,40}\. We are setting up|Find the "AI" comments below)|\n\(Open file: |bash-\$|Read the output file|^[/!][a-z./~]/m;
 
 /**
  * aider's watch mode: a comment the user wrote in a file ("// AI? What is this lib missing?") sent as a prompt
@@ -221,6 +229,11 @@ export function splitUserText(text: string): UserText {
   if (!MAYBE_HARNESS.test(trimmed)) return { words: trimmed, harness: [], interrupted: false };
   const watched = aiderWatchAsk(trimmed);
   if (watched) return watched;
+  const mode = MODE_COMMAND.exec(trimmed);
+  if (mode) {
+    const ask = splitUserText(mode[2]!);
+    return { ...ask, harness: [{ kind: 'command', text: mode[1]! }, ...ask.harness] };
+  }
   const harness: HarnessPiece[] = [];
   for (const [pattern, kind] of INJECTED_MESSAGES) {
     if (pattern.test(trimmed)) return { words: '', harness: [{ kind, text: trimmed }], interrupted: false };

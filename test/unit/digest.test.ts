@@ -554,6 +554,16 @@ describe('harness text is not the user', () => {
     assert.equal(words('<user_shell_command>\n<command>ls</command>\n<output>a.ts</output>\n</user_shell_command>'), '');
     // Cline puts a workflow's or a slash command's text before the user's words.
     assert.equal(words('<explicit_instructions type="release.md">\nAlways bump the version first.\n</explicit_instructions>\nrelease 2.1 today'), 'release 2.1 today');
+    // A command to the agent's console (aider's in-chat commands, `!cmd`) is no request; a mode command's rest is the ask.
+    for (const command of ['/add src/a.ts src/b.ts', '/ls', '/undo', '/run npm test', '/drop', '!find . -name "*.ts"', '/exit\n ⎿  Catch you later!']) {
+      const split = splitUserText(command);
+      assert.deepEqual([split.words, split.harness.map((h) => h.kind)], ['', ['command']], command);
+    }
+    const ask = splitUserText('/ask why is the <b>build</b> slow?');
+    assert.deepEqual([ask.words, ask.harness.map((h) => h.text)], ['why is the <b>build</b> slow?', ['/ask']]);
+    assert.equal(words('/code add a retry to fetchAll'), 'add a retry to fetchAll');
+    // Other slash words are the user's: an agent's command that takes an ask, one the console did not know, prose.
+    for (const own of ['/fix the failing test', '/grep export.* from schemas/index.ts', 'please /add x', '!important: keep the tests', '/additional notes below']) assert.equal(words(own), own);
     // A line of dashes the user typed is theirs.
     assert.equal(words('Compare the two:\n--- old ---\nfoo\n--- new ---\nbar'), 'Compare the two:\n--- old ---\nfoo\n--- new ---\nbar');
   });
