@@ -204,13 +204,22 @@ describe('SQLite warm-up', function () {
       if (!done) setImmediate(count);
     };
     setImmediate(count);
-    // The turn each statement of the warm-up runs in.
+    // The turn each statement of the warm-up is compiled in, and the turn it first runs in.
+    const compiledIn: number[] = [];
     const ranIn: number[] = [];
-    const prototype = sql.Database.prototype as { exec: (...args: unknown[]) => unknown };
-    const exec = prototype.exec;
-    prototype.exec = function (this: unknown, ...args: unknown[]) {
-      ranIn.push(turn);
-      return exec.apply(this, args);
+    const prototype = sql.Database.prototype as { prepare: (...args: unknown[]) => { step: () => boolean } };
+    const prepare = prototype.prepare;
+    prototype.prepare = function (this: unknown, ...args: unknown[]) {
+      compiledIn.push(turn);
+      const statement = prepare.apply(this, args);
+      const step = statement.step.bind(statement);
+      let first = true;
+      statement.step = () => {
+        if (first) ranIn.push(turn);
+        first = false;
+        return step();
+      };
+      return statement;
     };
     try {
       // A first statement, a table made, written and read.
@@ -218,11 +227,13 @@ describe('SQLite warm-up', function () {
       assert.equal(warmSqlJs([]), warm, 'one warm-up per process');
       await warm;
     } finally {
-      prototype.exec = exec;
+      prototype.prepare = prepare;
       done = true;
     }
-    assert.equal(ranIn.length, 4, 'four statements');
-    assert.equal(new Set(ranIn).size, 4, `each in a turn of its own (turns ${ranIn.join(', ')})`);
+    assert.deepEqual([compiledIn.length, ranIn.length], [4, 4], 'four statements, each compiled and run');
+    const turns = compiledIn.flatMap((t, i) => [t, ranIn[i]!]);
+    assert.equal(new Set(turns).size, 8, `each compiled and run in a turn of its own (turns ${turns.join(', ')})`);
+    assert.ok(turns.every((t, i) => i === 0 || t > turns[i - 1]!), `in order: ${turns.join(', ')}`);
     const db = new sql.Database();
     for (const migration of MIGRATIONS) db.exec(migration);
     assert.deepEqual(queryAll(db, 'PRAGMA user_version'), [{ user_version: 0 }]);
