@@ -18,7 +18,7 @@
  */
 import {
   AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
-  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, LEAD_IN, LOOK_NARRATION, NARRATED_ACTION, NARRATED_AFTER,
+  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, REASON_CLAUSE,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
@@ -189,8 +189,10 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     // "Let me switch to the session directory:" announces the tool step that follows: the step is the record of it.
     if (/[:：]\s*$/.test(body)) return { cls: 'process', score: 0 };
     if (/\b(?:instead of|rather than|in favou?r of|switch(?:ing)? (?:from \S+ )?to)\b/i.test(body) && !HELP_OPENING.test(body) && !LOOK_NARRATION.test(body)) return { cls: 'decision', score: 3 };
-    // "I need to create the base structure myself since the agents can't get permission": an action with its reason is a choice.
-    if (CHOSEN_ACTION.test(body) && /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i.test(body) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
+    // "I need to create the base structure myself since the agents can't get permission", "Since Claude Code has no
+    // setting for it, let me move on to Option 3": an action with its reason is a choice, unless it is a look.
+    const action = body.replace(LEADING_REASON, '');
+    if (REASON_CLAUSE.test(body) && (CHOSEN_ACTION.test(action) || NARRATED_ACT.test(action)) && !LOOK_NARRATION.test(action) && !HELP_OPENING.test(action) && proseWords(body) >= 8) return { cls: 'decision', score: 2 };
     return { cls: 'process', score: 0 };
   }
   if (REQUEST_ECHO.test(body) || CONVERSATION_NARRATION.test(body)) return { cls: 'process', score: 0 };

@@ -54,6 +54,17 @@ export const LOOK_NARRATION =
 export const CHOSEN_ACTION =
   /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
 
+/** A reason given for what the sentence does ("since the agents cannot write", "to avoid a second lock"). */
+export const REASON_CLAUSE = /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i;
+/** A reason put first ("Since this is a Perl CGI environment, "): what follows it says what the agent does. */
+export const LEADING_REASON = /^(?:since|because|as|given that|now that)\b[^,]{0,160},\s*/i;
+/**
+ * The agent saying what it does next ("let me move on to…", "I'll also start…", "I will try to upload…"), but not
+ * that it will say, answer or wait ("Since no task is given yet, I'll state that I'm waiting…": a reply, no choice).
+ */
+export const NARRATED_ACT =
+  /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:let me|let's|i(?:'ll| will| need to| have to| must|'m going to| am going to)|we(?:'ll| will| need to| have to| must))\s+(?!(?:(?:just|now|also|first|simply|then|only)\s+)*(?:state|say|reply|respond|answer|explain|describe|summari[sz]e|outline|present|show|note|mention|tell|ask|clarify|acknowledge|wait|stop|continue|proceed|start by)\b)\w/i;
+
 /** The agent offering its help with what the user asked: a restatement of the request. */
 export const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i(?:'ll| will| can|'d be happy to) help(?: you)?|i(?:'ll| will) (?:help|assist))\b/i;
 

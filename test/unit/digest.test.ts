@@ -211,6 +211,16 @@ describe('sentence classes', () => {
     assert.equal(agent('The issue is that the error message the user is seeing says:'), 'other');
   });
 
+  it('what the agent does next, with its reason, is a choice; a look, a reply or a wait with a reason is not', () => {
+    assert.equal(agent('Now I need to bypass the pre-commit hook to commit these docs, since they contain example secrets which are expected.'), 'decision');
+    assert.equal(agent("Since Claude Code doesn't appear to have a setting to switch shells, let me move on to Option 3 - rebasing MSYS2 DLLs."), 'decision');
+    assert.equal(agent("I'll also start creating the source files directly since the background agents cannot write them."), 'decision');
+    assert.equal(agent('Let me check the config file since it may hold the port.'), 'process');
+    assert.equal(agent("Since no changes are requested yet, I'll just reply textually."), 'process');
+    assert.equal(agent("Since no task is given yet, I'll state that I'm waiting for the task description."), 'process');
+    assert.equal(agent('Let me update the README.'), 'process', 'no reason, no choice');
+  });
+
   it("an agent's own label decides its line; a list item without a verb of its own is a fragment", () => {
     assert.equal(agent('Finding: cosmic-launcher is still in alpha with minimal customization; alternative launchers like Fuzzel recommended for more control.'), 'finding');
     assert.equal(agent('Root cause: the init script skips single options.'), 'finding');
