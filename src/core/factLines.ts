@@ -119,6 +119,21 @@ function statementText(text: string): string {
   return text.replace(/^\[[^\]]+\] /, '').replace(/^…|…$/g, '').replace(/ \(as of r\d+\)$/, '').replace(DISPUTED_SUFFIX, '').replace(OBJECTION_FRAME, '$1');
 }
 
+/** `into` having taken `line` in: their sources add up, and `line` (with its references) counts as one more reference. */
+function absorb(into: FactLine, line: FactLine): FactLine {
+  return { ...into, sources: mergeSources(into.sources, line.sources), refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
+}
+
+/**
+ * Takes the lines `gone` names out of `sections`, each absorbed into the line it maps to (several may go into one;
+ * a line mapped to nothing just goes).
+ */
+function mergeAway(b: SummaryBuilder, sections: readonly FactSection[], gone: ReadonlyMap<FactLine, FactLine | undefined>): void {
+  const merged = new Map<FactLine, FactLine>();
+  for (const [line, into] of gone) if (into) merged.set(into, absorb(merged.get(into) ?? into, line));
+  for (const section of sections) b.facts[section] = b.facts[section].filter((l) => !gone.has(l)).map((l) => merged.get(l) ?? l);
+}
+
 /**
  * One line per statement: a line that says what an earlier line (in any fact
  * section) already says is merged into it — sources and references add up —
@@ -138,8 +153,7 @@ export function dedupe(b: SummaryBuilder): void {
         kept.push({ section, index: i, text });
         continue;
       }
-      const into = b.facts[same.section][same.index]!;
-      b.facts[same.section][same.index] = { ...into, sources: mergeSources(into.sources, line.sources), refs: (into.refs ?? 0) + (line.refs ?? 0) + 1 };
+      b.facts[same.section][same.index] = absorb(b.facts[same.section][same.index]!, line);
       lines.splice(i--, 1);
     }
   }
@@ -165,21 +179,15 @@ export function mergeRestated(b: SummaryBuilder): void {
     }
   }
   const into = restatedBy(lines.map((l) => l.text));
-  const merged = new Map<FactLine, FactLine>();
-  const gone = new Set<FactLine>();
+  const gone = new Map<FactLine, FactLine>();
   lines.forEach((l, i) => {
     const j = into[i];
     if (j === undefined) return;
     const target = lines[j]!;
     if (l.section !== 'Archived' && target.section !== l.section) return;
-    const was = merged.get(target.line) ?? target.line;
-    merged.set(target.line, { ...was, sources: mergeSources(was.sources, l.line.sources), refs: (was.refs ?? 0) + (l.line.refs ?? 0) + 1 });
-    gone.add(l.line);
+    gone.set(l.line, target.line);
   });
-  if (gone.size === 0) return;
-  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
-    b.facts[section] = b.facts[section].filter((line) => !gone.has(line)).map((line) => merged.get(line) ?? line);
-  }
+  if (gone.size > 0) mergeAway(b, ['Decisions', 'Ruled out', 'Findings', 'Archived'], gone);
 }
 
 /** `git reset` back a number of commits (HEAD~n, HEAD^^): its mode (soft, mixed, hard) and how far. */
@@ -272,15 +280,14 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
     gone.set(c.line, best?.line);
   }
   if (gone.size === 0) return;
-  const merged = new Map<FactLine, FactLine>();
+  // A line merged into one that went too ends in the line that one went into.
+  const final = new Map<FactLine, FactLine | undefined>();
   for (const [line, into] of gone) {
     let target = into;
     while (target && gone.has(target)) target = gone.get(target);
-    if (!target) continue;
-    const was = merged.get(target) ?? target;
-    merged.set(target, { ...was, sources: mergeSources(was.sources, line.sources), refs: (was.refs ?? 0) + (line.refs ?? 0) + 1 });
+    final.set(line, target);
   }
-  for (const section of FACT_SECTIONS) b.facts[section] = b.facts[section].filter((l) => !gone.has(l)).map((l) => merged.get(l) ?? l);
+  mergeAway(b, FACT_SECTIONS, final);
 }
 
 /**
