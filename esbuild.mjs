@@ -3,7 +3,7 @@
 //   node esbuild.mjs extension cli     only the named ones
 // Types are checked separately (`tsc --noEmit`, see `npm run build`).
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,16 +26,20 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
 
 /**
  * The named configs. `optional` entries are skipped with a notice while their
- * entry file does not exist yet; once it exists it must build.
+ * entry file does not exist yet; once it exists it must build. `before` builds
+ * what the entry needs first and returns the options to build it with.
  */
 const configs = {
   extension: {
-    // Minified: it is what the .vsix ships (its source map stays in dist/ for debugging, outside the package).
-    // The tokenizer's rank table is a data file of its own (dist/o200k.ranks), built in slices after activation.
-    // `navigator` is undefined in it: the extension host is Node, where reading the global logs a deprecation
-    // warning at activation (zod probes it for Cloudflare Workers, sql.js for the user's language). zod is its
-    // functional build (src/core/schema.ts): the bundle keeps only the parts used.
-    options: { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, define: { navigator: 'undefined' }, plugins: [tokenizerTableOnly(), vscodeApiOnce()] },
+    // The extension's modules (dist/extension/, see extensionModules), then its main, src/loader.ts, which loads them
+    // one at a time; the list it loads them from is written into it. Minified: it is what the .vsix ships (source maps
+    // stay in dist/ for debugging, outside the package). The tokenizer's rank table is a data file of its own
+    // (dist/o200k.ranks), built in slices after activation. `navigator` is undefined in the modules: the extension host
+    // is Node, where reading the global logs a deprecation warning at activation (zod probes it for Cloudflare Workers,
+    // sql.js for the user's language). zod is its functional build (src/core/schema.ts): the modules keep only the
+    // parts used.
+    options: { ...node, entryPoints: ['src/loader.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true },
+    before: async (options) => ({ ...options, define: { __EXTENSION_MODULES__: JSON.stringify(await extensionModules()) } }),
   },
   cli: {
     options: { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, define: { __CONTEXT_KEEPER_VERSION__: JSON.stringify(version) } },
@@ -54,6 +58,68 @@ const configs = {
     after: () => copyWebviewAssets(),
   },
 };
+
+/** Source files of at least this many bytes start a module of the extension's own (see extensionModules). */
+const MODULE_SOURCE_BYTES = 15_000;
+
+/**
+ * dist/extension/: the extension (src/extension.ts and all it imports) as ES
+ * modules, split at every source file of MODULE_SOURCE_BYTES or more (each an
+ * entry point, so that esbuild's code splitting gives it and what only it
+ * reaches a module of its own): about 40 modules of at most 85 KB. Returns their
+ * file names in load order, dependencies first, the composition root last
+ * (src/loader.ts imports them one at a time). Only the modules the root
+ * reaches are written, over what an earlier build left.
+ *
+ * Each module's `require` is Node's, made for that file (sql.js requires its
+ * builtins, and 'vscode' is required: the host gives an extension its API
+ * object by the file asking for it), and its `__dirname` is dist/, where the
+ * data files the sources look for beside the bundle are.
+ */
+async function extensionModules() {
+  const out = join(dist, 'extension');
+  const entries = sourceFiles(join(root, 'src'))
+    .map((file) => relative(root, file))
+    .filter((file) => !file.startsWith('src/cli/') && file !== 'src/loader.ts' && file !== 'src/extension.ts')
+    // An entry point keeps every export: a file that re-exports a package (schema.ts, zod) would keep all of it.
+    .filter((file) => statSync(join(root, file)).size >= MODULE_SOURCE_BYTES && !/^export \* from '[^.]/m.test(readFileSync(join(root, file), 'utf8')));
+  const result = await build({
+    ...common,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    splitting: true,
+    minify: true,
+    write: false,
+    metafile: true,
+    entryPoints: ['src/extension.ts', ...entries.sort()],
+    outbase: 'src',
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: '[name]-[hash]',
+    external: ['vscode'],
+    define: { navigator: 'undefined' },
+    banner: {
+      js: "import{createRequire as __ckRequire}from'node:module';import{dirname as __ckDirname}from'node:path';import{fileURLToPath as __ckPath}from'node:url';const require=__ckRequire(import.meta.url);const __dirname=__ckDirname(__ckDirname(__ckPath(import.meta.url)));",
+    },
+    plugins: [tokenizerTableOnly(), vscodeApiOnce()],
+  });
+  const outputs = result.metafile.outputs;
+  const order = [];
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imported of outputs[file].imports) if (imported.kind === 'import-statement' && imported.path in outputs) visit(imported.path);
+    order.push(file);
+  };
+  visit(relative(root, join(out, 'extension.mjs')));
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const keep = new Set(order.flatMap((file) => [join(root, file), join(root, `${file}.map`)]));
+  for (const file of result.outputFiles) if (keep.has(file.path)) writeFileSync(file.path, file.contents);
+  return order.map((file) => relative(out, join(root, file)));
+}
 
 /**
  * The extension counts with the rank table (dist/o200k.ranks, see
@@ -75,12 +141,14 @@ function tokenizerTableOnly() {
 }
 
 /**
- * `import * as vscode from 'vscode'` (an external CommonJS module) becomes, in
- * each of the 20 modules that write it, a copy of the whole API object made
- * with a getter per property while the bundle loads (10-20 ms of the
- * activation's block in the extension host, measured with a CPU profile).
- * Here every one of them imports one module instead, which reads the API's
- * properties the sources use (every `vscode.<name>` in src/) once.
+ * `import * as vscode from 'vscode'`, written by 20 source modules, becomes
+ * one module that requires the API (an external CommonJS module, given to the
+ * file that asks for it) once and reads the properties the sources use (every
+ * `vscode.<name>` in src/). Bundled as CommonJS, each importing module made a
+ * copy of the whole API object with a getter per property while the bundle
+ * loaded (10-20 ms of activation's block in the extension host, measured with
+ * a CPU profile); as ES modules, an import of 'vscode' would need the host's
+ * ES module hooks, which VS Code has had since 1.100 only.
  */
 function vscodeApiOnce() {
   return {
@@ -161,17 +229,18 @@ async function main(argv) {
 
   let failed = false;
   await Promise.all(names.map(async (name) => {
-    const { options, optional, after } = configs[name];
-    const entry = options.entryPoints[0];
+    const { options: declared, optional, before, after } = configs[name];
+    const entry = declared.entryPoints[0];
     if (optional && !existsSync(join(root, entry))) {
       log(`skipped ${name}: ${entry} does not exist yet`);
       return;
     }
     const started = performance.now();
     try {
+      const options = before ? await before(declared) : declared;
       await build(options);
       after?.();
-      log(`built ${name}: ${entry} -> ${options.outfile} (${Math.round(performance.now() - started)} ms)`);
+      log(`built ${name}: ${entry} -> ${declared.outfile} (${Math.round(performance.now() - started)} ms)`);
     } catch {
       // esbuild has already printed the errors.
       console.error(`failed ${name}: ${entry}`);

@@ -34,6 +34,7 @@ export const HOUSE: readonly Part[] = [
   { name: 'eval', path: 'src/eval/', does: 'the evaluation: probes, baselines, metrics, report; probes asked of a model', imports: ['core', 'adapters', 'report'], node: true, entry: 'src/eval/index.ts' },
   { name: 'commands', path: 'src/commands/', does: 'one file per command (or a small group), registered from one table', imports: ['core', 'adapters', 'store', 'report', 'agent', 'panel', 'eval'], vscode: true },
   { name: 'root', path: 'src/extension.ts', does: 'activate(): the composition root; builds each service once and wires the parts', imports: ['core', 'adapters', 'store', 'agent', 'panel', 'commands'], vscode: true },
+  { name: 'loader', path: 'src/loader.ts', does: "the extension's main: loads the root's modules one turn of the event loop at a time, then activates it", imports: ['root', 'core'], vscode: true, node: true },
   { name: 'cli', path: 'src/cli/', does: 'the command-line interface over the core (project, replay, rebuild, sessions)', imports: ['core', 'adapters', 'store', 'report'], node: true },
   { name: 'bench', path: 'bench/', does: 'benchmarks that print ratios', imports: ['core', 'adapters', 'store', 'report', 'agent', 'panel'], node: true },
 ];

@@ -167,7 +167,8 @@ export class RankTableLoader {
   private offset = 0;
   private rank = 0;
   private readonly binary: [Uint8Array, number][] = [];
-  private readonly strings = new CompactStringRanks(O200K_RANKS);
+  /** Made on the first line applied: its 5 MB of typed arrays were 16-21 ms of activation's block in the host. */
+  private strings: CompactStringRanks | undefined;
   private encoder: { readonly api: O200k; readonly core: CoreTables } | undefined;
   private built: Encoding | undefined;
   private loading: Promise<Encoding> | undefined;
@@ -224,12 +225,13 @@ export class RankTableLoader {
     const line = bytes.toString('utf8', this.offset, end);
     this.offset = end + 1;
     const entries = JSON.parse(line) as (string | number[])[];
+    const strings = (this.strings ??= new CompactStringRanks(O200K_RANKS));
     for (const entry of entries) {
-      if (typeof entry === 'string') this.strings.add(entry, this.rank);
+      if (typeof entry === 'string') strings.add(entry, this.rank);
       else this.binary.push([new Uint8Array(entry), this.rank]);
       this.rank++;
     }
-    this.strings.flush();
+    strings.flush();
   }
 
   private finish(): Encoding {
@@ -239,7 +241,7 @@ export class RankTableLoader {
     const { api, core } = this.tables;
     core.bytePairNonUtfSortedEncoder = this.binary.sort((a, b) => compareUint8Arrays(a[0], b[0]));
     // Counting never decodes: the rank decoders stay empty.
-    core.bytePairStringRankEncoder = this.strings.flush();
+    core.bytePairStringRankEncoder = (this.strings ?? new CompactStringRanks(0)).flush();
     core.mergeableBytePairRankCount = this.rank;
     return (this.built = api);
   }

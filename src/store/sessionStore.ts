@@ -232,9 +232,17 @@ export class SessionStore {
     if (this.modeValue === 'reader') throw new StoreReadOnlyError(`${this.file} is open read-only (another window is writing it)`);
   }
 
-  /** Journals one mutation (durable when it returns), then applies it. Falls back to memory on a write failure. */
+  /**
+   * Journals one mutation, then applies it: the line is written at once and
+   * fsync'd on the thread pool, as a turn's records are (an fsync each held the
+   * extension host for 5-18 ms in a first turn, measured with the store under
+   * write-back). What a crash of the machine could lose before that fsync ends
+   * is a session's title or a derived form (a reduced output, a summary), made
+   * again from the record. A failed write or fsync falls back to memory.
+   */
   private write(task: string, op: string, data: unknown): void {
-    this.journalled(task, op, data, (journal) => ({ seq: journal.append(task, op, data) }));
+    const durable = this.journalled(task, op, data, (journal) => journal.appendDeferred(task, op, data));
+    durable?.catch((error: unknown) => this.lostJournal(error));
   }
 
   /**

@@ -253,6 +253,10 @@ describe('session store: appends do not wait on the event loop for their fsync',
       redactor,
     });
     store.createSession('s', 'title');
+    // A session's line is written at once too, and fsync'd on the thread pool.
+    assert.equal(held.length, 1, "the session line's fsync is in flight");
+    assert.equal(store.sessions().length, 1);
+    held.shift()!();
     let acknowledged = false;
     const append = store.appendRecord('s', { index: 0, role: 'user', content: 'hello' }).then(() => (acknowledged = true));
     // The line is written and applied at once; the acknowledgement waits for the fsync.
