@@ -40,13 +40,14 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
     lines[at] = { ...before, ...(richer ? { text: line.text } : {}), sources: mergeSources(before.sources, line.sources), refs: (before.refs ?? 0) + 1 };
     return;
   }
-  // The agent's own words about a failure recorded exactly a step before ("BFG installation failed due to a lock"
-  // after `brew install bfg` failed … locked) say it again, with less: they join the exact line.
-  if (section === 'Ruled out' && origin === 'narrative') {
-    const restated = b.facts['Ruled out'].findIndex((l) => l.origin === 'exact' && restatesFailure(line, l));
+  // The agent's own words about a result recorded exactly a step before say it again, with less: a failure ("BFG
+  // installation failed due to a lock" after `brew install bfg` failed … locked) or an outcome ("The session domain
+  // tests are now passing." after `bun test src/domain/session.test.ts` → 12 passed). They join the exact line.
+  if ((section === 'Ruled out' || section === 'Findings') && origin === 'narrative') {
+    const restated = b.facts[section].findIndex((l) => l.origin === 'exact' && restatesExact(line, l));
     if (restated >= 0) {
-      const exact = b.facts['Ruled out'][restated]!;
-      b.facts['Ruled out'][restated] = { ...exact, sources: mergeSources(exact.sources, line.sources), refs: (exact.refs ?? 0) + 1 };
+      const exact = b.facts[section][restated]!;
+      b.facts[section][restated] = { ...exact, sources: mergeSources(exact.sources, line.sources), refs: (exact.refs ?? 0) + 1 };
       return;
     }
   }
@@ -90,8 +91,8 @@ function eventOf(text: string): string {
 /** A failure's record is this close before the agent's sentence about it. */
 export const RESTATED_WITHIN_RECORDS = 4;
 
-/** Whether a sentence of the agent says again, in its words, what a failed tool's exact line just recorded. */
-function restatesFailure(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
+/** Whether a sentence of the agent says again, in its words, what a tool's exact line just recorded. */
+function restatesExact(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
   const first = Math.min(...line.sources);
   if (!exact.sources.some((s) => s < first && s >= first - RESTATED_WITHIN_RECORDS)) return false;
   const recorded = stems(exact.text);

@@ -1094,6 +1094,22 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((l) => /private key field has spaces in the PGP block/.test(l.text)), 'the diagnosis stays');
   });
 
+  it("the agent's restatement of an outcome just recorded joins its exact line; what it concludes from it stays", async () => {
+    const b = new RecordBuilder()
+      .user('Make the session tests pass.')
+      .step('', [{ name: 'Bash', input: { command: 'bun test src/domain/session.test.ts' }, output: ' 12 pass\n 0 fail\nRan 12 tests across 1 files.\nExit code: 0' }])
+      .step('The session domain tests are now passing.')
+      .step('', [{ name: 'Bash', input: { command: 'bun test src/domain/repo.test.ts' }, output: ' 4 pass\n 0 fail\nRan 4 tests across 1 files.\nExit code: 0' }])
+      .step('The repo tests pass, so the `normalizeRepoName` fix handles trailing slashes.');
+    const findings = (await fold(b)).facts.Findings;
+    const texts = findings.map((l) => l.text);
+    assert.ok(!texts.some((t) => /^The session domain tests are now passing/.test(t)), JSON.stringify(texts));
+    const session = findings.find((l) => /^`bun test src\/domain\/session\.test\.ts`/.test(l.text));
+    assert.ok(session, JSON.stringify(texts));
+    assert.ok(session.sources.length >= 3, "the restatement's record joins the exact line");
+    assert.ok(texts.some((t) => /`normalizeRepoName` fix handles trailing slashes/.test(t)), `a conclusion stays: ${JSON.stringify(texts)}`);
+  });
+
   it("the agent's recap that says nothing the digest does not already say joins the line it repeats; news stays", async () => {
     const b = new RecordBuilder()
       .user('Why does DNS from the laptop time out on the router?')
