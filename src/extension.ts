@@ -33,6 +33,8 @@ export interface ContextKeeperApi {
   /** Replaces how edits, writes and commands are confirmed; returns a function restoring the dialog. */
   setConfirm(confirm: Confirm): () => void;
   readonly onDidSend: vscode.Event<SentEvent>;
+  /** @keeper was asked: a turn begins (before it waits for the warm-ups). */
+  readonly onDidStartTurn: vscode.Event<void>;
   readonly onDidEndTurn: vscode.Event<TurnEndEvent>;
 }
 
@@ -93,8 +95,10 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
     // A turn waits for the warm-ups (the first one only, in practice): run beside them, the turn's blocks and theirs
     // fell into the same turns of the event loop, one after the other.
     const handler = agent.handler;
+    const turnStarts = root.add(new vscode.EventEmitter<void>());
     const participant = root.add(
       vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chatContext, stream, token) => {
+        turnStarts.fire();
         await warmedUp;
         return handler(request, chatContext, stream, token);
       }),
@@ -133,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): ContextKeeperApi | u
         return () => (agent!.confirm = undefined);
       },
       onDidSend: agent.onDidSend,
+      onDidStartTurn: turnStarts.event,
       onDidEndTurn: agent.onDidEndTurn,
     };
     return api;
