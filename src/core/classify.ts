@@ -373,11 +373,13 @@ const NAMING_INTRO = /^(?:the|this|that|our|my|your|its|each|every) (?:new |upda
 /** Longest sentence considered; longer pieces are prose dumps or pasted text. */
 const SENTENCE_MAX_CHARS = 600;
 const SENTENCE_MIN_CHARS = 2;
-// Also where an agent left out the space ("…this third script.I will now use `curl`", "…will work!Lets try"):
-// after a word of three letters or more, before a word that opens sentences ("http.Client to" is a call).
-// Never after an abbreviation that runs on ("IN-REVIEW vs. DONE", "e.g. Python").
+// Also where an agent left out the space, or an export joined two text blocks without one ("…this third
+// script.I will now use `curl`", "…will work!Lets try", "…responded to.The packet arrives", "…into `$file`.Let's
+// test", "…an `open()` call!Instead of"): after a word of two letters or more or a closing backtick, before a word
+// that opens sentences ("http.Client to" is a call). Never after an abbreviation that runs on ("IN-REVIEW vs. DONE",
+// "e.g. Python").
 const SENTENCE_BREAK =
-  /(?<=[.!?])(?<!\b(?:[Vv]s|[Ee]\.g|[Ii]\.e|cf|approx|incl|ca)\.)\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=[a-z][?!])\s+(?=[a-z])|(?<=\b[a-z]{3,}[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As)\s)/;
+  /(?<=[.!?])(?<!\b(?:[Vv]s|[Ee]\.g|[Ii]\.e|cf|approx|incl|ca)\.)\s+(?=[A-Z0-9`"'(\[*_✅❌])|(?<=[a-z][?!])\s+(?=[a-z])|(?<=(?:\b[a-z]{2,}|`)[.!?])(?=(?:I|The|This|That|These|It|We|Let|Lets|Let's|Now|So|Then|But|However|Another|Since|Also|Next|Finally|Here|There|Our|My|You|If|When|After|Before|On|In|As|Instead|Which|Because|Once|Unfortunately|Otherwise)\s)/;
 /** Sentence punctuation inside inline code, masked while a line is split (`// AI! Write…` is one span, not two sentences). */
 const MASKED: Readonly<Record<string, string>> = { '.': '\uE000', '!': '\uE001', '?': '\uE002' };
 const UNMASKED: Readonly<Record<string, string>> = { '\uE000': '.', '\uE001': '!', '\uE002': '?' };

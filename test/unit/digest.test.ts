@@ -407,6 +407,13 @@ describe('sentence classes', () => {
   it('a sentence ends where the agent left out the space after it, not inside a file name', () => {
     assert.deepEqual(sentencesOf('It is worth investigating this third script.I will now run `curl` on file.pl and forms.pl today.').map((x) => x.text), ['It is worth investigating this third script.', 'I will now run `curl` on file.pl and forms.pl today.']);
     assert.deepEqual(sentencesOf('It uses http.Client to call the API.').map((x) => x.text), ['It uses http.Client to call the API.'], 'a call is no sentence break');
+    // Two text blocks an export joined without a space: after a short word, after inline code, before "Instead".
+    assert.deepEqual(
+      sentencesOf('The packet is received but not responded to.The packet arrives on `wlan1`.Let me check the counters.').map((x) => x.text),
+      ['The packet is received but not responded to.', 'The packet arrives on `wlan1`.', 'Let me check the counters.'],
+    );
+    assert.deepEqual(sentencesOf('It loops into an `open()` call!Instead of our file, it prints any file.').map((x) => x.text), ['It loops into an `open()` call!', 'Instead of our file, it prints any file.']);
+    assert.deepEqual(sentencesOf('Use e.g.The default config, i.e.The one in `a.ts`.').map((x) => x.text), ['Use e.g.The default config, i.e.The one in `a.ts`.'], 'an abbreviation runs on');
     assert.deepEqual(
       sentencesOf('JSDoc comments will be added, and the `//  AI! Write Generator versions. Now?` comment will be removed. Done.').map((x) => x.text),
       ['JSDoc comments will be added, and the `// AI! Write Generator versions. Now?` comment will be removed.', 'Done.'],
