@@ -10,6 +10,7 @@ import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
@@ -344,9 +345,8 @@ export class Fold {
   }
 
   /**
-   * "The script has reproduced the bug": the command that just failed was the
-   * reproduction, meant to fail. Its line moves from Ruled out to Findings as
-   * what reproduces the bug, with its verbatim error; the sentence joins it.
+   * "The script has reproduced the bug": the command that just failed was the reproduction, meant to fail. Its line
+   * moves from Ruled out to Findings as what reproduces the bug, with its verbatim error; the sentence joins it.
    */
   private reproduced(c: Candidate): boolean {
     const confirms = CONFIRMS.test(c.text);
@@ -423,8 +423,8 @@ export class Fold {
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
       return;
     }
-    // What the command's output says, one finding per command (a later run supersedes it): a test run's
-    // counts, a short answer, or what a command that worked still printed as wrong.
+    // What the command's output says, one finding per command (a later run supersedes it; two alike in their first
+    // 60 characters are two): a test run's counts, a short answer, or what a command that worked still printed as wrong.
     const commit = cmd !== undefined ? commitOf(cmd, tool.output, redactor) : undefined;
     // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
     const recorded = cmd !== undefined && (commit !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
@@ -433,7 +433,7 @@ export class Fold {
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
       const label60 = firstLine(redactor.redact(commandProper(cmd!)).text, 60, true);
-      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandProper(cmd!).replace(/\s+/g, ' ').trim()).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);

@@ -67,13 +67,18 @@ const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\
 
 /** What SWE-agent's shell prints after every command: the open file, the directory and its prompt. */
 const HARNESS_TRAILER = /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/;
+/** SWE-agent's end-of-command marker, glued to the last line ("Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///"). */
+const PROCESS_DONE = /\/{3}PROCESS-DONE:-?\d+:PROCESS-DONE\/{3}/g;
+/** curl's progress meter on stderr: its two header lines and its rows of counts and times. */
+const CURL_PROGRESS = /^% Total\s+% Received|^Dload\s+Upload\s+Total|^\d+(?:\.\d+)?[kMG]?(?:\s+\d+(?:\.\d+)?[kMG]?){7}\s+(?:[\d:-]{7,8}\s+){3}\d/;
 
-/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts, the harness's trailer and the echoed command. */
+/** The lines a command printed: the terminal's text, trimmed, without blank lines, prompts, the harness's trailer and markers, curl's progress meter and the echoed command. */
 export function outputLines(output: string): string[] {
   return terminalText(output)
+    .replace(PROCESS_DONE, '')
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !PROMPT_LINE.test(l) && !HARNESS_TRAILER.test(l));
+    .filter((l) => l !== '' && !PROMPT_LINE.test(l) && !HARNESS_TRAILER.test(l) && !CURL_PROGRESS.test(l));
 }
 
 /** How telling an output line is about why a tool failed. */

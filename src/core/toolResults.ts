@@ -169,6 +169,8 @@ const QUERY_COMMAND =
  */
 export function observation(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
+  const page = htmlPage(output);
+  if (page !== undefined) return redactor.redact(page).text;
   // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`) is no output.
   const echoed = (l: string): boolean => {
     const t = l.replace(/^[<>]\s*/, '').trim();
@@ -183,6 +185,40 @@ export function observation(cmd: string, output: string, redactor: Redactor): st
   if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
   if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
   return redactor.redact(text).text;
+}
+
+/** What an HTML page is said by: its title, its text (at most this many characters), where it links and what its forms ask. */
+const PAGE_TEXT_CHARS = 160;
+const PAGE_MAX_LINKS = 8;
+
+/**
+ * An HTML document a command printed (`curl` of a page), said by its title,
+ * its visible text, the targets of its links and forms and the names of its
+ * fields: `page "Perl Examples": links /cgi-bin/hello.pl, /cgi-bin/forms.pl`.
+ * Its markup is the search trace; what the page offers and says is what the
+ * next request is built from. Undefined when the output holds no page.
+ */
+export function htmlPage(output: string): string | undefined {
+  // A document: it opens a line, and has a head, a body or its end ("use <html> in the template" is a word).
+  const start = output.search(/(?<=^|\n)[ \t]*(?:<!DOCTYPE html|<html[\s>])/i);
+  if (start < 0) return undefined;
+  const end = output.search(/<\/html>/i);
+  const doc = output.slice(start, end > start ? end : undefined);
+  if (!/<(?:head|body)[\s>]/i.test(doc) && end < start) return undefined;
+  const decode = (t: string): string => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&');
+  const title = decode(/<title[^>]*>([^<]*)<\/title>/i.exec(doc)?.[1]?.trim() ?? '');
+  const body = doc.replace(/<head[\s>][\s\S]*?<\/head>|<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<!DOCTYPE[^>]*>|<!--[\s\S]*?-->/gi, ' ');
+  let text = decode(body.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  if (title && text.startsWith(title)) text = text.slice(title.length).trim();
+  const targets = [...new Set([...doc.matchAll(/\b(?:href|action|src)\s*=\s*["']([^"'#][^"']*)["']/gi)].map((m) => m[1]!).filter((t) => !/^(?:https?:)?\/\/(?:www\.)?w3\.org\//i.test(t)))];
+  const fields = [...new Set([...doc.matchAll(/<(?:input|select|textarea)\b[^>]*\bname\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!))];
+  const parts = [
+    ...(text ? [`"${clipChars(text, PAGE_TEXT_CHARS)}"`] : []),
+    ...(targets.length ? [`links ${targets.slice(0, PAGE_MAX_LINKS).join(', ')}${targets.length > PAGE_MAX_LINKS ? ` and ${targets.length - PAGE_MAX_LINKS} more` : ''}`] : []),
+    ...(fields.length ? [`form fields ${fields.slice(0, PAGE_MAX_LINKS).join(', ')}`] : []),
+  ];
+  if (!title && parts.length === 0) return undefined;
+  return `page${title ? ` "${title}"` : ''}${parts.length ? `: ${parts.join('; ')}` : ''}`;
 }
 
 /** A line of `ls -l`: mode bits, links, owner, size, date, then the name. */

@@ -11,6 +11,7 @@ import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, sub
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
+import { htmlPage, observation } from '../../src/core/toolResults';
 import { askText, cursorToolErrors, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 import { SecretRedactor } from '../../src/core/redact';
@@ -754,6 +755,17 @@ describe('statements, gists and keys', () => {
 });
 
 describe('what a command printed', () => {
+  it("curl's progress meter and a harness's end marker are no output; an HTML page is said by its title, text, links and fields", () => {
+    const meter = '  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\n  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n100 12.3M  100 12.3M    0     0  1234k      0  0:00:10  0:00:10 --:--:-- 1500k\n';
+    assert.deepEqual(outputLines(`${meter}{"ok":true}///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: n/a)\nbash-$`), ['{"ok":true}']);
+    const page = `${meter}<html>\n<head><title>Perl Examples</title></head>\n<body><ul>\n<li><a href="/cgi-bin/hello.pl">Hello World</a></li>\n<li><a href="/cgi-bin/file.pl">Files</a></li>\n</ul></body>\n</html>`;
+    assert.equal(htmlPage(page), 'page "Perl Examples": "Hello World Files"; links /cgi-bin/hello.pl, /cgi-bin/file.pl');
+    const form = '<!DOCTYPE html\n\tPUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"\n\t"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n<html><head><title>A Simple CGI Page</title><script>var x = "<b>";</script></head><body><h1>A Simple CGI Page</h1><form method="post">Name: <input type="text" name="name" /></form><hr />Your name is test &amp; more.</body></html>';
+    assert.equal(observation('curl -X POST -d "name=test" http://localhost:8000/cgi-bin/forms.pl', form, new SecretRedactor()), 'page "A Simple CGI Page": "Name: Your name is test & more."; form fields name');
+    assert.equal(htmlPage('The docs say to use <html> in the template.'), undefined, 'a page, not the word');
+    assert.equal(htmlPage('Hello World from Perl!'), undefined);
+  });
+
   it('a terminal capture keeps the output, not its prompts or the echoed command', () => {
     const capture = "edobry@linkslate minsky % minsky tasks status get '#011'\nStatus for task #011: TODO\nedobry@linkslate task#011 %";
     assert.deepEqual(outputLines(capture), ['Status for task #011: TODO']);
