@@ -5,7 +5,7 @@
 import { build } from 'esbuild';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -78,8 +78,10 @@ const MODULE_SOURCE_BYTES = 15_000;
  */
 async function extensionModules() {
   const out = join(dist, 'extension');
+  // esbuild's metafile names files from the root with forward slashes, on Windows too.
+  const fromRoot = (file) => relative(root, file).split(sep).join('/');
   const entries = sourceFiles(join(root, 'src'))
-    .map((file) => relative(root, file))
+    .map(fromRoot)
     .filter((file) => !file.startsWith('src/cli/') && file !== 'src/loader.ts' && file !== 'src/extension.ts')
     // An entry point keeps every export: a file that re-exports a package (schema.ts, zod) would keep all of it.
     .filter((file) => statSync(join(root, file)).size >= MODULE_SOURCE_BYTES && !/^export \* from '[^.]/m.test(readFileSync(join(root, file), 'utf8')));
@@ -113,7 +115,7 @@ async function extensionModules() {
     for (const imported of outputs[file].imports) if (imported.kind === 'import-statement' && imported.path in outputs) visit(imported.path);
     order.push(file);
   };
-  visit(relative(root, join(out, 'extension.mjs')));
+  visit(fromRoot(join(out, 'extension.mjs')));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const keep = new Set(order.flatMap((file) => [join(root, file), join(root, `${file}.map`)]));

@@ -198,12 +198,13 @@ describe('activation with months of other tasks in the store', function () {
     const open = [...(workspace as unknown as { stores: Map<string, unknown> }).stores.keys()];
     assert.deepEqual(open, [end.taskId], `open task databases: ${open.join(', ')}`);
     // The issue's bound is STALL_BOUND_MS. Measured on the 2-core machine (2026-12-05), with the extension loaded a
-    // module per turn (src/loader.ts): activation's longest stall 10-20 ms in 14 runs, all of it the thread running (it
-    // was 34-85 ms loading one 590 KB bundle). In 6 runs, the first turn, from @keeper asked to its answer: 27-57 ms
-    // (above 50 ms once), the loop held 17-40 ms; opening the chat view before it (the workbench draws the view and
-    // routes the request while the warm-ups run): 32-117 ms, nearly all of it the host's thread waiting for a core
-    // (the renderer, the GPU process and the host's collector threads take both cores), held 18-69 ms. Reported above,
-    // not judged on time (a shared machine's load moves it); a regression of the store (opening the other tasks) fails
-    // on the open databases just above, and test/unit/package.test.ts fails on a module too large to load in one block.
+    // module per turn (src/loader.ts): activation's longest stall 10-24 ms in 17 runs, nearly all of it the thread
+    // running (it was 34-85 ms loading one 590 KB bundle). In 6 runs, the first turn, from @keeper asked to its answer:
+    // 27-57 ms (above 50 ms once), the loop held 17-40 ms; opening the chat view before it (the workbench draws the
+    // view and routes the request while the warm-ups run): 32-117 ms, nearly all of it the host's thread waiting for a
+    // core (the renderer, the GPU process and the host's collector threads take both cores), held 18-69 ms. Reported
+    // above, not judged on time (a shared machine's load moves it); a regression of the store (opening the other
+    // tasks) fails on the open databases just above, and test/unit/package.test.ts fails on a module too large to load
+    // in one block.
   });
 });
