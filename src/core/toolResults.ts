@@ -6,6 +6,7 @@
  */
 import { clipChars, handles } from './digest';
 import type { Redactor } from './redact';
+import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand } from './tools';
 import type { ToolInvocation } from './types';
@@ -205,7 +206,8 @@ export function htmlPage(output: string): string | undefined {
   const end = output.search(/<\/html>/i);
   const doc = output.slice(start, end > start ? end : undefined);
   if (!/<(?:head|body)[\s>]/i.test(doc) && end < start) return undefined;
-  const decode = (t: string): string => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&');
+  // The entities a transcript's export uses, and the two a page adds.
+  const decode = (t: string): string => decodeEntities(t.replace(/&nbsp;/g, ' ').replace(/&apos;/g, "'"));
   const title = decode(/<title[^>]*>([^<]*)<\/title>/i.exec(doc)?.[1]?.trim() ?? '');
   const body = doc.replace(/<head[\s>][\s\S]*?<\/head>|<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<!DOCTYPE[^>]*>|<!--[\s\S]*?-->/gi, ' ');
   let text = decode(body.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();

@@ -233,45 +233,30 @@ export class SessionStore {
   }
 
   /**
-   * Journals one mutation, then applies it: the line is written at once and
-   * fsync'd on the thread pool, as a turn's records are (an fsync each held the
-   * extension host for 5-18 ms in a first turn, measured with the store under
-   * write-back). What a crash of the machine could lose before that fsync ends
-   * is a session's title or a derived form (a reduced output, a summary), made
-   * again from the record. A failed write or fsync falls back to memory.
+   * Journals one mutation, then applies it: the line is written and applied at
+   * once (so the order of lines and of the database stays one) and fsync'd on
+   * the thread pool (an fsync each held the extension host for 5-18 ms in a
+   * first turn, measured with the store under write-back). The promise resolves
+   * once the line is durable; a failed write or fsync falls back to memory.
+   * Records are waited for; a session's title or a derived form (a reduced
+   * output, a summary) is not: a crash of the machine before its fsync ends
+   * loses what is made again from the record.
    */
-  private write(task: string, op: string, data: unknown): void {
-    const durable = this.journalled(task, op, data, (journal) => journal.appendDeferred(task, op, data));
-    durable?.catch((error: unknown) => this.lostJournal(error));
-  }
-
-  /**
-   * `write`, with the journal's fsync on the thread pool: the line is written
-   * and applied at once (so the order of lines and of the database stays one),
-   * and the promise resolves once the line is durable. For the appends of a
-   * turn, which would otherwise hold the extension host for an fsync each.
-   */
-  private async writeDurably(task: string, op: string, data: unknown): Promise<void> {
-    const durable = this.journalled(task, op, data, (journal) => journal.appendDeferred(task, op, data));
-    if (durable) await durable.catch((error: unknown) => this.lostJournal(error));
-  }
-
-  /** Journals one mutation with `append` (unless in memory), then applies it; the journal's promise of durability, if any. */
-  private journalled(task: string, op: string, data: unknown, append: (journal: Journal) => { seq: number; durable?: Promise<void> }): Promise<void> | undefined {
+  private write(task: string, op: string, data: unknown): Promise<void> {
     this.requireWritable();
     this.checkLock();
     let seq = 0;
     let durable: Promise<void> | undefined;
     if (this.journal && this.modeValue === 'writer') {
       try {
-        ({ seq, durable } = append(this.journal));
+        ({ seq, durable } = this.journal.appendDeferred(task, op, data));
       } catch (error) {
         this.lostJournal(error);
       }
     }
     this.tables.apply({ seq, task, op, data });
     this.scheduleCheckpoint();
-    return durable;
+    return durable?.catch((error: unknown) => this.lostJournal(error)) ?? Promise.resolve();
   }
 
   /** A journal write failed: the session goes on in memory, and the user is told once. */
@@ -297,7 +282,7 @@ export class SessionStore {
   /** Registers a session (idempotent). */
   createSession(taskId: string, title: string): void {
     if (queryAll(this.db, 'SELECT 1 AS x FROM task WHERE task_id = ?', [taskId]).length) return;
-    this.write(taskId, 'task', { title });
+    void this.write(taskId, 'task', { title });
   }
 
   /**
@@ -309,7 +294,7 @@ export class SessionStore {
     this.requireWritable();
     const expected = this.recordCount(taskId);
     if (record.index !== expected) throw new Error(`record ${record.index} of ${taskId} is out of order: the store holds ${expected}`);
-    await this.writeDurably(taskId, 'record', await this.dataOf(record));
+    await this.write(taskId, 'record', await this.dataOf(record));
   }
 
   /** The records of a session lost from a damaged journal line, each one's place held by a marker until `restoreRecord`. */
@@ -325,7 +310,7 @@ export class SessionStore {
   async restoreRecord(taskId: string, record: RawRecord): Promise<void> {
     this.requireWritable();
     if (!this.lostRecords(taskId).includes(record.index)) throw new Error(`record ${record.index} of ${taskId} was not lost: a stored record is never rewritten`);
-    this.write(taskId, 'restore', await this.dataOf(record));
+    await this.write(taskId, 'restore', await this.dataOf(record));
   }
 
   /** A record as it is journaled: a large tool output goes to the payload store, under the size limit. */
@@ -361,7 +346,7 @@ export class SessionStore {
         const existing = this.snapshotStore(taskId).get(key);
         if (!shouldReplace(existing, entry)) return;
         if (existing && JSON.stringify(existing) === JSON.stringify(entry)) return;
-        this.write(taskId, 'snapshot', { key, entry });
+        void this.write(taskId, 'snapshot', { key, entry });
       },
       keys: (prefix) =>
         queryAll(this.db, 'SELECT key FROM task_compaction_snapshot WHERE task_id = ? AND substr(key, 1, ?) = ?', [taskId, prefix.length, prefix]).map((r) => String(r.key)),
@@ -378,8 +363,8 @@ export class SessionStore {
 
   /** Writes an exported session's summaries, facts and tool forms (its records are appended one by one beforehand). */
   importState(taskId: string, exported: SessionExport): void {
-    for (const [key, entry] of exported.snapshots) this.write(taskId, 'snapshot', { key, entry });
-    for (const [toolCallId, form] of exported.tools) this.write(taskId, 'tool', { toolCallId, form });
+    for (const [key, entry] of exported.snapshots) void this.write(taskId, 'snapshot', { key, entry });
+    for (const [toolCallId, form] of exported.tools) void this.write(taskId, 'tool', { toolCallId, form });
   }
 
   /** The eager tool store of one session (task_tool_compaction). */
@@ -392,7 +377,7 @@ export class SessionStore {
       put: (toolCallId, form) => {
         const row = queryAll(this.db, 'SELECT form FROM task_tool_compaction WHERE task_id = ? AND tool_call_id = ?', [taskId, toolCallId])[0];
         if (row && String(row.form) === JSON.stringify(form)) return;
-        this.write(taskId, 'tool', { toolCallId, form });
+        void this.write(taskId, 'tool', { toolCallId, form });
       },
     };
   }
