@@ -130,8 +130,18 @@ function absorb(into: FactLine, line: FactLine): FactLine {
  * a line mapped to nothing just goes).
  */
 function mergeAway(b: SummaryBuilder, sections: readonly FactSection[], gone: ReadonlyMap<FactLine, FactLine | undefined>): void {
+  if (gone.size === 0) return;
   const merged = new Map<FactLine, FactLine>();
-  for (const [line, into] of gone) if (into) merged.set(into, absorb(merged.get(into) ?? into, line));
+  for (const [line, to] of gone) {
+    // A line merged into one that went too ends in the line that one went into.
+    let into = to;
+    for (const seen = new Set([line]); into && gone.has(into) && !seen.has(into); ) {
+      seen.add(into);
+      into = gone.get(into);
+    }
+    if (into === line) into = undefined;
+    if (into) merged.set(into, absorb(merged.get(into) ?? into, line));
+  }
   for (const section of sections) b.facts[section] = b.facts[section].filter((l) => !gone.has(l)).map((l) => merged.get(l) ?? l);
 }
 
@@ -188,7 +198,7 @@ export function mergeRestated(b: SummaryBuilder): void {
     if (l.section !== 'Archived' && target.section !== l.section) return;
     gone.set(l.line, target.line);
   });
-  if (gone.size > 0) mergeAway(b, ['Decisions', 'Ruled out', 'Findings', 'Archived'], gone);
+  mergeAway(b, ['Decisions', 'Ruled out', 'Findings', 'Archived'], gone);
 }
 
 /** `git reset` back a number of commits (HEAD~n, HEAD^^): its mode (soft, mixed, hard) and how far. */
@@ -280,15 +290,7 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
     count(values, c.values, -1);
     gone.set(c.line, best?.line);
   }
-  if (gone.size === 0) return;
-  // A line merged into one that went too ends in the line that one went into.
-  const final = new Map<FactLine, FactLine | undefined>();
-  for (const [line, into] of gone) {
-    let target = into;
-    while (target && gone.has(target)) target = gone.get(target);
-    final.set(line, target);
-  }
-  mergeAway(b, FACT_SECTIONS, final);
+  mergeAway(b, FACT_SECTIONS, gone);
 }
 
 /**
@@ -378,4 +380,56 @@ export function disputeClaims(b: SummaryBuilder, words: string, record: number):
       b.upsert('Ruled out', { ...line, key: taken ? `${line.key}-disputed-r${record}` : line.key, text: `${line.text.replace(/[.…]$/, '')} — not so, the user (r${record}): "${reply}"`, sources: mergeSources(line.sources, [record]), priority: 2 });
     }
   }
+}
+
+/** A command that runs tests (the exact line of a run gives its counts). */
+const TEST_RUN = /\b(?:test|tests|jest|vitest|mocha|pytest|rspec|phpunit|ctest)\b/i;
+/** A sentence about how tests stand: "All our tests are passing.", "Now we have 10 passing tests and 2 failing tests." */
+const TEST_STATUS = /\b(?:tests?|specs?|suite)\b[^.;]*\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|green)\b|\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|green)\b[^.;]*\b(?:tests?|specs?|suite)\b/i;
+/** What makes such a sentence more than a snapshot: a cause, an error, an expectation or a condition. */
+const MORE_THAN_STATUS = /\b(?:because|due to|caused by|since|why|error|exception|timed? ?out|problem|issue|cause|reason|expected|expect|should|will|would|could|might|if|once|when|until|unless|but|except|however)\b|:/i;
+/** A user's question: it ends with a question mark or opens as one. */
+const USER_QUESTION = /\?$|^(?:do|does|did|are|is|was|were|have|has|can|could|how|what|which|why|where|when)\b/i;
+/** The agent's answer to a question follows it this closely. */
+const ANSWER_WITHIN_RECORDS = 2;
+/** A snapshot of longer than this many words says more than how the tests stand. */
+const STATUS_MAX_WORDS = 20;
+/** The file handles of a statement (names with a dot or a slash): which tests it is about. */
+const fileHandles = (text: string): string[] => handles(text).filter((h) => /[./]/.test(h) && !/^\d/.test(h)).map((h) => h.slice(h.lastIndexOf('/') + 1));
+
+/**
+ * The agent's snapshots of how the tests stand ("The get.test.ts tests are now
+ * passing.", "Now we have 10 passing tests and 2 failing tests.") are true
+ * until the next run: a later run of the tests (its exact line, with its
+ * counts) or a later snapshot about the same tests supersedes each, and it is
+ * merged into the first that does (sources add up), so the digest does not
+ * read an old count as the state. A snapshot naming files is superseded by a
+ * later status of one of them or of the whole suite; one naming none (the
+ * suite) only by a later status of the suite. A sentence that says why tests fail, or what is expected, is
+ * a finding, not a snapshot; so is the agent's answer to the user's question
+ * about the tests (what the user was told).
+ */
+export function supersedeTestStatus(b: SummaryBuilder): void {
+  const statuses: { line: FactLine; text: string; at: number; files: string[]; snapshot: boolean }[] = [];
+  for (const section of ['Findings', 'Ruled out', 'Archived'] as const) {
+    for (const line of b.facts[section]) {
+      if (line.members || line.sources.length === 0) continue;
+      const text = statementText(line.text);
+      const exact = FAILED_LINE.exec(text)?.[1] ?? /^`([^`]+)` (?:→|worked)/.exec(text)?.[1];
+      const snapshot = line.origin === 'narrative' && TEST_STATUS.test(text) && !MORE_THAN_STATUS.test(text) && text.split(/\s+/).length <= STATUS_MAX_WORDS;
+      if (!snapshot && !(exact !== undefined && TEST_RUN.test(exact) && /\b(?:pass|fail|ok\b|error)/i.test(text.slice(exact.length)))) continue;
+      statuses.push({ line, text, at: Math.max(...line.sources), files: fileHandles(exact ?? text), snapshot });
+    }
+  }
+  statuses.sort((x, y) => x.at - y.at);
+  // The agent's answer to the user's question ("do all tests pass now?") is what the user was told: it stays.
+  const asked = b.requests.filter((r) => USER_QUESTION.test(askText(r.text).trim())).map((r) => r.record);
+  const answers = (line: FactLine): boolean => asked.some((r) => line.sources.some((s) => s > r && s <= r + ANSWER_WITHIN_RECORDS));
+  const gone = new Map<FactLine, FactLine>();
+  for (const s of statuses) {
+    if (!s.snapshot || answers(s.line)) continue;
+    const next = statuses.find((t) => t.at > s.at && (t.files.length === 0 || t.files.some((f) => s.files.includes(f))));
+    if (next) gone.set(s.line, next.line);
+  }
+  mergeAway(b, ['Findings', 'Ruled out', 'Archived'], gone);
 }

@@ -1110,6 +1110,31 @@ describe('the Task Context as a digest', () => {
     assert.ok(texts.some((t) => /`normalizeRepoName` fix handles trailing slashes/.test(t)), `a conclusion stays: ${JSON.stringify(texts)}`);
   });
 
+  it('a snapshot of how the tests stand is superseded by the next run of those tests; an answer to the user and a diagnosis stay', async () => {
+    const b = new RecordBuilder()
+      .user('Fix the failing session tests.')
+      .step('', [{ name: 'Bash', input: { command: 'bun test' }, output: ' 10 pass\n 2 fail\nExit code: 1', isError: true }])
+      .step('Fixed the mock. Now we have 10 passing tests and 2 failing tests in the suite overall.')
+      .step('', [{ name: 'Bash', input: { command: 'ls src/domain' }, output: 'git.ts\nsession.ts' }])
+      .step('The get.test.ts tests are now passing.')
+      .step('', [{ name: 'Bash', input: { command: 'cat src/domain/session.ts' }, output: 'export class SessionDB {}' }])
+      .step('The git.test.ts tests fail because the mock `execAsync` is never called.')
+      .user('do all tests pass now?')
+      .step('According to the last test run, we have 2 failing tests out of 12 total tests.')
+      .step('', [{ name: 'Bash', input: { command: 'cat src/domain/git.ts' }, output: 'export class GitService {}' }])
+      .step('', [{ name: 'Bash', input: { command: 'bun test src/commands/session/get.test.ts' }, output: ' 10 pass\n 0 fail\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'bun test' }, output: ' 12 pass\n 0 fail\nExit code: 0' }]);
+    const facts = (await fold(b)).facts;
+    const texts = [...facts.Findings, ...facts['Ruled out']].map((l) => l.text);
+    assert.ok(!texts.some((t) => /^(?:Fixed the mock\. )?Now we have 10 passing tests/.test(t)), `a suite snapshot the next suite run supersedes goes: ${JSON.stringify(texts)}`);
+    assert.ok(!texts.some((t) => /^The get\.test\.ts tests are now passing/.test(t)), `a file's snapshot goes when that file runs again: ${JSON.stringify(texts)}`);
+    assert.ok(texts.some((t) => /mock `execAsync` is never called/.test(t)), `a diagnosis is a finding: ${JSON.stringify(texts)}`);
+    const answer = facts.Findings.find((l) => /we have 2 failing tests out of 12 total tests/.test(l.text));
+    assert.ok(answer, `the answer to the user's question stays: ${JSON.stringify(texts)}`);
+    // Both snapshots went into the first later status of the suite (the answer): their records are cited there.
+    assert.strictEqual(answer.sources.length, 3, `a superseded snapshot's record joins the line that superseded it: ${JSON.stringify(answer)}`);
+  });
+
   it("the agent's recap that says nothing the digest does not already say joins the line it repeats; news stays", async () => {
     const b = new RecordBuilder()
       .user('Why does DNS from the laptop time out on the router?')
