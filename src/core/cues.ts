@@ -33,10 +33,11 @@ export const PLEASANTRY_OPENING =
 /**
  * The agent announcing its own next action or reporting that it looked:
  * "Okay, I will refactor…", "I've reviewed your file", "Ok, I have the
- * content of…", "Here are the blocks…", "Please add X to the chat".
+ * content of…", "Here are the blocks…", "Please add X to the chat", and asking
+ * the user for more ("It would be helpful to see…", "Could you share…").
  */
 export const NARRATED_ACTION =
-  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
+  /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:also,? )?it (?:would|will|might) (?:also )?be (?:helpful|useful|good|great) (?:to see|to have|to know|if you)|(?:could|can) you (?:please )?(?:also )?(?:add|share|provide|paste|send|show|run|confirm)|if you (?:could|can) (?:add|share|provide|paste|send|show)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
 
 /**
  * An opening that only says the agent looked ("I see", "I notice that",

@@ -183,7 +183,7 @@ export function observation(cmd: string, output: string, redactor: Redactor): st
   const lines = listingNames(raw);
   // JSON is one document however a terminal wrapped it ("…,\"mess" / "age\":\"Not Acceptable…"): its lines join as they stood.
   const text = /^[[{]/.test(lines[0] ?? '') ? lines.join('') : lines.join('; ');
-  if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
+  if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no|none|null|nil|undefined)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
   if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
   return redactor.redact(text).text;
 }

@@ -287,6 +287,8 @@ describe('sentence classes', () => {
     assert.equal(agent('To begin the audit, the files most likely to need changes are: DAG definitions (commonly in `dag/`, `src/dag/`, or similar)'), 'process');
     assert.equal(agent('If you have any files related to UI components that might include modal logic, please add them to the chat.'), 'process');
     assert.equal(agent('Request specific files: `reducer.ts`, `saga.ts` (from jobs slice), and the hotkey controller.'), 'process');
+    assert.equal(agent("Also, it would be helpful to see how the DataFrame is being shaped in the parent `Table` class's `reshape_data` method."), 'process');
+    assert.equal(agent('Could you share the output of `docker compose logs qdrant`?'), 'process');
     assert.equal(agent('Files provided: `IAppSettings.cs`, `ILlmProvider.cs`, `Settings.ts`'), 'process');
     assert.equal(agent('The context is debugging why Push-to-Talk always inserts the same text.'), 'process');
     assert.equal(agent('The context is None for all cells in the table.'), 'finding');
@@ -764,6 +766,12 @@ describe('what a command printed', () => {
     assert.equal(observation('curl -X POST -d "name=test" http://localhost:8000/cgi-bin/forms.pl', form, new SecretRedactor()), 'page "A Simple CGI Page": "Name: Your name is test & more."; form fields name');
     assert.equal(htmlPage('The docs say to use <html> in the template.'), undefined, 'a page, not the word');
     assert.equal(htmlPage('Hello World from Perl!'), undefined);
+  });
+
+  it('a bare None, null or undefined printed is no finding; "none found" is', () => {
+    const redactor = new SecretRedactor();
+    for (const nothing of ['None', 'null\n', 'undefined']) assert.equal(observation('python -c "from mcp.server.fastmcp import FastMCP; print(FastMCP.__doc__)"', nothing, redactor), undefined, nothing);
+    assert.equal(observation('grep -rn TODO src', 'none found', redactor), 'none found');
   });
 
   it('a terminal capture keeps the output, not its prompts or the echoed command', () => {
