@@ -60,21 +60,36 @@ const HANDLE = /`[^`\n]{2,80}`|(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1
  */
 export const PLACEHOLDER = /^\[?(?:redacted\b|redacted_|user\]?$)/i;
 
+/** Entries a text memo holds before it starts again (a fold's statements, many times over). */
+const MEMO_LIMIT = 20_000;
+
+/**
+ * A pure function of a text, remembered per text: a fold compares every
+ * statement with every other, and each comparison reads the same few values
+ * of both. Cleared whole past MEMO_LIMIT entries. What it returns is shared:
+ * callers never change it.
+ */
+function memoized<T>(compute: (text: string) => T): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    if (memo.size > MEMO_LIMIT) memo.clear();
+    const value = compute(text);
+    memo.set(text, value);
+    return value;
+  };
+}
+
 /** The handles of a statement, lower-cased, in order of appearance. */
-export function handles(text: string): readonly string[] {
-  const known = HANDLES_MEMO.get(text);
-  if (known) return known;
-  if (HANDLES_MEMO.size > 20_000) HANDLES_MEMO.clear();
+export const handles: (text: string) => readonly string[] = memoized((text) => {
   const out: string[] = [];
   for (const m of text.matchAll(HANDLE)) {
     const h = m[0].replace(/^`|`$/g, '').replace(/[.,;:]+$/, '').toLowerCase();
     if (h.length >= 2 && !out.includes(h) && !PLACEHOLDER.test(h)) out.push(h);
   }
-  HANDLES_MEMO.set(text, out);
   return out;
-}
-
-const HANDLES_MEMO = new Map<string, readonly string[]>();
+});
 
 /**
  * A list item with no subject of its own ("Contains IPC handlers for dictation injection…", "It's an Electron main
@@ -188,21 +203,15 @@ const DANGLING =
   /^(?:a|an|the|of|to|in|on|at|for|with|by|from|as|and|or|but|our|your|its|their|my|this|that|these|those|is|are|was|were|be|been|has|have|had|such|via|into|than|then|if|when|while|because|which|who|whose|not|no|any|all|some|each|every|more|most|very|so|also|will|would|can|could|should|must|may|might|it|we|i|you|they)$/i;
 
 /** Statements are compared again and again across folds: their words are split once (read-only sets). */
-const SIGNIFICANT_MEMO = new Map<string, Set<string>>();
-
 /** Significant words of a text (for overlap tests): lower-cased, no stop words, code marks removed. */
-export function significant(text: string): Set<string> {
-  const known = SIGNIFICANT_MEMO.get(text);
-  if (known) return known;
-  if (SIGNIFICANT_MEMO.size > 20_000) SIGNIFICANT_MEMO.clear();
+export const significant: (text: string) => ReadonlySet<string> = memoized((text) => {
   const out = new Set<string>();
-  SIGNIFICANT_MEMO.set(text, out);
   for (const raw of text.toLowerCase().replace(/[`'"*]/g, '').split(/[^a-z0-9_.\/#@-]+/)) {
     const t = raw.replace(/^[.\-/]+|[.\-/]+$/g, '');
     if (t.length >= 3 && !STOP.has(t)) out.add(t);
   }
   return out;
-}
+});
 
 /**
  * Whether two statements say the same thing: most of the shorter one's
@@ -212,7 +221,7 @@ export function significant(text: string): Set<string> {
 export function sameStatement(a: string, b: string): boolean {
   if (a === b) return true;
   // One says it, the other denies it: two statements ("…in the main workspace" and "…in the main workspace, not in the session").
-  if (NEGATION.test(a) !== NEGATION.test(b)) return false;
+  if (negates(a) !== negates(b)) return false;
   const x = significant(a);
   const y = significant(b);
   if (x.size === 0 || y.size === 0) return false;
@@ -241,9 +250,7 @@ function namesOtherIdentifiers(a: string, b: string): boolean {
 }
 
 /** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
-export function stems(text: string): Set<string> {
-  return new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3));
-}
+export const stems: (text: string) => ReadonlySet<string> = memoized((text) => new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3)));
 
 /** A statement is said again by another that holds this share of its words, weighted by their rarity. */
 const RESTATED_SHARE = 0.6;
@@ -297,6 +304,8 @@ export function restatedBy(texts: readonly string[]): (number | undefined)[] {
 
 /** A word that turns a statement into its opposite. */
 export const NEGATION = /\b(?:not|no|never|none|nothing|without|cannot|\w+n't)\b/i;
+/** Whether a statement holds a NEGATION word. */
+export const negates: (text: string) => boolean = memoized((text) => NEGATION.test(text));
 
 /**
  * Whether a statement can be said again by another: both say it or both deny
@@ -317,7 +326,7 @@ function sameSubject(said: string, by: string): boolean {
 const SAME_MEASURES = 3;
 
 /** The measured values of a statement: its numbers of two digits or more and its decimals, years left out. */
-export function measures(text: string): Set<string> {
+export const measures: (text: string) => ReadonlySet<string> = memoized((text) => {
   const out = new Set<string>();
   for (const m of text.matchAll(/(?<![\w.])(\d+(?:[.,]\d+)*)(?![\w.]*\w)/g)) {
     const n = m[1]!.replace(/,(?=\d{3}\b)/g, '');
@@ -325,7 +334,7 @@ export function measures(text: string): Set<string> {
     out.add(n);
   }
   return out;
-}
+});
 
 /**
  * A kebab topic key that names the subject of a statement: its identifiers

@@ -254,7 +254,7 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
   const count = (into: Map<string, number>, set: Iterable<string>, by: number): void => {
     for (const w of set) into.set(w, (into.get(w) ?? 0) + by);
   };
-  const lines: { section: FactSection; line: FactLine; text: string; words: Set<string>; values: Set<string> }[] = [];
+  const lines: { section: FactSection; line: FactLine; text: string; words: ReadonlySet<string>; values: ReadonlySet<string> }[] = [];
   for (const section of FACT_SECTIONS) {
     for (const line of b.facts[section]) {
       const text = statementText(line.text);
