@@ -69,7 +69,7 @@ const MEMO_LIMIT = 20_000;
  * of both. Cleared whole past MEMO_LIMIT entries. What it returns is shared:
  * callers never change it.
  */
-function memoized<T>(compute: (text: string) => T): (text: string) => T {
+export function memoized<T>(compute: (text: string) => T): (text: string) => T {
   const memo = new Map<string, T>();
   return (text) => {
     const known = memo.get(text);

@@ -7,7 +7,7 @@
  */
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
-import { clipChars, handles, measures, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { clipChars, handles, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
 import { FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { errorSignatures } from './terminalOutput';
@@ -18,6 +18,8 @@ export const RESOLVED = /; later it worked \(r\d+\)$/;
 
 /** A failed-tool line: `label[ and N more] failed (code)[ ×n]: error`. */
 export const FAILED_LINE = /^(.*?)(?: and (\d+) more)? failed \((exit -?\d+|error)\)(?: ×(\d+))?: (.*)$/;
+/** Whether a line is a failed-tool line (FAILED_LINE), remembered per text: a fold asks it of every pair of lines. */
+const isFailedLine = memoized((text) => FAILED_LINE.test(text));
 
 /** What replaced a failed command, as its line says it (`noteReplacement`). */
 export const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
@@ -62,7 +64,7 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
  * what the next attempt needs.
  */
 export function sameFact(a: string, b: string): boolean {
-  if (FAILED_LINE.test(a) !== FAILED_LINE.test(b) || eventOf(a) !== eventOf(b)) return false;
+  if (isFailedLine(a) !== isFailedLine(b) || eventOf(a) !== eventOf(b)) return false;
   // Two commands applied, two commits: the same event only when they quote the same command or hash.
   if (eventOf(a) !== '') return eventSubject(a) === eventSubject(b);
   // Two failures of one command are one only when they share a cause: a run that fails for another reason is news.
@@ -84,9 +86,7 @@ function eventSubject(text: string): string {
 }
 
 /** The kind of event an exact line records: a commit and the undo that discards it are two facts. */
-function eventOf(text: string): string {
-  return /^(?:committed|work discarded|applied|edit of)\b/.exec(text)?.[0] ?? '';
-}
+const eventOf = memoized((text) => /^(?:committed|work discarded|applied|edit of)\b/.exec(text)?.[0] ?? '');
 
 /** A failure's record is this close before the agent's sentence about it. */
 export const RESTATED_WITHIN_RECORDS = 4;
@@ -185,7 +185,7 @@ export function mergeRestated(b: SummaryBuilder): void {
   for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of b.facts[section]) {
       const text = statementText(line.text);
-      if (line.members || eventOf(text) !== '' || FAILED_LINE.test(text) || text.includes(' → ')) continue;
+      if (line.members || eventOf(text) !== '' || isFailedLine(text) || text.includes(' → ')) continue;
       lines.push({ section, line, text });
     }
   }
@@ -272,7 +272,7 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
   }
   const candidates = lines
     .filter((l) => (l.section === 'Decisions' || l.section === 'Findings' || l.section === 'Ruled out') && l.line.origin === 'narrative' && !written.has(l.line.text))
-    .filter((l) => l.words.size >= NOTHING_NEW_MIN_WORDS && !FAILED_LINE.test(l.text) && eventOf(l.text) === '')
+    .filter((l) => l.words.size >= NOTHING_NEW_MIN_WORDS && !isFailedLine(l.text) && eventOf(l.text) === '')
     .sort((x, y) => x.words.size - y.words.size);
   const gone = new Map<FactLine, FactLine | undefined>();
   for (const c of candidates) {
