@@ -71,11 +71,12 @@ export const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i
 
 /**
  * "instead of" in a description of what something does or how it stands ("Your
- * hook is using the old script instead of the new one", "it seems to have listed
+ * hook is using the old script instead of the new one", "The test is currently using
+ * real git commands instead of mocking them", "it seems to have listed
  * the tags instead of switching", "it's all on one line with spaces instead of
  * newlines", "The UCI configuration had `server` set as a single option instead of a list"): what was found, not a choice.
  */
-export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
+export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all |currently |already |also |really |apparently )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /**
  * "instead of" in what went wrong, not what was chosen: the verb says it was a

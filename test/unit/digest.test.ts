@@ -46,6 +46,8 @@ describe('sentence classes', () => {
     // How a thing stands, "instead of" what was expected, is found; the agent's own "instead of" is a choice.
     assert.equal(agent("The key is in the temp file but it's all on one line with spaces instead of newlines."), 'finding');
     assert.equal(agent("I'll use jq instead of grep."), 'decision');
+    assert.equal(agent('The test is currently using real git commands with a temporary repository instead of mocking them.'), 'finding');
+    assert.equal(agent('We now set up the test repository once in `beforeAll` instead of re-creating it for every test.'), 'decision');
     // An interpretation of what was seen is found, whatever choice words it quotes.
     assert.equal(agent('This could mean that when you press P2T, it types the previous transcription instead of the current one.'), 'finding');
     assert.equal(agent('That suggests the cache is stale.'), 'finding');
