@@ -130,6 +130,11 @@ export const NARRATION: readonly RegExp[] = [
   /(?:^|\b(?:the|my|this|your) )(?:system )?prompt (?:says?|said|asks?|requires?|wants?|mentions?|tells? me|instructs?|specifies)\b|\b(?:i|we)(?:'ll| will)(?: just| simply| only)? (?:reply|respond|answer)\b/i,
   /(?:,|;|\bso|\band)\s+(?:now\s+)?(?:we|i)(?:'ll| will| can| could| should| need to| must| want to| are going to|'re going to| am going to|'m going to)(?: now| just| also| then| first| simply)? (?:run|try|check|submit|use|look|see|proceed|continue|test|print|list|open|create|verify|examine|inspect|read|search|find|investigate|attempt|start|begin|move on|focus)\b/i,
   /^(?:my|our) (?:current |initial |immediate |main |primary |new )?(?:focus|attention|next step|next move|priority|thinking|thought process|process)\b/i,
+  // The agent naming what it turns to next, with no statement of its own: "Now the full suite and the type check.",
+  // "Now the router: drop the `router.use` and chain the limiter…" (what it does there is said when it is done).
+  /^(?:(?:ok(?:ay)?|and|so),?\s+)?(?:now|next|finally)[,:]?\s+(?:on to |onto )?(?:the|a|an|our|my)\s+(?![^.:;!?]*\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|\w+(?:s|ed))\b)[^.:;!?]{1,60}(?::|\.?$)/i,
+  // A reason, then what the agent does about it: "The outage test changed, so let me re-run the rate limit suite".
+  /,\s*so (?:now |first |then )?(?:let me|let's)\s/i,
   /^(?:(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is|(?:(?:then|now|next|first|so),?\s+)?(?:i|we)(?:'m| am|'re| are)? (?:now )?(?:plan(?:ning)?|intend(?:ing)?|aim(?:ing)?|going) to) (?:first )?(?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b/i,
   /^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b/i,
   /^the (?:goal|aim|objective|idea) (?:here |now )?is to\b/i,

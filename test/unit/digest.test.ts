@@ -47,6 +47,12 @@ describe('sentence classes', () => {
     assert.equal(agent("The key is in the temp file but it's all on one line with spaces instead of newlines."), 'finding');
     assert.equal(agent("I'll use jq instead of grep."), 'decision');
     assert.equal(agent('The test is currently using real git commands with a temporary repository instead of mocking them.'), 'finding');
+    // The agent naming what it turns to next says nothing yet; with a verb of its own the sentence states something.
+    assert.equal(agent('Now the full suite and the type check.'), 'process');
+    assert.equal(agent('Now the router: drop the `router.use` and chain the limiter after the auth middleware on each keyed route.'), 'process');
+    assert.equal(agent('The outage test changed, so let me re-run the rate limit suite before linting again.'), 'process');
+    assert.notEqual(agent('Now the root cause is clear: `router.use()` runs before the route-level auth middleware.'), 'process');
+    assert.notEqual(agent('Now the limiter returns 429 for every client.'), 'process');
     assert.equal(agent('We now set up the test repository once in `beforeAll` instead of re-creating it for every test.'), 'decision');
     // An interpretation of what was seen is found, whatever choice words it quotes.
     assert.equal(agent('This could mean that when you press P2T, it types the previous transcription instead of the current one.'), 'finding');
