@@ -196,13 +196,14 @@ export async function sendChatMessage(page, message, { timeout = 20000 } = {}) {
   // restoring after a reload) is pressed again, with the input focused. A sent message leaves its own
   // participant in the input (VS Code keeps it for the next message); an input left holding another one
   // ("@agent " for an @keeper message) had its Enter taken by a completion: the message is typed again.
-  // Anything else in the input (the message with a stray line an Enter or a completion put into it) is a message not
-  // sent: it is typed again, whole.
+  // An input that still holds the message, whatever else it holds (a stray line an Enter or a completion put after
+  // it), did not send it: it is typed again, whole. (Other text may be the input's placeholder after the participant.)
+  const body = message.replace(/^@[\w-]+\s+/, '');
   const left = async () => {
     const held = (await visibleText(input.locator('.view-lines'))).replace(/\s+/g, ' ').trim();
-    if (held === '') return true;
+    if (held.includes(body)) return false;
     const lone = /^@([\w-]+)$/.exec(held);
-    return lone !== null && lone[1] === participant;
+    return !lone || lone[1] === participant;
   };
   await waitUntil(
     async () => {
