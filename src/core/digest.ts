@@ -202,7 +202,6 @@ const CLAUSE_OPENER = /^(?:which|because|so|but|and|or|while|whereas|since|altho
 const DANGLING =
   /^(?:a|an|the|of|to|in|on|at|for|with|by|from|as|and|or|but|our|your|its|their|my|this|that|these|those|is|are|was|were|be|been|has|have|had|such|via|into|than|then|if|when|while|because|which|who|whose|not|no|any|all|some|each|every|more|most|very|so|also|will|would|can|could|should|must|may|might|it|we|i|you|they)$/i;
 
-/** Statements are compared again and again across folds: their words are split once (read-only sets). */
 /** Significant words of a text (for overlap tests): lower-cased, no stop words, code marks removed. */
 export const significant: (text: string) => ReadonlySet<string> = memoized((text) => {
   const out = new Set<string>();

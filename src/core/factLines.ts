@@ -405,9 +405,9 @@ const fileHandles = (text: string): string[] => handles(text).filter((h) => /[./
  * merged into the first that does (sources add up), so the digest does not
  * read an old count as the state. A snapshot naming files is superseded by a
  * later status of one of them or of the whole suite; one naming none (the
- * suite) only by a later status of the suite. A sentence that says why tests fail, or what is expected, is
- * a finding, not a snapshot; so is the agent's answer to the user's question
- * about the tests (what the user was told).
+ * suite) only by a later status of the suite. A sentence that says why tests
+ * fail, or what is expected, is a finding, not a snapshot; so is the agent's
+ * answer to the user's question about the tests (what the user was told).
  */
 export function supersedeTestStatus(b: SummaryBuilder): void {
   const statuses: { line: FactLine; text: string; at: number; files: string[]; snapshot: boolean }[] = [];
