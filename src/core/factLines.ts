@@ -9,8 +9,8 @@ import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
 import { clipChars, handles, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
-import { FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
-import { errorSignatures } from './terminalOutput';
+import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
+import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
 import type { Unit } from './types';
 
 /** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
@@ -23,6 +23,23 @@ const isFailedLine = memoized((text) => FAILED_LINE.test(text));
 
 /** What replaced a failed command, as its line says it (`noteReplacement`). */
 export const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
+
+/** This many causes one command failed with, the first and the newest, are kept on its line (joined by CAUSE_JOIN). */
+const MAX_CAUSES = 3;
+
+/**
+ * The causes a command's failed line gives once it failed again with `why`
+ * (`error` is what the line gave; `shared` tells an error that shares a cause
+ * with `why`): a cause it failed with again is said in its latest words, the
+ * others stay; a new cause joins them in order, the first (why it failed at
+ * first) and the newest kept, so a run that fails on something new is news
+ * without a line of its own. A traceback cut before its exception names none.
+ */
+export function withCause(error: string, why: string, shared: (error: string) => boolean): string {
+  const prior = error.replace(RESOLVED, '').replace(REPLACED_TAIL, '').split(CAUSE_JOIN);
+  const all = why.startsWith(CUT_TRACEBACK) ? prior : shared(error) ? [...new Set(prior.map((cause) => (shared(cause) ? why : cause)))] : [...prior, why];
+  return (all.length > MAX_CAUSES ? [all[0]!, ...all.slice(1 - MAX_CAUSES)] : all).join(CAUSE_JOIN);
+}
 
 /**
  * Adds a statement to the summary, or merges it into the line that already

@@ -9,20 +9,18 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThough
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS, withCause } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
-import { CAUSE_JOIN, mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
-import { changeNotApplied, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { changeNotApplied, commandLabel, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
-/** The newest this many causes one command failed with are kept on its Ruled out line (joined by CAUSE_JOIN). */
-const MAX_CAUSES = 3;
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
@@ -432,7 +430,7 @@ export class Fold {
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output, redactor) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
-      const label60 = firstLine(redactor.redact(commandProper(cmd!)).text, 60, true);
+      const label60 = commandLabel(cmd!, redactor, 60);
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandProper(cmd!).replace(/\s+/g, ' ').trim()).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
@@ -515,13 +513,9 @@ export class Fold {
       // The same command again (a bare tool name — aider's console, an unnamed result — is no command: only the
       // error can match it). One line per command: what replaced it stays said, the line being the only place
       // that names it.
-      if (first === label && !more && label.startsWith('`') && !label.endsWith('…`')) {
+      if (first === label && !more && label.startsWith('`') && !label.includes('…')) {
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
-        const prior = error!.replace(REPLACED_TAIL, '').split(CAUSE_JOIN);
-        // A cause it failed with again is said in its latest words, the others stay; a new cause joins them in
-        // order (the newest MAX_CAUSES), so a run that fails on something new is news without a line of its own.
-        const causes = shared(error!) ? [...new Set(prior.map((cause) => (shared(cause) ? why : cause)))] : [...prior, why].slice(-MAX_CAUSES);
-        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${causes.join(CAUSE_JOIN)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${withCause(error!, why, shared)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
       // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
@@ -535,7 +529,9 @@ export class Fold {
     // The same failure after it was once overcome is ruled out again (its finding moves back).
     const resolved = this.b.facts.Findings.find((l) => l.origin === 'exact' && l.text.startsWith(`${label} failed (`) && RESOLVED.test(l.text) && shared(l.text.replace(RESOLVED, '')));
     if (resolved) {
-      this.b.upsert('Ruled out', { ...resolved, text: `${label} failed (${codeText}): ${why}`, sources: mergeSources(resolved.sources, sources), priority: 2 });
+      // It says again what it failed with before it worked: those causes are still ruled out.
+      const [, , , , times, error] = FAILED_LINE.exec(resolved.text.replace(RESOLVED, ''))!;
+      this.b.upsert('Ruled out', { ...resolved, text: `${label} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${withCause(error!, why, shared)}`, sources: mergeSources(resolved.sources, sources), priority: 2 });
       return;
     }
     addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');

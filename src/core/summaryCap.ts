@@ -6,7 +6,7 @@
  * pointer line; long requests are clipped last. P0 lines are never touched.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { gistOf, GIST_WORDS, salience, words } from './digest';
+import { clipMiddle, gistOf, GIST_WORDS, salience, words } from './digest';
 import { ARCHIVED_FROM, CAUSE_JOIN, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
@@ -84,19 +84,8 @@ const REQUEST_CLIP_MIN_ELIDED = 100;
 /** Archived lines of one section grouped into one line, gists kept. */
 const GROUP_SIZE = 4;
 
-/** Characters of a failed command an archived gist keeps: the program and its subcommand, words whole. */
-const COMMAND_HEAD_CHARS = 36;
-
-/** The opening words of a command, up to COMMAND_HEAD_CHARS ("git push origin main", "bun test"). */
-function commandHead(command: string): string {
-  const w = command.split(/\s+/);
-  let head = w[0]!;
-  for (const word of w.slice(1)) {
-    if (`${head} ${word}`.length > COMMAND_HEAD_CHARS) return `${head}…`;
-    head = `${head} ${word}`;
-  }
-  return head;
-}
+/** Characters of a failed command an archived gist keeps: its program and subcommand, and what it acted on. */
+const COMMAND_HEAD_CHARS = 40;
 
 /**
  * An error's opening `n` words, its prefixes ("remote: error:", "fatal:") dropped: an error says what it is first.
@@ -140,7 +129,7 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
   const failed = /^`([^`]+)`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
   // What replaced it stays with it: the next attempt starts from what worked.
   const gist = failed
-    ? `${commandHead(failed[1]!)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
+    ? `${clipMiddle(failed[1]!, COMMAND_HEAD_CHARS)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
     : gistOf(body, words);
   return {
     key: line.key,

@@ -4,7 +4,7 @@
  * test counts, a commit, what it applied; a file's written or read text, an
  * edit's changed line, a todo tool's plan.
  */
-import { clipChars, handles } from './digest';
+import { clipChars, clipMiddle, handles } from './digest';
 import type { Redactor } from './redact';
 import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
@@ -338,10 +338,25 @@ export function commandProper(cmd: string): string {
   return cmd.replace(/^(?:\s*(?:cd|pushd|source|\.)\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*)+/, '');
 }
 
+/** How a command's output was routed to the agent: its streams joined or discarded, its head or tail paged. */
+const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+[-+]?\d+)?\s*$|\s*\|\s*(?:cat|less|more)\s*$/g;
+
+/**
+ * A command as a line of the summary names it: its first command line
+ * (`commandProper`, a script's comments skipped), without the plumbing of its
+ * output (`2>&1`, `| head -50`), cut to `max` characters in its middle so that
+ * what it acts on, often at its end, stays. Secrets are hidden before it is
+ * cut: a cut token would no longer look like one.
+ */
+export function commandLabel(cmd: string, redactor: Redactor, max: number): string {
+  let line = firstLine(redactor.redact(commandProper(cmd)).text, Number.MAX_SAFE_INTEGER, true);
+  for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
+  return clipMiddle(line.trim(), max);
+}
+
 export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   const cmd = shellCommand(tool);
-  // Secrets are hidden before the label is cut: a cut token would no longer look like one.
-  if (cmd !== undefined) return `\`${firstLine(redactor.redact(commandProper(cmd)).text, LABEL_CHARS, true)}\``;
+  if (cmd !== undefined) return `\`${commandLabel(cmd, redactor, LABEL_CHARS)}\``;
   const touches = fileTouches(tool);
   if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.

@@ -7,11 +7,11 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
+import { clipMiddle, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
-import { htmlPage, observation } from '../../src/core/toolResults';
+import { commandLabel, htmlPage, observation } from '../../src/core/toolResults';
 import { askText, cursorToolErrors, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 import { SecretRedactor } from '../../src/core/redact';
@@ -765,6 +765,19 @@ describe('statements, gists and keys', () => {
 });
 
 describe('what a command printed', () => {
+  it("a command is named without its output's plumbing, cut in its middle so that what it acts on stays", () => {
+    assert.equal(commandLabel('cd /repo && swift build 2>&1 | head -100', redactor, 60), 'swift build');
+    assert.equal(commandLabel('python -m app.server 2>/dev/null | tail -n 20', redactor, 60), 'python -m app.server');
+    // Plumbing inside the command is part of it: only the output's own routing goes.
+    assert.equal(commandLabel('grep -rn TODO src | head -5 | wc -l', redactor, 60), 'grep -rn TODO src | head -5 | wc -l');
+    const upload = 'curl -X POST -F "file=ARGV" -F "file=@printenv.pl" http://web.chal.csaw.io:8000/cgi-bin/file.pl?/etc/passwd';
+    const label = commandLabel(upload, redactor, 60);
+    assert.ok(label.length <= 62, label);
+    assert.match(label, /^curl -X POST -F "file=ARGV" .* … .*file\.pl\?\/etc\/passwd$/);
+    assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
+    assert.equal(clipMiddle('short enough', 60), 'short enough');
+  });
+
   it("curl's progress meter and a harness's end marker are no output; an HTML page is said by its title, text, links and fields", () => {
     const meter = '  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\n  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n100 12.3M  100 12.3M    0     0  1234k      0  0:00:10  0:00:10 --:--:-- 1500k\n';
     assert.deepEqual(outputLines(`${meter}{"ok":true}///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: n/a)\nbash-$`), ['{"ok":true}']);

@@ -705,8 +705,32 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'all good\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }]);
     const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
-    assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\): Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
+    assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\) ×2: Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
     assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
+  });
+
+  it('a failure that comes back keeps the causes it failed with before it once worked', async () => {
+    const b = new RecordBuilder()
+      .user('Start the server.')
+      .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'pydantic_core.ValidationError: Extra inputs are not permitted\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'RuntimeError: Already running asyncio in this thread\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'Server started\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'RuntimeError: Already running asyncio in this thread\nExit code: 1', isError: true }]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const line = state.facts['Ruled out'].find((l) => l.text.startsWith('`python -m app.server` failed'));
+    assert.ok(line, JSON.stringify(state.facts));
+    assert.match(line.text, /×3: pydantic_core\.ValidationError: Extra inputs are not permitted · RuntimeError: Already running asyncio in this thread$/);
+  });
+
+  it("a command's line keeps its first cause and the newest ones; a traceback cut before its exception adds none", async () => {
+    const fail = (output: string) => ({ name: 'Bash', input: { command: 'python -m app.server 2>&1 | head -20' }, output: `${output}\nExit code: 1`, isError: true });
+    const b = new RecordBuilder().user('Start the server.');
+    for (const error of ['KeyError: first_cause', 'ValueError: second cause here', 'TypeError: third cause here', 'OSError: fourth cause here']) b.step('', [fail(error)]);
+    b.step('', [fail('Traceback (most recent call last):\n  File "app/server.py", line 3, in <module>\n    main()')]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const texts = state.facts['Ruled out'].map((l) => l.text);
+    // The label drops the output's plumbing (`2>&1 | head -20`).
+    assert.deepEqual(texts, ['`python -m app.server` failed (exit 1) ×5: KeyError: first_cause · TypeError: third cause here · OSError: fourth cause here'], JSON.stringify(texts));
   });
 
   it("a test run's counts are read from what the terminal printed, inside Copilot's record too", () => {
