@@ -128,6 +128,34 @@ function restatesExact(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
   return explained * 2 > words;
 }
 
+/** Words that say what the agent was doing, not what to: two objections that differ only in them are one complaint. */
+const DOING = stems('editing changing making modifying working doing touching writing changes edits files');
+/** A complaint of fewer words than this is told the same as another only when they say the same words. */
+const COMPLAINT_MIN_WORDS = 2;
+
+/**
+ * The key of the user's earlier objection that `sentence` (an objection too)
+ * makes again in other words, if any: "you're editing the main workspace", then
+ * "you're making changes in the main workspace", "you're in the main
+ * workspace". Its line then takes the newest wording, the sources adding up, so
+ * the complaint is one line that cites every time it was made.
+ */
+export function repeatedObjection(b: SummaryBuilder, sentence: string): string | undefined {
+  const complaint = (text: string): Set<string> | undefined => {
+    const said = OBJECTION_FRAME.exec(text)?.[1];
+    return said === undefined ? undefined : new Set([...stems(said)].filter((w) => !DOING.has(w)));
+  };
+  const now = complaint(sentence);
+  if (!now || now.size === 0) return undefined;
+  for (const line of b.facts.Constraints) {
+    const before = complaint(line.text);
+    if (!before || before.size === 0) continue;
+    const [small, large] = before.size <= now.size ? [before, now] : [now, before];
+    if ((small.size >= COMPLAINT_MIN_WORDS || small.size === large.size) && [...small].every((w) => large.has(w))) return line.key;
+  }
+  return undefined;
+}
+
 /** The user's reply a disputed line carries ("… — not so, the user (r324): "…""), and the frame of an objection. */
 const DISPUTED_SUFFIX = / — not so, the user \(r\d+\): ".*"$/;
 const OBJECTION_FRAME = /^the user objected: "(.*)"$/;

@@ -9,7 +9,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThough
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS, withCause } from './factLines';
+import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS, withCause } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
@@ -196,7 +196,7 @@ export class Fold {
       if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
-        this.b.upsert('Constraints', { key: topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
+        this.b.upsert('Constraints', { key: repeatedObjection(this.b, c.sentence) ?? topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
       }
     }
   }

@@ -124,6 +124,12 @@ function userSentences(text: string): string[] {
   });
 }
 
+/**
+ * A message longer than this is a brief, not a correction: its "You are auditing the core repository…" frames the
+ * agent's role rather than reproaches what it did (a reproach is said in a short reply).
+ */
+const REPROACH_MAX_CHARS = 400;
+
 /** The prescriptive sentences of `text` (code and log lines left out). */
 function ruleSentences(text: string, limit: number): { sentence: string; safety: boolean }[] {
   const out: { sentence: string; safety: boolean }[] = [];
@@ -137,6 +143,7 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     // "you're editing in the main workspace" states the opposite of its rule: it is kept as what the user objected to.
     const reproach = REPROACH.test(said) && !RULE_MODAL.test(said) && !RULE_CLAUSE.test(said);
+    if (reproach && text.length > REPROACH_MAX_CHARS) continue;
     out.push({ sentence: reproach ? OBJECTED(sentence) : sentence, safety });
     if (out.length >= limit) break;
   }

@@ -987,6 +987,32 @@ describe('the Task Context as a digest', () => {
     assert.deepEqual(s.facts.Constraints.map((l) => `${l.text} ${JSON.stringify(l.sources)}`), ['the user objected: "you\'re editing files in the main workspace" [1]']);
   });
 
+  it('the user making one objection in other words is one line, in their newest words, citing every time', async () => {
+    const b = new RecordBuilder()
+      .user('Continue task 022 in its session.')
+      .user("you're editing the main workspace")
+      .step('Editing src/domain/session.ts.')
+      .user("you're making changes in the main workspace")
+      .step('Editing src/domain/git.ts.')
+      .user("you're in the main workspace")
+      .step('Editing src/domain/git.ts.')
+      .user("you're editing files in the main workspace")
+      .user("you're deleting the tests");
+    const s = await fold(b);
+    assert.deepEqual(s.facts.Constraints.map((l) => `${l.text} ${JSON.stringify(l.sources)}`), [
+      'the user objected: "you\'re editing files in the main workspace" [1,3,5,7]',
+      'the user objected: "you\'re deleting the tests" [8]',
+    ]);
+  });
+
+  it('a long brief that opens "You are auditing…" frames the role: it is no objection', async () => {
+    const brief = "You are auditing the AFI Protocol's core repository (afi-core) to prepare it for finalization.\n\nObjectives:\n1. Verify ESM compliance (ECMAScript Modules)\n2. Identify structural inconsistencies\n3. Flag missing or incomplete components (schemas, DAGs, CLI entrypoints)\n4. Suggest a safe, modular path to 100% completion\n\nConstraints:\n- Preserve agent-first design\n- Keep all existing scaffolding aligned with AFI Codex and AOS\n- Do not rename any published module";
+    const s = await fold(new RecordBuilder().user(brief));
+    const constraints = s.facts.Constraints.map((l) => l.text);
+    assert.ok(!constraints.some((t) => t.startsWith('the user objected')), JSON.stringify(constraints));
+    assert.ok(constraints.includes('Preserve agent-first design'), JSON.stringify(constraints));
+  });
+
   it('a short reply is recorded with what it chose, as the user\'s decision', async () => {
     const b = new RecordBuilder()
       .user('the shell keeps failing with fork errors')
