@@ -162,9 +162,9 @@ export const NARRATION: readonly RegExp[] = [
 ];
 
 /** Verbs an instruction or a step to take opens with (not "note" or "keep": "Note that X is Y" states a finding). */
-const STEP_VERBS = ['list', 'check', 'add', 'update', 'run', 'use', 'open', 'read', 'create', 'set', 'call', 'try', 'review', 'move', 'fix', 'change', 'find', 'search', 'test', 'write', 'make', 'delete', 'ask', 'tell', 'show', 'output', 'answer'];
+const STEP_VERBS = ['list', 'check', 'add', 'update', 'run', 'use', 'open', 'read', 'create', 'set', 'call', 'try', 'review', 'move', 'fix', 'change', 'find', 'search', 'test', 'write', 'make', 'delete', 'ask', 'tell', 'show', 'output', 'answer', 'keep', 'take', 'give', 'put', 'get', 'print', 'save', 'start', 'stop', 'send', 'return', 'pass'];
 /** Verbs that, opening a sentence, are never its noun subject ("Ensure…", "Mention…"): any object follows. */
-const STEP_ONLY_VERBS = ['mention', 'ensure', 'verify', 'remove', 'consider', 'replace', 'install', 'avoid', 'describe', 'explain', 'identify', 'compare', 'debug', 'inspect', 'confirm', 'provide', 'implement', 'modify', 'rename', 'reply', 'respond', 'focus', 'analyze', 'analyse', 'investigate', 'examine'];
+const STEP_ONLY_VERBS = ['mention', 'ensure', 'verify', 'remove', 'consider', 'replace', 'install', 'avoid', 'describe', 'explain', 'identify', 'compare', 'debug', 'inspect', 'confirm', 'provide', 'implement', 'modify', 'rename', 'reply', 'respond', 'focus', 'analyze', 'analyse', 'investigate', 'examine', 'include', 'look'];
 
 /** A verb as a sentence opens with it: capitalised or not. */
 function verbAlternation(verbs: readonly string[]): string {

@@ -146,6 +146,10 @@ describe('sentence classes', () => {
     assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
     assert.equal(agent('Test examples in the code looked like real API keys.'), 'finding');
     assert.equal(agent('Ensure tests pass before the commit is pushed to the remote.'), 'plan');
+    // The agent telling itself how to answer is no finding; a noun in the verb's place still opens a statement.
+    assert.equal(agent('Keep it concise and in Russian as requested.'), 'plan');
+    assert.equal(agent('Look at the logs of the blocky service.'), 'plan');
+    assert.equal(agent('Return value is undefined when the key is missing.'), 'finding');
     assert.equal(agent('Note that the cache is never cleared between runs.'), 'finding');
     // The agent reading its own prompt, or the user's silence, to settle how to answer: process.
     assert.equal(agent('One thing: The prompt says "Reply in Russian." and gives formatting rules, but since no changes are requested yet, I\'ll just reply textually.'), 'process');
