@@ -60,10 +60,11 @@ const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
 /**
  * A shell prompt a terminal capture shows before a command or after it ends:
  * `user@host dir % cmd`, `user@host:~/dir$ cmd`, `(venv) user@host dir %`,
- * `PS C:\\dir> cmd`. Exported transcripts (SpecStory, Cursor) keep them in a
- * command's output; they are the terminal, not what the command said.
+ * `PS C:\\dir> cmd`, macOS bash's `host:dir user$ cmd`. Exported transcripts
+ * (SpecStory, Cursor) keep them in a command's output; they are the terminal,
+ * not what the command said.
  */
-const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)/;
+const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)|^[\w.-]+:[^\s$%>]*\s+[\w.-]+\s*[$#](?:\s|$)/;
 
 /** What SWE-agent's shell prints after every command: the open file, the directory and its prompt. */
 const HARNESS_TRAILER = /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/;

@@ -172,10 +172,12 @@ export function observation(cmd: string, output: string, redactor: Redactor): st
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
   const page = htmlPage(output);
   if (page !== undefined) return redactor.redact(page).text;
-  // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`) is no output.
+  // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`, a prompt of another
+  // shape before the whole command: "linkslate:minsky edobry$ grep '#001' …") is no output.
+  const whole = cmd.trim();
   const echoed = (l: string): boolean => {
     const t = l.replace(/^[<>]\s*/, '').trim();
-    return t.length >= 8 && cmd.includes(t);
+    return t.length >= 8 && (cmd.includes(t) || (whole.length >= 8 && t.includes(whole)));
   };
   const raw = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l) && !echoed(l));
   const query = QUERY_COMMAND.test(commandProper(cmd).trim());

@@ -769,6 +769,17 @@ describe('statements, gists and keys', () => {
 });
 
 describe('what a command printed', () => {
+  it("a terminal's echo of the command, behind a prompt of any shape or wrapped, is no output", () => {
+    const grep = "grep '#001' ../chitin/synthase/process/tasks.md";
+    const printed = `linkslate:minsky edobry$ ${grep}\n- [ ] Fix Test Dependencies [#001](tasks/001-fix-test-dependencies.md)\nlinkslate:minsky edobry$ `;
+    assert.equal(observation(grep, printed, redactor), '- [ ] Fix Test Dependencies [#001](tasks/001-fix-test-dependencies.md)');
+    const find = 'cd /Users/dev/sessions/task#027 && find process/tasks/027 -type f | sort';
+    const wrapped = `user@host ~ % ${find.slice(0, 40)}\n${find.slice(30, 44)} | ${find}\nprocess/tasks/027/pr-summary.md\nprocess/tasks/027/pr.md`;
+    assert.equal(observation(find, wrapped, redactor), 'process/tasks/027/pr-summary.md; process/tasks/027/pr.md');
+    // A line that only mentions part of the command is what it printed.
+    assert.equal(observation('grep -c TODO src/app.ts', 'src/app.ts: 3 TODO', redactor), 'src/app.ts: 3 TODO');
+  });
+
   it("a command is named without its output's plumbing, cut in its middle so that what it acts on stays", () => {
     assert.equal(commandLabel('cd /repo && swift build 2>&1 | head -100', redactor, 60), 'swift build');
     assert.equal(commandLabel('python -m app.server 2>/dev/null | tail -n 20', redactor, 60), 'python -m app.server');
