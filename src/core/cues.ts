@@ -39,6 +39,9 @@ export const PLEASANTRY_OPENING =
 export const NARRATED_ACTION =
   /^(?:(?:ok(?:ay)?|alright|so|now|sure|right|understood|first|next|then)[,!.]?\s+)*(?:(?:i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to) (?!use\b|go with\b|switch\b|keep\b|store\b|avoid\b|need\b|call it\b|name\b)\w+|i should (?:ask|follow|provide|note|mention|start|focus|make sure|keep|also|now|strictly|first)|i(?:'ve| have) (?:reviewed|read|looked|checked|examined|analy[sz]ed|gone through|got|received|the content|the contents|now (?:reviewed|read|got|have))|i have (?:the|your) |here (?:are|is) (?:the|a|an|my|your|some)\b|please (?:add|share|provide|paste|send|run|confirm|let me)|(?:also,? )?it (?:would|will|might) (?:also )?be (?:helpful|useful|good|great) (?:to see|to have|to know|if you)|(?:could|can) you (?:please )?(?:also )?(?:add|share|provide|paste|send|show|run|confirm)|if you (?:could|can) (?:add|share|provide|paste|send|show)|(?:below|above) (?:are|is) (?:the|a)\b)/i;
 
+/** The agent asking the user to supply something ("…, please add the following files or directories to the chat:"): what it lists under that is what it asks for, nothing found. */
+export const ASKS_USER_FOR = /\b(?:please|could you|can you|would you|if you (?:could|can))\s+(?:also\s+)?(?:add|share|provide|paste|send|upload|attach)\b/i;
+
 /**
  * An opening that only says the agent looked ("I see", "I notice that",
  * "Looking at the code,", "After checking the logs,"): the rest of the

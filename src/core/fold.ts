@@ -8,6 +8,7 @@ import { renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
+import { ASKS_USER_FOR } from './cues';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS, withCause } from './factLines';
 import { contentHash } from './hash';
@@ -237,11 +238,14 @@ export class Fold {
         const sentences = sentencesOf(answer);
         // The candidate the last item under an intro made: the next item under the same intro joins it.
         let listedUnder: { intro: string; at: number } | undefined;
+        let askedFor = false;
         for (let i = 0; i < sentences.length; i++) {
           const s = sentences[i]!;
           // An item that finishes the sentence above its list is read with it; a bare fragment says nothing.
           const whole = s.intro !== undefined ? withIntro(s.intro, s.text) : undefined;
-          if (s.heading || (s.item && whole === undefined && isFragment(s.text))) continue;
+          // What the agent lists under asking the user for it ("…please add the following files to the chat:") is asked for.
+          if (!s.item) askedFor = /[:：]$/.test(s.text) && ASKS_USER_FOR.test(s.text);
+          if (s.heading || (s.item && (askedFor || (whole === undefined && isFragment(s.text))))) continue;
           // The sentence a list finishes is said by its items, each with it.
           const next = sentences[i + 1];
           if (next?.intro !== undefined && next.intro === s.text.replace(/[:：]$/, '') && withIntro(next.intro, next.text) !== undefined) continue;

@@ -14,6 +14,7 @@ import {
 } from '../../src/core/summarizer';
 import {
   emptySummary,
+  FACT_SECTIONS,
   formatFact,
   formatRequest,
   keyRestatesText,
@@ -985,6 +986,14 @@ describe('the Task Context as a digest', () => {
     assert.ok(!s.facts.Findings.some((l) => l.text.includes('I need to edit files in the main workspace')), 'the claim is no finding');
     // The objection stays the user's own line: the claim (the opposite polarity) is never merged into it.
     assert.deepEqual(s.facts.Constraints.map((l) => `${l.text} ${JSON.stringify(l.sources)}`), ['the user objected: "you\'re editing files in the main workspace" [1]']);
+  });
+
+  it('what the agent lists under asking the user to add files is asked for, not found', async () => {
+    const asks = 'Thank you for adding `package.json`. To perform a thorough audit for ESM compliance, please add the following files or directories to the chat:\n\n1. **Schemas**\n   - The contents of your `schemas/` or `dist/schemas/` directory, especially any files ending in `.ts` or `.d.ts`\n2. **DAG Definitions**\n   - Any files or directories related to DAGs (commonly `dag/` or `src/dag/`)\n\nThe audit so far found these problems:\n- `src/index.ts` still uses `require()` although the package is ESM';
+    const s = await fold(new RecordBuilder().user('Audit afi-core for ESM compliance.').step(asks));
+    const lines = FACT_SECTIONS.flatMap((section) => s.facts[section].map((l) => l.text));
+    assert.ok(!lines.some((t) => t.includes('schemas/') || t.includes('dag/')), JSON.stringify(lines));
+    assert.ok(lines.some((t) => t.includes('still uses `require()`')), JSON.stringify(lines));
   });
 
   it('the user making one objection in other words is one line, in their newest words, citing every time', async () => {
