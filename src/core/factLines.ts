@@ -11,6 +11,7 @@ import { clipChars, handles, measures, memoized, NEGATION, PLACEHOLDER, restated
 import { askText, splitQuoted } from './harness';
 import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
+import { TEST_COMMAND } from './tools';
 import type { Unit } from './types';
 
 /** The tail of a failure that a later run of the same command overcame (the line is then a finding). */
@@ -427,8 +428,6 @@ export function disputeClaims(b: SummaryBuilder, words: string, record: number):
   }
 }
 
-/** A command that runs tests (the exact line of a run gives its counts). */
-const TEST_RUN = /\b(?:test|tests|jest|vitest|mocha|pytest|rspec|phpunit|ctest)\b/i;
 /** A sentence about how tests stand: "All our tests are passing.", "Now we have 10 passing tests and 2 failing tests." */
 const TEST_STATUS = /\b(?:tests?|specs?|suite)\b[^.;]*\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|green)\b|\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|green)\b[^.;]*\b(?:tests?|specs?|suite)\b/i;
 /** What makes such a sentence more than a snapshot: a cause, an error, an expectation or a condition. */
@@ -462,7 +461,7 @@ export function supersedeTestStatus(b: SummaryBuilder): void {
       const text = statementText(line.text);
       const exact = FAILED_LINE.exec(text)?.[1] ?? /^`([^`]+)` (?:→|worked)/.exec(text)?.[1];
       const snapshot = line.origin === 'narrative' && TEST_STATUS.test(text) && !MORE_THAN_STATUS.test(text) && text.split(/\s+/).length <= STATUS_MAX_WORDS;
-      if (!snapshot && !(exact !== undefined && TEST_RUN.test(exact) && /\b(?:pass|fail|ok\b|error)/i.test(text.slice(exact.length)))) continue;
+      if (!snapshot && !(exact !== undefined && TEST_COMMAND.test(exact) && /\b(?:pass|fail|ok\b|error)/i.test(text.slice(exact.length)))) continue;
       statuses.push({ line, text, at: Math.max(...line.sources), files: fileHandles(exact ?? text), snapshot });
     }
   }

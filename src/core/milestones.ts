@@ -6,7 +6,7 @@
  * and roll back to, apart from the budget-driven compactions.
  */
 import { terms } from './retrieval';
-import { exitCode, shellCommand } from './tools';
+import { exitCode, shellCommand, TEST_COMMAND } from './tools';
 import type { Part, Unit } from './types';
 import type { Redactor } from './redact';
 
@@ -18,7 +18,6 @@ export interface Milestone {
   readonly detail: string;
 }
 
-const TEST_COMMAND = /\b(test|tests|jest|vitest|mocha|pytest|cargo test|go test|npm t\b|pnpm test|yarn test|rspec|phpunit)\b/i;
 const THANKS_NEXT = /^\s*(thanks|thank you|thx|great|perfect|nice|good job|looks good|lgtm)\b.*\b(next|now|moving on|let'?s)\b|^\s*(next|moving on|now let'?s)\b/i;
 const HIGH_VALUE = /\b(git commit|git push|git tag|npm publish|deploy|kubectl apply|terraform apply|docker push|migrate)\b/i;
 /** Below this share of shared terms, a new request is about something else. */

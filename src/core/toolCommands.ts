@@ -7,6 +7,9 @@ import { MARKER_WINDOW, asRecord, decodeEntities, getField, stringField } from '
 import { classifyTool, isShellName, type ToolFamily } from './toolKinds';
 import type { ToolInvocation } from './types';
 
+/** A command that runs tests: a test runner by name, or any command with a word `test` (`npm test`, `cargo test`, `bun test`). */
+export const TEST_COMMAND = /\b(?:test|tests|jest|vitest|mocha|pytest|rspec|phpunit|ctest|npm t)\b/i;
+
 // ---------------------------------------------------------------------------
 // Shell command and exit code
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { shellCommand } from './toolCommands';
 import { fileTouches } from './toolFiles';
 import type { ToolInvocation } from './types';
 
-export { exitCode, shellCommand } from './toolCommands';
+export { exitCode, shellCommand, TEST_COMMAND } from './toolCommands';
 export { fileTouches, shellMoves, shellRemovals, shellTouches, type FileTouch } from './toolFiles';
 export { decodeEntities, renderToolInput } from './toolInput';
 export { classifyTool, type ToolFamily, type ToolKind } from './toolKinds';
