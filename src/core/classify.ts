@@ -89,8 +89,12 @@ export function isFragment(text: string): boolean {
   return words.length <= 10 && !FINITE_VERB.test(text.replace(/`[^`]*`|\([^)]*\)/g, ' '));
 }
 
-/** A verb that makes a statement of a fragment (inflected forms only: "show" and "test" are nouns in a list). */
-const FINITE_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|\w{2,}ed)\b|\b(?:fails|works|runs|returns|uses|needs|requires|supports|contains|exists|passes|breaks|calls|reads|writes|shows|lists|creates|points|causes|means|keeps|sets|gets|gives|takes|makes|matches|blocks|ignores|handles|expects|accepts|includes|lacks|stores|loads|checks|starts|stops|listens|resolves|overrides|depends|defaults|belongs|pass|fail|exist|remain|crash|hang|succeed|differ)\b/i;
+/**
+ * A verb that makes a statement of a fragment (inflected forms only: "show" and "test" are nouns in a list). A
+ * participle that qualifies a noun ("identification based on the code", "issues related to X", "new/changed/fixed
+ * entries") makes none.
+ */
+const FINITE_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|will|would|should|could|must|may|might|(?<!\/)(?!(?:based|related)\b)\w{2,}ed(?!\/))\b|\b(?:fails|works|runs|returns|uses|needs|requires|supports|contains|exists|passes|breaks|calls|reads|writes|shows|lists|creates|points|causes|means|keeps|sets|gets|gives|takes|makes|matches|blocks|ignores|handles|expects|accepts|includes|lacks|stores|loads|checks|starts|stops|listens|resolves|overrides|depends|defaults|belongs|pass|fail|exist|remain|crash|hang|succeed|differ)\b/i;
 
 /** A user reporting that something does not work ("still doesn't work", "i got this error"). */
 const USER_FAILURE = /\b(?:(?:still )?(?:does ?n[o']?t|is ?n[o']?t|not) work(?:ing)?|(?:got|getting|get|see|seeing) (?:this|an|the|a|same) (?:error|exception|issue)|is (?:broken|failing)|(?:still )?fails?\b|(?:still )?failing|(?:is|are) not (?:starting|running|loading|showing|working)|nie działa|не работает)/i;

@@ -242,6 +242,10 @@ describe('sentence classes', () => {
     assert.ok(isFragment('New journal entries (Jan 9-11)'));
     assert.ok(isFragment('`*.example`, `*.sample` - Template files'));
     assert.ok(!isFragment('Tests pass on every platform'));
+    // A participle that qualifies a noun is no verb of the item's own; a finite past tense is.
+    assert.ok(isFragment('More specific issue identification based on the actual code'));
+    assert.ok(isFragment('All new/changed/fixed entries for the tasks command, backend, parser, refactor'));
+    assert.ok(!isFragment('The build failed on CI'));
     assert.ok(!isFragment('60+ secret types detected'));
   });
 
