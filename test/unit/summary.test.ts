@@ -14,7 +14,6 @@ import {
 } from '../../src/core/summarizer';
 import {
   emptySummary,
-  FACT_SECTIONS,
   formatFact,
   formatRequest,
   keyRestatesText,
@@ -990,8 +989,7 @@ describe('the Task Context as a digest', () => {
 
   it('what the agent lists under asking the user to add files is asked for, not found', async () => {
     const asks = 'Thank you for adding `package.json`. To perform a thorough audit for ESM compliance, please add the following files or directories to the chat:\n\n1. **Schemas**\n   - The contents of your `schemas/` or `dist/schemas/` directory, especially any files ending in `.ts` or `.d.ts`\n2. **DAG Definitions**\n   - Any files or directories related to DAGs (commonly `dag/` or `src/dag/`)\n\nThe audit so far found these problems:\n- `src/index.ts` still uses `require()` although the package is ESM';
-    const s = await fold(new RecordBuilder().user('Audit afi-core for ESM compliance.').step(asks));
-    const lines = FACT_SECTIONS.flatMap((section) => s.facts[section].map((l) => l.text));
+    const lines = everyLine(await fold(new RecordBuilder().user('Audit afi-core for ESM compliance.').step(asks)));
     assert.ok(!lines.some((t) => t.includes('schemas/') || t.includes('dag/')), JSON.stringify(lines));
     assert.ok(lines.some((t) => t.includes('still uses `require()`')), JSON.stringify(lines));
   });
