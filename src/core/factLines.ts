@@ -29,17 +29,18 @@ export const REPLACED_TAIL = / → then `[^`]*` worked \(r\d+\)$/;
 const MAX_CAUSES = 3;
 
 /**
- * The causes a command's failed line gives once it failed again with `why`
- * (`error` is what the line gave; `shared` tells an error that shares a cause
- * with `why`): a cause it failed with again is said in its latest words, the
- * others stay; a new cause joins them in order, the first (why it failed at
- * first) and the newest kept, so a run that fails on something new is news
- * without a line of its own. A traceback cut before its exception names none.
+ * A command's failed line once it failed again with `why` (`times` and `error`
+ * are what the line said; `shared` tells an error that shares a cause with
+ * `why`): its count goes up; a cause it failed with again is said in its latest
+ * words, the others stay; a new cause joins them in order, the first (why it
+ * failed at first) and the newest kept, so a run that fails on something new is
+ * news without a line of its own. A traceback cut before its exception names none.
  */
-export function withCause(error: string, why: string, shared: (error: string) => boolean): string {
+export function failedAgain(label: string, code: string, times: string | undefined, error: string, why: string, shared: (error: string) => boolean): string {
   const prior = error.replace(RESOLVED, '').replace(REPLACED_TAIL, '').split(CAUSE_JOIN);
   const all = why.startsWith(CUT_TRACEBACK) ? prior : shared(error) ? [...new Set(prior.map((cause) => (shared(cause) ? why : cause)))] : [...prior, why];
-  return (all.length > MAX_CAUSES ? [all[0]!, ...all.slice(1 - MAX_CAUSES)] : all).join(CAUSE_JOIN);
+  const causes = all.length > MAX_CAUSES ? [all[0]!, ...all.slice(1 - MAX_CAUSES)] : all;
+  return `${label} failed (${code}) ×${Number(times ?? 1) + 1}: ${causes.join(CAUSE_JOIN)}`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR } from './cues';
 import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, discardWork, disputeClaims, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS, withCause } from './factLines';
+import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
@@ -21,7 +21,6 @@ import { changeNotApplied, commandLabel, commandProper, commandReportsError, com
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
-
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
@@ -519,7 +518,7 @@ export class Fold {
       // that names it.
       if (first === label && !more && label.startsWith('`') && !label.includes('…')) {
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
-        lines[i] = { ...line, text: `${first} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${withCause(error!, why, shared)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
+        lines[i] = { ...line, text: `${failedAgain(label, codeText, times, error!, why, shared)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
         return;
       }
       // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
@@ -535,7 +534,7 @@ export class Fold {
     if (resolved) {
       // It says again what it failed with before it worked: those causes are still ruled out.
       const [, , , , times, error] = FAILED_LINE.exec(resolved.text.replace(RESOLVED, ''))!;
-      this.b.upsert('Ruled out', { ...resolved, text: `${label} failed (${codeText}) ×${Number(times ?? 1) + 1}: ${withCause(error!, why, shared)}`, sources: mergeSources(resolved.sources, sources), priority: 2 });
+      this.b.upsert('Ruled out', { ...resolved, text: failedAgain(label, codeText, times, error!, why, shared), sources: mergeSources(resolved.sources, sources), priority: 2 });
       return;
     }
     addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
