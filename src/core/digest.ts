@@ -386,7 +386,8 @@ export function clipMiddle(text: string, max: number): string {
   // The tail starts at a word, else at a part of a path or a name (`/etc/passwd`, `::test_timestamp`).
   const start = / |[/:.=]/.exec(tail.slice(0, tail.length / 2));
   if (start) tail = tail.slice(start[0] === ' ' ? start.index + 1 : start.index);
-  return `${head.trimEnd()} … ${tail.trimStart()}`;
+  // A text clipped in the middle before (a command's label) keeps one ellipsis where two would meet.
+  return `${head.replace(/\s*…$/, '').trimEnd()} … ${tail.replace(/^…\s*/, '').trimStart()}`;
 }
 
 /** Header lines that say nothing of what a file is for. */

@@ -795,6 +795,8 @@ describe('what a command printed', () => {
     assert.match(label, /^curl -X POST -F "file=ARGV" .* … .*file\.pl\?\/etc\/passwd$/);
     assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
     assert.equal(clipMiddle('short enough', 60), 'short enough');
+    // A label clipped before keeps one ellipsis where a second clip meets it.
+    assert.equal(clipMiddle('gitleaks detect --config=.gitleaks.t … echo "Scan completed"', 40), 'gitleaks detect … echo "Scan completed"');
   });
 
   it("curl's progress meter and a harness's end marker are no output; an HTML page is said by its title, text, links and fields", () => {

@@ -203,6 +203,28 @@ describe('demotion under the cap', () => {
     assert.match(state.facts.Archived[1]!.text, /LISTEN/);
   });
 
+  it('archives what a command printed with the command it answers, never a row of the output alone', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: 'Find what listens on the unknown ports.', record: 0, elided: 0 });
+    const table = 'BetterDis 763 m 4u IPv4 0x3cf025c7b6d77578 0t0 TCP *:55777 (LISTEN); LocalSend 13228 m 22u IPv4 0x40b97c4fcc742637 0t0 TCP *:53317 (LISTEN)';
+    b.upsert('Findings', { key: 'seen-lsof', text: `\`lsof -i -P -n | grep LISTEN\` → ${table} (as of r89)`, sources: [89], priority: 3 });
+    b.upsert('Findings', { key: 'cause', text: 'Port 65189 is listening in netstat but lsof cannot find its process.', sources: [163], priority: 3 });
+    const full = b.build(200, 1);
+    const { state } = enforceCap(full, counter, redactor, new SummaryLineCounter(counter).countSummary(full) - 10);
+    const gist = state.facts.Archived.find((l) => l.key === 'seen-lsof')?.text;
+    assert.ok(gist, JSON.stringify(state.facts));
+    assert.match(gist, /^\[Findings\] `lsof -i -P -n \| grep LISTEN` → BetterDis 763 /, 'the command, then how its output opens');
+    assert.ok(!gist.includes('(as of r89)'), gist);
+    // A table's header row is no result: the gist opens at the first row.
+    const header = new SummaryBuilder(emptySummary(), redactor);
+    header.upsert('Findings', { key: 'seen-port', text: `\`lsof -i :55777 -P -n\` → COMMAND PID USER FD TYPE DEVICE SIZE/OFF NODE NAME; ${table.split('; ')[0]} (as of r152)`, sources: [152], priority: 3 });
+    header.upsert('Findings', { key: 'cause', text: 'Port 65189 is listening in netstat but lsof cannot find its process.', sources: [163], priority: 3 });
+    const all = header.build(200, 1);
+    const row = enforceCap(all, counter, redactor, new SummaryLineCounter(counter).countSummary(all) - 10).state.facts.Archived.find((l) => l.key === 'seen-port')?.text;
+    assert.match(row ?? '', /^\[Findings\] `lsof -i :55777 -P -n` → BetterDis 763 /);
+    assert.ok(gist.length < full.facts.Findings[0]!.text.length, gist);
+  });
+
 
   it('drops deliverable notes only as far as the cap needs, the least worth first; the paths stay', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
