@@ -18,7 +18,7 @@
  */
 import {
   AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
-  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, REASON_CLAUSE,
+  GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, IMPERATIVE_PLURAL, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, PURPOSE_CLAUSE, REASON_CLAUSE,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
@@ -225,6 +225,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // So is an alternative weighed beside another ("Or blocky should bind to port 53 instead of dnsmasq").
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body) || /^or\s+(?!rather\b|so\b)\w/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
+  // A bare verb with its object ("Run tests to ensure everything works", "List the files needed…") is a step to take,
+  // whatever its purpose clause says it is for.
+  if (isInstruction(body) && lead === undefined && !/[:：]\s*$/.test(body)) return { cls: 'plan', score: 1 };
   const scores = new Map<SentenceClass, number>();
   for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
   const fromLead = leadClass(lead);
@@ -252,10 +255,16 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/^(?:yes|yep)\b/i.test(sentence) && proseWords(body) >= 2 && NAMED_VERB.test(body) && !/^(?:it|that|this|these|those|they|we|i|you)\b/i.test(body)) return { cls: 'finding', score: 1 };
   if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
   // A bare verb with its object ("List the files needed…", "Mention that…") is a step to take, not what was found.
-  if (IMPERATIVE_OPENING.test(body)) return { cls: 'plan', score: 1 };
+  if (isInstruction(body)) return { cls: 'plan', score: 1 };
   // A plain statement about the work is what was found, unless it is general talk.
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };
+}
+
+/** A sentence that opens with a bare verb and its object: a step to take (see IMPERATIVE_OPENING, IMPERATIVE_PLURAL). */
+function isInstruction(body: string): boolean {
+  if (IMPERATIVE_OPENING.test(body)) return true;
+  return IMPERATIVE_PLURAL.test(body) && !STATEMENT_VERB.test(body.split(PURPOSE_CLAUSE)[0]!.split(/\s+/).slice(2).join(' '));
 }
 
 /** A reference by number to a part of a document or a list: "Section 2.3", "steps 3 & 4.6". */

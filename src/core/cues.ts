@@ -185,6 +185,14 @@ export const IMPERATIVE_OPENING = new RegExp(
   `^(?:(?:${verbAlternation(STEP_VERBS)})\\s+(?:(?:the|a|an|that|this|these|those|all|each|every|any|whether|if|how|why|what|which|it|them|your|my|our|sure|out|up)\\b|\`|[A-Z])|(?:${verbAlternation(STEP_ONLY_VERBS)})\\s+\\S)`,
 );
 
+/**
+ * A step verb before a bare plural object ("Run tests to ensure…", "Add logs for…"): an instruction only when no
+ * finite verb follows in its main clause ("Test examples in code looked like keys" is a statement).
+ */
+export const IMPERATIVE_PLURAL = new RegExp(`^(?:${verbAlternation(STEP_VERBS)})\\s+[a-z]{3,}s\\b`);
+/** Where an instruction's main clause ends: its purpose or its condition. */
+export const PURPOSE_CLAUSE = /\s(?:to|so that|in order to|until|before|after|when|if|once)\s|[,;:]/i;
+
 /** A gerund that reports the agent at work ("Building…", "Reviewing…"), not what it changed ("Adding…", "Keeping…"). */
 export const PROGRESS_GERUND = /^(?:building|working|looking|checking|reviewing|investigating|exploring|examining|analy[sz]ing|reading|searching|running|testing|verifying|trying|preparing|starting|continuing|finishing|waiting|thinking|considering|planning|figuring|digging|scanning|inspecting|evaluating|assessing|debugging|diagnosing|confirming|double-checking|gathering|collecting|drafting|iterating|processing|parsing|loading|fetching|retrying|proceeding)\b/i;
 
@@ -239,7 +247,7 @@ export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are)
 export const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
 
 /** Offers and questions to the user: not a fact. */
-export const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also |now |then )?(?:help|do|add|create|make|work on|tackle|start|continue|proceed|look into|go through|fix|update|try)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b/i;
+export const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also |now |then )?(?:help|do|add|create|make|work on|tackle|start|continue|proceed|look into|go through|fix|update|try)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b|\bi(?:'m| am) (?:ready|here|available|standing by) to (?:proceed|help|continue|assist|go on|start|take)\b/i;
 
 // ------------------------------------------------------------------- rules
 

@@ -146,6 +146,11 @@ describe('sentence classes', () => {
     assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
     assert.equal(agent('Test examples in the code looked like real API keys.'), 'finding');
     assert.equal(agent('Ensure tests pass before the commit is pushed to the remote.'), 'plan');
+    // A bare plural object too, whatever the purpose clause says ("…works as expected" is what it is for, not found).
+    assert.equal(agent('Run tests to ensure everything works as expected.'), 'plan');
+    assert.equal(agent('Check logs to confirm the fix works.'), 'plan');
+    assert.equal(agent('Runs tests on every push.'), 'finding');
+    assert.equal(agent('Use cases show the pattern works.'), 'finding');
     // The agent telling itself how to answer is no finding; a noun in the verb's place still opens a statement.
     assert.equal(agent('Keep it concise and in Russian as requested.'), 'plan');
     assert.equal(agent('Look at the logs of the blocky service.'), 'plan');
@@ -290,6 +295,7 @@ describe('sentence classes', () => {
     assert.equal(agent('This should correctly handle negative numbers by wrapping them in brackets.'), 'other');
     assert.equal(agent('After making these changes, the error should be resolved.'), 'other');
     assert.equal(agent('If you are still seeing the error, please let me know.'), 'other');
+    assert.equal(agent('If you need to verify or perform any further actions in this session repo, I am ready to proceed.'), 'other');
     // An edit announced before it is shown: the edit and its result say what changed.
     assert.equal(agent('This will add the new `SignalScorer` class and remove the old `PoIValidator` class.'), 'other');
     assert.equal(agent('These changes will update the references from `PoIValidator` to `SignalScorer` in the tests.'), 'other');
