@@ -201,6 +201,11 @@ export class View {
     return nearWindowStart(this.record.units, this.coverage, this.options.protectRecentSteps);
   }
 
+  /** Where the near window will start once one more step is in view (the oldest protected step leaves it). */
+  nextNearWindowStart(): number {
+    return nearWindowStart(this.record.units, this.coverage, Math.max(1, this.options.protectRecentSteps - 1));
+  }
+
   /** The median tokens of the last steps in view: what one model call adds to the view. */
   recentGrowth(): number {
     return recentGrowth(this.record.units, this.coverage, (i) => this.tokens.unit(i));

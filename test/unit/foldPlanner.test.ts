@@ -148,3 +148,35 @@ describe('foldPlanner: the background floor', () => {
     assert.deepEqual(planner.state, { kind: 'idle' });
   });
 });
+
+describe('foldPlanner: the span a plan covers', () => {
+  it('ahead of the trigger, plans what the fold a call later may fold: the oldest protected step leaves the near window by then', () => {
+    // Small reads, a big one, two small ones: the big read is the oldest of the three protected steps, and the fold
+    // the view needs is bound by the near window, not by its target.
+    const b = new RecordBuilder().user('read every file');
+    for (let i = 0; i < 6; i++) b.read(`src/small${i}.ts`, 8, `Reading ${i}.`);
+    b.read('src/big.ts', 400, 'Reading the big one.');
+    for (let i = 0; i < 2; i++) b.read(`src/last${i}.ts`, 8, `Reading ${i} again.`);
+    const record = new SessionRecord();
+    for (const r of b.records) record.append(r);
+    const counter = new CharRatioTokenCounter();
+    const viewFor = (budget: Budget): View => {
+      const v = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
+      v.derive(0, undefined, () => undefined);
+      return v;
+    };
+    const size = viewFor(computeBudget({ window: 1_000_000, reserve: 0 })).estimate;
+    const budget = computeBudget({ window: Math.round(size / (0.65 * 0.98)), reserve: 0 });
+    const view = viewFor(budget);
+    const snapshots = new InMemorySnapshotStore();
+    const planner = new FoldPlanner({
+      record, snapshots, view, budget, cap: 3000, summarizer: new CountingSummarizer(), fallback: new CountingSummarizer(),
+      foldInput: (toUnit) => ({ previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 }),
+    });
+    planner.prepare(view.predicted());
+    const next = view.nextNearWindowStart();
+    assert.ok(next > view.nearWindowStart(), `the near window moves a step (${view.nearWindowStart()} → ${next})`);
+    assert.equal(planner.plannedSpan(next), next, 'the plan takes the step that leaves the near window');
+    assert.equal(planner.plannedSpan(view.nearWindowStart()), undefined, 'a fold now, before the step has left, cannot use it');
+  });
+});
