@@ -4,7 +4,7 @@
  * ("2", "the second one", "yes") resolved against them.
  */
 import { looksLikeCode } from './classify';
-import { statementOf, words } from './digest';
+import { statementOf, stems, words } from './digest';
 
 /** An option the assistant offered: its number (or letter) and its wording. */
 export interface Offered {
@@ -17,6 +17,8 @@ export interface Offered {
 /** A reply that only selects: "2", "option 4, 5", "the second one", "yes, do that", "go ahead". */
 const SELECTION = /^(?:(?:let'?s |i'?ll |we'?ll )?(?:go with |start with |use |do |pick |take |choose |try )?(?:options? |choices? |#|number )?(?:\d+|[a-e])(?:\s*(?:,|and|&|\+|\/)\s*(?:\d+|[a-e]))*[.!)]?|(?:the )?(?:first|second|third|fourth|fifth|last) (?:one|option)|both|all of them|all three|all)$/i;
 const ASSENT = /^(?:y|yes|yeah|yep|yup|sure|ok(?:ay)?|please|please do|do it|go ahead|go for it|sounds good|proceed|continue|correct|right|exactly|agreed|approved|lgtm|ja|tak|да)(?:[,.!]?\s*(?:please|do (?:it|that|so)|go ahead|proceed|continue|thanks|thank you))*[.!]?$/i;
+/** An option's label and words that may echo its wording ("2 import GPG key", "option 3 - rebase"). */
+const ECHOED_CHOICE = /^(?:options? |choices? |#)?(\d{1,2}|[a-e])\s*[.):,-]?\s+((?:\S+\s*){1,6})$/i;
 const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5 };
 
 /**
@@ -118,6 +120,14 @@ export function resolveReply(reply: string, offer: { text: string; record: numbe
     const chosen = labels.map((l) => options.find((o) => o.label === l)).filter((o): o is Offered => o !== undefined);
     if (chosen.length === 0) return undefined;
     return { chose: chosen.map((o) => `${o.label}. ${o.text}`).join('; '), offered: offer.record, assent: false };
+  }
+  // "2 import GPG key": the option's number and a few of its own words, nothing more.
+  const echo = ECHOED_CHOICE.exec(r);
+  if (echo) {
+    const option = offeredOptions(offer.text).find((o) => o.label === echo[1]!.toLowerCase());
+    const said = stems(echo[2]!);
+    const wording = option ? stems(option.text) : undefined;
+    if (option && wording && said.size > 0 && [...said].every((w) => wording.has(w))) return { chose: `${option.label}. ${option.text}`, offered: offer.record, assent: false };
   }
   if (ASSENT.test(r)) {
     const q = lastQuestion(offer.text);

@@ -928,6 +928,14 @@ describe('short replies are resolved against what was just offered', () => {
     assert.equal(resolveReply('2', undefined), undefined);
     assert.equal(resolveReply('2', { record: 1, text: 'Done, the tests pass.' }), undefined);
     assert.equal(resolveReply('2 import GPG key and then push the commit to the remote when done', offer), undefined);
+    assert.equal(resolveReply('2 but keep bash for git', offer), undefined, 'words the option does not say are more than a choice');
+  });
+
+  it("an option's number with a few of its own words is the same choice", () => {
+    const gpg = { record: 802, text: '### Your Options\n\n**Option 1: Temporarily Disable GPG Signing (Quick Fix)**\n**Option 2: Import Your GPG Key**\n**Option 3: Create New GPG Key**\n\nWhich option would you like to use?' };
+    assert.deepEqual(resolveReply('2 import GPG key', gpg), { chose: '2. Import Your GPG Key', offered: 802, assent: false });
+    assert.equal(resolveReply('option 3 - create a new key', gpg)?.chose, '3. Create New GPG Key');
+    assert.equal(resolveReply('5 import GPG key', gpg), undefined, 'no such option');
   });
 });
 
