@@ -116,7 +116,7 @@ export const QUALITY_CLAIM =
 export const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
 /** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
-export const NARRATED_AFTER = /^(?:based on|given|with|after|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will|'m| am| understand| now understand)|let me|let's|we(?:'ll| will| can| should))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
+export const NARRATED_AFTER = /^(?:based on|given|with|after|before|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will|'m| am| understand| now understand)|let me|let's|we(?:'ll| will| can| should))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
 
 /**
  * Narration of the agent's own work in progress or of its next move, wherever

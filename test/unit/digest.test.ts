@@ -51,6 +51,9 @@ describe('sentence classes', () => {
     assert.equal(agent('Now the full suite and the type check.'), 'process');
     assert.equal(agent('Now the router: drop the `router.use` and chain the limiter after the auth middleware on each keyed route.'), 'process');
     assert.equal(agent('The outage test changed, so let me re-run the rate limit suite before linting again.'), 'process');
+    // The move the agent makes next, after a clause saying when: "Before …, let me try …".
+    assert.equal(agent('Before making members unique, let me try the simpler counter variant — INCR plus PEXPIRE on the first hit.'), 'process');
+    assert.notEqual(agent('Before the fix, the test failed with a timeout.'), 'process');
     assert.notEqual(agent('Now the root cause is clear: `router.use()` runs before the route-level auth middleware.'), 'process');
     assert.notEqual(agent('Now the limiter returns 429 for every client.'), 'process');
     assert.equal(agent('We now set up the test repository once in `beforeAll` instead of re-creating it for every test.'), 'decision');
