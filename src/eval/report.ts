@@ -21,6 +21,8 @@ export interface ReportFiles {
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+/** A share beside its goal: one more decimal where one would show a miss as the goal itself ("88.0%, NOT met"). */
+export const pctBeside = (x: number, goal: number): string => (pct(x) === pct(goal) && x !== goal ? `${(100 * x).toFixed(2)}%` : pct(x));
 const usd = (x: number): string => `$${x.toFixed(4)}`;
 const int = (x: number): string => formatCount(Math.round(x));
 
@@ -357,7 +359,7 @@ function costSection(results: readonly SessionResult[], windows: readonly number
       `recall ${pct(ours.recall)} vs ${rivals.map((r) => pct(r.recall)).join(' / ')} (${rivals.every((r) => ours.recall > r.recall) ? 'higher than both' : 'NOT higher than both'})`,
     ];
     if (window <= 32_000) parts.push(`floors ${floorRatio.toFixed(2)}× clear-then-summarize's (target ≤ ${floorLimit}×: ${floorRatio <= floorLimit ? 'met' : 'NOT met'})`);
-    if (shareGoal !== undefined) parts.push(`cache-read share ${pct(share)} (target ≥ ${pct(shareGoal)}: ${share >= shareGoal ? 'met' : 'NOT met'})`);
+    if (shareGoal !== undefined) parts.push(`cache-read share ${pctBeside(share, shareGoal)} (target ≥ ${pct(shareGoal)}: ${share >= shareGoal ? 'met' : 'NOT met'})`);
     parts.push(
       folds
         ? `folds restored from the background ${pct((sources.precomputed ?? 0) / folds)} (${sources.precomputed ?? 0} precomputed, ${sources.awaited ?? 0} awaited, ${sources.synchronous ?? 0} asked for at the fold; target ≥ 90%: ${(sources.precomputed ?? 0) / folds >= 0.9 ? 'met' : 'NOT met'})`

@@ -19,7 +19,7 @@ import {
 import { parseProbeFile, scoreProbe, type Probe, type ProbeFile } from '../../src/eval/probes';
 import { parseLabels } from '../../src/eval/labels';
 import { drawSample, parseSummaryLineLabels, SAMPLE_FACT_LINES, SAMPLE_REQUEST_LINES } from '../../src/eval/noise';
-import { buildReport } from '../../src/eval/report';
+import { buildReport, pctBeside } from '../../src/eval/report';
 import { MASKED_OUTPUT, OPENCODE_CLEARED } from '../../src/eval/baselines';
 import { runStrategy, visibleArtifacts } from '../../src/eval/strategies';
 import { RecordBuilder } from './engineHarness';
@@ -162,6 +162,13 @@ describe('eval: artifact trail and citations', () => {
 });
 
 describe('eval: cost and utility', () => {
+  it('a share just short of its goal is never printed as the goal', () => {
+    assert.equal(pctBeside(0.879624, 0.88), '87.96%');
+    assert.equal(pctBeside(0.8774, 0.88), '87.7%');
+    assert.equal(pctBeside(0.88, 0.88), '88.0%');
+    assert.equal(pctBeside(0.9266, 0.88), '92.7%');
+  });
+
   it('prices cache reads, cache writes and output separately', () => {
     const cost = replayCost([
       { record: 1, tokens: 1_000_000, cacheRead: 0, output: 100_000, overflow: false },
