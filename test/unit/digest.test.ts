@@ -141,6 +141,8 @@ describe('sentence classes', () => {
     // The noun "decision" is not a choice: "The decision pipeline in section 4.6 shows …" reports what a document says.
     assert.notEqual(agent('The decision pipeline in section 4.6 shows: `[temperature qualifier]* [overlay or ISCC name]`.'), 'decision');
     assert.equal(agent('Our decision was to keep the cache in memory because the store is slow.'), 'decision');
+    // "Plan: X" states the approach chosen, as "the plan is to X" does.
+    assert.equal(agent('Plan: add `req.headers["x-api-key"]` to `REDACT_PATHS`, and add a `maskApiKey()` helper to the logger.'), 'decision');
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
