@@ -227,7 +227,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
   // A bare verb with its object ("Run tests to ensure everything works", "List the files needed…") is a step to take,
   // whatever its purpose clause says it is for.
-  if (isInstruction(body) && lead === undefined && !/[:：]\s*$/.test(body)) return { cls: 'plan', score: 1 };
+  const instruction = isInstruction(body);
+  if (instruction && lead === undefined && !/[:：]\s*$/.test(body)) return { cls: 'plan', score: 1 };
   const scores = new Map<SentenceClass, number>();
   for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
   const fromLead = leadClass(lead);
@@ -255,7 +256,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   if (/^(?:yes|yep)\b/i.test(sentence) && proseWords(body) >= 2 && NAMED_VERB.test(body) && !/^(?:it|that|this|these|those|they|we|i|you)\b/i.test(body)) return { cls: 'finding', score: 1 };
   if (afterPleasantry !== sentence && proseWords(body) <= 3) return { cls: 'pleasantry', score: 0 };
   // A bare verb with its object ("List the files needed…", "Mention that…") is a step to take, not what was found.
-  if (isInstruction(body)) return { cls: 'plan', score: 1 };
+  if (instruction) return { cls: 'plan', score: 1 };
   // A plain statement about the work is what was found, unless it is general talk.
   if (proseWords(body) >= 4 && STATEMENT_VERB.test(body)) return { cls: 'finding', score: 1 };
   return { cls: best ?? 'other', score: top };

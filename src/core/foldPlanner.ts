@@ -171,16 +171,9 @@ export class FoldPlanner {
     return this.lastFallbackError;
   }
 
-  /** How far the next fold may reach now (see `foldLimit`). */
-  private foldLimit(): number | undefined {
-    const view = this.options.view;
-    return foldLimit(view.nearWindowStart(), view.coverageUnit, this.options.record.units.length);
-  }
-
-  /** How far the fold a call from now may reach: the near window then starts a step later. */
-  private foldLimitAhead(): number | undefined {
-    const view = this.options.view;
-    return foldLimit(view.nextNearWindowStart(), view.coverageUnit, this.options.record.units.length);
+  /** How far a fold may reach with the near window starting at `nearStart` (now, by default; see `foldLimit`). */
+  private foldLimit(nearStart = this.options.view.nearWindowStart()): number | undefined {
+    return foldLimit(nearStart, this.options.view.coverageUnit, this.options.record.units.length);
   }
 
   /** Up to here a fold may wait a call for its summary: DEFER_LIMIT_SHARE of the way from the trigger to wEff. */
@@ -220,22 +213,18 @@ export class FoldPlanner {
     // Ahead of the trigger a stored plan stands; at the trigger (`now`) one the view outgrew is followed by another.
     if (current && !now) return current.toUnit === undefined ? undefined : { toUnit: current.toUnit };
     const key = planKey(view.coverageEnd, this.budgetKey(), current ? current.n + 1 : 0);
-    const atFold = Math.max(predicted, budget.trigger) + growth;
-    const span = (limit: number | undefined): number | undefined => {
-      if (limit === undefined) return undefined;
-      const toUnit = view.foldBoundary(limit, atFold);
-      const removed = view.spanTokens(toUnit);
-      if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return undefined;
-      // Planning again is worth another wait only when the new span would serve where the planned one does not: when
-      // the rungs after the fold must take the rest either way (the near window holds the bulk), the plan stands.
-      if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return undefined;
-      if (!now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
-      return toUnit;
-    };
     // Ahead of the trigger the fold comes a call or more later, when the oldest protected step has left the near
     // window: the plan folds what that fold may, not what a fold now could (a span one step short of the fold's).
-    const toUnit = span(now ? this.foldLimit() : this.foldLimitAhead());
-    if (toUnit === undefined) return undefined;
+    const limit = this.foldLimit(now ? view.nearWindowStart() : view.nextNearWindowStart());
+    if (limit === undefined) return undefined;
+    const atFold = Math.max(predicted, budget.trigger) + growth;
+    const toUnit = view.foldBoundary(limit, atFold);
+    const removed = view.spanTokens(toUnit);
+    if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return undefined;
+    // Planning again is worth another wait only when the new span would serve where the planned one does not: when
+    // the rungs after the fold must take the rest either way (the near window holds the bulk), the plan stands.
+    if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return undefined;
+    if (!now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
     this.options.snapshots.put(key, { type: 'plan', plan: { from: view.coverageEnd, to: view.coverageEndAt(toUnit) } });
     return { toUnit };
   }

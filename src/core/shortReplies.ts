@@ -126,8 +126,7 @@ export function resolveReply(reply: string, offer: { text: string; record: numbe
   if (echo) {
     const option = offeredOptions(offer.text).find((o) => o.label === echo[1]!.toLowerCase());
     const said = stems(echo[2]!);
-    const wording = option ? stems(option.text) : undefined;
-    if (option && wording && said.size > 0 && [...said].every((w) => wording.has(w))) return { chose: `${option.label}. ${option.text}`, offered: offer.record, assent: false };
+    if (option && said.size > 0 && [...said].every((w) => stems(option.text).has(w))) return { chose: `${option.label}. ${option.text}`, offered: offer.record, assent: false };
   }
   if (ASSENT.test(r)) {
     const q = lastQuestion(offer.text);
