@@ -10,12 +10,11 @@ import { callUri, DOC_SCHEME, EvidenceDocuments, recordUri } from './agent/docum
 import { registerKeeperTools } from './agent/lmTools';
 import { prepareToolSchemas } from './agent/tools';
 import { warmSettings } from './agent/vscodeSettings';
-import { warmPatterns } from './agent/warmUp';
+import { warmClassifier, warmPatterns } from './agent/warmUp';
 import { followupsFor } from './agent/chatCommands';
 import { KeeperAgent, PARTICIPANT_ID, type KeeperMetadata, type SentEvent, type TurnEndEvent } from './agent/participant';
 import type { Confirm } from './agent/turnTools';
 import { CommandIds, COMMANDS, ReportDocuments, REPORT_SCHEME, reportingFailures, type Ctx } from './commands';
-import { warmClassifier } from './core/classify';
 import { messageOf } from './core/errors';
 import { SecretRedactor } from './core/redact';
 import { BudgetGauge } from './panel/gauge';

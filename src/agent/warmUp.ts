@@ -3,6 +3,7 @@
  * small steps instead, so that the first @keeper turn does not do it in
  * larger blocks of its own.
  */
+import { classifySentence, ruleKind, sentencesOf, type SpeakerRole } from '../core/classify';
 import * as cues from '../core/cues';
 import { nextTurn } from '../core/turns';
 
@@ -49,3 +50,26 @@ export async function warmPatterns(): Promise<void> {
   }
 }
 
+/** One message per turn of the warm-up: a user's ask with a rule, an agent's report under a heading, its narration. */
+const WARM_UP: readonly (readonly [SpeakerRole, string])[] = [
+  ['user', 'Please fix the failing test in `src/app.ts`. From now on, never commit without asking me first, and only touch tests after I say so.'],
+  ['assistant', '## Root cause\nThe parser returns `undefined` because the cache is never cleared, so I decided to reset it in `load()` instead of patching each caller.'],
+  ['assistant', "Let me check the logs. I'll run the tests now: 3 passed, 1 failed (exit 1). Next steps:\n- update the docs\n- Would you like me to commit?"],
+];
+
+/**
+ * Classifies a few sample messages, one a turn of the event loop. V8 compiles
+ * a regular expression when it is first run, and the cue and rule patterns
+ * are large: the first user message of a session compiled them in the turn's
+ * block (about 50 ms measured in the extension host). The extension runs this
+ * after activation so that the first turn finds them compiled.
+ */
+export async function warmClassifier(): Promise<void> {
+  for (const [role, text] of WARM_UP) {
+    await nextTurn();
+    for (const s of sentencesOf(text)) {
+      classifySentence(s.text, role, s.lead);
+      if (role === 'user') ruleKind(s.text);
+    }
+  }
+}

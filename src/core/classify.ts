@@ -17,13 +17,12 @@
  * cheap: a handful of regular expressions per sentence.
  */
 import {
-  AGENT_CUES, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
+  AGENT_CUES, BENEFIT_CLAIM, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
   GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, IMPERATIVE_PLURAL, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, PURPOSE_CLAUSE, REASON_CLAUSE,
   NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
 } from './cues';
-import { nextTurn } from './turns';
 export { SENTENCE_CLASSES, CONTENT_CLASSES, CHOICE_CUE } from './cues';
 export type { SentenceClass, SpeakerRole, Cue } from './cues';
 
@@ -203,7 +202,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A stated cause keeps it ("the issue is X"), not where a problem happens ("…where the problem is occurring").
   if (NARRATION.some((pattern) => pattern.test(body)) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was)(?! (?:occurring|happening|coming|arising|located)\b))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
-  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body)) return { cls: 'other', score: 0 };
+  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body) || (BENEFIT_CLAIM.test(body) && !/[`\d]/.test(body))) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
   if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (FILE_REQUEST.test(body)) return { cls: 'process', score: 0 };
@@ -541,19 +540,31 @@ export function sentencesOf(text: string): Sentence[] {
     // Only a marked item finishes the sentence: an indented line (a stack frame) is no item of it.
     const marked = /^\s*(?:[-*+•]|\d+[.)]|[a-z][.)]|\[[ xX]\])\s/.test(line);
     if (!marked || indent <= introIndent) intro = undefined;
+    const afterBlank = blank;
     blank = false;
     const introduces = leadIn(line);
     let last: string | undefined;
     // The list marker goes first: "1. Taking the state" is one sentence, not "1." and another.
     // A numbered heading ("## 1. Semantic Overlays") is one heading, not "1." and another.
     for (const piece of splitOutsideCode(line.replace(/^(\s{0,3}#{1,6}\s+)\d+[.)]\s+(?=\S)/, '$1').replace(/^(\s*)(?:\d+[.)]|[a-z][.)])\s+(?=\S)/, '$1- '))) {
-      const sentence = cleanMarkdown(piece);
+      let sentence = cleanMarkdown(piece);
       if (sentence.length < SENTENCE_MIN_CHARS || sentence.length > SENTENCE_MAX_CHARS || /^[-=*_|:#\s]+$/.test(sentence)) continue;
+      // A sentence a short code block interrupted goes on after it ("The output you quoted:" `- #1: Task [TODO]`
+      // "suggests that the parser …"): one sentence again, its subject included.
+      const quoted = out[out.length - 1];
+      let own = lead;
+      if (!afterBlank && /^[a-z]+s\b/.test(sentence) && quoted !== undefined && /^`[^`]+`$/.test(quoted.text)) {
+        const opening = out[out.length - 2];
+        const whole = opening !== undefined && quoted.lead === opening.text;
+        out.splice(whole ? -2 : -1);
+        sentence = `${whole ? `${opening.text} ` : ''}${quoted.text} ${sentence}`;
+        own = whole ? opening.lead : quoted.lead;
+      }
       last = sentence;
       out.push({
         text: sentence,
         index: out.length,
-        ...(lead !== undefined ? { lead } : {}),
+        ...(own !== undefined ? { lead: own } : {}),
         ...(heading ? { heading: true } : {}),
         ...(isList ? { item: true } : {}),
         ...(isList && intro !== undefined ? { intro } : {}),
@@ -569,30 +580,4 @@ export function sentencesOf(text: string): Sentence[] {
     }
   }
   return out;
-}
-
-// ------------------------------------------------------------- warm-up
-
-/** One message per turn of the warm-up: a user's ask with a rule, an agent's report under a heading, its narration. */
-const WARM_UP: readonly (readonly [SpeakerRole, string])[] = [
-  ['user', 'Please fix the failing test in `src/app.ts`. From now on, never commit without asking me first, and only touch tests after I say so.'],
-  ['assistant', '## Root cause\nThe parser returns `undefined` because the cache is never cleared, so I decided to reset it in `load()` instead of patching each caller.'],
-  ['assistant', "Let me check the logs. I'll run the tests now: 3 passed, 1 failed (exit 1). Next steps:\n- update the docs\n- Would you like me to commit?"],
-];
-
-/**
- * Classifies a few sample messages, one a turn of the event loop. V8 compiles
- * a regular expression when it is first run, and the cue and rule patterns
- * are large: the first user message of a session compiled them in the turn's
- * block (about 50 ms measured in the extension host). The extension runs this
- * after activation so that the first turn finds them compiled.
- */
-export async function warmClassifier(): Promise<void> {
-  for (const [role, text] of WARM_UP) {
-    await nextTurn();
-    for (const s of sentencesOf(text)) {
-      classifySentence(s.text, role, s.lead);
-      if (role === 'user') ruleKind(s.text);
-    }
-  }
 }

@@ -112,6 +112,14 @@ export const DISCOURSE_OPENING =
 export const QUALITY_CLAIM =
   /^(?:this|that|it|these|(?:this|that|these|the)(?: new| updated| resulting| final| refactored| current)?(?: [\w-]+)? (?:code|solution|approach|implementation|changes?|version|design|structure|setup|library|module|refactor(?:ing)?|test suite|tests|file|function|class|script))\s+(?:is|are|was|were|would be|will be|should be|remains)\s+(?:(?:now|much|also|quite|very|more|fully|really|a lot|significantly|far)\s+)*(?:simpler|cleaner|clean|modular|robust|maintainable|readable|elegant|comprehensive|efficient|better|well[- ][a-z]+|production[- ]ready|idiomatic|organi[sz]ed|straightforward|flexible|extensible|reusable|testable)\b(?!\s+to\s)(?![\s\S]{0,200}?\b(?:because|since|due to|as it|so that|than|but|instead of)\b)/i;
 
+/**
+ * What a change is good for, said of it as a whole: "This ensures your changelog is accurate", "This improves the
+ * UX and prevents confusion". A claim, not a fact (with no reason given; see classify for the identifiers it must
+ * lack).
+ */
+export const BENEFIT_CLAIM =
+  /^(?:this|that|it|these(?: changes?| fix(?:es)?| updates?)?|(?:this|the) (?:change|fix|update|approach|refactor(?:ing)?))\s+(?:(?:also|now|further|will|should|would)\s+)*(?:ensures?|improves?|helps?|prevents?|avoids?|simplifies|enables?|allows?|keeps?|makes? (?:it|the \w+|things|everything) (?:easier|simpler|clearer|cleaner|safer|more)|provides? (?:a |an )?(?:better|cleaner|clearer|consistent|robust|more))\b(?![\s\S]{0,200}?\b(?:because|since|due to|instead of|than)\b)/i;
+
 /** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
 export const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
@@ -336,6 +344,8 @@ export const AGENT_CUES: readonly Cue[] = [
   // failures: what did not work
   { cls: 'failure', weight: 3, pattern: /\b(?:didn't work|did not work|doesn't work|does not work|won't work|will not work|isn't working|is not working|not working|still (?:fails|failing|broken|getting|seeing|doesn't|does not|not|the same|shows|returns|times out|hangs)|no luck|that (?:failed|broke)|(?:this|that|it) (?:failed|broke)|gave up|giving up|abandon(?:ed|ing)?|dead end|ruled out|not the (?:issue|cause|problem)|reverted?|rolling back|rolled back|doesn't seem to (?:work|help|fix)|didn't (?:help|fix|change)|did not (?:help|fix|change)|made (?:it|things) worse|(?:seems|appears) (?:to be|there (?:was|is|are)|that there (?:was|is)) (?:an? |some |still )?(?:issue|problem|mistake|error|bug|something wrong)|something (?:is |went )?wrong|(?:issues?|errors?|problems?) (?:that need|to be fixed|remain)|(?<!\b(?:fix(?:ed|es|ing)?|resolv(?:ed|es|ing)|address(?:ed|es|ing)|correct(?:ed|s|ing)?)\b[^.;:]{0,40})test failures|(?:in|into) the wrong (?:directory|workspace|place|file)|getting in the way|(?:i'm|i am|we're|we are) (?:encountering|running into|hitting|seeing) (?:an? |the |some |this )?(?:issue|problem|error|bug)|still (?:fork|permission|auth|connection|timeout|import|type|build|test) errors?)\b/i },
   { cls: 'failure', weight: 2, pattern: /\b(?:(?:command|build|test|tests|install|installation|push|commit|request|query|connection|edit|attempt|import|upload|migration|deploy(?:ment)?|script|compilation|it|this|that) (?:failed|fails|is failing|timed out|times out|crashed|hangs|was (?:rejected|blocked|refused|denied))|(?:couldn't|could not|can't|cannot|unable to|was unable to) (?:find|connect|start|open|read|write|load|resolve|import|install|build|run|access|sign|push|commit|bind|create|parse)|(?:got|getting|hit|hitting|returns?|returned|throws?|threw|raised?) (?:an? |the |this |same |another )?(?:error|exception|\d{3})|timed out|permission denied|access denied|syntax error|no such file)\b/i },
+  // An attempt that came to nothing: "The attempt to inject the `id` command did not yield any additional output".
+  { cls: 'failure', weight: 2, pattern: /\b(?:did not|didn't|does not|doesn't) (?:yield|produce|reveal|lead (?:us )?to|help|make (?:a|any) difference|have (?:any|an|the desired) effect|change anything)\b/i },
   { cls: 'failure', weight: 1, pattern: /\b(?:failed|fails|failing|failure|not found|refused|crash(?:es|ed)?|broken|exception|traceback|segfault|stuck|blocked)\b/i },
   { cls: 'failure', weight: 1, pattern: /^(?:❌|⚠️?|✗|error\b|warning\b|failed\b|failure\b)/i },
   // The same classes said in the other languages agents write in with Latin letters (Polish, German, Spanish, French,

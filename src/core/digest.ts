@@ -45,9 +45,12 @@ export function saysNothing(text: string): boolean {
   return true;
 }
 
-/** Words of a text, code spans kept whole. */
+/**
+ * Words of a text, code spans kept whole and with what is glued to them: "`spinner.js`, we" is two words, so
+ * joined again it reads as written (not "`spinner.js` , we").
+ */
 export function words(text: string): string[] {
-  return text.match(/`[^`]*`|\S+/g) ?? [];
+  return text.match(/(?:[^\s`]|`[^`]*`)+|`\S*/g) ?? [];
 }
 
 /** An identifier, a path, a version, a number with a unit, an error code: what a later reader searches for. */
@@ -377,6 +380,31 @@ const MIDDLE_CLIP_HEAD = 0.6;
  * be, marked with "…": its head and its end stay. What tells two commands apart
  * is as often at their end (the file, the URL, the query) as at their start.
  */
+/** An absolute path (`/Users/me/src/a.ts`, `C:\\src\\a.ts`, `~/x/y`), or one cut before (`…/src/a.ts`); URLs and relative paths are none. */
+const ABSOLUTE_PATH = /(?<![\w:/\\.~])(?:…|~|[A-Za-z]:)?(?:[/\\][^\s/\\'"`]+){3,}/g;
+
+/**
+ * A text longer than `max` with the upper directories of its longest absolute paths cut, one at a time, until it
+ * fits or every path is down to its last `keep` parts (`git add /home/u/M-Claude/Scripts/redact.py` →
+ * `git add …/M-Claude/Scripts/redact.py`): where a line must be shortened, the directories above a file say least,
+ * and as many as the room allows stay (`…/git/task#001/task#002` says where a path went wrong).
+ */
+export function shortenPaths(text: string, max: number, keep = 2): string {
+  let out = text;
+  for (let guard = 0; out.length > max && guard < 100; guard++) {
+    let longest: RegExpExecArray | undefined;
+    for (const m of out.matchAll(ABSOLUTE_PATH)) {
+      if (m[0].split(/[/\\]/).filter((p) => p !== '').length > keep + (m[0].startsWith('…') ? 1 : 0) && (!longest || m[0].length > longest[0].length)) longest = m;
+    }
+    if (!longest) break;
+    const path = longest[0];
+    const sep = path.includes('/') ? '/' : '\\';
+    const parts = path.split(/[/\\]/).filter((p) => p !== '' && p !== '…');
+    out = `${out.slice(0, longest.index)}…${sep}${parts.slice(1).join(sep)}${out.slice(longest.index + path.length)}`;
+  }
+  return out;
+}
+
 export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   let head = text.slice(0, Math.round(max * MIDDLE_CLIP_HEAD));

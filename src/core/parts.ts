@@ -253,7 +253,7 @@ export class SessionRecord {
         const tool: ToolInvocation = {
           ...previous,
           output: record.toolOutput ?? record.content,
-          isError: record.isError === true,
+          isError: reportsError(record),
           resultRecord: record.index,
         };
         const after: Part = { ...before, tool };
@@ -271,7 +271,7 @@ export class SessionRecord {
       name: record.toolName ?? 'unknown',
       input: undefined,
       output: record.toolOutput ?? record.content,
-      isError: record.isError === true,
+      isError: reportsError(record),
       callRecord: record.index,
       resultRecord: record.index,
     };
@@ -304,3 +304,13 @@ export class SessionRecord {
     events.push({ type: 'part', unitIndex: this.mutableUnits.length - 1, part });
   }
 }
+
+/**
+ * Whether a tool result reports an error. Claude Code flags the result of a skill it launched ("Execute skill:
+ * sisyphus", "Launching skill: pdf") as an error although the skill ran: that notice is no failure.
+ */
+function reportsError(record: RawRecord): boolean {
+  return record.isError === true && !SKILL_LAUNCHED.test((record.toolOutput ?? record.content ?? '').trim());
+}
+
+const SKILL_LAUNCHED = /^(?:Execute|Launching) skill: [\w:.-]+$/;

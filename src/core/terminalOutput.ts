@@ -4,11 +4,16 @@
  * the most telling error lines and their signatures, so two failures with one
  * cause are known as one.
  */
-import { clipChars } from './digest';
+import { clipChars, shortenPaths } from './digest';
 import { decodeEntities } from './tools';
 
 /** Lines that name an error: what a failed tool's output says about why. */
 const ERROR_WORDS = /error|exception|fail|traceback|not found|denied|cannot|can't|refus|invalid|unable|no such|not allowed|blocked|timed? ?out|requires approval|does not exist|doesn't exist|not permitted|rejected|forbidden|missing|unknown|not a valid|no module|fatal/i;
+
+/** How much of a long output's end is read for what it printed. */
+const TAIL_CHARS = 6000;
+/** How far back the tail reaches for the start of the line it cut. */
+const LINE_BACK_CHARS = 1000;
 
 /** Output text as a terminal showed it: JSON string escapes of an exported render decoded, colour codes removed. */
 export function terminalText(output: string): string {
@@ -23,7 +28,12 @@ export function terminalText(output: string): string {
       /* read as it stands */
     }
   }
-  const tail = output.slice(-6000);
+  // The last 6,000 characters, from the start of the line they cut: a line cut at its head would pass for another error.
+  const from = Math.max(0, output.length - TAIL_CHARS);
+  const head = output.slice(Math.max(0, from - LINE_BACK_CHARS), from);
+  const escaped = head.lastIndexOf('\\n');
+  const lineEnd = Math.max(head.lastIndexOf('\n'), escaped >= 0 ? escaped + 1 : -1);
+  const tail = output.slice(lineEnd >= 0 ? from - head.length + lineEnd + 1 : from);
   const decoded = /\\[rnt]|\\u00[0-9a-f]{2}/i.test(tail) ? tail.replace(/\\r\\n|\\n|\\r/g, '\n').replace(/\\t/g, ' ').replace(/\\u001b/gi, '\u001b').replace(/\\"/g, '"') : tail;
   // eslint-disable-next-line no-control-regex
   return unwrapped(decoded.replace(/\u001b\[[0-9;?]*[A-Za-z]|\[\d+(?:;\d+)*m/g, ''));
@@ -90,6 +100,8 @@ export function errorWeight(raw: string): number {
   // A traceback's header and the `raise …(` line of its last frame say where, not why.
   // A compiler's code frame ("| |____- argument #5 of type `&str` is missing", "--> src/lib.rs:3:1") points, it does not say.
   // A numbered listing of the file ("282:    \"Unable to convert the pixel data…\"") quotes the code, not what went wrong.
+  // A pointer to the docs ("For further information visit https://errors.pydantic.dev/…/extra_forbidden") says where to read, not why.
+  if (/^(?:For (?:more|further) information\b|See https?:\/\/)/i.test(line)) return -5;
   if (/^\s*(?:at\s|File "|\^+$|~+$|-{3,}|={3,}|✓|✔|√|PASS\b|ok\s|\d+\s*\||\d+:\s|\||-->|Traceback \(most recent call last\)|raise\b)/.test(line)) return -5;
   // What only says that the command failed ("error: failed to push some refs to …") ranks below why it did.
   let w = /^error: failed to push some refs\b|^error: script "[^"]*" exited with code \d+/.test(line) ? -3 : 0;
@@ -117,11 +129,18 @@ export function errorLine(output: string): string {
   const lines = outputLines(output)
     .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?|[~^\s]+)$/i.test(l))
     .map((l) => l.replace(/ {3,}/g, '  '));
-  const ranked = lines
-    .map((line, at) => ({ line, at, w: errorWeight(line) }))
+  const weighed = lines.map((line, at) => ({ line, at, w: errorWeight(line) + causeWeight(lines, at) }));
+  // An error printed again and again (a lint rule broken on 74 lines, one missing field in every config a loop read)
+  // is what the run is about: it ranks above an error printed once, and says how often it came.
+  const repeats = new Map<string, number>();
+  for (const x of weighed) if (x.w > 0) repeats.set(repeatKey(x.line), (repeats.get(repeatKey(x.line)) ?? 0) + 1);
+  const ranked = weighed
+    .map((x) => ({ ...x, times: repeats.get(repeatKey(x.line)) ?? 1 }))
+    // Only a line that names an error gains by repeating: a runner's help line ("For further information visit …") does not.
+    .map((x) => ({ ...x, w: x.w >= 2 ? x.w + (x.times >= 3 ? 2 : x.times - 1) : x.w }))
     .filter((x) => x.w > 0)
     .sort((a, b) => b.w - a.w || a.at - b.at);
-  const picked: { line: string; at: number }[] = [];
+  const picked: { line: string; at: number; times: number }[] = [];
   for (const x of ranked) {
     if (picked.length >= 2) break;
     // A second line must name an error or its cause, not merely use the word ("For more information about this error…").
@@ -134,7 +153,29 @@ export function errorLine(output: string): string {
   if (picked.length === 0 && /^Traceback \(most recent call last\):/m.test(output)) return CUT_TRACEBACK;
   if (picked.length === 0) return clipChars([...lines].reverse().find((l) => !/^(?:hint|help|note):/i.test(l)) ?? lines[lines.length - 1] ?? '', 140);
   picked.sort((a, b) => a.at - b.at);
-  return picked.length === 1 ? clipChars(picked[0]!.line, 140) : picked.map((p) => clipChars(p.line, 100)).join(' … ');
+  const said = (p: (typeof picked)[number], max: number): string => `${clipChars(shortenPaths(p.line, max), max)}${p.times > 1 ? ` (×${p.times})` : ''}`;
+  return picked.length === 1 ? said(picked[0]!, 140) : picked.map((p) => said(p, 100)).join(' … ');
+}
+
+/**
+ * An error wrapped around its cause ("Error: Error when generating parser" / "Caused by:" / "Failed to parse
+ * `tree-sitter.json` -- missing field `metadata`", as Rust's anyhow and Java print it): the cause says why, the
+ * wrapper only what failed.
+ */
+function causeWeight(lines: readonly string[], at: number): number {
+  if (/^Caused by:$/i.test(lines[at - 1] ?? '')) return 2;
+  if (/^Caused by:$/i.test(lines[at + 1] ?? '')) return -2;
+  return 0;
+}
+
+/** Two printings of one error (a path, a quoted name, a number apart) share this. */
+function repeatKey(line: string): string {
+  return line
+    .replace(/(['"`])[^'"`\n]*\1/g, 'Q')
+    .replace(/\S*[/\\]\S*/g, 'P')
+    .replace(/\d+(?:\.\d+)?/g, '#')
+    .toLowerCase()
+    .replace(/\s+/g, ' ');
 }
 
 /** An error line with its variable parts (numbers, hex, paths' tails) removed: two failures with one cause share it. */

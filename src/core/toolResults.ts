@@ -4,7 +4,7 @@
  * test counts, a commit, what it applied; a file's written or read text, an
  * edit's changed line, a todo tool's plan.
  */
-import { clipChars, clipMiddle, handles } from './digest';
+import { clipChars, clipMiddle, handles, shortenPaths } from './digest';
 import type { Redactor } from './redact';
 import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
@@ -353,7 +353,9 @@ const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:h
 export function commandLabel(cmd: string, redactor: Redactor, max: number): string {
   let line = firstLine(redactor.redact(commandProper(cmd)).text, Number.MAX_SAFE_INTEGER, true);
   for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
-  return clipMiddle(line.trim(), max);
+  // Too long: the directories of its long paths go before its middle does (`git add …/Scripts/redact.py && git status`).
+  line = line.trim();
+  return clipMiddle(shortenPaths(line, max), max);
 }
 
 export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {

@@ -452,6 +452,24 @@ describe('sentence classes', () => {
     assert.deepEqual(sentencesOf('- [ ] Add the test\n- [x] Fix the parser').map((x) => x.text), ['Add the test', 'Fix the parser'], 'a checkbox is a list marker');
   });
 
+  it('a sentence a short code block interrupts is one sentence again, its subject included', () => {
+    const quoted = sentencesOf('The output you quoted:\n```\n- #123: Task Title [TODO]\n```\nsuggests that the parser is outputting a task even if the line is not present.');
+    assert.deepEqual(quoted.map((x) => x.text), ['The output you quoted: `- #123: Task Title [TODO]` suggests that the parser is outputting a task even if the line is not present.']);
+    // A new paragraph after the block starts a sentence of its own; a capital starts one too.
+    assert.deepEqual(sentencesOf('Run:\n```\nnpm test\n```\n\nshows the failures.').map((x) => x.text).slice(-1), ['shows the failures.']);
+    assert.deepEqual(sentencesOf('Run:\n```\nnpm test\n```\nThe suite passes.').map((x) => x.text).slice(-1), ['The suite passes.']);
+  });
+
+  it('a benefit claimed naming nothing is no finding; an attempt that came to nothing is ruled out', () => {
+    const agent = (s: string): string => classifySentence(s, 'assistant').cls;
+    assert.equal(agent('This ensures your changelog is accurate and up to date for the next release or PR.'), 'other');
+    assert.equal(agent('This improves the UX and prevents confusion for invalid status values.'), 'other');
+    assert.equal(agent('This ensures that `flush()` runs once per request.'), 'finding', 'what it names is a fact about the code');
+    assert.equal(agent('This prevents the crash because the cache is cleared first.'), 'finding', 'a reason makes it a finding');
+    assert.equal(agent('The attempt to inject the `id` command did not yield any additional output, suggesting that the server sanitizes input.'), 'failure');
+    assert.equal(agent('Since the other two scripts did not lead us to the flag, we look at the third.'), 'failure');
+  });
+
   it('a numbered item is one sentence; an item under a sentence it finishes carries that sentence', () => {
     const [one] = sentencesOf('1. Taking the entire state rather than the profile');
     assert.equal(one!.text, 'Taking the entire state rather than the profile');
@@ -804,6 +822,9 @@ describe('what a command printed', () => {
     const label = commandLabel(upload, redactor, 60);
     assert.ok(label.length <= 62, label);
     assert.match(label, /^curl -X POST -F "file=ARGV" .* … .*file\.pl\?\/etc\/passwd$/);
+    // Too long: a long path's directories go first, so the file it acts on and the command after it stay.
+    assert.equal(commandLabel('git add /home/u/M-Claude/Projects/Scripts/redact_gitleaks_secrets.py && git status', redactor, 60), 'git add …/Scripts/redact_gitleaks_secrets.py && git status');
+    assert.equal(commandLabel('cat /home/u/a/b/c.txt', redactor, 60), 'cat /home/u/a/b/c.txt', 'a label that fits keeps its paths whole');
     assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
     assert.equal(clipMiddle('short enough', 60), 'short enough');
     // A label clipped before keeps one ellipsis where a second clip meets it.
@@ -880,6 +901,31 @@ describe('what a command printed', () => {
     assert.match(why, /GH013/);
     assert.match(why, /Push cannot contain secrets/);
     assert.doesNotMatch(why, /failed to push some refs/);
+  });
+
+  it('an error printed again and again ranks first and says how often; a cause ranks above its wrapper, a docs pointer never', () => {
+    // A loop over grammars: every run wraps its cause ("Caused by:"), one cause repeats, another comes once.
+    const run = (cause: string): string[] => ['Error: Error when generating parser', '', 'Caused by:', `    ${cause}`, '', 'Stack backtrace:', '   0: <std::backtrace::Backtrace>::create'];
+    const looped = [
+      ...run('Failed to load grammar.js -- `node` process exited with status 1'),
+      ...['svelte', 'ini', 'lua'].flatMap((g) => run(`Failed to parse \`/w/sitters/tree-sitter-${g}/tree-sitter.json\` -- missing field \`metadata\` at line 39 column 1`)),
+      "Error: Cannot find module 'tree-sitter-c/grammar'",
+    ].join('\n');
+    const why = errorLine(looped);
+    // Too long beside a second cause: its path loses its upper directories before the cause loses its words.
+    assert.match(why, /^Failed to parse `…\/tree-sitter-svelte\/tree-sitter\.json` -- missing field `metadata` at line 39[^…]*… \(×3\)/);
+    assert.doesNotMatch(why, /Error when generating parser/, 'the wrapper every run prints is not why');
+    // A lint rule broken on many lines: one line says it, with the count.
+    const lint = ['/w/src/a.ts', ...[3, 9, 14, 20].map((n) => `  ${n}:7  error    Strings must use doublequote    quotes`), "  30:1  error    'x' is defined but never used    no-unused-vars", '✖ 5 problems (5 errors, 0 warnings)'].join('\n');
+    assert.equal(errorLine(lint), "3:7  error  Strings must use doublequote  quotes (×4) … 30:1  error  'x' is defined but never used  no-unused-vars");
+    // A validator's pointer to its docs repeats with every error, and is none.
+    const pydantic = ['pydantic_core._pydantic_core.ValidationError: 2 validation errors for Config', 'host', "  Extra inputs are not permitted [type=extra_forbidden, input_value='localhost', input_type=str]", '    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden', 'port', "  Extra inputs are not permitted [type=extra_forbidden, input_value='8001', input_type=str]", '    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden'].join('\n');
+    assert.doesNotMatch(errorLine(pydantic), /For further information/);
+    assert.match(errorLine(pydantic), /Extra inputs are not permitted .*\(×2\)/);
+    // Only a long output's end is read, and from a line's start: a line cut at its head is no error of its own.
+    const long = Array.from({ length: 200 }, (_, i) => `Error: step ${i} could not bind port 80${i % 10}`).join('\n');
+    assert.ok(long.length > 6000);
+    assert.ok(outputLines(long).every((l) => l.startsWith('Error: step ')), outputLines(long)[0]);
   });
 
   it("a failed test run's error is the assertion that failed, never its code frame", () => {

@@ -945,6 +945,17 @@ describe('the Task Context as a digest', () => {
     assert.deepEqual((await fold(possible)).facts.Findings.map((l) => l.text.endsWith('(assumed)')), [true]);
   });
 
+  it("a skill the harness launched is no failure, though its result is flagged as an error; a real error still is", async () => {
+    const b = new RecordBuilder()
+      .user('Plan the app.')
+      .step('Starting the planning skill.', [{ name: 'Skill', input: { skill: 'sisyphus' }, output: 'Execute skill: sisyphus', isError: true }])
+      .step('Reading the plan.', [{ name: 'Read', input: { file_path: '/w/plan.md' }, output: 'File does not exist.', isError: true }]);
+    const s = await fold(b);
+    const ruledOut = s.facts['Ruled out'].map((l) => l.text);
+    assert.ok(!ruledOut.some((t) => /sisyphus/.test(t)), JSON.stringify(ruledOut));
+    assert.ok(ruledOut.some((t) => /plan\.md.*File does not exist/.test(t)), JSON.stringify(ruledOut));
+  });
+
   it('harness text never becomes a request, a goal or a rule', async () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
