@@ -327,23 +327,31 @@ export function editFailureReport(text: string): string[] | undefined {
  * between its `---` separators: "Tool mcp_c-bash not found. Try enabling the MCP server or switching to Agent
  * mode.", "Error calling tool 'mcp_c-filesystem_write_file'." The tool failed; the rest is Cursor's advice.
  */
-const CURSOR_TOOL_ERROR = /^(?:Tool (\S+) not found\.(?: Try enabling the MCP server or switching to Agent mode\.)?|Error calling tool '([^'\n]+)'\.)[ \t]*$/gm;
+const CURSOR_TOOL_ERROR = /^(?:Tool (\S+) not found\.(?: Try enabling the MCP server or switching to Agent mode\.)?|Error calling tool '([^'\n]+)'\.|(Cannot edit files blocked by globalIgnore))[ \t]*$/gm;
+
+/**
+ * The footer a Cursor rule has the agent write under its reply ("⚡ Rules Used:" and the rules, one a line): the
+ * workspace's rules repeated, which the protected state keeps where the user stated them, not what the agent found.
+ */
+const RULES_USED_FOOTER = /^[ \t]*(?:⚡\uFE0F?[ \t]*)?Rules used:[ \t]*\n(?:[ \t]*[-*•][^\n]*(?:\n|$))+/gim;
 
 /** Whether a text may hold one of Cursor's tool reports (a cheap test before the pattern runs over it). */
 function mayReportCursorTool(text: string): boolean {
-  return text.includes('Tool ') || text.includes('Error calling tool');
+  return text.includes('Tool ') || text.includes('Error calling tool') || text.includes('globalIgnore');
 }
 
 /** The tool calls Cursor reported as failed inside an assistant text: the tool and Cursor's words. */
 export function cursorToolErrors(text: string): { tool: string; error: string }[] {
   if (!mayReportCursorTool(text)) return [];
-  return [...text.matchAll(CURSOR_TOOL_ERROR)].map((m) => ({ tool: m[1] ?? m[2]!, error: m[1] !== undefined ? 'tool not found' : 'the call failed' }));
+  // Cursor's refusal to edit an ignored file names no tool: the edit is what failed.
+  return [...text.matchAll(CURSOR_TOOL_ERROR)].map((m) => ({ tool: m[1] ?? m[2] ?? 'edit_file', error: m[1] !== undefined ? 'tool not found' : (m[3] ?? 'the call failed') }));
 }
 
 /** Assistant text without the tool results an export printed inside it (the record keeps them); '' for a reply the harness wrote. */
 export function withoutInjectedBlocks(text: string): string {
   if (HARNESS_REPLY.test(text.trim())) return '';
   let out = mayReportCursorTool(text) ? text.replace(CURSOR_TOOL_ERROR, '') : text;
+  if (/rules used:/i.test(out)) out = out.replace(RULES_USED_FOOTER, '');
   for (const opening of INJECTED_ASSISTANT_BLOCKS) {
     for (let m = opening.exec(out); m; m = opening.exec(out)) {
       // The block ends at the next rule (`---`) outside the document it quotes: a rule file's front matter is no end.

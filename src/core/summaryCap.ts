@@ -6,7 +6,7 @@
  * pointer line; long requests are clipped last. P0 lines are never touched.
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
-import { clipMiddle, gistOf, GIST_WORDS, salience, words } from './digest';
+import { clipCommand, gistOf, GIST_WORDS, salience, words } from './digest';
 import { ARCHIVED_FROM, CAUSE_JOIN, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
@@ -126,7 +126,7 @@ function errorOpening(error: string, n: number): string {
 function observationGist(body: string, n: number): string | undefined {
   const seen = /^`([^`]+)` → (.+?)(?: \(as of r\d+\))?$/s.exec(body);
   if (!seen) return undefined;
-  const command = clipMiddle(seen[1]!, COMMAND_HEAD_CHARS);
+  const command = clipCommand(seen[1]!, COMMAND_HEAD_CHARS);
   const left = Math.max(OUTPUT_LEAST_WORDS, n - command.split(/\s+/).length);
   // An output says first what it is (a header, the first result): its opening, not the window richest in numbers.
   // A table's header row names columns, not a result: the gist opens at the first row.
@@ -153,7 +153,7 @@ function archive(section: FactSection, line: FactLine, words: number): FactLine 
   const failed = /^`([^`]+)`(?: and \d+ more)? failed \(([^)]*)\)(?: ×\d+)?: (.*?)(?: → then (`[^`]*`) worked \(r\d+\))?$/.exec(body);
   // What replaced it stays with it: the next attempt starts from what worked.
   const gist = failed
-    ? `${clipMiddle(failed[1]!, COMMAND_HEAD_CHARS)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
+    ? `${clipCommand(failed[1]!, COMMAND_HEAD_CHARS)} failed (${failed[2]}): ${errorOpening(failed[3]!, words)}${failed[4] ? ` → then ${failed[4]} worked` : ''}`
     : observationGist(body, words) ?? gistOf(body, words);
   return {
     key: line.key,

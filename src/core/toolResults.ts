@@ -4,7 +4,7 @@
  * test counts, a commit, what it applied; a file's written or read text, an
  * edit's changed line, a todo tool's plan.
  */
-import { clipChars, clipMiddle, handles, shortenPaths } from './digest';
+import { clipChars, clipCommand, handles, shortenPaths } from './digest';
 import type { Redactor } from './redact';
 import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
@@ -355,7 +355,7 @@ export function commandLabel(cmd: string, redactor: Redactor, max: number): stri
   for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
   // Too long: the directories of its long paths go before its middle does (`git add …/Scripts/redact.py && git status`).
   line = line.trim();
-  return clipMiddle(shortenPaths(line, max), max);
+  return clipCommand(shortenPaths(line, max), max);
 }
 
 export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {

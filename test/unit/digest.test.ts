@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { clipMiddle, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
+import { clipCommand, clipMiddle, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
@@ -640,6 +640,13 @@ describe('harness text is not the user', () => {
     assert.doesNotMatch(prose, /not found|Agent mode|Error calling tool/);
     assert.match(prose, /Qdrant jest uruchomiony\./);
     assert.deepEqual(cursorToolErrors('The Tool registry is not found in `src/`.'), [], 'a sentence about a tool is no report');
+    // An edit Cursor refused names no tool: the edit failed.
+    const refused = 'Teraz zaktualizuję plik .env.example:\n---\nCannot edit files blocked by globalIgnore\n---\nGotowe.';
+    assert.deepEqual(cursorToolErrors(refused), [{ tool: 'edit_file', error: 'Cannot edit files blocked by globalIgnore' }]);
+    assert.doesNotMatch(withoutInjectedBlocks(refused), /globalIgnore/);
+    // The rules a Cursor rule has the agent list under its reply are the workspace's, not what it found.
+    const footer = withoutInjectedBlocks('Który krok wybierasz?\n\n⚡ Rules Used:\n- Documentation should be updated after every code change\n- All code should be written in English');
+    assert.equal(footer.trim(), 'Który krok wybierasz?');
   });
 
   it('Roo/Cline task and environment wrappers, Cursor and Copilot attachments, Codex instructions, aider prompts', () => {
@@ -825,6 +832,10 @@ describe('what a command printed', () => {
     // Too long: a long path's directories go first, so the file it acts on and the command after it stay.
     assert.equal(commandLabel('git add /home/u/M-Claude/Projects/Scripts/redact_gitleaks_secrets.py && git status', redactor, 60), 'git add …/Scripts/redact_gitleaks_secrets.py && git status');
     assert.equal(commandLabel('cat /home/u/a/b/c.txt', redactor, 60), 'cat /home/u/a/b/c.txt', 'a label that fits keeps its paths whole');
+    // Cut between words where a space is near, and a quoted string cut into stays quoted.
+    assert.equal(clipCommand('mv test_*.py tests/integration/ && mv test_connections.py tests/integration/', 40), 'mv test_*.py … tests/integration/');
+    assert.equal(clipCommand('powershell "Resolve-DnsName google.com -Server 192.168.8.1 -DnsOnly"', 40), 'powershell "Resolve-DnsN…" … "…-DnsOnly"');
+    assert.equal(clipCommand('ssh root@host.example "ps | grep blocky | grep -v grep"', 40), 'ssh root@host.example … "…| grep -v grep"');
     assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
     assert.equal(clipMiddle('short enough', 60), 'short enough');
     // A label clipped before keeps one ellipsis where a second clip meets it.
