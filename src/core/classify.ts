@@ -135,7 +135,7 @@ const LEAD_CLASSES: ReadonlyArray<readonly [RegExp, SentenceClass]> = [
   [SUSPECTED_LEAD, 'finding'],
   // Under a question ("## 1. Semantic Overlays - Examples or Exhaustive?") stands its answer; under an offer, options.
   [/^(?!.*\b(?:would you like|do you want|want me to|shall i|should i|should we|which (?:one|would|do you))\b).*\?\s*$/i, 'finding'],
-  [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|approaches)|to use (?:it|the|this)|usage|how to|example|examples|e\.g\.)\b/i, 'other'],
+  [/\b(?:options?|alternatives|would you like|do you want|want me to|you (?:can|could|may|might)|choose|pick one|which (?:one|would)|here are (?:your|some|a few)|possible (?:fixes|solutions|approaches)|to use (?:it|the|this)|usage|how to|examples?(?!\s*(?:&|and)\s)|e\.g\.)\b/i, 'other'],
   // A review's grading heads what it found ("Critical / high (fix first)", "Security concerns", "Bugs").
   [/\b(?:root cause|cause|problem|issue|finding|findings|analysis|diagnos\w*|observ\w*|discover\w*|what (?:i|we) found|key (?:insight|facts?)|result|results|status|critical(?: issues?| bugs?| findings?| \/ high| and high|, high)|severity|(?:bugs?|vulnerabilit(?:y|ies)|gaps?|risks?|concerns?|weakness(?:es)?)(?! (?:(?:have |has )?(?:been |were |are |is )?)(?:fixed|resolved|addressed|closed)))\b/i, 'finding'],
   // "Updated Appendix TODO Items:", "Added next steps section:" head what was changed in a document, not the plan.

@@ -77,9 +77,11 @@ export const HELP_OPENING = /^(?:(?:ok(?:ay)?|sure|alright|great)[,!.]?\s+)*(?:i
  * hook is using the old script instead of the new one", "The test is currently using
  * real git commands instead of mocking them", "it seems to have listed
  * the tags instead of switching", "it's all on one line with spaces instead of
- * newlines", "The UCI configuration had `server` set as a single option instead of a list"): what was found, not a choice.
+ * newlines", "The UCI configuration had `server` set as a single option instead of a list"), seen by the agent or
+ * not ("I see that the linter errors are all about using single quotes instead of double quotes"): what was
+ * found, not a choice.
  */
-export const DESCRIBED_INSTEAD = /^(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all |currently |already |also |really |apparently )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
+export const DESCRIBED_INSTEAD = /^(?:(?:i|we) (?:can )?(?:see|notice|noticed|found|realize|realized)(?: that)? )?(?!(?:i|we|let's|let me|you)\b)(?:[^.!?]|\.(?=\w))*\b(?:(?:is|are|was|were|'s|'re|seems? to(?: have)?|appears? to(?: have)?) (?:still |just |now |actually |only |all |currently |already |also |really |apparently )?(?:\w+(?:ing|ed)|on|in|at|inside|under|with|about)|(?:has|had|have)\b[^.]{0,60}?\b(?:set|configured|defined|declared|stored|saved|written|listed|typed|formatted) (?:as|to))\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /**
  * "instead of" in what went wrong, not what was chosen: the verb says it was a
@@ -149,6 +151,8 @@ export const NARRATION: readonly RegExp[] = [
   /^(?:(?:my|our) (?:current |initial |immediate |main |primary |new |revised )?(?:plan|intention|aim|goal) (?:now |here )?is|(?:(?:then|now|next|first|so),?\s+)?(?:i|we)(?:'m| am|'re| are)? (?:now )?(?:plan(?:ning)?|intend(?:ing)?|aim(?:ing)?|going) to) (?:first )?(?:list|check|look|confirm|run|re-?run|read|inspect|examine|review|see|verify|investigate|explore|find|search|understand|analy[sz]e|test|gather|scan|trace|debug|diagnose|figure)\b/i,
   /^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b/i,
   /^the (?:goal|aim|objective|idea) (?:here |now )?is to\b/i,
+  // A step taken, said as a decision: "I've decided to run the script `scripts/create_tree_sitter_configs.sh`".
+  /\b(?:i(?:'ve| have)?|we(?:'ve| have)?) (?:now )?decided to (?:first )?(?:run|re-?run|execute|launch|invoke|check|look|examine|inspect|read|open|view|list|search|grep|query|test)\b/i,
   /^(?:this|the|that|our|my) (?:script|test|command|snippet|code|run|check) (?:will|should|is going to) (?:attempt|try|check|verify|test|reproduce|run|print|help|confirm|show)\b/i,
   /\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b/i,
   /\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b/i,

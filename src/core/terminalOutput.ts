@@ -41,6 +41,8 @@ export function terminalText(output: string): string {
 
 /** Narrowest width a terminal is taken to wrap at. */
 const WRAP_MIN_COLUMNS = 78;
+/** Narrowest width read as a wrap at all, where several lines end at it. */
+const NARROW_WRAP_MIN_COLUMNS = 40;
 
 /**
  * Lines a terminal wrapped at its width joined again: an export keeps the wrap mid-word ("…tasks.md: No such
@@ -50,14 +52,18 @@ function unwrapped(text: string): string {
   const lines = text.split('\n');
   let width = 0;
   for (const line of lines) width = Math.max(width, line.length);
-  if (width < WRAP_MIN_COLUMNS) return text;
-  // The longest line is a wrap only at a terminal's width: one more line as long, or a usual column count.
-  if (lines.filter((l) => l.length === width).length < 2 && !TERMINAL_COLUMNS.has(width)) return text;
+  // The longest line is a wrap only at a terminal's width: one more line as long, or a usual column count; a
+  // narrower width only where three lines or more end at it (an export that wrapped a log at 65 columns).
+  const atWidth = lines.filter((l) => l.length === width).length;
+  if (width < WRAP_MIN_COLUMNS ? width < NARROW_WRAP_MIN_COLUMNS || atWidth < 3 : atWidth < 2 && !TERMINAL_COLUMNS.has(width)) return text;
   const out: string[] = [];
   for (const line of lines) {
     const previous = out[out.length - 1];
     // A word cut by the wrap goes on in its own case: "…is missing" then "Exit code: 1" are two lines.
-    const wraps = previous !== undefined && previous.length % width === 0 && /\w$/.test(previous) && /^\w/.test(line) && !(/[a-z]$/.test(previous) && /^[A-Z]/.test(line));
+    // Or cut after an opening bracket: "…bind on address ('" / "127.0.0.1', 8000): address already in use".
+    // At a narrow width a line of one word (a hash, a path, a listed name) is no wrap: lines of them are often as long.
+    const cut = previous !== undefined && previous.length % width === 0 && (width >= WRAP_MIN_COLUMNS || / /.test(previous));
+    const wraps = cut && ((/\w$/.test(previous) && /^\w/.test(line) && !(/[a-z]$/.test(previous) && /^[A-Z]/.test(line))) || (/[(\[{]['"]?$/.test(previous) && /^[\w'"]/.test(line)));
     if (wraps && !PROMPT_LINE.test(previous) && !PROMPT_LINE.test(line)) out[out.length - 1] = previous + line;
     else out.push(line);
   }

@@ -47,6 +47,7 @@ describe('sentence classes', () => {
     assert.equal(agent("The key is in the temp file but it's all on one line with spaces instead of newlines."), 'finding');
     assert.equal(agent("I'll use jq instead of grep."), 'decision');
     assert.equal(agent('The test is currently using real git commands with a temporary repository instead of mocking them.'), 'finding');
+    assert.equal(agent('I see that the linter errors are all about using single quotes instead of double quotes.'), 'finding', 'what the agent sees is found');
     // The agent naming what it turns to next says nothing yet; with a verb of its own the sentence states something.
     assert.equal(agent('Now the full suite and the type check.'), 'process');
     assert.equal(agent('Now the router: drop the `router.use` and chain the limiter after the auth middleware on each keyed route.'), 'process');
@@ -105,6 +106,9 @@ describe('sentence classes', () => {
     assert.notEqual(agent('This is cleaner: `utils.ts` no longer imports `db` because the pool moved.'), 'other');
     // A look the agent is about to take decides nothing, whatever it names; a change with what it replaces does.
     assert.equal(agent('Let me check if dnsmasq is maybe using port 5335 instead of forwarding to it.'), 'process');
+    // A command run, said as a decision, is a step; a choice of approach said so is a decision.
+    assert.equal(agent("Following the `dependencies.sh` failure, I've decided to execute `create_tree_sitter_configs.sh`."), 'process');
+    assert.equal(agent("I've decided to proceed with the direct replacement of the typescript dependencies in the TOML file."), 'decision');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
     assert.equal(agent('Let me modify the test file to use mocking instead of a real git repository'), 'decision');
     // Reasoning about the conversation itself (what the user said, what to say back) is no statement about the work.
@@ -146,6 +150,9 @@ describe('sentence classes', () => {
     // Under a heading that reports a document's update, an item says what changed, not what comes next.
     assert.equal(classifySentence('Reorganized into categories: temperature bias, semantic overlays, navigation', 'assistant', 'Updated Appendix TODO Items').cls, 'change');
     assert.equal(classifySentence('Migrate the session store to per-repo directories', 'assistant', 'Next steps').cls, 'plan');
+    // Fixes made to the examples are changes; an example of a fix is an illustration.
+    assert.equal(classifySentence('Updated `README.md` code example to use `rust` instead of `bash`.', 'assistant', 'Example & Documentation Fixes:').cls, 'change');
+    assert.equal(classifySentence('Wrap the call in a try block.', 'assistant', 'Example Fix:').cls, 'other');
     // A bare verb with its object is a step to take, never what was found; the same word as a noun is not.
     assert.equal(agent('List the specific files needed to diagnose the P2T bug.'), 'plan');
     assert.equal(agent('Check Redux saga/thunk that consumes `audio`: it should call `injectText` only once per capture.'), 'plan');
@@ -866,6 +873,12 @@ describe('what a command printed', () => {
     const wrapped = 'cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or di\nrectory\nok';
     assert.deepEqual(outputLines(wrapped), ['cat: /Users/edobry/Projects/chitin/synthase/process/tasks.md: No such file or directory', 'ok']);
     assert.deepEqual(outputLines('total 8\nfile_a\nfile_b'), ['total 8', 'file_a', 'file_b']);
+    // A wrap right after an opening bracket ("…bind on address ('" / "127.0.0.1', 8000)…") is read whole too.
+    // An export that wrapped a log at 65 columns: three lines end at that width.
+    const bracket = "ERROR:    [Errno 48] error while attempting to bind on address ('\n127.0.0.1', 8000): address already in use\n2025-07-24 22:59:59,440 - mcp.server.streamable_http_manager - IN\nFO - started\n2025-07-24 22:59:59,441 - mcp.server.streamable_http_manager - IN\nFO - stopped";
+    const hashes = ['0123456789abcdef0123456789abcdef01234567', '1123456789abcdef0123456789abcdef01234567', '2123456789abcdef0123456789abcdef01234567', '3123456789abcdef0123456789abcdef01234567'];
+    assert.deepEqual(outputLines(hashes.join('\n')), hashes, 'lines of one word as long as each other are no wrap');
+    assert.deepEqual(outputLines(bracket).slice(0, 2), ["ERROR:    [Errno 48] error while attempting to bind on address ('127.0.0.1', 8000): address already in use", '2025-07-24 22:59:59,440 - mcp.server.streamable_http_manager - INFO - started']);
     // The longest line alone at no usual terminal width is no wrap; a prompt is never joined to what follows.
     const single = 'Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check\nYou can use /undo to undo';
     assert.deepEqual(outputLines(single), ['Commit dd581c5 refactor: Refactor unionIterablesAsyncGen to yield directly from the async check', 'You can use /undo to undo']);

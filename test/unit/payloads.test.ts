@@ -155,6 +155,15 @@ describe('store payloads', function () {
       last = now;
       ticks++;
     }, 1);
+    // What is asserted does not depend on the machine's load: other work runs between the slices of the put.
+    let between = 0;
+    let probing = true;
+    const probe = (): void => {
+      if (!probing) return;
+      between++;
+      setImmediate(probe);
+    };
+    setImmediate(probe);
     const started = performance.now();
     last = started;
     let result: { hash: string; bytes: number };
@@ -164,6 +173,7 @@ describe('store payloads', function () {
       maxGap = Math.max(maxGap, now - last);
     } finally {
       clearInterval(ticker);
+      probing = false;
     }
     const elapsed = performance.now() - started;
     console.log(
@@ -172,8 +182,10 @@ describe('store payloads', function () {
     assert.equal(result.hash, expectedHash);
     assert.equal(result.bytes, Buffer.byteLength(text, 'utf8'));
     assert.equal(fs.statSync(path.join(dir, result.hash)).size, result.bytes);
-    assert.ok(ticks > 10, `the ticker ran only ${ticks} times`);
-    assert.ok(maxGap < 50, `event loop stalled for ${maxGap.toFixed(1)} ms`);
+    // The put is cut in slices of about 1 MB with a turn of the event loop between them: the longest gap (printed
+    // above; about 10 ms a slice on a 2-core machine) is bounded by a slice, whatever else the machine runs.
+    const slices = Math.ceil(text.length / (1 << 20));
+    assert.ok(between >= slices - 1, `the event loop ran ${between} times during ${slices} slices`);
     assert.ok(store.verify(result.hash));
   });
 });
