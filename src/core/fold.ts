@@ -9,10 +9,11 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThough
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR } from './cues';
-import { clipChars, handles, salience, saysNothing, STATEMENT_MAX_WORDS, statementOf, stems, subjectKey, withSubject, words } from './digest';
+import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
+import { listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
@@ -60,49 +61,8 @@ const REPRODUCES = ' reproduced the bug ';
 /** A plan sentence that says it is the next step. */
 const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that|this)|afterwards|first|now|the next step)\b/i;
 
-/**
- * A list item with the sentence it finishes ("…the code might be: taking the entire current application state
- * rather than just the profile-specific settings"): the item whole, the sentence's closing words before it
- * (clipped from the front with "…" to fit one statement). Undefined when the item leaves no room for them.
- */
-function withIntro(intro: string, item: string): string | undefined {
-  const room = STATEMENT_MAX_WORDS - words(item).length;
-  if (room < 5) return undefined;
-  const w = words(intro);
-  const head = w.length <= room ? w.join(' ') : `…${w.slice(w.length - room).join(' ')}`;
-  return `${head}: ${lowerFirst(item)}`;
-}
-
-/** A sentence as the continuation of a line: its capital dropped unless it opens a name ("The" → "the", "API" stays). */
-function lowerFirst(text: string): string {
-  return text.replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
-}
-
-/** An item joining the line of the items before it under one intro keeps this many words; the line at most LISTED_LINE_WORDS. */
-const LISTED_ITEM_WORDS = 16;
-const LISTED_LINE_WORDS = 48;
-
-/** Items a sentence that opens a list takes into its line. */
-const LISTED_ITEMS = 4;
-
-/**
- * A sentence as a summary line reads it. One that ends with a colon says
- * little alone ("Move it to a shared utility module, such as:"): the short
- * items under it (up to LISTED_ITEMS) finish it ("…such as:
- * `src/domain/repo-utils.ts`; `src/utils/repo.ts`"). Items that are sentences
- * of their own stand on their own.
- */
-function listed(sentences: readonly Sentence[], i: number): string {
-  const s = sentences[i]!;
-  if (!/[:：]$/.test(s.text)) return s.text;
-  const items: string[] = [];
-  for (let j = i + 1; j < sentences.length && items.length < LISTED_ITEMS; j++) {
-    const item = sentences[j]!;
-    if (!item.item || (s.item && !item.lead?.endsWith(s.text))) break;
-    if (isFragment(item.text)) items.push(item.text.replace(/[.;,]$/, ''));
-  }
-  return items.length ? `${s.text} ${items.join('; ')}` : s.text;
-}
+/** A statement read with the sentence it refers back to keeps this many words (two sentences' worth of one fact). */
+const REFERRED_LINE_WORDS = 44;
 
 /** A candidate's mark when its sentence stands under a lead-in of suspected causes ("Likely causes:"). */
 function suspicionOf(sentence: Sentence): { readonly suspected?: true } {
@@ -237,6 +197,8 @@ export class Fold {
         const sentences = sentencesOf(answer);
         // The candidate the last item under an intro made: the next item under the same intro joins it.
         let listedUnder: { intro: string; at: number } | undefined;
+        // The sentence that made the last candidate of this text.
+        let madeBy = -1;
         let askedFor = false;
         for (let i = 0; i < sentences.length; i++) {
           const s = sentences[i]!;
@@ -250,7 +212,16 @@ export class Fold {
           if (next?.intro !== undefined && next.intro === s.text.replace(/[:：]$/, '') && withIntro(next.intro, next.text) !== undefined) continue;
           const { cls, score } = classifySentence(whole ?? s.text, 'assistant', s.lead);
           if (!CONTENT_CLASSES.has(cls)) continue;
-          const read = whole ?? listed(sentences, i);
+          const referent = whole === undefined ? withReferent(sentences, i) : undefined;
+          // What a "This …" refers back to made the last line: the sentence goes on in that line, not a line of its own.
+          const last = candidates[candidates.length - 1];
+          if (referent !== undefined && madeBy === i - 1 && last !== undefined && cls !== 'plan') {
+            const joined = statementOf(`${last.text.replace(/[.…;!]$/, '')}; ${lowerFirst(s.text)}`, REFERRED_LINE_WORDS);
+            if (!last.text.includes(s.text)) candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: weight(joined) };
+            madeBy = i;
+            continue;
+          }
+          const read = whole ?? referent ?? listed(sentences, i);
           if (cls === 'plan') {
             // "The file includes: 4. Next steps" lists what a document holds: only an intro that plans makes its bare items steps.
             if (whole !== undefined && isFragment(s.text) && classifySentence(`${s.intro!}:`, 'assistant').cls !== 'plan') continue;
@@ -259,7 +230,7 @@ export class Fold {
             marked ||= says;
             continue;
           }
-          let text = statementOf(withSubject(read, s.lead));
+          let text = statementOf(withSubject(read, s.lead), referent !== undefined ? REFERRED_LINE_WORDS : undefined);
           // A decision keeps its reason when the next sentence gives it.
           const after = sentences[i + 1];
           if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
@@ -278,6 +249,7 @@ export class Fold {
             }
           }
           candidates.push({ cls, score, text, record: part.record, salience: weight(text), order: order++, ...suspicionOf(s) });
+          madeBy = i;
           listedUnder = whole !== undefined && s.intro !== undefined ? { intro: s.intro, at: candidates.length - 1 } : undefined;
         }
         // An edit an export rendered in the text (SpecStory's Cursor diffs) wrote its file.
@@ -306,13 +278,28 @@ export class Fold {
 
   /** Private reasoning often holds the diagnosis; only its most telling statements are candidates. */
   private reasoning(text: string, record: number, candidates: Candidate[], next: () => number): void {
-    for (const s of sentencesOf(text)) {
+    const sentences = sentencesOf(text);
+    let madeBy = -1;
+    for (let i = 0; i < sentences.length; i++) {
+      const s = sentences[i]!;
       const { cls, score } = classifySentence(s.text, 'assistant', s.lead);
       if (cls !== 'finding' && cls !== 'failure' && cls !== 'decision') continue;
-      const statement = statementOf(withSubject(s.text, s.lead));
+      // A "This …" whose sentence made the last candidate goes on in it (see step).
+      const referent = withReferent(sentences, i);
+      if (referent !== undefined && madeBy === i - 1) {
+        const last = candidates[candidates.length - 1]!;
+        const joined = statementOf(`${last.text.replace(/[.…;!]$/, '')}; ${lowerFirst(s.text)}`, REFERRED_LINE_WORDS);
+        candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: salience(joined) - 1 };
+        madeBy = i;
+        continue;
+      }
+      const statement = statementOf(withSubject(referent ?? s.text, s.lead), referent !== undefined ? REFERRED_LINE_WORDS : undefined);
       if (saysNothing(statement)) continue;
       const carried = salience(statement);
-      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });
+      if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) {
+        candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });
+        madeBy = i;
+      }
     }
   }
 

@@ -956,6 +956,16 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruledOut.some((t) => /plan\.md.*File does not exist/.test(t)), JSON.stringify(ruledOut));
   });
 
+  it('a "This …" that refers back is read with the sentence it refers to, in one line', async () => {
+    const b = new RecordBuilder()
+      .user('Review the auth package.')
+      .step('`signToken` spreads the payload object directly into the JWT constructor. This risks embedding conflicting registered claims such as `exp` or `iat`.\n\nThe cookie helper hardcodes `sameSite` to `lax`. This file is small.');
+    const found = (await fold(b)).facts.Findings.map((l) => l.text);
+    assert.ok(found.some((t) => /^`signToken` spreads the payload .*; this risks embedding conflicting registered claims/.test(t)), JSON.stringify(found));
+    assert.ok(!found.some((t) => /^This risks/.test(t)), 'no line opens with a pronoun for a sentence it lost');
+    assert.ok(!found.some((t) => /hardcodes .*; this file/.test(t)), '"This file" names its own subject');
+  });
+
   it('harness text never becomes a request, a goal or a rule', async () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
