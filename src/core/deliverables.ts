@@ -5,7 +5,7 @@
  * edit replaced (the earlier change undone).
  */
 import { knownPathOf } from './artifacts';
-import { handles, purposeOf, statementOf, subjectKey } from './digest';
+import { declaredOf, handles, purposeOf, statementOf, subjectKey } from './digest';
 import { addStatement } from './factLines';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
@@ -93,10 +93,7 @@ export class Deliverables {
         entry.created = true;
         // What the file is for, as its own header says it (a docstring, a leading comment, a title).
         const content = writtenContent(tool);
-        if (content !== undefined && entry.purpose === undefined) {
-          const purpose = purposeOf(touch.path, content, this.purposeWords);
-          if (purpose !== undefined) entry.purpose = this.b.redactor.redact(purpose).text;
-        }
+        if (content !== undefined) this.describe(entry, touch.path, content);
       } else entry.writes++;
       // A short file a shell command wrote whole (a here-document: a config, a unit file) is said by its lines.
       if (body !== undefined) {
@@ -109,8 +106,13 @@ export class Deliverables {
       this.checkUndo(tool, edit, sources);
       const path = (touches[0] ?? fileTouches(tool)[0])?.path;
       const entry = path !== undefined ? this.writes.get(this.deliverableKey(path)) : undefined;
-      const diff = changedLine(edit.old, edit.new, this.b.redactor);
-      if (entry && diff) entry.edit = diff;
+      // An edit that replaced nothing wrote the file whole (aider's empty SEARCH block): what the file is for tells a
+      // reader more than "(nothing) → `import { z } from "zod";`".
+      if (entry && path !== undefined && edit.old.trim() === '') this.describe(entry, path, edit.new);
+      else {
+        const diff = changedLine(edit.old, edit.new, this.b.redactor);
+        if (entry && diff) entry.edit = diff;
+      }
     }
   }
 
@@ -123,6 +125,13 @@ export class Deliverables {
   renderedEdit(path: string, record: number): void {
     const known = rooted(path) ? [] : [...this.writes.keys(), ...this.readPaths].filter((k) => endsWithPath(k, path));
     this.written(this.keyFor(new Set(known).size === 1 ? known[0]! : path), record).writes++;
+  }
+
+  /** What a new file is for, as its own header says it (a docstring, a leading comment, a title), else what it declares. */
+  private describe(entry: Written, path: string, content: string): void {
+    if (entry.purpose !== undefined) return;
+    const purpose = purposeOf(path, content, this.purposeWords) ?? declaredOf(content);
+    if (purpose !== undefined) entry.purpose = this.b.redactor.redact(purpose).text;
   }
 
   /** The entry of a file written now (at `record`): there again if it was deleted, the latest file written. */

@@ -966,6 +966,18 @@ describe('the Task Context as a digest', () => {
     assert.ok(!found.some((t) => /hardcodes .*; this file/.test(t)), '"This file" names its own subject');
   });
 
+  it('a new code file with no header of its own is said by the names it declares, never by its first line', async () => {
+    const schema = "import { z } from 'zod';\n\nexport const ValidatorMetadataSchema = z.object({ id: z.string() });\nexport type ValidatorMetadata = z.infer<typeof ValidatorMetadataSchema>;\n";
+    const b = new RecordBuilder()
+      .user('Add the validator schemas.')
+      .step('Writing the schema.', [{ name: 'Write', input: { file_path: '/w/schemas/metadata.ts', content: schema }, output: 'File created successfully at: /w/schemas/metadata.ts' }])
+      .step('Filling the empty file.', [{ name: 'Edit', input: { file_path: '/w/schemas/governance.ts', old_string: '', new_string: schema.replace(/Metadata/g, 'Governance') }, output: 'The file /w/schemas/governance.ts has been updated.' }]);
+    const lines = (await fold(b)).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    assert.ok(lines.some((l) => /metadata\.ts: created — declares `ValidatorMetadataSchema`, `ValidatorMetadata`/.test(l)), JSON.stringify(lines));
+    assert.ok(lines.some((l) => /governance\.ts: modified ×1 — declares `ValidatorGovernanceSchema`/.test(l)), JSON.stringify(lines));
+    assert.ok(!lines.some((l) => /\(nothing\) →/.test(l)), JSON.stringify(lines));
+  });
+
   it('harness text never becomes a request, a goal or a rule', async () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
