@@ -19,7 +19,7 @@
 import {
   AGENT_CUES, BENEFIT_CLAIM, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
   GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, IMPERATIVE_PLURAL, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, PURPOSE_CLAUSE, REASON_CLAUSE,
-  NARRATION, NOT_A_RULE, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
+  NARRATION, NOT_A_RULE, NOTHING_KNOWN, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
 } from './cues';
@@ -202,7 +202,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A stated cause keeps it ("the issue is X"), not where a problem happens ("…where the problem is occurring").
   if (NARRATION.some((pattern) => pattern.test(body)) && !/\b(?:because|root cause|turns out|is caused by|the (?:issue|problem|cause) (?:is|was)(?! (?:occurring|happening|coming|arising|located)\b))\b/i.test(body)) return { cls: 'process', score: 0 };
   if (PLEASANTRY_SENTENCE.test(body) || PLEASANTRY_SENTENCE.test(sentence) || (FLUFF.test(body) && !/\b(?:because|error|fail|root cause)\b/i.test(body))) return { cls: 'pleasantry', score: 0 };
-  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body) || (BENEFIT_CLAIM.test(body) && !/[`\d]/.test(body))) return { cls: 'other', score: 0 };
+  if (EXPECTATION.test(body) || PLANNED_EDIT.test(body) || QUALITY_CLAIM.test(body) || PRESCRIBED.test(body) || NOTHING_KNOWN.test(body) || (BENEFIT_CLAIM.test(body) && !/[`\d]/.test(body))) return { cls: 'other', score: 0 };
   // A sentence that stops at a conjunction ("This is significant because") was cut where a list began: it states nothing.
   if (/\b(?:because|and|or|but|that|which|since|when|if|to|says|said|reads|shows|showed)\s*[:：]?\s*$|\b(?:with|of|for|as|the|a|an|is|are|was|were|by)\s*$/i.test(body)) return { cls: 'other', score: 0 };
   if (FILE_REQUEST.test(body)) return { cls: 'process', score: 0 };

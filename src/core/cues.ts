@@ -125,6 +125,12 @@ export const BENEFIT_CLAIM =
 /** Celebration and self-praise: "now production-ready 🎉", "works perfectly!". */
 export const FLUFF = /[🎉🚀✨🥳💪]|\b(?:production-ready|perfectly|flawlessly|like a charm|great job|well done|masterpiece)\b.*!?$/u;
 
+/**
+ * A field a report could not fill ("Schema Name: Not explicitly mentioned in the summary.", "Status: Unknown, as
+ * the summary does not provide details."): it says that nothing is known.
+ */
+export const NOTHING_KNOWN = /^(?:[\w /-]{1,30}:\s*)?(?:unknown(?=\s*(?:[.,;(]|$))|not (?:explicitly )?(?:mentioned|specified|stated|provided|given|shown|documented|available)\b|none (?:mentioned|given|specified|found)\b|n\/a\b)/i;
+
 /** Narration behind a lead clause: "Based on the spec, I'll start…", "Then re-applying the changes". */
 export const NARRATED_AFTER = /^(?:based on|given|with|after|before|now that|since|if so|if (?:that|this|it) (?:works|fails|passes)|to \w+)\b[^,]{0,120},\s*(?:i(?:'ll| will|'m| am| understand| now understand)|let me|let's|we(?:'ll| will| can| should))\b|^(?:then|next|now|first|finally),?\s+[\w-]+ing\b/i;
 

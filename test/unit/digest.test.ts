@@ -471,6 +471,10 @@ describe('sentence classes', () => {
     const agent = (s: string): string => classifySentence(s, 'assistant').cls;
     assert.equal(agent('This ensures your changelog is accurate and up to date for the next release or PR.'), 'other');
     assert.equal(agent('This improves the UX and prevents confusion for invalid status values.'), 'other');
+    // A field a report could not fill says nothing is known; an error naming "unknown" is a fact.
+    assert.equal(agent('Schema Name: Not explicitly mentioned in the summary.'), 'other');
+    assert.equal(agent('**Status**: Unknown, as the summary does not provide details.'), 'other');
+    assert.equal(agent('Unknown command `foo` makes the CLI exit 2.'), 'finding');
     assert.equal(agent('This ensures that `flush()` runs once per request.'), 'finding', 'what it names is a fact about the code');
     assert.equal(agent('This prevents the crash because the cache is cleared first.'), 'finding', 'a reason makes it a finding');
     assert.equal(agent('The attempt to inject the `id` command did not yield any additional output, suggesting that the server sanitizes input.'), 'failure');
