@@ -468,7 +468,6 @@ describe('sentence classes', () => {
   });
 
   it('a benefit claimed naming nothing is no finding; an attempt that came to nothing is ruled out', () => {
-    const agent = (s: string): string => classifySentence(s, 'assistant').cls;
     assert.equal(agent('This ensures your changelog is accurate and up to date for the next release or PR.'), 'other');
     assert.equal(agent('This improves the UX and prevents confusion for invalid status values.'), 'other');
     // A field a report could not fill says nothing is known; an error naming "unknown" is a fact.
