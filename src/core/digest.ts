@@ -429,7 +429,9 @@ export function clipCommand(command: string, max: number): string {
   // Where each character stands: the quote it is inside, if any.
   const quoteAt: string[] = [];
   let open = '';
-  for (const ch of command) {
+  // By UTF-16 unit, as the cut indexes the command (an emoji is two).
+  for (let at = 0; at < command.length; at++) {
+    const ch = command[at]!;
     const before = open;
     if (open === '' && /["'`]/.test(ch)) open = ch;
     else if (ch === open) open = '';

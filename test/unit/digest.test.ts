@@ -846,6 +846,7 @@ describe('what a command printed', () => {
     assert.equal(clipCommand('mv test_*.py tests/integration/ && mv test_connections.py tests/integration/', 40), 'mv test_*.py … tests/integration/');
     assert.equal(clipCommand('powershell "Resolve-DnsName google.com -Server 192.168.8.1 -DnsOnly"', 40), 'powershell "Resolve-DnsN…" … "…-DnsOnly"');
     assert.equal(clipCommand('ssh root@host.example "ps | grep blocky | grep -v grep"', 40), 'ssh root@host.example … "…| grep -v grep"');
+    assert.equal(clipCommand('echo 😀😀 ssh host "ps aux | grep blocky | grep -v grep | wc -l" && echo done', 40), 'echo 😀😀 ssh host "ps…" … "…-l" && echo done', 'an emoji before the quote moves no quote');
     assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
     assert.equal(clipMiddle('short enough', 60), 'short enough');
     // A label clipped before keeps one ellipsis where a second clip meets it.
