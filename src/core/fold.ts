@@ -13,7 +13,7 @@ import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectK
 import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
-import { listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
+import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
 import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
@@ -216,7 +216,7 @@ export class Fold {
           // What a "This …" refers back to made the last line: the sentence goes on in that line, not a line of its own.
           const last = candidates[candidates.length - 1];
           if (referent !== undefined && madeBy === i - 1 && last !== undefined && cls !== 'plan') {
-            const joined = statementOf(`${last.text.replace(/[.…;!]$/, '')}; ${lowerFirst(s.text)}`, REFERRED_LINE_WORDS);
+            const joined = statementOf(continued(last.text, s.text), REFERRED_LINE_WORDS);
             if (!last.text.includes(s.text)) candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: weight(joined) };
             madeBy = i;
             continue;
@@ -288,7 +288,7 @@ export class Fold {
       const referent = withReferent(sentences, i);
       if (referent !== undefined && madeBy === i - 1) {
         const last = candidates[candidates.length - 1]!;
-        const joined = statementOf(`${last.text.replace(/[.…;!]$/, '')}; ${lowerFirst(s.text)}`, REFERRED_LINE_WORDS);
+        const joined = statementOf(continued(last.text, s.text), REFERRED_LINE_WORDS);
         candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: salience(joined) - 1 };
         madeBy = i;
         continue;

@@ -65,5 +65,10 @@ export function withReferent(sentences: readonly Sentence[], i: number): string 
   const s = sentences[i]!;
   const before = sentences[i - 1];
   if (!REFERS_BACK.test(s.text) || before === undefined || before.heading || Boolean(before.item) !== Boolean(s.item) || /[:：]$/.test(before.text)) return undefined;
-  return `${before.text.replace(/[.…;!]$/, '')}; ${lowerFirst(s.text)}`;
+  return continued(before.text, s.text);
+}
+
+/** A statement and the sentence that goes on from it, as one line: "…constructor; this risks embedding…". */
+export function continued(statement: string, sentence: string): string {
+  return `${statement.replace(/[.…;!]$/, '')}; ${lowerFirst(sentence)}`;
 }
