@@ -135,13 +135,13 @@ export function errorLine(output: string): string {
   const lines = outputLines(output)
     .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?|[~^\s]+)$/i.test(l))
     .map((l) => l.replace(/ {3,}/g, '  '));
-  const weighed = lines.map((line, at) => ({ line, at, w: errorWeight(line) + causeWeight(lines, at) }));
+  const weighed = lines.map((line, at) => ({ line, at, w: errorWeight(line) + causeWeight(lines, at), key: repeatKey(line) }));
   // An error printed again and again (a lint rule broken on 74 lines, one missing field in every config a loop read)
   // is what the run is about: it ranks above an error printed once, and says how often it came.
   const repeats = new Map<string, number>();
-  for (const x of weighed) if (x.w > 0) repeats.set(repeatKey(x.line), (repeats.get(repeatKey(x.line)) ?? 0) + 1);
+  for (const x of weighed) if (x.w > 0) repeats.set(x.key, (repeats.get(x.key) ?? 0) + 1);
   const ranked = weighed
-    .map((x) => ({ ...x, times: repeats.get(repeatKey(x.line)) ?? 1 }))
+    .map((x) => ({ ...x, times: repeats.get(x.key) ?? 1 }))
     // Only a line that names an error gains by repeating: a runner's help line ("For further information visit …") does not.
     .map((x) => ({ ...x, w: x.w >= 2 ? x.w + (x.times >= 3 ? 2 : x.times - 1) : x.w }))
     .filter((x) => x.w > 0)
