@@ -401,28 +401,11 @@ export function shortenPaths(text: string, max: number, keep = 2): string {
 }
 
 /**
- * `text` cut to about `max` characters in its middle, at spaces where it can
- * be, marked with "…": its head and its end stay. What tells two commands apart
- * is as often at their end (the file, the URL, the query) as at their start.
- */
-export function clipMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let head = text.slice(0, Math.round(max * MIDDLE_CLIP_HEAD));
-  const headSpace = head.lastIndexOf(' ');
-  if (headSpace > head.length / 2) head = head.slice(0, headSpace);
-  let tail = text.slice(text.length - (max - head.length));
-  // The tail starts at a word, else at a part of a path or a name (`/etc/passwd`, `::test_timestamp`).
-  const start = / |[/:.=]/.exec(tail.slice(0, tail.length / 2));
-  if (start) tail = tail.slice(start[0] === ' ' ? start.index + 1 : start.index);
-  // A text clipped in the middle before (a command's label) keeps one ellipsis where two would meet.
-  return `${head.replace(/\s*…$/, '').trimEnd()} … ${tail.replace(/^…\s*/, '').trimStart()}`;
-}
-
-/**
- * A command cut to about `max` characters in its middle as clipMiddle cuts it, but at a space between its words
- * where one is near (`mv test_*.py … tests/integration/`, not `tests/integ … /integration/`), and with a quoted
- * string it cuts into still quoted (`powershell "Resolve-DnsName goo…" … "…-DnsOnly"`), so the label never reads
- * as a quote left open.
+ * A command cut to about `max` characters in its middle, marked with "…": its head and its end stay (what tells
+ * two commands apart is as often at their end, the file, the URL, the query, as at their start). Each cut moves
+ * to a space between words where one is near (`mv test_*.py … tests/integration/`, not `tests/integ …
+ * /integration/`), a quoted string it cuts into stays quoted (`powershell "Resolve-DnsName goo…" … "…-DnsOnly"`),
+ * and a label clipped before keeps one ellipsis where two would meet.
  */
 export function clipCommand(command: string, max: number): string {
   if (command.length <= max) return command;
@@ -445,7 +428,7 @@ export function clipCommand(command: string, max: number): string {
   const tailFrom = command.length - (max - headEnd);
   let tailStart = tailFrom;
   for (let at = tailFrom; at <= tailFrom + (max - headEnd) * (1 - SNAP_SHARE); at++) if (boundary(at)) { tailStart = at + 1; break; }
-  // No space near: the tail starts at a part of a path or a name (`/cgi-bin/file.pl`), as clipMiddle's does.
+  // No space near: the tail starts at a part of a path or a name (`/cgi-bin/file.pl`, `::test_timestamp`).
   if (tailStart === tailFrom) tailStart += Math.max(0, command.slice(tailFrom, tailFrom + (max - headEnd) / 2).search(/[/:.=]/));
   const headQuote = quoteAt[headEnd - 1] ?? '';
   const tailQuote = quoteAt[tailStart] ?? '';

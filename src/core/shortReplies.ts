@@ -126,7 +126,8 @@ export function resolveReply(reply: string, offer: { text: string; record: numbe
   if (echo) {
     const option = offeredOptions(offer.text).find((o) => o.label === echo[1]!.toLowerCase());
     const said = stems(echo[2]!);
-    if (option && said.size > 0 && [...said].every((w) => stems(option.text).has(w))) return { chose: `${option.label}. ${option.text}`, offered: offer.record, assent: false };
+    const own = option !== undefined ? stems(option.text) : undefined;
+    if (option && own && said.size > 0 && [...said].every((w) => own.has(w))) return { chose: `${option.label}. ${option.text}`, offered: offer.record, assent: false };
   }
   if (ASSENT.test(r)) {
     const q = lastQuestion(offer.text);

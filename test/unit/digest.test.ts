@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
-import { clipCommand, clipMiddle, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
+import { clipCommand, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
@@ -848,9 +848,9 @@ describe('what a command printed', () => {
     assert.equal(clipCommand('ssh root@host.example "ps | grep blocky | grep -v grep"', 40), 'ssh root@host.example … "…| grep -v grep"');
     assert.equal(clipCommand('echo 😀😀 ssh host "ps aux | grep blocky | grep -v grep | wc -l" && echo done', 40), 'echo 😀😀 ssh host "ps…" … "…-l" && echo done', 'an emoji before the quote moves no quote');
     assert.notEqual(label, commandLabel(upload.replace('/etc/passwd', 'hello.pl'), redactor, 60), 'two commands that differ at their end keep two labels');
-    assert.equal(clipMiddle('short enough', 60), 'short enough');
+    assert.equal(clipCommand('short enough', 60), 'short enough');
     // A label clipped before keeps one ellipsis where a second clip meets it.
-    assert.equal(clipMiddle('gitleaks detect --config=.gitleaks.t … echo "Scan completed"', 40), 'gitleaks detect … echo "Scan completed"');
+    assert.equal(clipCommand('gitleaks detect --config=.gitleaks.t … echo "Scan completed"', 40), 'gitleaks detect … echo "Scan completed"');
   });
 
   it("curl's progress meter and a harness's end marker are no output; an HTML page is said by its title, text, links and fields", () => {
