@@ -301,8 +301,25 @@ export function classifySentence(sentence: string, role: SpeakerRole, lead?: str
 const THOUGHT_TITLE = /^\*\*[A-Z][a-z]+ing\b[^*\n:]{0,80}\*\*[ \t]*$/;
 const THOUGHT_OPENING = /^(?:i(?:'m|'ve|'ll|'d| am| have| will| need| should| think|\b)|my |okay|ok,|now,? |currently|it (?:seems|looks|appears)|having |after |with |so,? )/i;
 
-/** Splits text into the thought summaries it holds and the rest (the answer). */
+/**
+ * A reasoning block a model wrote into its answer and the transcript kept inline: `<think>…</think>` (DeepSeek,
+ * Qwen), `<thinking>…</thinking>`, aider's `<thinking-content-HEX>…</thinking-content-HEX>`. It opens a line; an
+ * unclosed one runs to the end of the text.
+ */
+const INLINE_THOUGHT_OPENS = /(?:^|\n)[ \t]*<(?:think|thinking|reasoning|thinking-content-[0-9a-f]+)>/i;
+const INLINE_THOUGHT = /(?:^|\n)[ \t]*<(think|thinking|reasoning|thinking-content-[0-9a-f]+)>([\s\S]*?)(?:<\/\1>|$)/gi;
+
+/** Splits text into the thought summaries and inline reasoning blocks it holds and the rest (the answer). */
 export function splitThoughts(text: string): { thoughts: string; answer: string } {
+  if (text.includes('<') && INLINE_THOUGHT_OPENS.test(text)) {
+    const blocks: string[] = [];
+    const rest = text.replace(INLINE_THOUGHT, (_, _tag: string, inner: string) => {
+      blocks.push(inner.trim());
+      return '\n';
+    });
+    const inner = splitThoughts(rest);
+    return { thoughts: [...blocks, inner.thoughts].filter((t) => t !== '').join('\n\n'), answer: inner.answer.trim() === '' ? '' : inner.answer };
+  }
   if (!text.includes('**')) return { thoughts: '', answer: text };
   const paragraphs = text.split(/\n[ \t]*\n/);
   const thoughts: string[] = [];

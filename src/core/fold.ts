@@ -8,7 +8,7 @@ import { renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR } from './cues';
+import { ASKS_USER_FOR, GREETING_ONLY } from './cues';
 import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
@@ -141,7 +141,7 @@ export class Fold {
         // "continue", "i agree, continue": the work asked before goes on; the goal says where it was taken up again
         // (by record: a reply that only says to go on is no request line, so its number would point at nothing).
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at r${part.record}`;
-      } else if (req.resolved || this.goal === '' || !onlyRules(split.words)) {
+      } else if (!GREETING_ONLY.test(split.words.trim()) && (req.resolved || this.goal === '' || !onlyRules(split.words))) {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
         // A short reply ("1", "yes, do that") is worth what it chose: the next step names that, not the digit.

@@ -8,6 +8,7 @@
  * request log and safety constraints (P0) and deliverable paths (P1) stay
  * (summaryCap.ts). How the head is laid out across folds is summaryLayout.ts.
  */
+import { GREETING_ONLY } from './cues';
 import { relativeTo, workspaceRootOf } from './paths';
 import { choiceText } from './shortReplies';
 import type { Redactor } from './redact';
@@ -349,14 +350,14 @@ export function requestLines(requests: readonly RequestLine[]): [string, string]
     const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
-  // "Continue" asks for nothing new: Current state's goal says the work was taken up again there.
-  const said = (r: RequestLine): boolean => r.ordinal === 1 || !r.continuation;
+  // "Continue" asks for nothing new: Current state's goal says the work was taken up again there. A greeting asks for nothing.
+  const said = (r: RequestLine): boolean => (r.ordinal === 1 || !r.continuation) && !GREETING_ONLY.test(r.text.trim());
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.filter(said).map(line);
   const from = elided[0]!;
   const to = elided[elided.length - 1]!;
   const pointer: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
-  return [line(requests[0]!), pointer, ...requests.slice(1 + elided.length).filter(said).map(line)];
+  return [...requests.slice(0, 1).filter(said).map(line), pointer, ...requests.slice(1 + elided.length).filter(said).map(line)];
 }
 
 /** The request lines as the head shows them, without their `#n (rN): ` numbering (a reader's view, for audits). */

@@ -363,6 +363,20 @@ describe('sentence classes', () => {
     assert.deepEqual(splitThoughts(report), { thoughts: '', answer: report });
   });
 
+  it('a reasoning block the transcript kept inline in the answer is reasoning, closed or not', () => {
+    // aider with a thinking model: its reasoning quotes the system prompt and checks its own draft.
+    const aider = '<thinking-content-7bbeb8e1>\n\n1. **Analyze User Input:** System prompt says: "Take requests for changes to the supplied code."\n   Ready. Output matches the draft.\n\n</thinking-content-7bbeb8e1>\n\n\nThe bug is in `handleRelease`: it injects the cached `partialText`.';
+    const split = splitThoughts(aider);
+    assert.match(split.thoughts, /Take requests for changes/);
+    assert.doesNotMatch(split.answer, /Take requests|Output matches|thinking-content/);
+    assert.match(split.answer, /The bug is in `handleRelease`/);
+    // An unclosed block runs to the end; `<think>` of DeepSeek and Qwen alike.
+    assert.deepEqual(splitThoughts('<think>\nThe cache is stale because the key omits the locale.'), { thoughts: 'The cache is stale because the key omits the locale.', answer: '' });
+    // A tag named inside a sentence or a code span opens no block.
+    const prose = 'Wrap the model output in `<think>` tags before parsing.';
+    assert.deepEqual(splitThoughts(prose), { thoughts: '', answer: prose });
+  });
+
   it('a patch pasted into the text unfenced is code, not sentences', () => {
     const text = 'Let me check what happened to the tests:\n\ndiff --git a/rules.mdc b/rules.mdc\n--- /dev/null\n+++ b/rules.mdc\n@@ -0,0 +1,3 @@\n+- Co-locate related functions to prevent circular imports\n+Always implement thorough error handling\n \nThe rule file was added in the last commit.';
     const texts = sentencesOf(text).map((s) => s.text);

@@ -194,6 +194,9 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     const quoting = 'Three aspects: one is the systematic iteration: "What do we get if we move hue by that much?", second, the next hue.';
     const goalsOf = (b: RecordBuilder): string[] => stateOf(b).active().filter((f) => f.type === 'goal').map((f) => f.value);
     assert.deepEqual(goalsOf(new RecordBuilder().user(quoting).step('ok').user('try again')), ['Three aspects: one is the systematic iteration: "…", second, the next hue.']);
+    // A greeting asks for nothing: no goal of its own, before the first ask or after one.
+    assert.deepEqual(goalsOf(new RecordBuilder().user('hi').step('Hello!')), []);
+    assert.deepEqual(goalsOf(new RecordBuilder().user('Add a --json flag to `list`.').step('Done.').user('thank you!')), ['Add a --json flag to `list`.']);
   });
 
   it('an ask for the change ends a read-only phase the user set: "do not modify code" is lifted, a rule about one thing stays', async () => {

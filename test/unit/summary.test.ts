@@ -1418,6 +1418,19 @@ describe('the Task Context as a digest', () => {
     assert.ok(s.facts.Constraints.some((c) => c.text === 'can you now run those in order, but only one at a time'), JSON.stringify(s.facts.Constraints));
   });
 
+  it('a greeting is no goal and no line of the request log', async () => {
+    const b = new RecordBuilder().user('hi').step('Hello! What should we work on?').user('Hello there!').step('Ready when you are.');
+    const s = await fold(b);
+    assert.equal(s.current.goal, '', 'a greeting asks for nothing');
+    b.user('Why does push-to-talk always paste the same text?').step('The orchestrator reuses the cached transcript.').user('thanks a lot 👍');
+    const later = await fold(b);
+    assert.equal(later.current.goal, '#3 (r4): Why does push-to-talk always paste the same text?');
+    const text = renderSummary(later);
+    assert.doesNotMatch(text, /^- #\d+ \(r\d+\): (?:hi|Hello there!|thanks a lot 👍)$/m);
+    assert.match(text, /^- #3 \(r4\): Why does push-to-talk/m);
+    assert.equal(later.requests.length, 4, 'the record keeps every message, numbered as said');
+  });
+
   it('"continue" keeps the goal on the work under way and says it was taken up again', async () => {
     const b = new RecordBuilder().user('Port the exporter to the new CSV writer.').step('The CSV writer is in place.').user('continue').step('The JSON writer is next.').user('i agree, continue');
     const s = await fold(b);
