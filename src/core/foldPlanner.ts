@@ -11,7 +11,7 @@ import { BackgroundTask } from './background';
 import type { Budget } from './budget';
 import { MIN_FOLD_SAVING_RATIO } from './ladder';
 import type { SessionRecord } from './parts';
-import { planKey, prefloorKey, type SnapshotStore } from './store';
+import { planKey, prefloorKey, type FoldPlan, type SnapshotStore } from './store';
 import type { FoldInput, Summarizer } from './summarizer';
 import type { SummaryState } from './summary';
 import type { View } from './view';
@@ -97,7 +97,10 @@ export class FoldPlanner {
     const current = this.currentPlan();
     if (current && unplannedOnly) return false;
     const limit = this.foldLimit();
-    if (current && ((limit !== undefined && this.plannedBoundary(limit) !== undefined) || current.n + 1 >= MAX_PLANS)) return false;
+    // A provisional plan that would only just get the view under the trigger is not worth folding while the fold
+    // may still wait: a plan made now buys the fold its runway.
+    const serves = (toUnit: number | undefined): boolean => toUnit !== undefined && (!current?.provisional || this.buysRunway(toUnit));
+    if (current && ((limit !== undefined && serves(this.plannedBoundary(limit))) || current.n + 1 >= MAX_PLANS)) return false;
     const plan = this.plan(predicted, this.options.view.recentGrowth(), true);
     if (!plan) return false;
     this.startBackground(plan.toUnit);
@@ -112,7 +115,7 @@ export class FoldPlanner {
    */
   plannedBoundary(limit: number): number | undefined {
     const view = this.options.view;
-    const toUnit = this.plannedSpan(limit);
+    const toUnit = this.planEnd(limit, true);
     if (toUnit === undefined) return undefined;
     const removed = view.spanTokens(toUnit);
     return view.predicted() - removed + view.summaryGrowth(removed) <= this.options.budget.trigger ? toUnit : undefined;
@@ -127,9 +130,22 @@ export class FoldPlanner {
    * give the same view.
    */
   plannedSpan(limit: number): number | undefined {
+    // A provisional plan serves only a fold it is enough for (plannedBoundary): short of that, the fold chooses a span that is.
+    return this.planEnd(limit, false);
+  }
+
+  /** Whether folding up to `toUnit` now leaves the view PLAN_MIN_RUNWAY_CALLS of recent growth under the trigger. */
+  private buysRunway(toUnit: number): boolean {
     const view = this.options.view;
-    const toUnit = this.currentPlan()?.toUnit;
-    return toUnit === undefined || toUnit <= view.coverageUnit || toUnit > limit ? undefined : toUnit;
+    const removed = view.spanTokens(toUnit);
+    return view.predicted() - removed + view.summaryGrowth(removed) <= this.options.budget.trigger - PLAN_MIN_RUNWAY_CALLS * view.recentGrowth();
+  }
+
+  /** The end of the current plan, if it is within `limit` and past the coverage (and not provisional, unless `provisional`). */
+  private planEnd(limit: number, provisional: boolean): number | undefined {
+    const current = this.currentPlan();
+    const toUnit = current?.provisional && !provisional ? undefined : current?.toUnit;
+    return toUnit === undefined || toUnit <= this.options.view.coverageUnit || toUnit > limit ? undefined : toUnit;
   }
 
   /**
@@ -210,33 +226,40 @@ export class FoldPlanner {
   private plan(predicted: number, growth: number, now: boolean): { toUnit: number } | undefined {
     const { view, budget } = this.options;
     const current = this.currentPlan();
-    // Ahead of the trigger a stored plan stands; at the trigger (`now`) one the view outgrew is followed by another.
-    if (current && !now) return current.toUnit === undefined ? undefined : { toUnit: current.toUnit };
+    // Ahead of the trigger a stored plan stands (a provisional one until a plan that buys the runway can replace it);
+    // at the trigger (`now`) one the view outgrew is followed by another.
+    const stands = (): { toUnit: number } | undefined => (current?.toUnit === undefined ? undefined : { toUnit: current.toUnit });
+    if (current && !now && (!current.provisional || current.n + 1 >= MAX_PLANS)) return stands();
     const key = planKey(view.coverageEnd, this.budgetKey(), current ? current.n + 1 : 0);
     // Ahead of the trigger the fold comes a call or more later, when the oldest protected step has left the near
     // window: the plan folds what that fold may, not what a fold now could (a span one step short of the fold's).
     const limit = this.foldLimit(now ? view.nearWindowStart() : view.nextNearWindowStart());
-    if (limit === undefined) return undefined;
+    if (limit === undefined) return current && !now ? stands() : undefined;
     const atFold = Math.max(predicted, budget.trigger) + growth;
     const toUnit = view.foldBoundary(limit, atFold);
     const removed = view.spanTokens(toUnit);
-    if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return undefined;
+    if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return current && !now ? stands() : undefined;
     // Planning again is worth another wait only when the new span would serve where the planned one does not: when
     // the rungs after the fold must take the rest either way (the near window holds the bulk), the plan stands.
     if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return undefined;
-    if (!now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth) return undefined;
-    this.options.snapshots.put(key, { type: 'plan', plan: { from: view.coverageEnd, to: view.coverageEndAt(toUnit) } });
+    // Ahead of the trigger a span that cannot buy the runway yet is planned provisionally when a step as large as the
+    // largest lately would carry the view past where the fold may wait: that fold then finds its summary made. A later
+    // step whose span can buy the runway plans again.
+    const provisional = !now && atFold - removed + view.summaryGrowth(removed) > budget.trigger - PLAN_MIN_RUNWAY_CALLS * growth;
+    if (provisional && (current || predicted + view.recentPeak() <= this.deferLimit())) return current ? stands() : undefined;
+    const plan: FoldPlan = provisional ? { from: view.coverageEnd, to: view.coverageEndAt(toUnit), provisional: true } : { from: view.coverageEnd, to: view.coverageEndAt(toUnit) };
+    this.options.snapshots.put(key, { type: 'plan', plan });
     return { toUnit };
   }
 
   /** The latest plan stored for the current coverage: its number and where it ends (a unit index). */
-  private currentPlan(): { n: number; toUnit: number | undefined } | undefined {
+  private currentPlan(): { n: number; toUnit: number | undefined; provisional: boolean } | undefined {
     const budgetKey = this.budgetKey();
-    let found: { n: number; toUnit: number | undefined } | undefined;
+    let found: { n: number; toUnit: number | undefined; provisional: boolean } | undefined;
     for (let n = 0; n < MAX_PLANS; n++) {
       const entry = this.options.snapshots.get(planKey(this.options.view.coverageEnd, budgetKey, n));
       if (entry?.type !== 'plan') break;
-      found = { n, toUnit: this.options.view.unitStartingAt(entry.plan.to) };
+      found = { n, toUnit: this.options.view.unitStartingAt(entry.plan.to), provisional: entry.plan.provisional === true };
     }
     return found;
   }

@@ -58,15 +58,18 @@ const RUNWAY_CALLS = 8;
 /** The recent growth is the median size of this many of the latest steps in view. */
 const RUNWAY_SAMPLE = 8;
 
-/** The median tokens of the last RUNWAY_SAMPLE steps from `from` on: what one model call adds to the view. */
-export function recentGrowth(units: readonly Unit[], from: number, tokensOf: (unitIndex: number) => number): number {
+/**
+ * What one model call adds to the view, from the last RUNWAY_SAMPLE steps from `from` on: the median (the recent
+ * growth) and the largest (how far one call has carried the view lately).
+ */
+export function recentGrowth(units: readonly Unit[], from: number, tokensOf: (unitIndex: number) => number): { median: number; peak: number } {
   const sizes: number[] = [];
   for (let i = units.length - 1; i >= from && sizes.length < RUNWAY_SAMPLE; i--) {
     if (units[i]!.kind === 'step') sizes.push(tokensOf(i));
   }
-  if (sizes.length === 0) return 0;
+  if (sizes.length === 0) return { median: 0, peak: 0 };
   sizes.sort((a, b) => a - b);
-  return sizes[Math.floor(sizes.length / 2)]!;
+  return { median: sizes[Math.floor(sizes.length / 2)]!, peak: sizes[sizes.length - 1]! };
 }
 
 /**

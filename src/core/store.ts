@@ -126,6 +126,8 @@ export function floorKey(coverageEnd: number, digest: string): string {
 export interface FoldPlan {
   readonly from: number;
   readonly to: number;
+  /** Made before its span could buy the fold its runway: a later plan for the same coverage may replace it. */
+  readonly provisional?: true;
 }
 
 export const PLAN_PREFIX = 'plan:';

@@ -208,6 +208,15 @@ export class View {
 
   /** The median tokens of the last steps in view: what one model call adds to the view. */
   recentGrowth(): number {
+    return this.recentSteps().median;
+  }
+
+  /** The most one model call added to the view among its recent steps. */
+  recentPeak(): number {
+    return this.recentSteps().peak;
+  }
+
+  private recentSteps(): { median: number; peak: number } {
     return recentGrowth(this.record.units, this.coverage, (i) => this.tokens.unit(i));
   }
 

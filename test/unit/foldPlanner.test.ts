@@ -149,6 +149,52 @@ describe('foldPlanner: the background floor', () => {
   });
 });
 
+describe('foldPlanner: provisional plans', () => {
+  /** Six small reads and then `last`: a planner over a view just under its trigger (within a call of recent growth). */
+  function nearTrigger(last: number) {
+    const b = new RecordBuilder().user('read every file');
+    for (let i = 0; i < 6; i++) b.read(`src/small${i}.ts`, 8, `Reading ${i}.`);
+    b.read('src/last.ts', last, 'Reading the last one.');
+    const record = new SessionRecord();
+    for (const r of b.records) record.append(r);
+    const counter = new CharRatioTokenCounter();
+    const viewFor = (budget: Budget): View => {
+      const v = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
+      v.derive(0, undefined, () => undefined);
+      return v;
+    };
+    const wide = viewFor(computeBudget({ window: 1_000_000, reserve: 0 }));
+    const budget = computeBudget({ window: Math.round((wide.estimate + wide.recentGrowth() / 2) / 0.65), reserve: 0 });
+    const view = viewFor(budget);
+    const snapshots = new InMemorySnapshotStore();
+    const summarizer = new CountingSummarizer();
+    const planner = new FoldPlanner({
+      record, snapshots, view, budget, cap: 3000, summarizer, fallback: new CountingSummarizer(), runner: immediateRunner,
+      foldInput: (toUnit) => ({ previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 }),
+    });
+    return { view, budget, snapshots, planner, summarizer };
+  }
+
+  it('a span too short to buy the runway is planned ahead only when a step as large as a recent one would carry the view past where the fold may wait', () => {
+    // The last read is large: a step like it would jump past wEff, where the fold can no longer wait for its summary.
+    const risky = nearTrigger(200);
+    assert.ok(risky.view.predicted() < risky.budget.trigger && risky.view.predicted() + risky.view.recentPeak() > risky.budget.effective);
+    risky.planner.prepare(risky.view.predicted());
+    const plans = risky.snapshots.keys(PLAN_PREFIX).map((k) => risky.snapshots.get(k));
+    assert.equal(plans.length, 1);
+    assert.ok(plans[0]?.type === 'plan' && plans[0].plan.provisional === true, JSON.stringify(plans));
+    assert.equal(risky.summarizer.calls, 1, 'its summary is made ahead');
+    const next = risky.view.nextNearWindowStart();
+    assert.ok(risky.planner.plannedBoundary(next) !== undefined, 'a fold it is enough for takes it');
+    assert.equal(risky.planner.plannedSpan(next), undefined, 'a fold it is not enough for chooses its own span');
+    // Every step small: no jump to fear, so no plan until a span can buy the runway.
+    const steady = nearTrigger(8);
+    steady.planner.prepare(steady.view.predicted());
+    assert.deepEqual(steady.snapshots.keys(PLAN_PREFIX), []);
+    assert.equal(steady.summarizer.calls, 0);
+  });
+});
+
 describe('foldPlanner: the span a plan covers', () => {
   it('ahead of the trigger, plans what the fold a call later may fold: the oldest protected step leaves the near window by then', () => {
     // Small reads, a big one, two small ones: the big read is the oldest of the three protected steps, and the fold

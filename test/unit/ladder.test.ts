@@ -95,11 +95,11 @@ describe('ladder', () => {
       assert.equal(nearWindowStart(units, 4, 10), 4);
     });
 
-    it('recent growth is the median size of the last steps in view', () => {
+    it('recent growth is the median size of the last steps in view, its peak the largest', () => {
       const units = unitsOf('ussssu');
       const sizes = [0, 10, 500, 30, 20, 99];
-      assert.equal(recentGrowth(units, 0, (i) => sizes[i]!), 30);
-      assert.equal(recentGrowth(units, 5, (i) => sizes[i]!), 0, 'no step in view');
+      assert.deepEqual(recentGrowth(units, 0, (i) => sizes[i]!), { median: 30, peak: 500 });
+      assert.deepEqual(recentGrowth(units, 5, (i) => sizes[i]!), { median: 0, peak: 0 }, 'no step in view');
     });
 
     it('a fold aims below stop with room for the recent growth, and the summary grows with what it folds', () => {
