@@ -70,14 +70,15 @@ export class FoldPlanner {
 
   /**
    * After a model call's step: when the view is within WATERMARK_CALLS of
-   * recent growth of the trigger, plan the span the next fold will cover
-   * (once per coverage, stored) and, with a background runner, start
-   * summarizing it. The plan is made whether or not anything runs in the
-   * background, so both paths fold the same span.
+   * recent growth of the trigger, or a step as large as the largest of late
+   * would carry it past where a fold may wait, plan the span the next fold
+   * will cover (once per coverage, stored) and, with a background runner,
+   * start summarizing it. The plan is made whether or not anything runs in
+   * the background, so both paths fold the same span.
    */
   prepare(predicted: number): void {
     const growth = this.options.view.recentGrowth();
-    if (predicted + WATERMARK_CALLS * growth < this.options.budget.trigger) return;
+    if (predicted + WATERMARK_CALLS * growth < this.options.budget.trigger && predicted + this.options.view.recentPeak() <= this.deferLimit()) return;
     const plan = this.plan(predicted, growth, false);
     if (plan) this.startBackground(plan.toUnit);
   }

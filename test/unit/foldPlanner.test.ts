@@ -150,8 +150,8 @@ describe('foldPlanner: the background floor', () => {
 });
 
 describe('foldPlanner: provisional plans', () => {
-  /** Six small reads and then `last`: a planner over a view just under its trigger (within a call of recent growth). */
-  function nearTrigger(last: number) {
+  /** Six small reads and then `last`: a planner over a view `below` calls of recent growth under its trigger. */
+  function nearTrigger(last: number, below = 0.5) {
     const b = new RecordBuilder().user('read every file');
     for (let i = 0; i < 6; i++) b.read(`src/small${i}.ts`, 8, `Reading ${i}.`);
     b.read('src/last.ts', last, 'Reading the last one.');
@@ -164,7 +164,7 @@ describe('foldPlanner: provisional plans', () => {
       return v;
     };
     const wide = viewFor(computeBudget({ window: 1_000_000, reserve: 0 }));
-    const budget = computeBudget({ window: Math.round((wide.estimate + wide.recentGrowth() / 2) / 0.65), reserve: 0 });
+    const budget = computeBudget({ window: Math.round((wide.estimate + below * wide.recentGrowth()) / 0.65), reserve: 0 });
     const view = viewFor(budget);
     const snapshots = new InMemorySnapshotStore();
     const summarizer = new CountingSummarizer();
@@ -192,6 +192,17 @@ describe('foldPlanner: provisional plans', () => {
     steady.planner.prepare(steady.view.predicted());
     assert.deepEqual(steady.snapshots.keys(PLAN_PREFIX), []);
     assert.equal(steady.summarizer.calls, 0);
+  });
+
+  it('a step as large as a recent one that would jump past where the fold may wait brings the watermark forward', () => {
+    const early = nearTrigger(200, 3);
+    assert.ok(early.view.predicted() + 2 * early.view.recentGrowth() < early.budget.trigger, 'below the usual watermark');
+    early.planner.prepare(early.view.predicted());
+    assert.equal(early.snapshots.keys(PLAN_PREFIX).length, 1);
+    assert.equal(early.summarizer.calls, 1);
+    const steady = nearTrigger(8, 3);
+    steady.planner.prepare(steady.view.predicted());
+    assert.deepEqual(steady.snapshots.keys(PLAN_PREFIX), [], 'small steps: the watermark stays where it was');
   });
 });
 
