@@ -32,6 +32,8 @@ const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decis
 const WAITING_NEXT = "wait for the user's next request";
 /** What a failure says of its cause when the command printed nothing but its exit code. */
 const SILENT_FAILURE = 'no output';
+/** What Current state quotes of the last command's output (its counts, its answer, its warning). */
+const STATUS_OUTPUT_CHARS = 160;
 /** How a next step the agent stated itself is marked. */
 const STATED_NEXT = ' (stated by the agent)';
 /** What Next adds when every item of the agent's todo plan is done. */
@@ -434,7 +436,8 @@ export class Fold {
         if (!m || m[1] !== label() || m[2]) continue;
         this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
       }
-      this.status = `last command ${label()}${code !== undefined ? ` exited ${code}` : ' finished'}`;
+      // What it printed says more than that it finished: a test run's counts, a short answer, a warning.
+      this.status = `last command ${label()}${said ? ` ${clipChars(said[1]!, STATUS_OUTPUT_CHARS)}` : code !== undefined ? ` exited ${code}` : ' finished'}`;
       if (commit) {
         addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.commands.replacedCommits(commit), sources), priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {

@@ -808,6 +808,8 @@ describe('extractive summarizer', () => {
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(findings.some((t) => /failed \(error\): 1 passed, 1 failed; TypeError: args\.slice is not a function.*later it worked/.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /→ 2 passed, 0 failed/.test(t)), JSON.stringify(findings));
+    // Current state says what the last command printed, not only that it finished.
+    assert.equal(state.current.status, 'last command `bun test src/pr.test.ts` → 2 passed, 0 failed');
   });
 
   it("a tool console's commits, undo and model are recorded in aider's words; an undone commit is no decision", async () => {
