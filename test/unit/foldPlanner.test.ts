@@ -59,6 +59,30 @@ function setup(share: number, runner?: BackgroundRunner, summarizer = new Counti
   return { record, view, budget, snapshots, planner, summarizer, fallback, inputs };
 }
 
+/**
+ * A planner over the records of `b` (three protected steps), at the window `windowFor` picks from the view as it is
+ * at a very wide one.
+ */
+function plannerOver(b: RecordBuilder, windowFor: (wide: View) => number, runner?: BackgroundRunner) {
+  const record = new SessionRecord();
+  for (const r of b.records) record.append(r);
+  const counter = new CharRatioTokenCounter();
+  const viewFor = (budget: Budget): View => {
+    const v = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
+    v.derive(0, undefined, () => undefined);
+    return v;
+  };
+  const budget = computeBudget({ window: Math.round(windowFor(viewFor(computeBudget({ window: 1_000_000, reserve: 0 })))), reserve: 0 });
+  const view = viewFor(budget);
+  const snapshots = new InMemorySnapshotStore();
+  const summarizer = new CountingSummarizer();
+  const planner = new FoldPlanner({
+    record, snapshots, view, budget, cap: 3000, summarizer, fallback: new CountingSummarizer(), ...(runner ? { runner } : {}),
+    foldInput: (toUnit) => ({ previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 }),
+  });
+  return { view, budget, snapshots, planner, summarizer };
+}
+
 describe('foldPlanner: the background floor', () => {
   it('plans nothing while the view is far below the trigger', () => {
     const { planner, view, snapshots } = setup(0.5, immediateRunner);
@@ -155,24 +179,7 @@ describe('foldPlanner: provisional plans', () => {
     const b = new RecordBuilder().user('read every file');
     for (let i = 0; i < 6; i++) b.read(`src/small${i}.ts`, 8, `Reading ${i}.`);
     b.read('src/last.ts', last, 'Reading the last one.');
-    const record = new SessionRecord();
-    for (const r of b.records) record.append(r);
-    const counter = new CharRatioTokenCounter();
-    const viewFor = (budget: Budget): View => {
-      const v = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
-      v.derive(0, undefined, () => undefined);
-      return v;
-    };
-    const wide = viewFor(computeBudget({ window: 1_000_000, reserve: 0 }));
-    const budget = computeBudget({ window: Math.round((wide.estimate + below * wide.recentGrowth()) / 0.65), reserve: 0 });
-    const view = viewFor(budget);
-    const snapshots = new InMemorySnapshotStore();
-    const summarizer = new CountingSummarizer();
-    const planner = new FoldPlanner({
-      record, snapshots, view, budget, cap: 3000, summarizer, fallback: new CountingSummarizer(), runner: immediateRunner,
-      foldInput: (toUnit) => ({ previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 }),
-    });
-    return { view, budget, snapshots, planner, summarizer };
+    return plannerOver(b, (wide) => (wide.estimate + below * wide.recentGrowth()) / 0.65, immediateRunner);
   }
 
   it('a span too short to buy the runway is planned ahead only when a step as large as a recent one would carry the view past where the fold may wait', () => {
@@ -214,22 +221,7 @@ describe('foldPlanner: the span a plan covers', () => {
     for (let i = 0; i < 6; i++) b.read(`src/small${i}.ts`, 8, `Reading ${i}.`);
     b.read('src/big.ts', 400, 'Reading the big one.');
     for (let i = 0; i < 2; i++) b.read(`src/last${i}.ts`, 8, `Reading ${i} again.`);
-    const record = new SessionRecord();
-    for (const r of b.records) record.append(r);
-    const counter = new CharRatioTokenCounter();
-    const viewFor = (budget: Budget): View => {
-      const v = new View({ record, counter: new CachedTokenCounter(counter), summaryCounter: new SummaryLineCounter(counter), budget, cap: 3000, protectRecentSteps: 3 });
-      v.derive(0, undefined, () => undefined);
-      return v;
-    };
-    const size = viewFor(computeBudget({ window: 1_000_000, reserve: 0 })).estimate;
-    const budget = computeBudget({ window: Math.round(size / (0.65 * 0.98)), reserve: 0 });
-    const view = viewFor(budget);
-    const snapshots = new InMemorySnapshotStore();
-    const planner = new FoldPlanner({
-      record, snapshots, view, budget, cap: 3000, summarizer: new CountingSummarizer(), fallback: new CountingSummarizer(),
-      foldInput: (toUnit) => ({ previous: undefined, units: record.units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: 3000 }),
-    });
+    const { view, planner } = plannerOver(b, (wide) => wide.estimate / (0.65 * 0.98));
     planner.prepare(view.predicted());
     const next = view.nextNearWindowStart();
     assert.ok(next > view.nearWindowStart(), `the near window moves a step (${view.nearWindowStart()} → ${next})`);
