@@ -19,7 +19,7 @@
 import {
   AGENT_CUES, BENEFIT_CLAIM, CHOSEN_ACTION, CONCEDING, CONVERSATION_NARRATION, DISCOURSE_OPENING, EXPECTATION, FILE_REQUEST, FLUFF, PLANNED_EDIT, QUALITY_CLAIM,
   GERUND_CLAUSE_END, GERUND_FINITE, HELP_OPENING, IMPERATIVE_OPENING, IMPERATIVE_PLURAL, LEAD_IN, LEADING_REASON, LOOK_NARRATION, NARRATED_ACT, NARRATED_ACTION, NARRATED_AFTER, PURPOSE_CLAUSE, REASON_CLAUSE,
-  NARRATION, NOT_A_RULE, NOTHING_KNOWN, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND,
+  NARRATION, NOT_A_RULE, NOTHING_KNOWN, OBSERVED, OFFER, PLEASANTRY_OPENING, PLEASANTRY_SENTENCE, PRESCRIBED, PROCESS_OPENING, PROGRESS_GERUND, RESTATED_ASK,
   REPORT, REQUEST_ECHO, RULE_CLAUSE, RULE_CORRECTION, RULE_IMPERATIVE, RULE_IMPERATIVE_OTHER, RULE_LEAD, RULE_MODAL, type SentenceClass,
   type SpeakerRole, TITLE_CASE, WORK_GERUND
 } from './cues';
@@ -176,6 +176,8 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   const afterPleasantry = sentence.replace(PLEASANTRY_OPENING, '').trim();
   const body = afterPleasantry.replace(DISCOURSE_OPENING, '').trim();
   if (body.length < 4 || proseWords(body) === 0) return { cls: proseWords(sentence) > 0 ? 'pleasantry' : 'other', score: 0 };
+  // Telling the user what they want restates their ask: the request log keeps it in their words.
+  if (RESTATED_ASK.test(body)) return { cls: 'pleasantry', score: 0 };
   // "I see the agents are getting permission denials", "Looking at the code, X is handled in `initConfig`":
   // the opening reports that the agent looked; what it saw decides.
   const seen = OBSERVED.exec(body);
@@ -287,54 +289,6 @@ export function classifySentence(sentence: string, role: SpeakerRole, lead?: str
   const text = cleanMarkdown(sentence).trim();
   if (text === '') return { cls: 'other', score: 0 };
   return role === 'user' ? classifyUser(text) : classifyAssistant(text, lead);
-}
-
-// ------------------------------------------------------------- thoughts
-
-/**
- * A thought summary some agents print among their answer (Copilot and Gemini
- * in SpecStory exports): a bold gerund title on its own line, then one
- * paragraph of first-person narration ("**Analyzing the Dependencies**\n\n
- * I've just realized that…"). It is the agent thinking aloud, read as
- * reasoning, not as what it told the user.
- */
-const THOUGHT_TITLE = /^\*\*[A-Z][a-z]+ing\b[^*\n:]{0,80}\*\*[ \t]*$/;
-const THOUGHT_OPENING = /^(?:i(?:'m|'ve|'ll|'d| am| have| will| need| should| think|\b)|my |okay|ok,|now,? |currently|it (?:seems|looks|appears)|having |after |with |so,? )/i;
-
-/**
- * A reasoning block a model wrote into its answer and the transcript kept inline: `<think>…</think>` (DeepSeek,
- * Qwen), `<thinking>…</thinking>`, aider's `<thinking-content-HEX>…</thinking-content-HEX>`. It opens a line; an
- * unclosed one runs to the end of the text.
- */
-const INLINE_THOUGHT_OPENS = /(?:^|\n)[ \t]*<(?:think|thinking|reasoning|thinking-content-[0-9a-f]+)>/i;
-const INLINE_THOUGHT = /(?:^|\n)[ \t]*<(think|thinking|reasoning|thinking-content-[0-9a-f]+)>([\s\S]*?)(?:<\/\1>|$)/gi;
-
-/** Splits text into the thought summaries and inline reasoning blocks it holds and the rest (the answer). */
-export function splitThoughts(text: string): { thoughts: string; answer: string } {
-  if (text.includes('<') && INLINE_THOUGHT_OPENS.test(text)) {
-    const blocks: string[] = [];
-    const rest = text.replace(INLINE_THOUGHT, (_, _tag: string, inner: string) => {
-      blocks.push(inner.trim());
-      return '\n';
-    });
-    const inner = splitThoughts(rest);
-    return { thoughts: [...blocks, inner.thoughts].filter((t) => t !== '').join('\n\n'), answer: inner.answer.trim() === '' ? '' : inner.answer };
-  }
-  if (!text.includes('**')) return { thoughts: '', answer: text };
-  const paragraphs = text.split(/\n[ \t]*\n/);
-  const thoughts: string[] = [];
-  const answer: string[] = [];
-  for (let i = 0; i < paragraphs.length; i++) {
-    const p = paragraphs[i]!.trim();
-    const next = paragraphs[i + 1]?.trim() ?? '';
-    if (THOUGHT_TITLE.test(p) && THOUGHT_OPENING.test(next)) {
-      thoughts.push(next);
-      i++;
-      continue;
-    }
-    answer.push(paragraphs[i]!);
-  }
-  return thoughts.length ? { thoughts: thoughts.join('\n\n'), answer: answer.join('\n\n') } : { thoughts: '', answer: text };
 }
 
 // ------------------------------------------------------------- sentences

@@ -271,6 +271,14 @@ export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are)
 /** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */
 export const CONCEDING = /^(?:(?:you(?:'re| are) (?:absolutely |completely |totally |quite )?(?:right|correct))|(?:i )?apologi[sz]e|my apologies|sorry,|good catch)\b/i;
 
+/**
+ * Telling the user what they want ("You want each client to have its own log file", "Great question — you're looking
+ * for…"): the agent restating the ask, which the request log keeps in the user's words. Advice in the same form ("you
+ * want to avoid `await` in loops") is not.
+ */
+export const RESTATED_ASK =
+  /^(?:question[\s!.,:;—–-]+)?(?:so,? )?(?:you(?:'re| are) (?:looking for|trying to|asking (?:for|about|whether|if|how|me to))|you(?:'d| would) like\b|you want (?!to (?:avoid|use|make sure|keep|ensure|be careful|check|double-check|prefer)\b))/i;
+
 /** Offers and questions to the user: not a fact. */
 export const OFFER = /^(?:(?:now,? )?(?:when|if|once) you (?!need\b)|would you like|do you want|shall i|should i|want me to|let me know|if you(?:'d| would)? like|feel free|is there anything|can i help|would it help|i can (?:also |now |then )?(?:help|do|add|create|make|work on|tackle|start|continue|proceed|look into|go through|fix|update|try)|i'd be happy|happy to help|hope this helps|i'll help you|i will help you|i can help)|\b(?:please )?let me know\b|\bif you(?:'re| are) still (?:seeing|encountering|having|getting)\b|\bi(?:'m| am) (?:ready|here|available|standing by) to (?:proceed|help|continue|assist|go on|start|take)\b/i;
 

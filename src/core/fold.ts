@@ -5,7 +5,8 @@
  * Current state they make at the end.
  */
 import { renderedEdits, touchesInStep } from './artifacts';
-import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, splitThoughts, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
+import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
+import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, GREETING_ONLY } from './cues';

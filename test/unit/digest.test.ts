@@ -6,7 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf, splitThoughts } from '../../src/core/classify';
+import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf } from '../../src/core/classify';
+import { splitThoughts } from '../../src/core/thoughts';
 import { clipCommand, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
@@ -344,6 +345,10 @@ describe('sentence classes', () => {
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.
     assert.equal(agent("You're absolutely right - I've been making changes in the main workspace instead of the session directory."), 'pleasantry');
+    // So does telling the user what they want; advice in that form is content.
+    assert.equal(agent('Great question — you want personal visibility into your DNS queries without trusting a third party.'), 'pleasantry');
+    assert.equal(agent("You're looking for a way to log each client's queries apart."), 'pleasantry');
+    assert.notEqual(agent('You want to avoid `await` in loops because it serializes the requests.'), 'pleasantry');
     // A reason makes an announced action a choice; a count makes a lead-in a finding.
     assert.equal(agent("I need to create the base structure myself since background agents can't get interactive permission."), 'decision');
     assert.equal(agent('Found 219 errors in 31 files:'), 'finding');
