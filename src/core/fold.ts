@@ -452,7 +452,9 @@ export class Fold {
         addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redactor.redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
       }
     } else if (family === 'write' || family === 'edit') {
-      this.status = `last change: ${label()}`;
+      // The file and what was done to it, not the tool's name ("edit_file_v2 tests/utils.test.ts").
+      const changed = touches.find((t) => t.access !== 'read');
+      this.status = `last change: ${changed ? `${changed.access === 'create' ? 'created' : 'edited'} ${redactor.redact(changed.path).text}` : label()}`;
     }
   }
 

@@ -812,6 +812,15 @@ describe('extractive summarizer', () => {
     assert.equal(state.current.status, 'last command `bun test src/pr.test.ts` → 2 passed, 0 failed');
   });
 
+  it("Current state names the file the last change touched and what was done to it, not the tool", async () => {
+    const b = new RecordBuilder().user('Add a retry helper.').step('', [{ name: 'edit_file_v2', input: { target_file: 'src/retry.ts', code_edit: 'export const retries = 3;\n' }, output: 'The apply model made the following changes: created src/retry.ts' }]);
+    const fold = (): Promise<SummaryState> => new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const created = await fold();
+    assert.match(created.current.status, /^last change: (?:created|edited) src\/retry\.ts$/);
+    b.step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'retries = 3', new_string: 'retries = 5' }, output: 'ok' }]);
+    assert.equal((await fold()).current.status, 'last change: edited src/retry.ts');
+  });
+
   it("a tool console's commits, undo and model are recorded in aider's words; an undone commit is no decision", async () => {
     const b = new RecordBuilder()
       .user('Refactor the union generator.')
