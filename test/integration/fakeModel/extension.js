@@ -5,7 +5,10 @@
  * Two models, `ck-fake-large` (128k input) and `ck-fake-small` (8k input), answer
  * from one FIFO script of steps shared by both; each request takes the next step:
  *
- *   { text?, toolCalls?: [{ callId?, name, input }], error?, errorCode?, waitForCancel?, chunks? }
+ *   { text?, toolCalls?: [{ callId?, name, input }], error?, errorCode?, waitForCancel?, chunks?, model?, summary? }
+ *
+ * - `model` keeps a step for requests to that model; a floor summary Context Keeper asks takes only a step
+ *   that names its model or says `summary: true` (a step with `summary: true` is never an agent's).
  *
  * - `text` is streamed in `chunks` parts (default 3), then each tool call is reported.
  * - `error` throws a LanguageModelError with that message (`errorCode` may name one
@@ -104,6 +107,19 @@ function flattenMessage(message) {
   return { role: ROLE_NAMES[message.role] ?? String(message.role), name: message.name, parts, content: parts.join('\n') };
 }
 
+/**
+ * A floor summary Context Keeper asks: its own prompt with the `record_task_context` tool, or its question after
+ * the chat's context. It may be asked in the background at any step (the planner decides when), so it never takes
+ * a step scripted for the agent: only one that names its model or says `summary: true`. Unscripted, it is answered
+ * "no script left" and the summary falls back to the deterministic one.
+ */
+const SUMMARY_QUESTION = 'this message is from Context Keeper, not the user.';
+
+function isSummaryRequest(record) {
+  const last = record.messages[record.messages.length - 1];
+  return record.tools.includes('record_task_context') || (last !== undefined && last.content.includes(SUMMARY_QUESTION));
+}
+
 function validateSteps(steps) {
   if (!Array.isArray(steps)) throw new Error(`fake model: a script is an array of steps, got ${stringify(steps)}`);
   for (const step of steps) {
@@ -196,8 +212,10 @@ class FakeModel {
     this.recorded.push(record);
     this.writeRequests();
     try {
-      // A step may name the model it is for (e.g. a summarizer model beside the chat's model).
-      const at = this.steps.findIndex((step) => step.model === undefined || step.model === model.id);
+      // A step may name the model it is for (e.g. a summarizer model beside the chat's model). A floor summary
+      // Context Keeper asks takes only a step scripted for it (see SUMMARY_QUESTION).
+      const summary = isSummaryRequest(record);
+      const at = this.steps.findIndex((step) => (summary ? step.model === model.id || step.summary === true : step.summary !== true && (step.model === undefined || step.model === model.id)));
       const step = at < 0 ? { text: NO_SCRIPT_LEFT } : this.steps.splice(at, 1)[0];
       await this.answer(step, record, progress, token);
       record.outcome = 'done';
