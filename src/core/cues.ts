@@ -258,7 +258,6 @@ export const CONVERSATION_NARRATION =
 /** The agent weighing the user's idea before restating it ("This is an interesting approach - rather than…"): the request says it. */
 export const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'s) (?:an? |a really |a very )?(?:interesting|good|great|nice|clever|solid|reasonable|smart|excellent|sensible|neat) (?:approach|idea|plan|request|suggestion|change)\b)/i;
 
-/** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 /**
  * A user message that only greets or thanks ("hi", "Hello there!", "thanks a lot", "привет"): it asks for nothing,
  * so it is no goal and no line of the request log.
@@ -266,6 +265,7 @@ export const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'
 export const GREETING_ONLY =
   /^(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|thanks|thank you|thx|ty|cheers|привет|здравствуй(?:те)?|hola|bonjour|hallo|ciao|olá)(?:\s+(?:there|again|all|everyone|team|so much|a lot|very much|you|friend|buddy|claude|cursor|copilot|gemini|codex))*[\s!.,:;)]*(?:\p{Extended_Pictographic}\s*)*)+$/iu;
 
+/** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|(?:we|i)(?:'ve| have) made (?:\w+ )?progress\b|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
 
 /** "You're absolutely right - I've been editing the main workspace…", "I apologize, …": the agent conceding the user's point. */

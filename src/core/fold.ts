@@ -9,7 +9,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_L
 import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR, GREETING_ONLY } from './cues';
+import { ASKS_USER_FOR } from './cues';
 import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
@@ -22,7 +22,7 @@ import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan }
 import { changeNotApplied, commandLabel, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
+import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, isGreeting, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
@@ -66,6 +66,12 @@ const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that
 
 /** A statement read with the sentence it refers back to keeps this many words (two sentences' worth of one fact). */
 const REFERRED_LINE_WORDS = 44;
+
+/** The candidate `last` with the sentence that refers back to it going on in its line ("…; this risks …"), weighed by `weigh`. */
+function goesOnIn(last: Candidate, sentence: string, score: number, weigh: (text: string) => number): Candidate {
+  const text = statementOf(continued(last.text, sentence), REFERRED_LINE_WORDS);
+  return { ...last, text, score: Math.max(last.score, score), salience: weigh(text) };
+}
 
 /** A candidate's mark when its sentence stands under a lead-in of suspected causes ("Likely causes:"). */
 function suspicionOf(sentence: Sentence): { readonly suspected?: true } {
@@ -144,7 +150,7 @@ export class Fold {
         // "continue", "i agree, continue": the work asked before goes on; the goal says where it was taken up again
         // (by record: a reply that only says to go on is no request line, so its number would point at nothing).
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at r${part.record}`;
-      } else if (!GREETING_ONLY.test(split.words.trim()) && (req.resolved || this.goal === '' || !onlyRules(split.words))) {
+      } else if (!isGreeting(split.words) && (req.resolved || this.goal === '' || !onlyRules(split.words))) {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
         // A short reply ("1", "yes, do that") is worth what it chose: the next step names that, not the digit.
@@ -219,8 +225,7 @@ export class Fold {
           // What a "This …" refers back to made the last line: the sentence goes on in that line, not a line of its own.
           const last = candidates[candidates.length - 1];
           if (referent !== undefined && madeBy === i - 1 && last !== undefined && cls !== 'plan') {
-            const joined = statementOf(continued(last.text, s.text), REFERRED_LINE_WORDS);
-            if (!last.text.includes(s.text)) candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: weight(joined) };
+            if (!last.text.includes(s.text)) candidates[candidates.length - 1] = goesOnIn(last, s.text, score, weight);
             madeBy = i;
             continue;
           }
@@ -290,9 +295,7 @@ export class Fold {
       // A "This …" whose sentence made the last candidate goes on in it (see step).
       const referent = withReferent(sentences, i);
       if (referent !== undefined && madeBy === i - 1) {
-        const last = candidates[candidates.length - 1]!;
-        const joined = statementOf(continued(last.text, s.text), REFERRED_LINE_WORDS);
-        candidates[candidates.length - 1] = { ...last, text: joined, score: Math.max(last.score, score), salience: salience(joined) - 1 };
+        candidates[candidates.length - 1] = goesOnIn(candidates[candidates.length - 1]!, s.text, score, (t) => salience(t) - 1);
         madeBy = i;
         continue;
       }

@@ -25,8 +25,7 @@ import { choiceText, resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { BlockFacts } from './blockFacts';
 import { FactVersions } from './factVersions';
-import { extractConstraints, isContinuation, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
-import { GREETING_ONLY } from './cues';
+import { extractConstraints, isContinuation, isGreeting, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import { todoPlanOf, type TodoPlan } from './todoPlan';
@@ -274,7 +273,7 @@ export class ProtectedState {
     const text = own === '' ? words : own;
     // "continue", "try again": the goal under way goes on (the request log does not list the reply as an ask either).
     const continues = isContinuation(text) && this.versions.lists().all.some((f) => f.type === 'goal');
-    if (!continues && !GREETING_ONLY.test(text.trim())) this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
+    if (!continues && !isGreeting(text)) this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
     // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
     if (liftsReadOnly(text)) {
       for (const f of this.active()) {
