@@ -11,11 +11,11 @@ import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR } from './cues';
 import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, discardWork, disputeClaims, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
-import { awaitedChoice, choiceText, lastQuestion } from './shortReplies';
+import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
@@ -140,7 +140,7 @@ export class Fold {
     this.deliverables.turnSteps.length = 0;
     for (const part of unit.parts) {
       const split = splitUserText(part.text);
-      if (split.interrupted) this.interrupted = part.record;
+      if (split.interrupted) this.interrupted = stoppedWork(this.b, part.record, this.goal);
       if (split.words === '') continue;
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, this.b.redactor, split.words);
       this.b.requests.push(req);
@@ -387,6 +387,10 @@ export class Fold {
       if (plan) this.plan = { ...plan, record: tool.resultRecord ?? tool.callRecord };
     }
     if (tool.output === undefined) return;
+    // What the user picked or approved in the agent's dialog (a question, a plan) is their decision, as if typed.
+    const decided = failed ? undefined : dialogDecisions(tool.input, tool.output);
+    for (const text of decided ?? []) addStatement(this.b, 'Decisions', { text, sources, priority: 1 }, 'exact');
+    if (decided) return;
     // Only a failure, a command or a change names the call (a read that worked says nothing about itself).
     let labelText: string | undefined;
     const label = (): string => (labelText ??= toolLabel(tool, redactor));

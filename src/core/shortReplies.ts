@@ -135,3 +135,88 @@ export function resolveReply(reply: string, offer: { text: string; record: numbe
   }
   return undefined;
 }
+
+/** A question the agent put to the user through its question tool, and the user's answer. */
+export interface AnsweredQuestion {
+  readonly question: string;
+  readonly answer: string;
+}
+
+/** How much of a question and of an answer the summary quotes. */
+const QUESTION_CHARS = 160;
+const ANSWER_CHARS = 240;
+
+/** The answers as Claude Code's AskUserQuestion and opencode's question tool return them. */
+const ANSWERED_LEAD = /^\s*User has answered your questions?:\s*/i;
+const ANSWERED_TAIL = /\s*You can now continue with the user's answers in mind\.?\s*$/i;
+/** One `"question"="answer"` (or `"question" → "answer"`) pair, up to the next pair or the end. */
+const ANSWER_PAIR = /"([\s\S]+?)"\s*(?:=|→|->)\s*"([\s\S]*?)"(?=\s*(?:,\s*"|\.?\s*$|\n|user notes:))(?:\s*user notes:\s*([^\n]+))?/g;
+/** An answer that says nothing was chosen. */
+const UNANSWERED = /^(?:\(no option selected\)|unanswered)$/i;
+
+/**
+ * What the user answered through the agent's question tool — a choice made in
+ * a dialog, not typed as a message, so it is the user's decision all the same:
+ * `User has answered your questions: "Which store?"="SQLite", …` (Claude Code,
+ * opencode), or Cline's and Roo's `ask_followup_question`, whose result is
+ * `<answer>…</answer>` for the `question` of its input. Undefined when the
+ * output is no such answer; questions left unanswered are left out.
+ */
+export function answeredQuestions(input: unknown, output: string): AnsweredQuestion[] | undefined {
+  if (ANSWERED_LEAD.test(output)) {
+    const body = output.replace(ANSWERED_LEAD, '').replace(ANSWERED_TAIL, '');
+    const pairs = [...body.matchAll(ANSWER_PAIR)]
+      .map((m) => ({ question: m[1]!.trim(), answer: [m[2]!.trim(), m[3]?.trim()].filter(Boolean).join(' — ') }))
+      .filter((p) => p.answer !== '' && !UNANSWERED.test(p.answer));
+    return pairs.length > 0 ? pairs : undefined;
+  }
+  const answer = /^\s*<answer>\s*([\s\S]*?)\s*<\/answer>\s*$/i.exec(output)?.[1];
+  const question = input !== null && typeof input === 'object' ? (input as { question?: unknown }).question : undefined;
+  return answer && typeof question === 'string' && question.trim() !== '' ? [{ question: question.trim(), answer }] : undefined;
+}
+
+/** An answer as the summary and the protected state say it: `the user answered "Which store?" → "SQLite"`. */
+export function answerText(a: AnsweredQuestion): string {
+  const flat = (s: string, max: number): string => {
+    const one = s.replace(/\s+/g, ' ').trim();
+    return one.length > max ? `${one.slice(0, max - 1).trimEnd()}…` : one;
+  };
+  return `the user answered "${flat(a.question, QUESTION_CHARS)}" → "${flat(a.answer, ANSWER_CHARS)}"`;
+}
+
+/** Claude Code's ExitPlanMode approved (and harnesses that copy it): the plan in its input, or after "## Approved Plan:". */
+const PLAN_APPROVED = /^\s*User has approved (?:your|the) plan\b/i;
+/** How much of an approved plan the decision quotes: its title, then its first items. */
+const PLAN_ITEMS = 6;
+const PLAN_CHARS = 320;
+
+/** An approved plan as a decision: `the user approved the plan "Title": item; item; …`, or undefined when it has no text. */
+function approvedPlan(input: unknown, output: string): string | undefined {
+  const given = input !== null && typeof input === 'object' ? (input as { plan?: unknown }).plan : undefined;
+  const plan = typeof given === 'string' ? given : /## Approved Plan:\s*\n([\s\S]+)$/.exec(output)?.[1];
+  if (!plan || plan.trim() === '') return undefined;
+  const lines = plan.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^```/.test(l));
+  const plain = (l: string): string => l.replace(/\*\*(.+?)\*\*|__(.+?)__/g, '$1$2');
+  const title = plain(lines[0]!.replace(/^#+\s*/, ''));
+  // Its steps are its list items; a plan written as sections only is said by its headings.
+  const listed = lines.slice(1).filter((l) => /^(?:[-*+]|\d{1,2}[.)])\s/.test(l));
+  const items = (listed.length ? listed : lines.slice(1).filter((l) => /^#{2,4}\s/.test(l)))
+    .map((l) => plain(l.replace(/^(?:#{2,4}|[-*+]|\d{1,2}[.)])\s*(?:\[[ x]\]\s*)?/i, '')))
+    .filter((l) => l.length > 2)
+    .slice(0, PLAN_ITEMS);
+  const text = `the user approved the plan "${title}"${items.length ? `: ${items.join('; ')}` : ''}`;
+  return text.length > PLAN_CHARS ? `${text.slice(0, PLAN_CHARS - 1).trimEnd()}…` : text;
+}
+
+/**
+ * What the user decided in one of the agent's dialogs, as the summary and the
+ * protected state say it: the answers to its questions, or the plan they
+ * approved. Undefined when the tool's result is no such dialog.
+ */
+export function dialogDecisions(input: unknown, output: string): string[] | undefined {
+  if (PLAN_APPROVED.test(output)) {
+    const plan = approvedPlan(input, output);
+    return plan ? [plan] : undefined;
+  }
+  return answeredQuestions(input, output)?.map(answerText);
+}

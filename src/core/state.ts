@@ -21,7 +21,7 @@ import { contentHash } from './hash';
 import type { Redactor } from './redact';
 import { CHOICE_CUE, classifySentence } from './classify';
 import { splitThoughts } from './thoughts';
-import { choiceText, resolveReply } from './shortReplies';
+import { choiceText, dialogDecisions, resolveReply } from './shortReplies';
 import { askText, withoutInjectedBlocks } from './harness';
 import { BlockFacts } from './blockFacts';
 import { FactVersions } from './factVersions';
@@ -327,6 +327,8 @@ export class ProtectedState {
     const failed = callFailed(tool) || quotedSnippet(tool);
     const plan = !failed && classifyTool(tool.name, tool.input).family === 'todo' ? todoPlanOf(tool) : undefined;
     if (plan) this.observePlan(plan, tool.resultRecord ?? tool.callRecord);
+    // What the user answered or approved in the agent's dialog: their decision.
+    for (const text of (!failed && dialogDecisions(tool.input, tool.output)) || []) this.decide(text, tool.resultRecord ?? tool.callRecord, 'user');
     if (!failed) {
       for (const touch of fileTouches(tool)) {
         if (touch.access === 'read') continue;

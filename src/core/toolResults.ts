@@ -13,6 +13,8 @@ import type { ToolInvocation } from './types';
 
 /** A command as a failure or an applied change quotes it. */
 const LABEL_CHARS = 72;
+/** A question the agent put to the user names its call at this many characters. */
+const QUESTION_LABEL_CHARS = 160;
 
 export function firstLine(text: string, max = 200, shell = false): string {
   const lines = text.trim().split('\n');
@@ -365,7 +367,10 @@ export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
-  return tool.name;
+  // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked.
+  const input = tool.input !== null && typeof tool.input === 'object' ? (tool.input as { question?: unknown; questions?: { question?: unknown }[] }) : undefined;
+  const asked = input?.question ?? (Array.isArray(input?.questions) ? input.questions[0]?.question : undefined);
+  return typeof asked === 'string' && asked.trim() !== '' ? `${tool.name} "${clipChars(redactor.redact(asked.replace(/\s+/g, ' ').trim()).text, QUESTION_LABEL_CHARS)}"` : tool.name;
 }
 
 /** The text a write call creates its file with (Claude Code Write, str_replace_editor create, Cursor, Copilot). */

@@ -246,6 +246,14 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     assert.ok(!state.active().some((f) => /internal mode|disable the tests|public bucket/.test(f.value)), 'a tool cannot write a rule');
   });
 
+  it('an answer the user gave in the agent\'s question dialog is their decision', () => {
+    const b = new RecordBuilder()
+      .user('Add a cache.')
+      .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Which store?' }] }, output: 'User has answered your questions: "Which store?"="SQLite". You can now continue with the user\'s answers in mind.' }]);
+    const decisions = stateOf(b).active().filter((f) => f.type === 'decision');
+    assert.deepEqual(decisions.map((f) => [f.writer, f.value]), [['user', 'the user answered "Which store?" → "SQLite"']]);
+  });
+
   it('a short reply is the user\'s decision among the options just offered', () => {
     const state = stateOf(new RecordBuilder().user('The shell keeps failing.').step('Options:\n1. Update Git\n2. Use PowerShell as the primary shell').user('2'));
     assert.ok(state.active().some((f) => f.type === 'decision' && f.writer === 'user' && f.value === '"2" → chose "2. Use PowerShell as the primary shell" (offered r1)'));

@@ -720,6 +720,37 @@ describe('extractive summarizer', () => {
     assert.match(state.current.status, /^the user rejected `rm -rf build`$/);
   });
 
+  it('what the user picked in the agent\'s question dialog or the plan they approved is their decision; a question they declined names what it asked', async () => {
+    const answered = 'User has answered your questions: "Which store should the cache use?"="SQLite", "Run the slow tests?"="(no option selected)", "Where do logs go?"="stderr". You can now continue with the user\'s answers in mind.';
+    const b = new RecordBuilder()
+      .user('Add a cache.')
+      .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Which store should the cache use?', options: [{ label: 'SQLite' }, { label: 'Redis' }] }] }, output: answered }])
+      .step('', [{ name: 'ask_followup_question', input: { question: 'Which port should it listen on?' }, output: '<answer>\n8080\n</answer>' }])
+      .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Delete the old cache folder?' }] }, output: "The user doesn't want to proceed with this tool use. The tool use was rejected.", isError: true }])
+      .step('', [{ name: 'ExitPlanMode', input: { plan: '# Cache layer\n\n## Context\nWhy.\n\n## Steps\n1. Add **`src/cache.ts`** over SQLite\n2. Wire it into `api/get.ts`\n- [ ] run `npm test`' }, output: 'User has approved your plan. You can now start coding.' }]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.deepEqual(state.facts.Decisions.map((l) => l.text), [
+      'the user answered "Which store should the cache use?" → "SQLite"',
+      'the user answered "Where do logs go?" → "stderr"',
+      'the user answered "Which port should it listen on?" → "8080"',
+      'the user approved the plan "Cache layer": Add `src/cache.ts` over SQLite; Wire it into `api/get.ts`; run `npm test`',
+    ]);
+    assert.ok(!JSON.stringify(state.facts).includes('Run the slow tests'), 'a question left unanswered decides nothing');
+    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ['AskUserQuestion "Delete the old cache folder?" rejected by the user']);
+  });
+
+  it('the user stopping the agent says which request it stopped, which may be unfinished', async () => {
+    const b = new RecordBuilder()
+      .user('Update the shortcuts.')
+      .step('', [{ name: 'Bash', input: { command: 'ls ~/bin' }, output: 'claude-tmux' }])
+      .user('[Request interrupted by user]')
+      .user('Generate the session reports.');
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const stopped = state.facts.Decisions.filter((l) => /stopped/.test(l.text));
+    assert.deepEqual(stopped.map((l) => [l.text, l.sources]), [['the user stopped the agent while it worked on request #1: it may be unfinished', [3]]]);
+    assert.deepEqual(state.requests.map((r) => r.text), ['Update the shortcuts.', 'Generate the session reports.'], 'the interruption is no request');
+  });
+
   it('a failure once overcome that comes back is ruled out again', async () => {
     const b = new RecordBuilder()
       .user('Make the tests pass.')
