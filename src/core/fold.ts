@@ -388,7 +388,7 @@ export class Fold {
     }
     if (tool.output === undefined) return;
     // What the user picked or approved in the agent's dialog (a question, a plan) is their decision, as if typed.
-    const decided = failed ? undefined : dialogDecisions(tool.input, tool.output);
+    const decided = failed ? undefined : dialogDecisions(tool.name, tool.input, tool.output);
     for (const text of decided ?? []) addStatement(this.b, 'Decisions', { text, sources, priority: 1 }, 'exact');
     if (decided) return;
     // Only a failure, a command or a change names the call (a read that worked says nothing about itself).

@@ -163,16 +163,31 @@ const UNANSWERED = /^(?:\(no option selected\)|unanswered)$/i;
  * output is no such answer; questions left unanswered are left out.
  */
 export function answeredQuestions(input: unknown, output: string): AnsweredQuestion[] | undefined {
+  // Only a call that asked: text of the same form in what a page or a file returned is no answer of the user's.
+  const asked = questionsAsked(input);
+  if (asked.length === 0) return undefined;
   if (ANSWERED_LEAD.test(output)) {
     const body = output.replace(ANSWERED_LEAD, '').replace(ANSWERED_TAIL, '');
     const pairs = [...body.matchAll(ANSWER_PAIR)]
       .map((m) => ({ question: m[1]!.trim(), answer: [m[2]!.trim(), m[3]?.trim()].filter(Boolean).join(' — ') }))
-      .filter((p) => p.answer !== '' && !UNANSWERED.test(p.answer));
+      .filter((p) => p.answer !== '' && !UNANSWERED.test(p.answer) && asked.includes(oneLine(p.question)));
     return pairs.length > 0 ? pairs : undefined;
   }
   const answer = /^\s*<answer>\s*([\s\S]*?)\s*<\/answer>\s*$/i.exec(output)?.[1];
-  const question = input !== null && typeof input === 'object' ? (input as { question?: unknown }).question : undefined;
-  return answer && typeof question === 'string' && question.trim() !== '' ? [{ question: question.trim(), answer }] : undefined;
+  return answer && asked.length === 1 ? [{ question: asked[0]!, answer }] : undefined;
+}
+
+/** Whitespace as one space: a question compared with the one the call asked. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The questions a call put to the user: its input's `question`, or each `question` of its `questions`. */
+function questionsAsked(input: unknown): string[] {
+  if (input === null || typeof input !== 'object') return [];
+  const { question, questions } = input as { question?: unknown; questions?: unknown };
+  const all = Array.isArray(questions) ? questions.map((q: unknown) => (q !== null && typeof q === 'object' ? (q as { question?: unknown }).question : undefined)) : [question];
+  return all.filter((q): q is string => typeof q === 'string' && q.trim() !== '').map(oneLine);
 }
 
 /** An answer as the summary and the protected state say it: `the user answered "Which store?" → "SQLite"`. */
@@ -213,8 +228,11 @@ function approvedPlan(input: unknown, output: string): string | undefined {
  * protected state say it: the answers to its questions, or the plan they
  * approved. Undefined when the tool's result is no such dialog.
  */
-export function dialogDecisions(input: unknown, output: string): string[] | undefined {
+export function dialogDecisions(name: string, input: unknown, output: string): string[] | undefined {
+  // A plan approved is the answer to a call that put a plan forward (ExitPlanMode), never text a page returned.
+  const putPlan = /plan/i.test(name) || (input !== null && typeof input === 'object' && typeof (input as { plan?: unknown }).plan === 'string');
   if (PLAN_APPROVED.test(output)) {
+    if (!putPlan) return undefined;
     const plan = approvedPlan(input, output);
     return plan ? [plan] : undefined;
   }

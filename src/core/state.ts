@@ -328,7 +328,7 @@ export class ProtectedState {
     const plan = !failed && classifyTool(tool.name, tool.input).family === 'todo' ? todoPlanOf(tool) : undefined;
     if (plan) this.observePlan(plan, tool.resultRecord ?? tool.callRecord);
     // What the user answered or approved in the agent's dialog: their decision.
-    for (const text of (!failed && dialogDecisions(tool.input, tool.output)) || []) this.decide(text, tool.resultRecord ?? tool.callRecord, 'user');
+    for (const text of (!failed && dialogDecisions(tool.name, tool.input, tool.output)) || []) this.decide(text, tool.resultRecord ?? tool.callRecord, 'user');
     if (!failed) {
       for (const touch of fileTouches(tool)) {
         if (touch.access === 'read') continue;
