@@ -245,12 +245,17 @@ function listingNames(lines: readonly string[]): string[] {
 /**
  * The user declining a tool call, as the coding tool tells the model (Claude
  * Code: "The user doesn't want to proceed with this tool use. The tool use was
- * rejected… To tell you how to proceed, the user said: …"): what the user
- * said with it, '' when nothing, undefined when the output is no rejection.
+ * rejected… To tell you how to proceed, the user said: …"; Cline and Roo: "The
+ * user denied this operation." with their feedback in `<feedback>`; @keeper:
+ * "The user declined to run `npm test`."): what the user said with it, '' when
+ * nothing, undefined when the output is no rejection.
  */
 export function userRejection(output: string): string | undefined {
-  if (!/\bthe user doesn't want to (?:proceed with this tool use|take this action)\b/i.test(output)) return undefined;
-  return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
+  if (/\bthe user doesn't want to (?:proceed with this tool use|take this action)\b/i.test(output)) return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
+  if (/^\s*The user denied this operation\b/i.test(output)) {
+    return (/<feedback>\s*([\s\S]*?)\s*<\/feedback>/i.exec(output) ?? /provided the following feedback:\s*"([\s\S]*?)"\s*$/i.exec(output))?.[1]?.trim() ?? '';
+  }
+  return /^\s*The user declined (?:to run\b|the \w+ to\b)/i.test(output) ? '' : undefined;
 }
 
 /** The agent's harness refused the call (read a file before writing it, a file too large to read): no approach failed. */

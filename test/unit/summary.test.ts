@@ -720,6 +720,22 @@ describe('extractive summarizer', () => {
     assert.match(state.current.status, /^the user rejected `rm -rf build`$/);
   });
 
+  it('a declined call is ruled out by the user in Cline\'s and Roo\'s words and in @keeper\'s own, with the feedback they gave', async () => {
+    const b = new RecordBuilder()
+      .user('Set up the tests.')
+      .step('', [{ name: 'write_to_file', input: { path: 'tests/.mocharc.js', content: 'module.exports = {}' }, output: 'The user denied this operation and provided the following feedback:\n<feedback>\nKeep the .mocharc.js in each unit test folder.\n</feedback>\n<environment_details>\n# VSCode Visible Files\n</environment_details>', isError: true }])
+      .step('', [{ name: 'read_file', input: { path: 'secrets.env' }, output: 'The user denied this operation.', isError: true }])
+      .step('', [{ name: 'run_command', input: { command: 'touch declined-marker.txt' }, output: 'The user declined to run `touch declined-marker.txt`.', isError: true }]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const ruled = state.facts['Ruled out'].map((l) => l.text);
+    assert.deepEqual(ruled, [
+      'write_to_file tests/.mocharc.js rejected by the user: "Keep the .mocharc.js in each unit test folder."',
+      'read_file secrets.env rejected by the user',
+      '`touch declined-marker.txt` rejected by the user',
+    ]);
+    assert.match(state.current.status, /^the user rejected `touch declined-marker\.txt`$/);
+  });
+
   it('what the user picked in the agent\'s question dialog or the plan they approved is their decision; a question they declined names what it asked', async () => {
     const answered = 'User has answered your questions: "Which store should the cache use?"="SQLite", "Run the slow tests?"="(no option selected)", "Where do logs go?"="stderr". You can now continue with the user\'s answers in mind.';
     const b = new RecordBuilder()
