@@ -151,6 +151,8 @@ const ANSWERED_LEAD = /^\s*User has answered your questions?:\s*/i;
 const ANSWERED_TAIL = /\s*You can now continue with the user's answers in mind\.?\s*$/i;
 /** One `"question"="answer"` (or `"question" → "answer"`) pair, up to the next pair or the end. */
 const ANSWER_PAIR = /"([\s\S]+?)"\s*(?:=|→|->)\s*"([\s\S]*?)"(?=\s*(?:,\s*"|\.?\s*$|\n|user notes:))(?:\s*user notes:\s*([^\n]+))?/g;
+/** A dialog's answers are read from this much of its result (answers are short; the pair pattern is not linear). */
+const ANSWERS_MAX_CHARS = 8_000;
 /** An answer that says nothing was chosen. */
 const UNANSWERED = /^(?:\(no option selected\)|unanswered)$/i;
 
@@ -167,7 +169,7 @@ export function answeredQuestions(input: unknown, output: string): AnsweredQuest
   const asked = questionsAsked(input);
   if (asked.length === 0) return undefined;
   if (ANSWERED_LEAD.test(output)) {
-    const body = output.replace(ANSWERED_LEAD, '').replace(ANSWERED_TAIL, '');
+    const body = output.slice(0, ANSWERS_MAX_CHARS).replace(ANSWERED_LEAD, '').replace(ANSWERED_TAIL, '');
     const pairs = [...body.matchAll(ANSWER_PAIR)]
       .map((m) => ({ question: m[1]!.trim(), answer: [m[2]!.trim(), m[3]?.trim()].filter(Boolean).join(' — ') }))
       .filter((p) => p.answer !== '' && !UNANSWERED.test(p.answer) && asked.includes(oneLine(p.question)));
@@ -204,13 +206,15 @@ const PLAN_APPROVED = /^\s*User has approved (?:your|the) plan\b/i;
 /** How much of an approved plan the decision quotes: its title, then its first items. */
 const PLAN_ITEMS = 6;
 const PLAN_CHARS = 320;
+/** Its title and first items are read from this much of the plan. */
+const PLAN_READ_CHARS = 8_000;
 
 /** An approved plan as a decision: `the user approved the plan "Title": item; item; …`, or undefined when it has no text. */
 function approvedPlan(input: unknown, output: string): string | undefined {
   const given = input !== null && typeof input === 'object' ? (input as { plan?: unknown }).plan : undefined;
   const plan = typeof given === 'string' ? given : /## Approved Plan:\s*\n([\s\S]+)$/.exec(output)?.[1];
   if (!plan || plan.trim() === '') return undefined;
-  const lines = plan.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^```/.test(l));
+  const lines = plan.slice(0, PLAN_READ_CHARS).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^```/.test(l));
   const plain = (l: string): string => l.replace(/\*\*(.+?)\*\*|__(.+?)__/g, '$1$2');
   const title = plain(lines[0]!.replace(/^#+\s*/, ''));
   // Its steps are its list items; a plan written as sections only is said by its headings.
