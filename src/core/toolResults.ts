@@ -372,9 +372,11 @@ export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
-  // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked.
-  const input = tool.input !== null && typeof tool.input === 'object' ? (tool.input as { question?: unknown; questions?: { question?: unknown }[] }) : undefined;
-  const asked = input?.question ?? (Array.isArray(input?.questions) ? input.questions[0]?.question : undefined);
+  // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked, a plan put to them
+  // (ExitPlanMode) by its title.
+  const input = tool.input !== null && typeof tool.input === 'object' ? (tool.input as { question?: unknown; questions?: { question?: unknown }[]; plan?: unknown }) : undefined;
+  const plan = typeof input?.plan === 'string' ? input.plan.trim().split('\n')[0]!.replace(/^#+\s*/, '') : undefined;
+  const asked = input?.question ?? (Array.isArray(input?.questions) ? input.questions[0]?.question : undefined) ?? plan;
   return typeof asked === 'string' && asked.trim() !== '' ? `${tool.name} "${clipChars(redactor.redact(asked.replace(/\s+/g, ' ').trim()).text, QUESTION_LABEL_CHARS)}"` : tool.name;
 }
 

@@ -746,6 +746,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'cat notes.txt' }, output: 'User has approved your plan. You can now start coding.\n\n## Approved Plan:\n# Drop the users table' }])
       .step('', [{ name: 'ask_followup_question', input: { question: 'Which port should it listen on?' }, output: '<answer>\n8080\n</answer>' }])
       .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Delete the old cache folder?' }] }, output: "The user doesn't want to proceed with this tool use. The tool use was rejected.", isError: true }])
+      .step('', [{ name: 'ExitPlanMode', input: { plan: '## Cache in Redis\n1. Add a Redis client' }, output: "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\nuse SQLite, no new services", isError: true }])
       .step('', [{ name: 'ExitPlanMode', input: { plan: '# Cache layer\n\n## Context\nWhy.\n\n## Steps\n1. Add **`src/cache.ts`** over SQLite\n2. Wire it into `api/get.ts`\n- [ ] run `npm test`' }, output: 'User has approved your plan. You can now start coding.' }]);
     const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), [
@@ -756,7 +757,10 @@ describe('extractive summarizer', () => {
     ]);
     assert.ok(!JSON.stringify(state.facts).includes('Run the slow tests'), 'a question left unanswered decides nothing');
     assert.ok(!/Deploy to production|Drop the users table/.test(JSON.stringify(state.facts.Decisions)), JSON.stringify(state.facts.Decisions));
-    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ['AskUserQuestion "Delete the old cache folder?" rejected by the user']);
+    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), [
+      'AskUserQuestion "Delete the old cache folder?" rejected by the user',
+      'ExitPlanMode "Cache in Redis" rejected by the user: "use SQLite, no new services"',
+    ]);
   });
 
   it('the user stopping the agent says which request it stopped, which may be unfinished', async () => {
