@@ -29,7 +29,7 @@ import { extractConstraints, isContinuation, isGreeting, liftsReadOnly, looksLik
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import { todoPlanOf, type TodoPlan } from './todoPlan';
-import { callFailed, quotedSnippet } from './toolResults';
+import { callFailed, DECLINED_START, quotedSnippet, userRejection } from './toolResults';
 import type { Part, RawRecord, Unit } from './types';
 
 /** Types the context block shows (requests and completed work live in the Task Context). */
@@ -329,6 +329,12 @@ export class ProtectedState {
     if (plan) this.observePlan(plan, tool.resultRecord ?? tool.callRecord);
     // What the user answered or approved in the agent's dialog: their decision.
     for (const text of (!failed && dialogDecisions(tool.name, tool.input, tool.output)) || []) this.decide(text, tool.resultRecord ?? tool.callRecord, 'user');
+    // What the user said as they declined a call is their own words ("…the user said: never touch the migrations"):
+    // a rule in it binds as one typed. Only from a result that is the decline itself (the call never ran).
+    const said = failed && DECLINED_START.test(tool.output) ? userRejection(tool.output) : undefined;
+    for (const c of said ? extractConstraints(said, STATE_RULES_PER_MESSAGE) : []) {
+      this.create(PREFERENCE.test(c.sentence) ? 'preference' : 'constraint', c.sentence, tool.resultRecord ?? tool.callRecord, 'user', 'active', 'the user stated it declining a call');
+    }
     if (!failed) {
       for (const touch of fileTouches(tool)) {
         if (touch.access === 'read') continue;

@@ -250,6 +250,9 @@ function listingNames(lines: readonly string[]): string[] {
  * "The user declined to run `npm test`."): what the user said with it, '' when
  * nothing, undefined when the output is no rejection.
  */
+/** The start of a result a coding tool wrote for a call the user declined (nothing ran: no tool's output can follow). */
+export const DECLINED_START = /^\s*(?:The user doesn't want to (?:proceed with this tool use|take this action)|The user denied this operation)\b/i;
+
 export function userRejection(output: string): string | undefined {
   if (/\bthe user doesn't want to (?:proceed with this tool use|take this action)\b/i.test(output)) return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
   if (/^\s*The user denied this operation\b/i.test(output)) {
