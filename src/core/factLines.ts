@@ -479,12 +479,17 @@ export function supersedeTestStatus(b: SummaryBuilder): void {
   mergeAway(b, ['Findings', 'Ruled out', 'Archived'], gone);
 }
 
+/** The ordinal of the request a goal (`#2 (r3): …`, as Current state keeps it) is the work of. */
+export function askOf(goal: string): string | undefined {
+  return /^#(\d+) /.exec(goal)?.[1];
+}
+
 /**
  * The user stopped the agent ("[Request interrupted by user]") while it worked on the goal (`#2 (r3): …`): that request
  * may be left unfinished, which the request log alone does not say. Returns the record, for Current state.
  */
 export function stoppedWork(b: SummaryBuilder, record: number, goal: string): number {
-  const ask = /^#(\d+) /.exec(goal)?.[1];
+  const ask = askOf(goal);
   if (ask !== undefined) addStatement(b, 'Decisions', { text: `the user stopped the agent while it worked on request #${ask}: it may be unfinished`, sources: [record], priority: 3 }, 'exact');
   return record;
 }

@@ -11,7 +11,7 @@ import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR } from './cues';
 import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, askOf, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
@@ -577,7 +577,7 @@ export class Fold {
     // The span ends while the agent is still calling tools for the last ask: that work goes on.
     if (next === '' && this.lastAsk?.answered && !this.lastAsk.closed && last?.kind === 'step') next = `continue request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk, 'in progress')}`;
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
-    const ask = this.lastAsk?.ordinal ?? /^#(\d+) /.exec(this.goal)?.[1];
+    const ask = this.lastAsk?.ordinal ?? askOf(this.goal);
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
     // An answer given while the last command still fails leaves that failure open (Status says which).
     if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask}${status.startsWith('blocked:') ? ', its last command still failing' : ''})`;

@@ -77,8 +77,8 @@ export class FoldPlanner {
    * the background, so both paths fold the same span.
    */
   prepare(predicted: number): void {
-    const growth = this.options.view.recentGrowth();
-    if (predicted + WATERMARK_CALLS * growth < this.options.budget.trigger && predicted + this.options.view.recentPeak() <= this.deferLimit()) return;
+    const { median: growth, peak } = this.options.view.recentSteps();
+    if (predicted + WATERMARK_CALLS * growth < this.options.budget.trigger && predicted + peak <= this.deferLimit()) return;
     const plan = this.plan(predicted, growth, false);
     if (plan) this.startBackground(plan.toUnit);
   }

@@ -184,8 +184,13 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** `text` cut to `max` characters, ending in "…" when cut. */
+function clipped(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
+}
+
 /** The questions a call put to the user: its input's `question`, or each `question` of its `questions`. */
-function questionsAsked(input: unknown): string[] {
+export function questionsAsked(input: unknown): string[] {
   if (input === null || typeof input !== 'object') return [];
   const { question, questions } = input as { question?: unknown; questions?: unknown };
   const all = Array.isArray(questions) ? questions.map((q: unknown) => (q !== null && typeof q === 'object' ? (q as { question?: unknown }).question : undefined)) : [question];
@@ -194,11 +199,7 @@ function questionsAsked(input: unknown): string[] {
 
 /** An answer as the summary and the protected state say it: `the user answered "Which store?" → "SQLite"`. */
 export function answerText(a: AnsweredQuestion): string {
-  const flat = (s: string, max: number): string => {
-    const one = s.replace(/\s+/g, ' ').trim();
-    return one.length > max ? `${one.slice(0, max - 1).trimEnd()}…` : one;
-  };
-  return `the user answered "${flat(a.question, QUESTION_CHARS)}" → "${flat(a.answer, ANSWER_CHARS)}"`;
+  return `the user answered "${clipped(oneLine(a.question), QUESTION_CHARS)}" → "${clipped(oneLine(a.answer), ANSWER_CHARS)}"`;
 }
 
 /** Claude Code's ExitPlanMode approved (and harnesses that copy it): the plan in its input, or after "## Approved Plan:". */
@@ -209,22 +210,45 @@ const PLAN_CHARS = 320;
 /** Its title and first items are read from this much of the plan. */
 const PLAN_READ_CHARS = 8_000;
 
+/** The plan a call put to the user (ExitPlanMode's `plan`), if its input holds one. */
+function planGiven(input: unknown): string | undefined {
+  const plan = input !== null && typeof input === 'object' ? (input as { plan?: unknown }).plan : undefined;
+  return typeof plan === 'string' ? plan : undefined;
+}
+
+/** A plan's lines as read: trimmed, without blank lines and code fences, from its first PLAN_READ_CHARS. */
+function planLines(plan: string): string[] {
+  return plan.slice(0, PLAN_READ_CHARS).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^```/.test(l));
+}
+
+/** Bold markers taken off, their words kept. */
+function unbolded(line: string): string {
+  return line.replace(/\*\*(.+?)\*\*|__(.+?)__/g, '$1$2');
+}
+
+/** A plan's title: its first line, without heading marks. */
+function titleOf(lines: readonly string[]): string | undefined {
+  return lines[0] === undefined ? undefined : unbolded(lines[0].replace(/^#+\s*/, ''));
+}
+
+/** The title of the plan a call put to the user, if it put one (it names the call). */
+export function planTitle(input: unknown): string | undefined {
+  const plan = planGiven(input);
+  return plan === undefined ? undefined : titleOf(planLines(plan));
+}
+
 /** An approved plan as a decision: `the user approved the plan "Title": item; item; …`, or undefined when it has no text. */
 function approvedPlan(input: unknown, output: string): string | undefined {
-  const given = input !== null && typeof input === 'object' ? (input as { plan?: unknown }).plan : undefined;
-  const plan = typeof given === 'string' ? given : /## Approved Plan:\s*\n([\s\S]+)$/.exec(output)?.[1];
+  const plan = planGiven(input) ?? /## Approved Plan:\s*\n([\s\S]+)$/.exec(output)?.[1];
   if (!plan || plan.trim() === '') return undefined;
-  const lines = plan.slice(0, PLAN_READ_CHARS).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^```/.test(l));
-  const plain = (l: string): string => l.replace(/\*\*(.+?)\*\*|__(.+?)__/g, '$1$2');
-  const title = plain(lines[0]!.replace(/^#+\s*/, ''));
+  const lines = planLines(plan);
   // Its steps are its list items; a plan written as sections only is said by its headings.
   const listed = lines.slice(1).filter((l) => /^(?:[-*+]|\d{1,2}[.)])\s/.test(l));
   const items = (listed.length ? listed : lines.slice(1).filter((l) => /^#{2,4}\s/.test(l)))
-    .map((l) => plain(l.replace(/^(?:#{2,4}|[-*+]|\d{1,2}[.)])\s*(?:\[[ x]\]\s*)?/i, '')))
+    .map((l) => unbolded(l.replace(/^(?:#{2,4}|[-*+]|\d{1,2}[.)])\s*(?:\[[ x]\]\s*)?/i, '')))
     .filter((l) => l.length > 2)
     .slice(0, PLAN_ITEMS);
-  const text = `the user approved the plan "${title}"${items.length ? `: ${items.join('; ')}` : ''}`;
-  return text.length > PLAN_CHARS ? `${text.slice(0, PLAN_CHARS - 1).trimEnd()}…` : text;
+  return clipped(`the user approved the plan "${titleOf(lines)}"${items.length ? `: ${items.join('; ')}` : ''}`, PLAN_CHARS);
 }
 
 /**
@@ -234,7 +258,7 @@ function approvedPlan(input: unknown, output: string): string | undefined {
  */
 export function dialogDecisions(name: string, input: unknown, output: string): string[] | undefined {
   // A plan approved is the answer to a call that put a plan forward (ExitPlanMode), never text a page returned.
-  const putPlan = /plan/i.test(name) || (input !== null && typeof input === 'object' && typeof (input as { plan?: unknown }).plan === 'string');
+  const putPlan = /plan/i.test(name) || planGiven(input) !== undefined;
   if (PLAN_APPROVED.test(output)) {
     if (!putPlan) return undefined;
     const plan = approvedPlan(input, output);

@@ -6,6 +6,7 @@
  */
 import { clipChars, clipCommand, handles, shortenPaths } from './digest';
 import type { Redactor } from './redact';
+import { planTitle, questionsAsked } from './shortReplies';
 import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand } from './tools';
@@ -242,6 +243,16 @@ function listingNames(lines: readonly string[]): string[] {
   return [names.length ? names.join(', ') : 'empty directory'];
 }
 
+/** What Claude Code, and Cline and Roo, write for a call the user declined. */
+const CLAUDE_DECLINED = "The user doesn't want to (?:proceed with this tool use|take this action)";
+const CLINE_DENIED = 'The user denied this operation';
+
+/** The start of a result a coding tool wrote for a call the user declined (nothing ran: no tool's output can follow). */
+export const DECLINED_START = new RegExp(`^\\s*(?:${CLAUDE_DECLINED}|${CLINE_DENIED})\\b`, 'i');
+/** Claude Code's words anywhere in the result (its own text may come first); Cline's open it. */
+const CLAUDE_DECLINED_IN = new RegExp(`\\b${CLAUDE_DECLINED}\\b`, 'i');
+const CLINE_DENIED_START = new RegExp(`^\\s*${CLINE_DENIED}\\b`, 'i');
+
 /**
  * The user declining a tool call, as the coding tool tells the model (Claude
  * Code: "The user doesn't want to proceed with this tool use. The tool use was
@@ -250,12 +261,9 @@ function listingNames(lines: readonly string[]): string[] {
  * "The user declined to run `npm test`."): what the user said with it, '' when
  * nothing, undefined when the output is no rejection.
  */
-/** The start of a result a coding tool wrote for a call the user declined (nothing ran: no tool's output can follow). */
-export const DECLINED_START = /^\s*(?:The user doesn't want to (?:proceed with this tool use|take this action)|The user denied this operation)\b/i;
-
 export function userRejection(output: string): string | undefined {
-  if (/\bthe user doesn't want to (?:proceed with this tool use|take this action)\b/i.test(output)) return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
-  if (/^\s*The user denied this operation\b/i.test(output)) {
+  if (CLAUDE_DECLINED_IN.test(output)) return /\bthe user said:\s*([\s\S]+)$/i.exec(output)?.[1]!.trim() ?? '';
+  if (CLINE_DENIED_START.test(output)) {
     return (/<feedback>\s*([\s\S]*?)\s*<\/feedback>/i.exec(output) ?? /provided the following feedback:\s*"([\s\S]*?)"\s*$/i.exec(output))?.[1]?.trim() ?? '';
   }
   return /^\s*The user declined (?:to run\b|the \w+ to\b)/i.test(output) ? '' : undefined;
@@ -377,10 +385,8 @@ export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
   // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked, a plan put to them
   // (ExitPlanMode) by its title.
-  const input = tool.input !== null && typeof tool.input === 'object' ? (tool.input as { question?: unknown; questions?: { question?: unknown }[]; plan?: unknown }) : undefined;
-  const plan = typeof input?.plan === 'string' ? input.plan.trim().split('\n')[0]!.replace(/^#+\s*/, '') : undefined;
-  const asked = input?.question ?? (Array.isArray(input?.questions) ? input.questions[0]?.question : undefined) ?? plan;
-  return typeof asked === 'string' && asked.trim() !== '' ? `${tool.name} "${clipChars(redactor.redact(asked.replace(/\s+/g, ' ').trim()).text, QUESTION_LABEL_CHARS)}"` : tool.name;
+  const asked = questionsAsked(tool.input)[0] ?? planTitle(tool.input);
+  return asked ? `${tool.name} "${clipChars(redactor.redact(asked).text, QUESTION_LABEL_CHARS)}"` : tool.name;
 }
 
 /** The text a write call creates its file with (Claude Code Write, str_replace_editor create, Cursor, Copilot). */

@@ -216,7 +216,8 @@ export class View {
     return this.recentSteps().peak;
   }
 
-  private recentSteps(): { median: number; peak: number } {
+  /** Both of the above, read once. */
+  recentSteps(): { median: number; peak: number } {
     return recentGrowth(this.record.units, this.coverage, (i) => this.tokens.unit(i));
   }
 
