@@ -54,7 +54,7 @@ export function words(text: string): string[] {
 }
 
 /** An identifier, a path, a version, a number with a unit, an error code: what a later reader searches for. */
-const HANDLE = /`[^`\n]{2,80}`|(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|--?[a-z][\w-]+/g;
+const HANDLE = /`[^`\n]{2,80}`|(?:\b[A-Za-z]:(?=\\))?(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|--?[a-z][\w-]+/g;
 
 /**
  * A placeholder that stands for hidden text (`[REDACTED:api-key:3f9a1c]`, a
@@ -244,11 +244,25 @@ export function sameStatement(a: string, b: string): boolean {
   return !namesOtherIdentifiers(a, b);
 }
 
-/** Whether two statements both name identifiers and none in common (two lines about different files are different facts). */
-function namesOtherIdentifiers(a: string, b: string): boolean {
-  const hx = handles(a);
-  const hy = handles(b);
+/**
+ * Whether two statements both name identifiers and none in common (two lines about different files are different
+ * facts); `byFileName` compares paths by their last segment (the agent's `~/bin/x` and a tool's `/Users/me/bin/x`).
+ */
+function namesOtherIdentifiers(a: string, b: string, byFileName = false): boolean {
+  const hx = byFileName ? handles(a).map(fileName) : handles(a);
+  const hy = byFileName ? handles(b).map(fileName) : handles(b);
   return hx.length > 0 && hy.length > 0 && !hx.some((h) => hy.includes(h));
+}
+
+/** Whether every handle `said` names is one `by` names (paths by their last segment): `said` names nothing more. */
+export function handlesWithin(said: string, by: string): boolean {
+  const hy = handles(by).map(fileName);
+  return handles(said).every((h) => hy.includes(fileName(h)));
+}
+
+/** A path handle by its last segment (`~/bin/claude-tmux` and `/Users/me/bin/claude-tmux` name one file); others as they are. */
+function fileName(handle: string): string {
+  return /[/\\]/.test(handle) ? (handle.split(/[/\\]/).filter(Boolean).pop() ?? handle) : handle;
 }
 
 /** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */
@@ -265,10 +279,11 @@ const RARE_SHARE = 0.05;
  * statements (two lines sharing `dnsmasq`, `blocky` and `0x8000` are about one
  * thing; two sharing "test" and "file" are not), are in a statement that
  * shares one of its rare words, weighs more and passes sameSubject. Chains end
- * at the heaviest statement. Pure: the caller decides which statements may be
+ * at the heaviest statement. A statement `fixed` marks is never said again (it
+ * only takes others in). Pure: the caller decides which statements may be
  * compared and merges.
  */
-export function restatedBy(texts: readonly string[]): (number | undefined)[] {
+export function restatedBy(texts: readonly string[], fixed: (i: number) => boolean = () => false): (number | undefined)[] {
   const sets = texts.map(stems);
   const df = new Map<string, number>();
   for (const set of sets) for (const w of set) df.set(w, (df.get(w) ?? 0) + 1);
@@ -279,7 +294,7 @@ export function restatedBy(texts: readonly string[]): (number | undefined)[] {
   const into: (number | undefined)[] = texts.map(() => undefined);
   for (let i = 0; i < texts.length; i++) {
     // One or two words say too little to be said again by a longer statement.
-    if (sets[i]!.size < 3) continue;
+    if (sets[i]!.size < 3 || fixed(i)) continue;
     let best = 0;
     for (let j = 0; j < texts.length; j++) {
       if (weight[j]! <= weight[i]!) continue;
@@ -321,7 +336,7 @@ function sameSubject(said: string, by: string): boolean {
   if (lead !== undefined && by.startsWith(`${lead}:`)) return false;
   const m = measures(by);
   if (![...measures(said)].every((n) => m.has(n))) return false;
-  return !namesOtherIdentifiers(said, by);
+  return !namesOtherIdentifiers(said, by, true);
 }
 
 /** Two statements that give this many of the same measured values (and share a word) state one fact. */

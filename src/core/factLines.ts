@@ -7,7 +7,7 @@
  */
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
-import { clipChars, handles, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
 import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
@@ -221,31 +221,45 @@ export function dedupe(b: SummaryBuilder): void {
  * A statement of the agent's said again, with more, by another line is merged
  * into it (sources and references add up): the same finding in a step's
  * narration and in its closing summary, a decision and its restatement, a gist
- * that says less than a live line. Only the agent's prose is compared: the
- * user's constraints are verbatim, and exact lines (a command's outcome, an
- * edit, a commit, a failure with its error) are events that merely look alike.
- * A live line merges only into a line of its own section (a decision is not
- * a finding, and Ruled out is the anti-re-explore list); an archived gist into any.
+ * that says less than a live line, the agent's account of an exact line (a
+ * command's outcome, an edit, a commit, a failure with its error, a
+ * deliverable). Exact lines are events that merely look alike: they take
+ * prose in and never merge themselves; the user's constraints are verbatim.
+ * Prose merges into prose of its own section (a decision is not a finding,
+ * and Ruled out is the anti-re-explore list), an archived gist into any.
  */
 export function mergeRestated(b: SummaryBuilder): void {
-  const lines: { section: FactSection; line: FactLine; text: string }[] = [];
-  for (const section of ['Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
+  const lines: { section: FactSection; line: FactLine; text: string; exact: boolean }[] = [];
+  for (const section of ['Deliverables', 'Decisions', 'Ruled out', 'Findings', 'Archived'] as const) {
     for (const line of b.facts[section]) {
-      const text = statementText(line.text);
-      if (line.members || eventOf(text) !== '' || isFailedLine(text) || text.includes(' → ')) continue;
-      lines.push({ section, line, text });
+      if (line.members) continue;
+      // A deliverable's key is its file.
+      const text = section === 'Deliverables' ? `${line.key}: ${line.text}` : statementText(line.text);
+      const exact = section === 'Deliverables' || line.text.startsWith('[Deliverables] ') || eventOf(text) !== '' || isFailedLine(text) || text.includes(' → ');
+      lines.push({ section, line, text, exact });
     }
   }
-  const into = restatedBy(lines.map((l) => l.text));
   const gone = new Map<FactLine, FactLine>();
-  lines.forEach((l, i) => {
-    const j = into[i];
-    if (j === undefined) return;
-    const target = lines[j]!;
-    if (l.section !== 'Archived' && target.section !== l.section) return;
+  // The agent's prose among itself: the rarity of a word is its rarity in prose.
+  const prose = lines.filter((l) => !l.exact);
+  const into = restatedBy(prose.map((l) => l.text));
+  prose.forEach((l, i) => {
+    const target = into[i] === undefined ? undefined : prose[into[i]!]!;
+    if (target && (l.section === 'Archived' || target.section === l.section)) gone.set(l.line, target.line);
+  });
+  // Then a live statement the agent makes of an exact line (the file it says it wrote, the failure it narrates), when
+  // it names nothing the line does not (a setting or a file it adds is news); a ruled-out line stays in Ruled out.
+  const left = lines.filter((l) => l.exact || (!gone.has(l.line) && l.section !== 'Archived'));
+  const onto = restatedBy(
+    left.map((l) => l.text),
+    (i) => left[i]!.exact,
+  );
+  left.forEach((l, i) => {
+    const target = onto[i] === undefined ? undefined : left[onto[i]!]!;
+    if (!target?.exact || (l.section === 'Ruled out' && target.section !== 'Ruled out') || !handlesWithin(l.text, target.text)) return;
     gone.set(l.line, target.line);
   });
-  mergeAway(b, ['Decisions', 'Ruled out', 'Findings', 'Archived'], gone);
+  mergeAway(b, ['Deliverables', 'Decisions', 'Ruled out', 'Findings', 'Archived'], gone);
 }
 
 /** `git reset` back a number of commits (HEAD~n, HEAD^^): its mode (soft, mixed, hard) and how far. */

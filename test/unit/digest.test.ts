@@ -798,6 +798,9 @@ describe('statements, gists and keys', () => {
     assert.ok(!sameStatement('Port 53 is bound to blocky on the router.', 'Port 53 is not bound to blocky on the router.'));
     assert.ok(sameStatement('The cache is not used by the parser.', 'the cache is not used by the parser'));
     assert.deepEqual(handles('Fix `parseHeader` in src/parser.ts for v1.2.3'), ['parseheader', 'src/parser.ts', 'v1.2.3']);
+    // A Windows path is one handle with its drive, written bare or in code marks, before a colon too.
+    assert.deepEqual(handles('C:\\Users\\me\\rebase.ps1: created'), handles('saved at `C:\\Users\\me\\rebase.ps1`'));
+    assert.deepEqual(handles('C:\\Users\\me\\rebase.ps1: created'), ['c:\\users\\me\\rebase.ps1']);
   });
 
   it('a statement said again with more, in other words, is found by its rare words', () => {

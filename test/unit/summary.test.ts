@@ -1288,6 +1288,27 @@ describe('the Task Context as a digest', () => {
     assert.ok(texts.some((t) => /`normalizeRepoName` fix handles trailing slashes/.test(t)), `a conclusion stays: ${JSON.stringify(texts)}`);
   });
 
+  it("the agent's account of a file it wrote, in a later fold, joins the file's Deliverables line; one that names more stays", async () => {
+    const script = 'C:\\Users\\me\\rebase-msys2.ps1';
+    const b = new RecordBuilder()
+      .user('Write a script that rebases the MSYS2 DLLs, and make mem0 self-hosted.')
+      .step('', [{ name: 'Write', input: { file_path: script, content: '# MSYS2 Full Rebase Script: rebases all MSYS2 DLLs to fix fork errors\nrebase -O -v\n' }, output: 'ok' }])
+      .step('', [{ name: 'Write', input: { file_path: 'src/config.py', content: '# mem0 configuration: self-hosted by default\nSELF_HOSTED = True\n' }, output: 'ok' }])
+      .user('Where is the script, and how is mem0 configured?')
+      .step(`The rebase script is saved at: \`${script}\``)
+      .step('The mem0 configuration in `src/config.py` is self-hosted by default, set by `MEM0_SELF_HOSTED=true`.');
+    const units = unitsOf(b).units;
+    const at = units.findIndex((u) => u.firstRecord >= 3);
+    const summarizer = new ExtractiveSummarizer(counter, redactor, 1e6);
+    const first = await summarizer.fold({ previous: undefined, units: units.slice(0, at), coverageEnd: units[at]!.firstRecord });
+    const s = await summarizer.fold({ previous: first, units: units.slice(at), coverageEnd: b.records.length });
+    const findings = s.facts.Findings.map((l) => l.text);
+    assert.ok(!findings.some((t) => /rebase script is saved/.test(t)), JSON.stringify(findings));
+    const written = s.facts.Deliverables.find((l) => l.key === script);
+    assert.ok(written && written.sources.length >= 2, `the account's record joins the file's line: ${JSON.stringify(s.facts.Deliverables)}`);
+    assert.ok(findings.some((t) => /MEM0_SELF_HOSTED=true/.test(t)), `a setting the file's line does not name stays: ${JSON.stringify(findings)}`);
+  });
+
   it('a snapshot of how the tests stand is superseded by the next run of those tests; an answer to the user and a diagnosis stay', async () => {
     const b = new RecordBuilder()
       .user('Fix the failing session tests.')
