@@ -342,13 +342,17 @@ function sameSubject(said: string, by: string): boolean {
 /** Two statements that give this many of the same measured values (and share a word) state one fact. */
 const SAME_MEASURES = 3;
 
-/** The measured values of a statement: its numbers of two digits or more and its decimals, years left out. */
+/**
+ * The measured values of a statement: its numbers of two digits or more and its decimals, years left out. A
+ * percentage is one value at any precision ("98%" and "97.6%" of one reduction): it counts rounded.
+ */
 export const measures: (text: string) => ReadonlySet<string> = memoized((text) => {
   const out = new Set<string>();
-  for (const m of text.matchAll(/(?<![\w.])(\d+(?:[.,]\d+)*)(?![\w.]*\w)/g)) {
+  for (const m of text.matchAll(/(?<![\w.])(\d+(?:[.,]\d+)*)(?![\w.]*\w)(\s?%)?/g)) {
     const n = m[1]!.replace(/,(?=\d{3}\b)/g, '');
+    const value = m[2] && /^\d+\.\d+$/.test(n) ? String(Math.round(Number(n))) : n;
     if (/^(?:19|20)\d\d$/.test(n) || /^\d$/.test(n)) continue;
-    out.add(n);
+    out.add(value);
   }
   return out;
 });

@@ -836,6 +836,9 @@ describe('statements, gists and keys', () => {
     assert.ok(sameStatement('Average rate: 345 / 90 hours = ~3.8 errors per hour = ~92 errors per day', 'Error Rate: 345 errors ÷ 90 hours = ~92 errors per day (confirms earlier estimate)'));
     assert.ok(sameStatement('Leaks found: 16,684 → 392 (98% reduction!)', 'Went from 16684 findings to 392 findings, a 98% drop'));
     assert.ok(!sameStatement('Tests: 45 passed, 12 failed in 30 suites', 'Tests: 45 passed, 13 failed in 30 suites'), 'a later count is a new value');
+    // A percentage at another precision is the same value; any other decimal is not.
+    assert.ok(sameStatement('Leaks found: 16,684 → 392 (98% reduction!)', 'Repository cleaned from 16,684 → 392 findings (97.6% reduction)'));
+    assert.ok(!sameStatement('Latency dropped from 120 → 98.4 ms with 16 workers', 'Latency dropped from 120 → 98 ms with 16 workers'), 'only a percentage is rounded');
     assert.ok(!sameStatement('Build took 2021 ms on 2024-05-01', 'Deploy took 3 s in 2024'), 'years and single digits are no measured values');
   });
 });
