@@ -379,6 +379,34 @@ export function factLine(state: SummaryState, section: FactSection, l: FactLine)
   return section === 'Constraints' ? text : relativeTo(text, state.root);
 }
 
+/** Files with no note that share their status at least this often are listed on one Deliverables line. */
+const DELIVERABLE_GROUP_MIN = 3;
+
+/**
+ * The Deliverables lines as the head shows them: files with no note of their
+ * own that share their status ("created", "modified ×1") — DELIVERABLE_GROUP_MIN
+ * or more — on one line at the first one's place, every path verbatim
+ * (`- created: a.py, b/c.py, d.md (r3, r5, r9)`, `- modified ×1 each: …`). A session that scaffolds
+ * forty files spends its head on what it found, not on forty line openings;
+ * the state (and the panel) keeps one line per file.
+ */
+function deliverableLines(state: SummaryState): string[] {
+  const lines = state.facts.Deliverables;
+  const bare = (l: FactLine): boolean => !l.text.includes(' — ');
+  const byStatus = new Map<string, FactLine[]>();
+  for (const l of lines) if (bare(l)) byStatus.set(l.text, [...(byStatus.get(l.text) ?? []), l]);
+  const out: string[] = [];
+  for (const l of lines) {
+    const group = bare(l) ? byStatus.get(l.text)! : [];
+    if (group.length < DELIVERABLE_GROUP_MIN) out.push(factLine(state, 'Deliverables', l));
+    else if (group[0] === l) {
+      const sources = group.reduce<number[]>((all, g) => mergeSources(all, g.sources), []);
+      out.push(relativeTo(`- ${l.text}${l.text.includes('×') ? ' each' : ''}: ${group.map((g) => g.key).join(', ')}${formatSources(sources)}`, state.root));
+    }
+  }
+  return out;
+}
+
 /** The fact sections of a state as rendered lines: Requests through Archived. */
 export function renderFacts(state: SummaryState): string[] {
   const out: string[] = ['### Requests'];
@@ -388,7 +416,8 @@ export function renderFacts(state: SummaryState): string[] {
   for (const section of FACT_SECTIONS) {
     out.push(`### ${section}`);
     const lines = state.facts[section];
-    out.push(...(lines.length ? lines.map((l) => factLine(state, section, l)) : [archived.has(section) ? '(only archived lines, below)' : '(none)']));
+    const rendered = section === 'Deliverables' ? deliverableLines(state) : lines.map((l) => factLine(state, section, l));
+    out.push(...(lines.length ? rendered : [archived.has(section) ? '(only archived lines, below)' : '(none)']));
   }
   return out;
 }

@@ -55,7 +55,7 @@ describe('the head written relative to the workspace', () => {
     assert.equal(state.root, '/r/app/');
     const text = renderSummary(state);
     assert.match(text, /^Paths are relative to the workspace \/r\/app\/$/m);
-    assert.match(text, /^- src\/a\.ts: modified ×1 \(r1\)$/m);
+    assert.match(text, /^- modified ×1 each: src\/a\.ts, src\/b\.ts, README\.md \(r1, r2, r3\)$/m, 'files listed on one line are relative too');
     assert.match(text, /^- The cause is in src\/b\.ts line 3 \(r2\)$/m);
     assert.match(text, /^- #1 \(r0\): Fix \/r\/app\/src\/a\.ts$/m, 'a request keeps its words');
     assert.match(text, /Never touch \/r\/app\/vendor\//, 'a rule keeps its words');

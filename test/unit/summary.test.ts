@@ -150,6 +150,29 @@ describe('demotion under the cap', () => {
     assert.match(text, /### Ruled out\n\(none\)\n/);
   });
 
+  it('lists files with no note that share their status on one Deliverables line, every path verbatim; the state keeps a line per file', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    const file = (key: string, text: string, r: number): void => b.upsert('Deliverables', { key, text, sources: [r], priority: 1 });
+    file('src/pkg/__init__.py', 'created', 3);
+    file('src/pkg/server.py', 'created, modified ×2 — the MCP server entry point', 5);
+    file('tests/__init__.py', 'created', 7);
+    file('docs/README.md', 'modified ×1', 9);
+    file('examples/basic.py', 'created', 11);
+    file('Dockerfile', 'modified ×1', 13);
+    const state = b.build(20, 1);
+    const section = renderSummary(state).split('### Deliverables\n')[1]!.split('\n### ')[0]!.split('\n');
+    assert.deepEqual(section, [
+      '- created: src/pkg/__init__.py, tests/__init__.py, examples/basic.py (r3, r7, r11)',
+      '- src/pkg/server.py: created, modified ×2 — the MCP server entry point (r5)',
+      '- docs/README.md: modified ×1 (r9)',
+      '- Dockerfile: modified ×1 (r13)',
+    ]);
+    file('logs/README.md', 'modified ×1', 15);
+    const more = renderSummary(b.build(20, 1)).split('### Deliverables\n')[1]!.split('\n### ')[0]!.split('\n');
+    assert.ok(more.includes('- modified ×1 each: docs/README.md, Dockerfile, logs/README.md (r9, r13, r15)'), JSON.stringify(more));
+    assert.equal(b.facts.Deliverables.length, 7, 'one line per file in the state');
+  });
+
   it('groups archived gists in the order they happened: a group is one stretch of the work', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.requests.push({ ordinal: 1, text: 'Fix the resolver.', record: 0, elided: 0 });
