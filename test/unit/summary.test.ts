@@ -1739,5 +1739,17 @@ describe('the Task Context as a digest', () => {
     assert.equal(twoFolds.current.next, oneFold.current.next);
     assert.equal(twoFolds.current.status, oneFold.current.status);
     assert.match(twoFolds.current.next, /^continue request #2/);
+    // The agent answered, then went back to work on the goal with no new ask: in the next span that work goes on.
+    const resumed = new RecordBuilder()
+      .user('Merge origin/main and resolve the conflicts one by one.')
+      .step('', [read])
+      .step('Merged; the conflicts are resolved.')
+      .step('', [{ name: 'Bash', input: { command: 'git diff' }, output: 'diff --git a/src/domain/session.ts b/src/domain/session.ts' }])
+      .step('', [read]);
+    const steps = unitsOf(resumed).units;
+    const before = await summarizer.fold({ previous: undefined, units: steps.slice(0, 3), coverageEnd: steps[2]!.lastRecord + 1 });
+    assert.equal(before.current.next, "wait for the user's next request (the agent answered request #1)");
+    const after = await summarizer.fold({ previous: before, units: steps.slice(3), coverageEnd: resumed.records.length });
+    assert.equal(after.current.next, 'continue request #1 (the goal, in progress)');
   });
 });
