@@ -242,7 +242,7 @@ export class FoldPlanner {
     if (removed < MIN_FOLD_SAVING_RATIO * budget.effective) return current && !now ? stands() : undefined;
     // Planning again is worth another wait only when the new span would serve where the planned one does not: when
     // the rungs after the fold must take the rest either way (the near window holds the bulk), the plan stands.
-    if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return undefined;
+    if (current && predicted - removed + view.summaryGrowth(removed) > budget.trigger) return current && !now ? stands() : undefined;
     // Ahead of the trigger a span that cannot buy the runway yet is planned provisionally when a step as large as the
     // largest lately would carry the view past where the fold may wait: that fold then finds its summary made. A later
     // step whose span can buy the runway plans again.
