@@ -265,6 +265,11 @@ export const REQUEST_ECHO = /^(?:(?:this|that|it) (?:is|sounds like|seems like|'
 export const GREETING_ONLY =
   /^(?:(?:hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|thanks|thank you|thx|ty|cheers|привет|здравствуй(?:те)?|hola|bonjour|hallo|ciao|olá)(?:\s+(?:there|again|all|everyone|team|so much|a lot|very much|you|friend|buddy|claude|cursor|copilot|gemini|codex))*[\s!.,:;)]*(?:\p{Extended_Pictographic}\s*)*)+$/iu;
 
+/** Whether a message only greets or thanks (asks for nothing: no goal, no request line). */
+export function isGreeting(words: string): boolean {
+  return GREETING_ONLY.test(words.trim());
+}
+
 /** A whole sentence of courtesy: thanks, apology, acknowledgement. */
 export const PLEASANTRY_SENTENCE = /^(?:(?:i )?apologi[sz]e\b|(?:you're|you are) (?:welcome|correct|right)\b|thank you for\b|thanks for\b|my apologies\b|i'm sorry\b|sorry (?:about|for)\b|good (?:catch|point|idea|question)\b|that's (?:a )?(?:great|good|fair) (?:point|question|idea)\b|we're making (?:good )?progress|(?:great|good|excellent) progress|(?:we|i)(?:'ve| have) made (?:\w+ )?progress\b|your [^.!?]{1,60}?\b(?:is|are|looks?) (?:\w+ly )?(?:well[- ](?:designed|structured|organi[sz]ed|written|architected|documented|thought[- ]out)|excellent|impressive|great|superb|outstanding|professional)\b)/i;
 

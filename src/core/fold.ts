@@ -9,7 +9,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_L
 import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR } from './cues';
+import { ASKS_USER_FOR, isGreeting } from './cues';
 import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, askOf, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
@@ -22,7 +22,7 @@ import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan }
 import { changeNotApplied, commandLabel, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, isGreeting, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
+import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };

@@ -38,7 +38,8 @@ import { extractConstraints, goalText, isRequestText, offerOf, resolvedRequest, 
 export { looksLikeCode } from './classify';
 export { handlesOf, sameFact } from './factLines';
 export { testSummary } from './toolResults';
-export { extractConstraints, isContinuation, isGreeting, liftsReadOnly, protectedFromRaw, quotedRules, READ_ONLY_RULE, readUserMessage, REQUEST_MAX_CHARS, resetDrift, topicKey, type ProtectedLines, type UserMessage } from './userWords';
+export { isGreeting } from './cues';
+export { extractConstraints, isContinuation, liftsReadOnly, protectedFromRaw, quotedRules, READ_ONLY_RULE, readUserMessage, REQUEST_MAX_CHARS, resetDrift, topicKey, type ProtectedLines, type UserMessage } from './userWords';
 
 export interface FoldInput {
   /** The summary being extended (undefined for the first fold). */

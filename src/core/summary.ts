@@ -8,7 +8,7 @@
  * request log and safety constraints (P0) and deliverable paths (P1) stay
  * (summaryCap.ts). How the head is laid out across folds is summaryLayout.ts.
  */
-import { GREETING_ONLY } from './cues';
+import { isGreeting } from './cues';
 import { relativeTo, workspaceRootOf } from './paths';
 import { choiceText } from './shortReplies';
 import type { Redactor } from './redact';
@@ -351,7 +351,7 @@ export function requestLines(requests: readonly RequestLine[]): [string, string]
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
   // "Continue" asks for nothing new: Current state's goal says the work was taken up again there. A greeting asks for nothing.
-  const said = (r: RequestLine): boolean => (r.ordinal === 1 || !r.continuation) && !GREETING_ONLY.test(r.text.trim());
+  const said = (r: RequestLine): boolean => (r.ordinal === 1 || !r.continuation) && !isGreeting(r.text);
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.filter(said).map(line);
   const from = elided[0]!;

@@ -7,7 +7,7 @@
  */
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
 import { withInFileAsks } from './aiderWatch';
-import { GREETING_ONLY, OBJECTED, REPROACH, RULE_CLAUSE, RULE_MODAL } from './cues';
+import { OBJECTED, REPROACH, RULE_CLAUSE, RULE_MODAL } from './cues';
 import { statementOf, subjectKey } from './digest';
 import { AGENT_SUMMARY_TRAILER, askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import type { Redactor } from './redact';
@@ -92,11 +92,6 @@ export const CONTINUED_SUFFIX = / — continued at r\d+$/;
 /** Whether a reply only says to go on with the work under way (asks for nothing new). */
 export function isContinuation(words: string): boolean {
   return CONTINUATION.test(words.trim());
-}
-
-/** Whether a message only greets or thanks (asks for nothing: no goal, no request line). */
-export function isGreeting(words: string): boolean {
-  return GREETING_ONLY.test(words.trim());
 }
 
 /** Whether the user's own words are rules and courtesy only, no ask. */
