@@ -22,7 +22,13 @@ export interface ReportFiles {
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 /** A share beside its goal: one more decimal where one would show a miss as the goal itself ("88.0%, NOT met"). */
-export const pctBeside = (x: number, goal: number): string => (pct(x) === pct(goal) && x !== goal ? `${(100 * x).toFixed(2)}%` : pct(x));
+/** A share beside its target, with as many decimals (up to 4) as it takes not to read as the target when it is not. */
+export function pctBeside(x: number, goal: number): string {
+  if (x === goal || pct(x) !== pct(goal)) return pct(x);
+  let digits = 2;
+  while (digits < 4 && (100 * x).toFixed(digits) === (100 * goal).toFixed(digits)) digits++;
+  return `${(100 * x).toFixed(digits)}%`;
+}
 const usd = (x: number): string => `$${x.toFixed(4)}`;
 const int = (x: number): string => formatCount(Math.round(x));
 

@@ -164,6 +164,7 @@ describe('eval: artifact trail and citations', () => {
 describe('eval: cost and utility', () => {
   it('a share just short of its goal is never printed as the goal', () => {
     assert.equal(pctBeside(0.879624, 0.88), '87.96%');
+    assert.equal(pctBeside(0.8799914, 0.88), '87.999%', 'as many decimals as it takes not to read as the target');
     assert.equal(pctBeside(0.8774, 0.88), '87.7%');
     assert.equal(pctBeside(0.88, 0.88), '88.0%');
     assert.equal(pctBeside(0.9266, 0.88), '92.7%');
