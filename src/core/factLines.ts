@@ -235,7 +235,7 @@ export function mergeRestated(b: SummaryBuilder): void {
       if (line.members) continue;
       // A deliverable's key is its file.
       const text = section === 'Deliverables' ? `${line.key}: ${line.text}` : statementText(line.text);
-      const exact = section === 'Deliverables' || line.text.startsWith('[Deliverables] ') || eventOf(text) !== '' || isFailedLine(text) || text.includes(' → ');
+      const exact = section === 'Deliverables' || eventOf(text) !== '' || isFailedLine(text) || text.includes(' → ');
       lines.push({ section, line, text, exact });
     }
   }

@@ -578,7 +578,7 @@ export class Fold {
     const ask = this.lastAsk?.ordinal ?? askOf(this.goal);
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
     // The span ends while the agent is still calling tools for the last ask, or for the goal asked before it: that work goes on.
-    if (next === '' && last?.kind === 'step' && (this.lastAsk ? this.lastAsk.answered && !this.lastAsk.closed : !answered && this.goal.startsWith(`#${ask} `))) next = `continue request #${ask}${this.lastAsk ? this.quoted(this.lastAsk, 'in progress') : ' (the goal, in progress)'}`;
+    if (next === '' && last?.kind === 'step' && (this.lastAsk ? this.lastAsk.answered && !this.lastAsk.closed : !answered && ask !== undefined)) next = `continue request #${ask}${this.lastAsk ? this.quoted(this.lastAsk, 'in progress') : ' (the goal, in progress)'}`;
     // An answer given while the last command still fails leaves that failure open (Status says which).
     if (next === '' && answered) next = `${WAITING_NEXT} (the agent answered request #${ask}${status.startsWith('blocked:') ? ', its last command still failing' : ''})`;
     if (planDone) next = next === '' ? PLAN_DONE : `${next}; ${PLAN_DONE}`;

@@ -379,6 +379,9 @@ export function factLine(state: SummaryState, section: FactSection, l: FactLine)
   return section === 'Constraints' ? text : relativeTo(text, state.root);
 }
 
+/** A deliverable's note: what follows its path and counts (" — written: …", " — purpose"). */
+export const DELIVERABLE_NOTE = / — .*$/;
+
 /** Files with no note that share their status at least this often are listed on one Deliverables line. */
 const DELIVERABLE_GROUP_MIN = 3;
 
@@ -392,9 +395,14 @@ const DELIVERABLE_GROUP_MIN = 3;
  */
 function deliverableLines(state: SummaryState): string[] {
   const lines = state.facts.Deliverables;
-  const bare = (l: FactLine): boolean => !l.text.includes(' — ');
+  const bare = (l: FactLine): boolean => !DELIVERABLE_NOTE.test(l.text);
   const byStatus = new Map<string, FactLine[]>();
-  for (const l of lines) if (bare(l)) byStatus.set(l.text, [...(byStatus.get(l.text) ?? []), l]);
+  for (const l of lines) {
+    if (!bare(l)) continue;
+    const group = byStatus.get(l.text);
+    if (group) group.push(l);
+    else byStatus.set(l.text, [l]);
+  }
   const out: string[] = [];
   for (const l of lines) {
     const group = bare(l) ? byStatus.get(l.text)! : [];

@@ -7,7 +7,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { clipCommand, gistOf, GIST_WORDS, salience, words } from './digest';
-import { ARCHIVED_FROM, CAUSE_JOIN, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
+import { ARCHIVED_FROM, CAUSE_JOIN, DELIVERABLE_NOTE, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
 
@@ -268,8 +268,6 @@ function clipRequests(requests: RequestLine[], which: readonly number[], cap: nu
   return at(lo);
 }
 
-/** A deliverable's note: what follows its path and counts (" — written: …", " — purpose"). */
-const NOTE = / — .*$/;
 
 /**
  * Step 4: deliverable notes dropped, the note worth least first (see
@@ -280,10 +278,10 @@ const NOTE = / — .*$/;
 function dropNotes(deliverables: FactLine[], cap: number, start: number, lineTokens: (l: FactLine) => number, measure: () => number, coverageEnd: number): number {
   let tokens = start;
   while (tokens > cap) {
-    const at = leastReferred(deliverables, (l) => NOTE.test(l.text), coverageEnd);
+    const at = leastReferred(deliverables, (l) => DELIVERABLE_NOTE.test(l.text), coverageEnd);
     if (at < 0) break;
     const line = deliverables[at]!;
-    const bare = { ...line, text: line.text.replace(NOTE, ''), sources: line.sources.slice(-1) };
+    const bare = { ...line, text: line.text.replace(DELIVERABLE_NOTE, ''), sources: line.sources.slice(-1) };
     deliverables[at] = bare;
     tokens -= lineTokens(line) - lineTokens(bare);
   }

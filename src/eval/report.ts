@@ -21,7 +21,6 @@ export interface ReportFiles {
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-/** A share beside its goal: one more decimal where one would show a miss as the goal itself ("88.0%, NOT met"). */
 /** A share beside its target, with as many decimals (up to 4) as it takes not to read as the target when it is not. */
 export function pctBeside(x: number, goal: number): string {
   if (x === goal || pct(x) !== pct(goal)) return pct(x);
