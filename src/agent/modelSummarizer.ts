@@ -24,7 +24,8 @@ import * as z from '../core/schema';
 import { renderUnit } from '../core/engine';
 import { formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
 import { enforceCap } from '../core/summaryCap';
-import type { FoldInput, Summarizer } from '../core/summarizer';
+import { CONTINUATION_REST_CHARS_PER_TOKEN, type FoldInput, type Summarizer } from '../core/summarizer';
+import type { Unit } from '../core/types';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
 import type { Redactor } from '../core/redact';
@@ -225,14 +226,19 @@ export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: n
   return b.build(base.coverageEnd, base.folds);
 }
 
-/** The prompt of one fold, built from named parts (seed 002's constitution of the floor summary). */
-function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number, redactor: Redactor): string {
+/** Units as a fold's prompt gives them: each message after its record numbers and role. */
+function spanText(units: readonly Unit[], redactor: Redactor): string {
   const rendered: string[] = [];
-  for (const unit of input.units) {
+  for (const unit of units) {
     // Secrets never leave for a model in a summary prompt either (the chat's context is redacted the same way).
     for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${redactor.redact(m.content).text}`);
   }
-  let span = rendered.join('\n\n');
+  return rendered.join('\n\n');
+}
+
+/** The prompt of one fold, built from named parts (seed 002's constitution of the floor summary). */
+function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number, redactor: Redactor): string {
+  let span = spanText(input.units, redactor);
   if (span.length > spanChars) span = `[… ${span.length - spanChars} earlier characters not shown …]\n${span.slice(span.length - spanChars)}`;
   const first = input.units[0]?.firstRecord ?? 0;
   const earlier = (l: FactLine): boolean => l.sources.some((s) => s < first);
@@ -273,13 +279,30 @@ export function continuationPrompt(input: FoldInput, redactor: Redactor): string
     const range = unit.lastRecord > unit.firstRecord ? `${unit.firstRecord}–${unit.lastRecord}` : `${unit.firstRecord}`;
     return `[record ${range}] ${unit.kind === 'step' ? 'agent' : unit.kind}: ${redactor.redact(said.slice(0, INDEX_CHARS)).text}${said.length > INDEX_CHARS ? '…' : ''}`;
   });
+  const shown = Math.min(input.contextUnits ?? input.units.length, input.units.length);
+  const rest = input.units.slice(shown);
   return [
     'Stop the task for one answer: this message is from Context Keeper, not the user.',
     SUMMARY_RULES.replace(/The records below are leaving/, 'The oldest records above, after the ## Task Context, are leaving').replace(/Call \S+ once with the lines for these records \(or, if you cannot call tools, answer with only that JSON object\)\./, 'Do not call a tool: answer with only a JSON object {"findings": [...], "decisions": [...], "ruledOut": [...], "current": {"status": "...", "next": "..."}}, each line {"key": "kebab-case-subject", "text": "...", "sources": [record numbers]}.').replace('(only records shown below)', '(only the records listed below)'),
     '',
     `Records ${first}–${input.coverageEnd - 1} are leaving; they open the conversation after the Task Context, in this order:`,
-    ...index,
+    ...index.slice(0, shown),
+    ...(rest.length === 0
+      ? []
+      : [
+          `The conversation above stops before record ${rest[0]!.firstRecord}; these records, leaving too, are not in it:`,
+          ...index.slice(shown),
+          '',
+          clipMiddle(spanText(rest, redactor), Math.max(1, Math.floor((input.restTokens ?? 0) * CONTINUATION_REST_CHARS_PER_TOKEN))),
+        ]),
   ].join('\n');
+}
+
+/** A text clipped to `chars` characters, its start and its end kept. */
+function clipMiddle(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const half = Math.floor(chars / 2);
+  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters not shown …]\n${text.slice(text.length - half)}`;
 }
 
 /** What the model is told about the Task Context it writes into (seed 002, "The floor summary constitution"). */

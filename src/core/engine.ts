@@ -31,7 +31,7 @@ import { Projection, type ProjectedMessage } from './projection';
 import type { Redactor } from './redact';
 import { ANCHOR_KEY, GATE_KEY, type ReducedForm, type SnapshotStore, type ToolCompactionStore } from './store';
 import { StoredReductions } from './storedReductions';
-import { continuationQuestionTokens, type FoldInput, type Summarizer } from './summarizer';
+import { CONTINUATION_REST_SHARE, continuationQuestionTokens, type FoldInput, type Summarizer } from './summarizer';
 import { type SummaryLineCounter, type SummaryState } from './summary';
 import { layoutAfterFold, type LayoutKind } from './summaryLayout';
 import type { CachedTokenCounter } from './tokens';
@@ -407,11 +407,17 @@ export class CompactionEngine {
     let tokens = this.predicted();
     let end = units.length;
     while (tokens > room && end > toUnit) tokens -= view.unitTokens(--end);
-    if (tokens > room) return input;
+    // A span too large to fit beside the question (a breakthrough fold takes in the step that jumped past the window):
+    // the context holds its oldest units, as sent, and the question the rest, clipped.
+    const restCap = Math.floor(CONTINUATION_REST_SHARE * this.budget.effective);
+    const rest = (): number => (end >= toUnit ? 0 : Math.min(restCap, view.spanTokens(toUnit) - view.spanTokens(end)));
+    while (tokens + rest() > room && end > view.coverageUnit) tokens -= view.unitTokens(--end);
+    if (end === view.coverageUnit) return input;
     const messages = this.project();
     if (end === units.length) return { ...input, context: messages };
     const head = messages.length - this.projection.tailLength;
-    return { ...input, context: messages.slice(0, head + this.projection.tailBefore(end)) };
+    const context = messages.slice(0, head + this.projection.tailBefore(end));
+    return end >= toUnit ? { ...input, context } : { ...input, context, contextUnits: end - view.coverageUnit, restTokens: rest() };
   }
 
   // ------------------------------------------------------------ the rungs

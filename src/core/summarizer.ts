@@ -58,6 +58,13 @@ export interface FoldInput {
    */
   readonly context?: readonly ProjectedMessage[];
   /**
+   * When the span does not fit beside the question whole: how many of `units`
+   * (the oldest) `context` holds. The rest are given in the question, clipped
+   * to `restTokens`. Absent: the context holds every unit of the span.
+   */
+  readonly contextUnits?: number;
+  readonly restTokens?: number;
+  /**
    * The units just before the span (see unitsBefore): an edit at its start that names no file wrote the file they
    * read last, and an aider console there may have announced an ask the span's first reply answers.
    */
@@ -67,6 +74,11 @@ export interface FoldInput {
 /** A fold's question asked after the chat's context: its rules, and one line of the span's index per unit. */
 export const CONTINUATION_QUESTION_TOKENS = 450;
 export const CONTINUATION_INDEX_TOKENS_PER_UNIT = 25;
+
+/** The most of the window the span's units left out of the context may take in a fold's question. */
+export const CONTINUATION_REST_SHARE = 0.25;
+/** Characters of the question per token of `restTokens` (prose runs about four; code and other scripts fewer). */
+export const CONTINUATION_REST_CHARS_PER_TOKEN = 3;
 
 /** The tokens a fold's question adds after the chat's context (what must still fit the window with it). */
 export function continuationQuestionTokens(units: number): number {

@@ -13,7 +13,7 @@ import { CompactionSession } from '../core/session';
 import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
 import { renderSummary, SummaryLineCounter, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
-import type { RawRecord } from '../core/types';
+import type { RawRecord, Unit } from '../core/types';
 import { bump, SUMMARIZER_INSTRUCTION_TOKENS, type CallSample, type FinalView, type FoldMetrics, type StateMetrics, type Strategy } from './strategy';
 
 /**
@@ -61,12 +61,15 @@ class MeteredSummarizer implements Summarizer {
     const result = await this.inner.fold(input);
     const before = input.previous ? this.counter.count(renderSummary(input.previous)) : 0;
     const output = Math.max(0, this.counter.count(renderSummary(result)) - before);
+    const spanOf = (units: readonly Unit[]): number => units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
     if (input.context?.length) {
       const { tokens, reused } = this.meter.measure(input.context, this.sent());
-      this.calls.push({ record: input.coverageEnd, tokens: tokens + continuationQuestionTokens(input.units.length), cacheRead: reused, output, overflow: false });
+      // The span's units the context does not hold are in the question, clipped as the extension clips them.
+      const rest = Math.min(spanOf(input.units.slice(input.contextUnits ?? input.units.length)), input.restTokens ?? 0);
+      this.calls.push({ record: input.coverageEnd, tokens: tokens + continuationQuestionTokens(input.units.length) + rest, cacheRead: reused, output, overflow: false });
       return result;
     }
-    const span = input.units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
+    const span = spanOf(input.units);
     // The kept lines are clipped to their last 8,000 characters in the prompt.
     const tokens = SUMMARIZER_INSTRUCTION_TOKENS + Math.min(before, 2_000) + Math.min(span, this.spanTokens);
     this.calls.push({ record: input.coverageEnd, tokens, cacheRead: 0, output, overflow: false });

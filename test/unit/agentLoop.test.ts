@@ -433,6 +433,25 @@ describe('model-backed floor summaries', () => {
     assert.equal(asked[1]!.tool?.name, 'record_task_context');
   });
 
+  it("with a context that holds only the span's oldest records, gives the rest in the question, clipped to its room", async () => {
+    const context = [
+      { role: 'user' as const, content: '## Task Context\n(none yet)' },
+      { role: 'user' as const, content: records[0]!.content },
+    ];
+    const asked: CompletionRequest[] = [];
+    const answer = JSON.stringify({ findings: [{ key: 'csv-quoting', text: 'CSV quoting breaks on commas in src/export.ts', sources: [1] }] });
+    const s = new ModelSummarizer({ complete: async (r) => (asked.push(r), answer), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000, chatFrame: () => ({ system: 'You are @keeper.', tools: [] }) });
+    const state = await s.fold({ ...input, context, contextUnits: 1, restTokens: 10 });
+    const prompt = asked[0]!.prompt;
+    assert.deepEqual(asked[0]!.after?.messages, context, 'the context goes as sent');
+    assert.match(prompt, /^\[record 0\] user: Port the exporter/m, 'the record in the context is named in the index');
+    assert.match(prompt, /The conversation above stops before record 1; these records, leaving too, are not in it:\n\[record 1\] agent: /);
+    // The left-out record's text, clipped to 10 tokens (30 characters): its start and its end.
+    assert.match(prompt, /\n\n\[record 1\] assi\n\[… \d+ characters not shown …\]\nken for commas\.$/);
+    assert.ok(prompt.length < 2_500, `the rest is clipped: ${prompt.length} characters`);
+    assert.ok(state.facts.Findings.some((f) => f.key === 'model-csv-quoting'), 'a line citing the left-out record is kept');
+  });
+
   it('falls back to the deterministic summary on an error, a timeout or invalid JSON, and says why', async () => {
     const base = await new ExtractiveSummarizer(lines, redactor).fold(input);
     for (const complete of [async () => 'not json at all', async () => { throw new Error('quota'); }, () => new Promise<string>(() => undefined)]) {

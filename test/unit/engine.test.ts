@@ -617,7 +617,7 @@ describe('the context a fold is asked after', () => {
               prefix: input.context.every((m, i) => m.content === view[i]?.content),
               fits: tokens + 1.3 * continuationQuestionTokens(input.units.length) <= s!.budget.effective * 1.05,
               // The head, then at least a message per unit of the span.
-              holdsSpan: input.context.length >= 1 + input.units.length,
+              holdsSpan: input.contextUnits === undefined && input.context.length >= 1 + input.units.length,
             });
           }
           return inner.fold(input);
@@ -628,5 +628,44 @@ describe('the context a fold is asked after', () => {
     assert.ok(asked.length >= 2, `folds asked after the context: ${asked.length}`);
     for (const a of asked) assert.ok(a.prefix && a.fits && a.holdsSpan, JSON.stringify(a));
     assert.ok(asked.some((a) => !a.whole), 'some folds were asked after a prefix of the view');
+  });
+
+  it('holds the oldest units of a span too large to fit beside the question, and gives the rest to the question, clipped', async () => {
+    // Steps of about 800 tokens, then a report of about 9,000 (text: tier ③ cannot shorten it) in an 8,000-token
+    // window: the breakthrough fold takes in the step that jumped past the window, and the span no longer fits beside
+    // the question whole.
+    const b = longSession(12, 60);
+    b.step(Array.from({ length: 700 }, (_, i) => `Line ${i} of the report on src/huge.ts: value ${i} holds.`).join('\n'), []);
+    b.user('Now summarise what you found.');
+    b.read('src/after.ts', 5, 'One more file first.');
+    const counter = new CharRatioTokenCounter();
+    const inner = new ExtractiveSummarizer(counter, redactor);
+    const partial: { input: FoldInput; tokens: number; view: string[] }[] = [];
+    let s: ReturnType<typeof newSession> | undefined;
+    s = newSession(budgetOf(8_000, 1_000), {
+      summarizer: {
+        name: 'recording',
+        async fold(input: FoldInput): Promise<SummaryState> {
+          if (input.context && input.contextUnits !== undefined) {
+            partial.push({ input, tokens: input.context.reduce((n, m) => n + counter.count(m.content) + 4, 0), view: s!.engine.project().map((m) => m.content) });
+          }
+          return inner.fold(input);
+        },
+      },
+    });
+    await play(s, b.records);
+    assert.ok(partial.length >= 1, 'a fold was asked after part of its span');
+    for (const { input, tokens, view } of partial) {
+      const held = input.contextUnits!;
+      assert.ok(held >= 1 && held < input.units.length, `units in the context: ${held} of ${input.units.length}`);
+      // A prefix of the view, ending where the units it holds end.
+      assert.ok(input.context!.every((m, i) => m.content === view[i]), 'the context is a prefix of the view');
+      // The report is among the units left out, and the context holds none of it.
+      assert.ok(input.units.slice(held).some((u) => u.parts.some((p) => p.text.includes('report on src/huge.ts'))), 'the report is left out');
+      assert.ok(!input.context!.some((m) => m.content.includes('report on src/huge.ts')), 'the context does not hold it');
+      const rest = input.restTokens!;
+      assert.ok(rest > 0 && rest <= 0.25 * s.budget.effective, `rest ${rest}`);
+      assert.ok(tokens + rest + 1.3 * continuationQuestionTokens(input.units.length) <= s.budget.effective * 1.05, `context ${tokens} + rest ${rest} fit`);
+    }
   });
 });
