@@ -36,16 +36,23 @@ const PATHED_FENCE_ANYWHERE = new RegExp(`^\\s*${FENCE_PATH}\\s*$`, 'm');
  * after a `---` separator), with no call of its own; the file is the one the
  * segment before it (the edit's lead-in: "Let's add the helper to
  * `src/domain/tasks.ts`:") named last. Diff blocks that follow it directly belong to
- * the same edit; a diff inside the prose is a proposal, not an edit. An edit
- * whose prose names no file is left out: a wrong file is worse than none.
+ * the same edit; a diff inside the prose is a proposal, not an edit. An older
+ * export prints the edit as a message of its own, one bare code block that
+ * keeps Cursor's `// ... existing code ...` marks: its file is the one its
+ * lead-in (`lead`, the message before it) names last. An edit whose prose
+ * names no file is left out: a wrong file is worse than none.
  */
-export function renderedEdits(text: string): string[] {
+export function renderedEdits(text: string, lead?: string): string[] {
+  if (lead !== undefined && text.trimStart().startsWith('```') && EDIT_MESSAGE.test(text) && EXISTING_CODE.test(text)) {
+    const named = lastEditedFile(lead);
+    return named === undefined ? [] : [named];
+  }
   if (!text.includes('```diff')) return [];
   const lines = text.split('\n');
   const out: string[] = [];
   // The prose of the segment being read, and of the one the last separator closed (the edit's own lead-in).
   let segment = '';
-  let lead = '';
+  let leadIn = '';
   let previous = '';
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -53,8 +60,8 @@ export function renderedEdits(text: string): string[] {
       let end = i + 1;
       while (end < lines.length && lines[end]!.trim() !== '```') end++;
       if (previous === '---') {
-        const named = [...lead.matchAll(EDITED_FILE)].map((m) => m[1] ?? m[2]!).filter((n) => !/^https?:|[<>*{}$]/.test(n) && !FRAMEWORK_NAME.test(n));
-        if (named.length) out.push(named[named.length - 1]!);
+        const named = lastEditedFile(leadIn);
+        if (named !== undefined) out.push(named);
       }
       previous = '```';
       i = end;
@@ -62,12 +69,41 @@ export function renderedEdits(text: string): string[] {
     }
     if (line === '') continue;
     if (line === '---') {
-      lead = segment;
+      leadIn = segment;
       segment = '';
     } else segment += `${lines[i]}\n`;
     previous = line;
   }
   return out;
+}
+
+/**
+ * The file a lead-in names last (an edit's file), if it names one: no link, placeholder or framework name, and not
+ * a file something comes from ("we need to import `ApiConfigMeta` from `src/shared/ExtensionMessage.ts`" edits the
+ * file that imports it).
+ */
+function lastEditedFile(lead: string): string | undefined {
+  const named = [...lead.matchAll(EDITED_FILE)]
+    .filter((m) => !/\bfrom\s*$/i.test(lead.slice(Math.max(0, m.index - 12), m.index + (m[1] === undefined ? m[0].indexOf(m[2]!) : 0))))
+    .map((m) => m[1] ?? m[2]!)
+    .filter((n) => !/^https?:|[<>*{}$]/.test(n) && !FRAMEWORK_NAME.test(n));
+  return named[named.length - 1];
+}
+
+/** A message that is one fenced code block and nothing else (how an older SpecStory export prints a Cursor edit). */
+const EDIT_MESSAGE = /^\s*```[\w+#.-]*[ \t]*\n(?:(?!```)[^\n]*\n)*?[ \t]*```\s*$/;
+/** The marker Cursor's edits put where the file's unchanged lines stay: `// ... existing code ...`, `# ... existing imports ...`. */
+const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…)[ \t]*(?:existing|rest of|remaining|other|unchanged)\b/im;
+
+/**
+ * The text part before part `index` of a unit, when it is text: the lead-in of
+ * an edit an export prints as a message of its own (older SpecStory exports of
+ * Cursor: "Now let's update the `SettingsView.tsx` component:", then the edit
+ * as a bare code block holding `// ... existing code ...`).
+ */
+export function leadInOf(unit: Unit, index: number): string | undefined {
+  const before = unit.parts[index - 1];
+  return before?.kind === 'text' ? before.text : undefined;
 }
 
 /**
@@ -323,7 +359,7 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
     // An edit an export rendered in the agent's text (see renderedEdits) touched its file like a call would.
     if (event.type === 'part' && event.part.kind === 'text' && unit.kind === 'step') {
       const part = event.part;
-      [...renderedEdits(part.text), ...offeredEdits(part.text)].forEach((path, i) => {
+      [...renderedEdits(part.text, leadInOf(unit, unit.parts.lastIndexOf(part))), ...offeredEdits(part.text)].forEach((path, i) => {
         const edit: ToolInvocation = { callId: `${part.address}#edit${i}`, name: 'edit', input: undefined, output: '', isError: false, callRecord: part.record, resultRecord: part.record };
         changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
       });

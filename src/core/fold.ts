@@ -4,7 +4,7 @@
  * outcome (failures with their error, commands applied, commits), and the
  * Current state they make at the end.
  */
-import { renderedEdits, touchesInStep } from './artifacts';
+import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
@@ -261,7 +261,7 @@ export class Fold {
           listedUnder = whole !== undefined && s.intro !== undefined ? { intro: s.intro, at: candidates.length - 1 } : undefined;
         }
         // An edit an export rendered in the text (SpecStory's Cursor diffs) wrote its file.
-        for (const path of renderedEdits(part.text)) this.deliverables.renderedEdit(path, part.record);
+        for (const path of renderedEdits(part.text, leadInOf(unit, unit.parts.indexOf(part)))) this.deliverables.renderedEdit(path, part.record);
         const choice = awaitedChoice(part.text);
         const asked = /\?\s*$/.test(part.text.trim()) ? lastQuestion(part.text) : undefined;
         this.question = choice !== undefined ? `choice of ${choice}` : asked !== undefined ? `answer: ${asked}` : undefined;

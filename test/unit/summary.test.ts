@@ -28,7 +28,7 @@ import {
 } from '../../src/core/summary';
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
 import { mergeNothingNew } from '../../src/core/factLines';
-import { ArtifactIndex, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
+import { ArtifactIndex, leadInOf, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -518,6 +518,38 @@ describe('demotion by later references', () => {
     assert.deepEqual(offeredEdits(cursor), ['app/models/cell.py', 'app/static/css/style.css']);
     assert.deepEqual(offeredEdits('```python\nprint(1)\n```\nSee `app/x.py`.'), []);
     assert.deepEqual(renderedEdits(cursor), [], 'an offer is no edit the agent made');
+  });
+
+  it("an older SpecStory export's edit, a message of one bare code block with Cursor's existing-code marks, wrote the file its lead-in names", async () => {
+    // Each message of the agent is a record of its own, with no message id: they make one step.
+    const texts = [
+      "Now let's update the `WebviewMessage` type in the `WebviewMessage.ts` file:",
+      '```\n\n// ... existing code ...\nexport type WebviewMessageType =\n| "customInstructions"\n```',
+      'We need to import `ApiConfigMeta` from `src/shared/ExtensionMessage.ts`. Let me update the imports:',
+      // The file it names is where something comes from, not the file edited: no file.
+      '```\n// ... existing code ...\nimport { ApiConfigMeta } from "../../shared/ExtensionMessage"\n```',
+      'Now let me update the `SaveConfig` method:',
+      // A lead-in that names no file: no file (a wrong one is worse than none).
+      '```\n// ... existing code ...\nasync SaveConfig() {}\n```',
+      'Then the `src/shared/api.ts` models:',
+      // A code block without the marks is the agent showing code, not Cursor's edit.
+      '```ts\nexport const models = {}\n```',
+      'And in `src/shared/api.ts` again, with some prose around the block:',
+      'Here it is:\n```\n// ... existing code ...\nexport const models = { a: 1 }\n```',
+    ];
+    const record = new SessionRecord();
+    record.append({ index: 0, role: 'user', content: 'Fix the profiles.' });
+    texts.forEach((content, i) => record.append({ index: i + 1, role: 'assistant', content }));
+    const units = record.units;
+    assert.equal(units.length, 2, 'the messages make one step');
+    const step = units[1]!;
+    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], []]);
+    assert.deepEqual(renderedEdits(texts[1]!), [], 'without its lead-in a block names no file');
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units, coverageEnd: record.units.at(-1)!.lastRecord + 1 });
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1']);
+    const index = new ArtifactIndex(redactor);
+    observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['WebviewMessage.ts: 1m']);
   });
 
   it('a replace with no path, in a step of its own, writes the file its turn read last; the index and a later fold agree', async () => {
