@@ -24,8 +24,8 @@ import * as z from '../core/schema';
 import { renderUnit } from '../core/engine';
 import { formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
 import { enforceCap } from '../core/summaryCap';
-import { CONTINUATION_REST_CHARS_PER_TOKEN, type FoldInput, type Summarizer } from '../core/summarizer';
-import type { Unit } from '../core/types';
+import { continuationRest, spanText } from '../core/continuation';
+import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
 import type { Redactor } from '../core/redact';
@@ -169,7 +169,7 @@ export class ModelSummarizer implements Summarizer {
    */
   private request(input: FoldInput, base: SummaryState): CompletionRequest {
     const frame = input.context?.length ? this.options.chatFrame?.() : undefined;
-    if (frame && input.context) return { prompt: continuationPrompt(input, this.options.redactor), after: { system: frame.system, messages: input.context, tools: frame.tools } };
+    if (frame && input.context) return { prompt: continuationPrompt(input, this.options.redactor, this.options.counter), after: { system: frame.system, messages: input.context, tools: frame.tools } };
     return { prompt: foldPrompt(input, base, this.options.spanChars, this.options.redactor), tool: FOLD_TOOL };
   }
 }
@@ -226,16 +226,6 @@ export function mergeModelFold(base: SummaryState, fold: ModelFold, spanStart: n
   return b.build(base.coverageEnd, base.folds);
 }
 
-/** Units as a fold's prompt gives them: each message after its record numbers and role. */
-function spanText(units: readonly Unit[], redactor: Redactor): string {
-  const rendered: string[] = [];
-  for (const unit of units) {
-    // Secrets never leave for a model in a summary prompt either (the chat's context is redacted the same way).
-    for (const m of renderUnit(unit)) rendered.push(`[record ${unit.firstRecord}${unit.lastRecord > unit.firstRecord ? `–${unit.lastRecord}` : ''}] ${m.role}: ${redactor.redact(m.content).text}`);
-  }
-  return rendered.join('\n\n');
-}
-
 /** The prompt of one fold, built from named parts (seed 002's constitution of the floor summary). */
 function foldPrompt(input: FoldInput, base: SummaryState, spanChars: number, redactor: Redactor): string {
   let span = spanText(input.units, redactor);
@@ -268,7 +258,7 @@ const INDEX_CHARS = 70;
  * span named by an index of its records (the model read them above, without
  * their numbers, which its lines must cite), the answer as JSON text.
  */
-export function continuationPrompt(input: FoldInput, redactor: Redactor): string {
+export function continuationPrompt(input: FoldInput, redactor: Redactor, counter: TokenCounter): string {
   const first = input.units[0]?.firstRecord ?? 0;
   const index = input.units.map((unit) => {
     const said = renderUnit(unit)
@@ -293,16 +283,9 @@ export function continuationPrompt(input: FoldInput, redactor: Redactor): string
           `The conversation above stops before record ${rest[0]!.firstRecord}; these records, leaving too, are not in it:`,
           ...index.slice(shown),
           '',
-          clipMiddle(spanText(rest, redactor), Math.max(1, Math.floor((input.restTokens ?? 0) * CONTINUATION_REST_CHARS_PER_TOKEN))),
+          continuationRest(input, redactor, counter),
         ]),
   ].join('\n');
-}
-
-/** A text clipped to `chars` characters, its start and its end kept. */
-function clipMiddle(text: string, chars: number): string {
-  if (text.length <= chars) return text;
-  const half = Math.floor(chars / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters not shown …]\n${text.slice(text.length - half)}`;
 }
 
 /** What the model is told about the Task Context it writes into (seed 002, "The floor summary constitution"). */

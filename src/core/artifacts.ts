@@ -83,15 +83,19 @@ export function renderedEdits(text: string, lead?: string): string[] {
  * file that imports it).
  */
 function lastEditedFile(lead: string): string | undefined {
-  const named = [...lead.matchAll(EDITED_FILE)]
-    .filter((m) => !/\bfrom\s*$/i.test(lead.slice(Math.max(0, m.index - 12), m.index + (m[1] === undefined ? m[0].indexOf(m[2]!) : 0))))
-    .map((m) => m[1] ?? m[2]!)
-    .filter((n) => !/^https?:|[<>*{}$]/.test(n) && !FRAMEWORK_NAME.test(n));
-  return named[named.length - 1];
+  const named = [...lead.matchAll(EDITED_FILE)].filter((m) => {
+    const n = m[1] ?? m[2]!;
+    return !/^https?:|[<>*{}$]/.test(n) && !FRAMEWORK_NAME.test(n);
+  });
+  const last = named[named.length - 1];
+  if (last === undefined) return undefined;
+  // "Remove the dead import from `utils.ts`" may edit it, or the file importing from it: neither is certain.
+  const at = last.index + (last[1] === undefined ? last[0].indexOf(last[2]!) : 0);
+  return /\bfrom\s*`?$/i.test(lead.slice(Math.max(0, at - 12), at)) ? undefined : (last[1] ?? last[2]!);
 }
 
 /** A message that is one fenced code block and nothing else (how an older SpecStory export prints a Cursor edit). */
-const EDIT_MESSAGE = /^\s*```[\w+#.-]*[ \t]*\n(?:(?!```)[^\n]*\n)*?[ \t]*```\s*$/;
+const EDIT_MESSAGE = /^\s*```[\w+#.-]*[ \t]*\r?\n(?:(?!```)[^\n]*\n)*?[ \t]*```\s*$/;
 /** The marker Cursor's edits put where the file's unchanged lines stay: `// ... existing code ...`, `# ... existing imports ...`. */
 const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…)[ \t]*(?:existing|rest of|remaining|other|unchanged)\b/im;
 
@@ -103,7 +107,8 @@ const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…
  */
 export function leadInOf(unit: Unit, index: number): string | undefined {
   const before = unit.parts[index - 1];
-  return before?.kind === 'text' ? before.text : undefined;
+  // An edit just before is no lead-in: a file its code names in a comment is no file the next edit writes.
+  return before?.kind === 'text' && !before.text.trimStart().startsWith('```') ? before.text : undefined;
 }
 
 /**

@@ -402,16 +402,20 @@ export class CompactionEngine {
     const units = this.record.units;
     const input = { previous: view.summary, units: units.slice(view.coverageUnit, toUnit), coverageEnd: view.coverageEndAt(toUnit), cap: this.cap, before: unitsBefore(units, view.coverageUnit) };
     // The context goes with the question only as far as it fits beside it. The newest units are left out
-    // first: a prefix of what was sent is still a cache hit, and the span is at its start.
+    // first: a prefix of what was sent is still a cache hit, and the span is at its start. A span too large to fit
+    // beside the question (a breakthrough fold takes in the step that jumped past the window) keeps its oldest units
+    // in the context, as sent, and gives the question the rest, clipped (`left`: their tokens).
     const room = this.budget.effective - QUESTION_MARGIN * continuationQuestionTokens(input.units.length);
+    const restCap = Math.floor(CONTINUATION_REST_SHARE * this.budget.effective);
     let tokens = this.predicted();
     let end = units.length;
-    while (tokens > room && end > toUnit) tokens -= view.unitTokens(--end);
-    // A span too large to fit beside the question (a breakthrough fold takes in the step that jumped past the window):
-    // the context holds its oldest units, as sent, and the question the rest, clipped.
-    const restCap = Math.floor(CONTINUATION_REST_SHARE * this.budget.effective);
-    const rest = (): number => (end >= toUnit ? 0 : Math.min(restCap, view.spanTokens(toUnit) - view.spanTokens(end)));
-    while (tokens + rest() > room && end > view.coverageUnit) tokens -= view.unitTokens(--end);
+    let left = 0;
+    const rest = (): number => Math.min(restCap, left);
+    while (tokens + rest() > room && end > view.coverageUnit) {
+      const unit = view.unitTokens(--end);
+      tokens -= unit;
+      if (end < toUnit) left += unit;
+    }
     if (end === view.coverageUnit) return input;
     const messages = this.project();
     if (end === units.length) return { ...input, context: messages };

@@ -4,6 +4,7 @@
  * extension's model fold would be, and the variants the ablations try.
  */
 import { DelayedRunner } from '../core/background';
+import { continuationRest } from '../core/continuation';
 import { MESSAGE_OVERHEAD_TOKENS, summaryCapFor, type Budget } from '../core/budget';
 import { renderUnit, type ProjectedMessage, type RetrievalOptions } from '../core/engine';
 import type { SessionRecord } from '../core/parts';
@@ -13,7 +14,7 @@ import { CompactionSession } from '../core/session';
 import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../core/summarizer';
 import { renderSummary, SummaryLineCounter, type SummaryState } from '../core/summary';
 import type { TokenCounter } from '../core/tokens';
-import type { RawRecord, Unit } from '../core/types';
+import type { RawRecord } from '../core/types';
 import { bump, SUMMARIZER_INSTRUCTION_TOKENS, type CallSample, type FinalView, type FoldMetrics, type StateMetrics, type Strategy } from './strategy';
 
 /**
@@ -48,6 +49,7 @@ class MeteredSummarizer implements Summarizer {
   constructor(
     private readonly inner: Summarizer,
     private readonly counter: TokenCounter,
+    private readonly redactor: Redactor,
     private readonly spanTokens: number,
     private readonly calls: CallSample[],
     /** The messages of the chat's last call (what a prompt cache holds). */
@@ -61,15 +63,14 @@ class MeteredSummarizer implements Summarizer {
     const result = await this.inner.fold(input);
     const before = input.previous ? this.counter.count(renderSummary(input.previous)) : 0;
     const output = Math.max(0, this.counter.count(renderSummary(result)) - before);
-    const spanOf = (units: readonly Unit[]): number => units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
     if (input.context?.length) {
       const { tokens, reused } = this.meter.measure(input.context, this.sent());
       // The span's units the context does not hold are in the question, clipped as the extension clips them.
-      const rest = Math.min(spanOf(input.units.slice(input.contextUnits ?? input.units.length)), input.restTokens ?? 0);
+      const rest = this.counter.count(continuationRest(input, this.redactor, this.counter));
       this.calls.push({ record: input.coverageEnd, tokens: tokens + continuationQuestionTokens(input.units.length) + rest, cacheRead: reused, output, overflow: false });
       return result;
     }
-    const span = spanOf(input.units);
+    const span = input.units.reduce((n, u) => n + this.counter.count(renderUnit(u).map((m) => m.content).join('\n')), 0);
     // The kept lines are clipped to their last 8,000 characters in the prompt.
     const tokens = SUMMARIZER_INSTRUCTION_TOKENS + Math.min(before, 2_000) + Math.min(span, this.spanTokens);
     this.calls.push({ record: input.coverageEnd, tokens, cacheRead: 0, output, overflow: false });
@@ -95,7 +96,7 @@ export class Ours implements Strategy {
       budget,
       counter,
       redactor,
-      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, cap), counter, spanTokensFor(budget), this.summarizerCalls, () => this.lastSent),
+      summarizer: new MeteredSummarizer(new ExtractiveSummarizer(new SummaryLineCounter(counter), redactor, cap), counter, redactor, spanTokensFor(budget), this.summarizerCalls, () => this.lastSent),
       background: this.runner,
       ...(variant.retrieval ? { retrieval: variant.retrieval } : {}),
       ...(variant.summaryCap ? { summaryCap: cap } : {}),

@@ -45,10 +45,9 @@ function buildOtherTasks(storage: string, mb: number): void {
 
 /** What the stall meter saw. */
 interface Stalls {
-  /** The longest gap (wall clock) … */
+  /** The longest gap (wall clock), and when it began (performance.now()) … */
   readonly longest: number;
-  /** … the garbage collections that ran in it, in ms (node's `gc` performance entries; empty when none did) … */
-  readonly collected: readonly number[];
+  readonly from: number;
   /** … how much of it the host's thread ran, and how long it waited for a core (undefined where it cannot be told). */
   readonly ran: number | undefined;
   readonly waited: number | undefined;
@@ -92,11 +91,11 @@ class StallMeter {
   private last = performance.now();
   private lastCpu = threadCpuMs();
   private lastWait = threadWaitMs();
-  private longest: Omit<Stalls, 'held' | 'collected'> & { readonly from: number } = { longest: 0, from: 0, ran: undefined, waited: undefined };
+  private longest: Omit<Stalls, 'held'> = { longest: 0, from: 0, ran: undefined, waited: undefined };
   private held: number | undefined;
   private timer: NodeJS.Timeout | undefined = setTimeout(() => this.tick(), 1);
-  /** The collections since the start or the last `take` ([start, duration]): the observer delivers them a little later. */
-  private collections: [number, number][] = [];
+  /** Every collection since the start ([start, duration]): the observer delivers each a turn or two after it ran. */
+  private readonly collections: [number, number][] = [];
   private readonly observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) this.collections.push([e.startTime, e.duration]);
   });
@@ -124,30 +123,34 @@ class StallMeter {
   /** The stalls since the start or the last `take`, and a fresh start. */
   take(): Stalls {
     this.tick();
-    const { from, ...longest } = this.longest;
-    const collected = this.collections.filter(([start]) => start >= from && start < from + longest.longest).map(([, duration]) => duration);
-    const stalls = { ...longest, collected, held: this.held };
+    const stalls = { ...this.longest, held: this.held };
     this.longest = { longest: 0, from: 0, ran: undefined, waited: undefined };
-    this.collections = [];
     this.held = undefined;
     return stalls;
   }
 
-  stop(): Stalls {
+  /** Stops the timer (the stalls since the last `take`), then the observer once it has delivered the last collections. */
+  async stop(): Promise<Stalls> {
     const stalls = this.take();
     clearTimeout(this.timer);
     this.timer = undefined;
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => setTimeout(resolve, 0));
     this.observer.disconnect();
     return stalls;
   }
+
+  /** The collections that began in a stall's gap, in ms (complete once `stop` has resolved). */
+  collectedIn(stalls: Stalls): number[] {
+    return this.collections.filter(([start]) => start >= stalls.from && start < stalls.from + stalls.longest).map(([, duration]) => duration);
+  }
 }
 
-/** A stall as the report says it: its length, how much of it the thread ran and waited, and the longest hold. */
-function stallText(stalls: Stalls): string {
+/** A stall as the report says it: its length, how much of it the thread ran and waited, the collections in it, and the longest hold. */
+function stallText(stalls: Stalls, collected: readonly number[]): string {
   const parts = [
     ...(stalls.ran === undefined ? [] : [`the host's thread ran ${stalls.ran.toFixed(1)} ms of it`]),
     ...(stalls.waited === undefined ? [] : [`waited ${stalls.waited.toFixed(1)} ms for a core`]),
-    ...(stalls.collected.length === 0 ? [] : [`a garbage collection of ${stalls.collected.map((ms) => ms.toFixed(1)).join(' + ')} ms ran in it`]),
+    ...(collected.length === 0 ? [] : [`a garbage collection of ${collected.map((ms) => ms.toFixed(1)).join(' + ')} ms ran in it`]),
   ];
   const held = stalls.held === undefined ? '' : `, the longest the event loop was held ${stalls.held.toFixed(1)} ms`;
   return `${stalls.longest.toFixed(1)} ms${parts.length > 0 ? ` (${parts.join(', ')})` : ''}${held}`;
@@ -161,7 +164,7 @@ async function hostSettled(): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
     quiet = meter.take().longest <= QUIET_MS ? quiet + 1 : 0;
   }
-  meter.stop();
+  await meter.stop();
   return performance.now() - started;
 }
 
@@ -183,34 +186,44 @@ describe('activation with months of other tasks in the store', function () {
     const settled = await hostSettled();
 
     const meter = new StallMeter();
-    const started = performance.now();
-    const api = await extension.activate();
-    const activated = performance.now() - started;
-    const activationStall = meter.take();
-    assert.equal(api.sessions.dir, storage, 'the store is where the test put the other tasks');
-    const workspace = await api.sessions.store();
-    assert.ok(workspace.sessions().length >= OTHER_TASKS_MB / 10, 'the other tasks are listed from the index');
-
-    fake.reset();
-    fake.script([{ text: 'Hello from the fake model.' }]);
-    const ended = new Promise<TurnEndEvent>((resolve) => {
-      const sub = api.onDidEndTurn((event) => {
-        sub.dispose();
-        resolve(event);
-      });
-    });
-    // The chat view opens first (the workbench draws it and routes the request); the turn begins when @keeper is asked.
+    let turnStall: Stalls | undefined;
     let openingStall: Stalls | undefined;
-    const asked = api.onDidStartTurn(() => {
-      asked.dispose();
-      openingStall = meter.take();
-    });
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@keeper say hello', modelSelector: { vendor: FAKE_VENDOR, id: FAKE_LARGE }, mode: 'ask' });
-    const end = await Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('@keeper did not finish')), 90_000))]);
-    assert.equal(end.outcome, 'answer');
-    const turnStall = meter.stop();
+    let activationStall: Stalls;
+    let activated: number;
+    let workspace: Awaited<ReturnType<ContextKeeperApi['sessions']['store']>>;
+    let end: TurnEndEvent;
+    try {
+      const started = performance.now();
+      const api = await extension.activate();
+      activated = performance.now() - started;
+      activationStall = meter.take();
+      assert.equal(api.sessions.dir, storage, 'the store is where the test put the other tasks');
+      workspace = await api.sessions.store();
+      assert.ok(workspace.sessions().length >= OTHER_TASKS_MB / 10, 'the other tasks are listed from the index');
+
+      fake.reset();
+      fake.script([{ text: 'Hello from the fake model.' }]);
+      const ended = new Promise<TurnEndEvent>((resolve) => {
+        const sub = api.onDidEndTurn((event) => {
+          sub.dispose();
+          resolve(event);
+        });
+      });
+      // The chat view opens first (the workbench draws it and routes the request); the turn begins when @keeper is asked.
+      const asked = api.onDidStartTurn(() => {
+        asked.dispose();
+        openingStall = meter.take();
+      });
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@keeper say hello', modelSelector: { vendor: FAKE_VENDOR, id: FAKE_LARGE }, mode: 'ask' });
+      end = await Promise.race([ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('@keeper did not finish')), 90_000))]);
+      assert.equal(end.outcome, 'answer');
+    } finally {
+      // The timer and the observer stop whatever happened; the last collections are in once it resolves.
+      turnStall = await meter.stop();
+    }
     assert.ok(openingStall, '@keeper was asked');
-    const report = `(host quiet after ${(settled / 1000).toFixed(1)} s) activation ${activated.toFixed(0)} ms, its longest event-loop stall ${stallText(activationStall)}; the first turn's (from @keeper asked to its answer) ${stallText(turnStall)}; opening the chat view before it, ${stallText(openingStall)} (with ${OTHER_TASKS_MB} MB of other tasks; the issue's bound: ${STALL_BOUND_MS} ms)`;
+    const text = (stalls: Stalls): string => stallText(stalls, meter.collectedIn(stalls));
+    const report = `(host quiet after ${(settled / 1000).toFixed(1)} s) activation ${activated.toFixed(0)} ms, its longest event-loop stall ${text(activationStall)}; the first turn's (from @keeper asked to its answer) ${text(turnStall)}; opening the chat view before it, ${text(openingStall)} (with ${OTHER_TASKS_MB} MB of other tasks; the issue's bound: ${STALL_BOUND_MS} ms)`;
     console.log(`MEASURE ${report}`);
     assert.ok(existsSync(path.join(storage, 'index.json')));
     // What the store controls: no other task's database was opened (the turn opened its own, new task only).

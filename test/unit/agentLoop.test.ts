@@ -16,6 +16,7 @@ import { ExtractiveSummarizer } from '../../src/core/summarizer';
 import { emptySummary, SummaryLineCounter } from '../../src/core/summary';
 import { formatInterchange, parseTranscript } from '../../src/core/transcript';
 import { SessionRecord } from '../../src/core/parts';
+import { continuationRest } from '../../src/core/continuation';
 import { runAnswerProbes } from '../../src/eval/answers';
 import { SessionStore } from '../../src/store/sessionStore';
 import { SecretRedactor } from '../../src/core/redact';
@@ -441,13 +442,21 @@ describe('model-backed floor summaries', () => {
     const asked: CompletionRequest[] = [];
     const answer = JSON.stringify({ findings: [{ key: 'csv-quoting', text: 'CSV quoting breaks on commas in src/export.ts', sources: [1] }] });
     const s = new ModelSummarizer({ complete: async (r) => (asked.push(r), answer), base: new ExtractiveSummarizer(lines, redactor), counter: lines, redactor, spanChars: 10_000, timeoutMs: 5_000, chatFrame: () => ({ system: 'You are @keeper.', tools: [] }) });
-    const state = await s.fold({ ...input, context, contextUnits: 1, restTokens: 10 });
+    const state = await s.fold({ ...input, context, contextUnits: 1, restTokens: 24 });
     const prompt = asked[0]!.prompt;
     assert.deepEqual(asked[0]!.after?.messages, context, 'the context goes as sent');
     assert.match(prompt, /^\[record 0\] user: Port the exporter/m, 'the record in the context is named in the index');
     assert.match(prompt, /The conversation above stops before record 1; these records, leaving too, are not in it:\n\[record 1\] agent: /);
-    // The left-out record's text, clipped to 10 tokens (30 characters): its start and its end.
-    assert.match(prompt, /\n\n\[record 1\] assi\n\[… \d+ characters not shown …\]\nken for commas\.$/);
+    // The left-out record's text, clipped to 24 tokens as counted: its start and its end.
+    const rest = prompt.slice(prompt.lastIndexOf('\n\n') + 2);
+    assert.match(rest, /^\[record 1\] assistant: \S[\s\S]*\n\[… \d+ characters not shown …\]\n[\s\S]*commas\.$/);
+    assert.ok(lines.count(rest) <= 24, `${lines.count(rest)} tokens: ${rest}`);
+    // Dense text (hex, about two characters a token) is clipped to its room too, as counted, not by characters alone.
+    const dense = new SessionRecord();
+    dense.append({ index: 0, role: 'assistant', content: Array.from({ length: 400 }, (_, i) => ((i * 2654435761) >>> 0).toString(16)).join('') });
+    const clipped = continuationRest({ previous: undefined, units: dense.units, coverageEnd: 1, contextUnits: 0, restTokens: 300 }, redactor, counter);
+    assert.ok(clipped.includes('characters not shown') && counter.count(clipped) <= 300, `${counter.count(clipped)} tokens`);
+    assert.equal(continuationRest({ previous: undefined, units: dense.units, coverageEnd: 1 }, redactor, counter), '', 'no rest when the context holds the span');
     assert.ok(prompt.length < 2_500, `the rest is clipped: ${prompt.length} characters`);
     assert.ok(state.facts.Findings.some((f) => f.key === 'model-csv-quoting'), 'a line citing the left-out record is kept');
   });

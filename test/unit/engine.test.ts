@@ -13,6 +13,7 @@ import { SessionRecord } from '../../src/core/parts';
 import { ANCHOR_KEY, FLOOR_PREFIX, InMemorySnapshotStore, InMemoryToolCompactionStore } from '../../src/core/store';
 import { continuationQuestionTokens, ExtractiveSummarizer, type FoldInput, type Summarizer } from '../../src/core/summarizer';
 import { renderSummary, type SummaryState } from '../../src/core/summary';
+import { renderUnit } from '../../src/core/engine';
 import { budgetOf, newSession, play, RecordBuilder, SpyCounter } from './engineHarness';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { SecretRedactor } from '../../src/core/redact';
@@ -640,14 +641,18 @@ describe('the context a fold is asked after', () => {
     b.read('src/after.ts', 5, 'One more file first.');
     const counter = new CharRatioTokenCounter();
     const inner = new ExtractiveSummarizer(counter, redactor);
-    const partial: { input: FoldInput; tokens: number; view: string[] }[] = [];
+    const partial: { input: FoldInput; tokens: number; view: string[]; head: number }[] = [];
     let s: ReturnType<typeof newSession> | undefined;
     s = newSession(budgetOf(8_000, 1_000), {
       summarizer: {
         name: 'recording',
         async fold(input: FoldInput): Promise<SummaryState> {
           if (input.context && input.contextUnits !== undefined) {
-            partial.push({ input, tokens: input.context.reduce((n, m) => n + counter.count(m.content) + 4, 0), view: s!.engine.project().map((m) => m.content) });
+            const view = s!.engine.project();
+            // The head is what the view holds before its first unit's messages.
+            const inView = s!.record.units.slice(s!.engine.firstUnitInView).reduce((n, u) => n + renderUnit(u).length, 0);
+            const head = view.length - inView;
+            partial.push({ input, tokens: input.context.reduce((n, m) => n + counter.count(m.content) + 4, 0), view: view.map((m) => m.content), head });
           }
           return inner.fold(input);
         },
@@ -655,11 +660,12 @@ describe('the context a fold is asked after', () => {
     });
     await play(s, b.records);
     assert.ok(partial.length >= 1, 'a fold was asked after part of its span');
-    for (const { input, tokens, view } of partial) {
+    for (const { input, tokens, view, head } of partial) {
       const held = input.contextUnits!;
       assert.ok(held >= 1 && held < input.units.length, `units in the context: ${held} of ${input.units.length}`);
       // A prefix of the view, ending where the units it holds end.
       assert.ok(input.context!.every((m, i) => m.content === view[i]), 'the context is a prefix of the view');
+      assert.equal(input.context!.length, head + input.units.slice(0, held).reduce((n, u) => n + renderUnit(u).length, 0), 'the context ends after the units it holds');
       // The report is among the units left out, and the context holds none of it.
       assert.ok(input.units.slice(held).some((u) => u.parts.some((p) => p.text.includes('report on src/huge.ts'))), 'the report is left out');
       assert.ok(!input.context!.some((m) => m.content.includes('report on src/huge.ts')), 'the context does not hold it');

@@ -536,6 +536,14 @@ describe('demotion by later references', () => {
       '```ts\nexport const models = {}\n```',
       'And in `src/shared/api.ts` again, with some prose around the block:',
       'Here it is:\n```\n// ... existing code ...\nexport const models = { a: 1 }\n```',
+      // The last file named is where something is taken from: it may or may not be the file edited, so no file.
+      'Now that `helpers.ts` is in place, remove the dead import from `utils.ts`:',
+      '```\n// ... existing code ...\nexport const x = 1\n```',
+      // An edit right after another has no lead-in of its own: the file a comment in the first one names is no file.
+      '```\n# ... existing code ...\n# keep in sync with config.json\n```',
+      // Line ends as Windows writes them.
+      'Then the `src/store.py` module:',
+      '```py\r\n# ... existing code ...\r\ndef load(): pass\r\n```',
     ];
     const record = new SessionRecord();
     record.append({ index: 0, role: 'user', content: 'Fix the profiles.' });
@@ -543,13 +551,13 @@ describe('demotion by later references', () => {
     const units = record.units;
     assert.equal(units.length, 2, 'the messages make one step');
     const step = units[1]!;
-    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], []]);
+    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], [], [], [], [], [], ['src/store.py']]);
     assert.deepEqual(renderedEdits(texts[1]!), [], 'without its lead-in a block names no file');
     const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units, coverageEnd: record.units.at(-1)!.lastRecord + 1 });
-    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1']);
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1', 'src/store.py: modified ×1']);
     const index = new ArtifactIndex(redactor);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
-    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['WebviewMessage.ts: 1m']);
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`).sort(), ['WebviewMessage.ts: 1m', 'src/store.py: 1m']);
   });
 
   it('a replace with no path, in a step of its own, writes the file its turn read last; the index and a later fold agree', async () => {
