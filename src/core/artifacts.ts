@@ -97,7 +97,7 @@ function lastEditedFile(lead: string): string | undefined {
 /** A message that is one fenced code block and nothing else (how an older SpecStory export prints a Cursor edit). */
 const EDIT_MESSAGE = /^\s*```[\w+#.-]*[ \t]*\r?\n(?:(?!```)[^\n]*\n)*?[ \t]*```\s*$/;
 /** The marker Cursor's edits put where the file's unchanged lines stay: `// ... existing code ...`, `# ... existing imports ...`. */
-const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…)[ \t]*(?:existing|rest of|remaining|other|unchanged)\b/im;
+const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…)[ \t]*(?:existing|rest of the (?:code|file)|unchanged)\b/im;
 
 /**
  * The text part before part `index` of a unit, when it is text: the lead-in of

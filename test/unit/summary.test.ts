@@ -541,6 +541,9 @@ describe('demotion by later references', () => {
       '```\n// ... existing code ...\nexport const x = 1\n```',
       // An edit right after another has no lead-in of its own: the file a comment in the first one names is no file.
       '```\n# ... existing code ...\n# keep in sync with config.json\n```',
+      // A sample of settings with a comment that elides some is no edit.
+      'For example, in `settings.py`:',
+      '```py\n# ... other options\nDEBUG = False\n```',
       // Line ends as Windows writes them.
       'Then the `src/store.py` module:',
       '```py\r\n# ... existing code ...\r\ndef load(): pass\r\n```',
@@ -551,7 +554,7 @@ describe('demotion by later references', () => {
     const units = record.units;
     assert.equal(units.length, 2, 'the messages make one step');
     const step = units[1]!;
-    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], [], [], [], [], [], ['src/store.py']]);
+    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], [], [], [], [], [], [], [], ['src/store.py']]);
     assert.deepEqual(renderedEdits(texts[1]!), [], 'without its lead-in a block names no file');
     const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units, coverageEnd: record.units.at(-1)!.lastRecord + 1 });
     assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1', 'src/store.py: modified ×1']);
