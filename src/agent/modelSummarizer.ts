@@ -24,7 +24,7 @@ import * as z from '../core/schema';
 import { renderUnit } from '../core/engine';
 import { formatFact, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type SummaryState } from '../core/summary';
 import { enforceCap } from '../core/summaryCap';
-import { continuationRest, spanText } from '../core/continuation';
+import { continuationRest, spanText, unitsInContext } from '../core/continuation';
 import type { FoldInput, Summarizer } from '../core/summarizer';
 import type { TokenCounter } from '../core/tokens';
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from '../core/budget';
@@ -269,18 +269,17 @@ export function continuationPrompt(input: FoldInput, redactor: Redactor, counter
     const range = unit.lastRecord > unit.firstRecord ? `${unit.firstRecord}–${unit.lastRecord}` : `${unit.firstRecord}`;
     return `[record ${range}] ${unit.kind === 'step' ? 'agent' : unit.kind}: ${redactor.redact(said.slice(0, INDEX_CHARS)).text}${said.length > INDEX_CHARS ? '…' : ''}`;
   });
-  const shown = Math.min(input.contextUnits ?? input.units.length, input.units.length);
-  const rest = input.units.slice(shown);
+  const shown = unitsInContext(input);
   return [
     'Stop the task for one answer: this message is from Context Keeper, not the user.',
     SUMMARY_RULES.replace(/The records below are leaving/, 'The oldest records above, after the ## Task Context, are leaving').replace(/Call \S+ once with the lines for these records \(or, if you cannot call tools, answer with only that JSON object\)\./, 'Do not call a tool: answer with only a JSON object {"findings": [...], "decisions": [...], "ruledOut": [...], "current": {"status": "...", "next": "..."}}, each line {"key": "kebab-case-subject", "text": "...", "sources": [record numbers]}.').replace('(only records shown below)', '(only the records listed below)'),
     '',
     `Records ${first}–${input.coverageEnd - 1} are leaving; they open the conversation after the Task Context, in this order:`,
     ...index.slice(0, shown),
-    ...(rest.length === 0
+    ...(shown === input.units.length
       ? []
       : [
-          `The conversation above stops before record ${rest[0]!.firstRecord}; these records, leaving too, are not in it:`,
+          `The conversation above stops before record ${input.units[shown]!.firstRecord}; these records, leaving too, are not in it:`,
           ...index.slice(shown),
           '',
           continuationRest(input, redactor, counter),

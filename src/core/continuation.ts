@@ -4,6 +4,7 @@
  * units, the rest given in the question after it (see FoldInput.contextUnits).
  * The extension's model summarizer sends it; the eval meters the same text.
  */
+import { keepEnds } from './digest';
 import { renderUnit } from './projection';
 import type { Redactor } from './redact';
 import { CONTINUATION_REST_CHARS_PER_TOKEN, type FoldInput } from './summarizer';
@@ -27,7 +28,7 @@ export function spanText(units: readonly Unit[], redactor: Redactor): string {
  * context holds the whole span.
  */
 export function continuationRest(input: FoldInput, redactor: Redactor, counter: TokenCounter): string {
-  const rest = input.units.slice(Math.min(input.contextUnits ?? input.units.length, input.units.length));
+  const rest = input.units.slice(unitsInContext(input));
   if (rest.length === 0) return '';
   const text = spanText(rest, redactor);
   const room = input.restTokens;
@@ -42,9 +43,13 @@ export function continuationRest(input: FoldInput, redactor: Redactor, counter: 
   return clipped;
 }
 
+/** How many of a fold's units (the oldest) its context holds: all, unless the engine said fewer. */
+export function unitsInContext(input: FoldInput): number {
+  return Math.min(input.contextUnits ?? input.units.length, input.units.length);
+}
+
 /** A text clipped to `chars` characters, its start and its end kept. */
 function clipMiddle(text: string, chars: number): string {
-  if (text.length <= chars) return text;
   const half = Math.floor(chars / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters not shown …]\n${text.slice(text.length - half)}`;
+  return text.length <= chars ? text : keepEnds(text, half, half, (elided) => `[… ${elided} characters not shown …]`);
 }

@@ -391,6 +391,12 @@ export function clipChars(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** `text` cut to its first `head` and last `tail` characters, `marker(elided)` on a line between (whole when it fits). */
+export function keepEnds(text: string, head: number, tail: number, marker: (elided: number) => string): string {
+  if (text.length <= head + tail) return text;
+  return `${text.slice(0, head)}\n${marker(text.length - head - tail)}\n${text.slice(text.length - tail)}`;
+}
+
 /** Of a text cut in its middle, the share of `max` its head keeps (the rest is its tail). */
 const MIDDLE_CLIP_HEAD = 0.6;
 

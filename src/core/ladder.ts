@@ -16,6 +16,7 @@
  */
 import { ANTI_THRASH_LIMIT, ANTI_THRASH_MIN_SAVING_RATIO, isNearWindow, isOverTrigger, type Budget } from './budget';
 import type { FloorSource } from './foldPlanner';
+import { keepEnds } from './digest';
 import { outlineOf } from './outline';
 import { LOG_PREFIX, logKey, type Gate, type ReducedForm, type SnapshotStore } from './store';
 import type { LayoutKind } from './summaryLayout';
@@ -229,12 +230,8 @@ export function firstClipShare(pieces: number): number {
  */
 export function clippedForm(part: Part, current: ReducedForm | undefined, share: number, recover: string): ReducedForm {
   const tool = part.kind === 'tool' ? part.tool : undefined;
-  const clip = (text: string): string => {
-    if (text.length <= share) return text;
-    const head = Math.floor(share * 0.75);
-    const tail = share - head;
-    return `${text.slice(0, head)}\n[… ${text.length - share} characters elided to fit the window; full text: ${recover}]\n${text.slice(-tail)}`;
-  };
+  const head = Math.floor(share * 0.75);
+  const clip = (text: string): string => keepEnds(text, head, share - head, (elided) => `[… ${elided} characters elided to fit the window; full text: ${recover}]`);
   // A long message with headings and lists keeps its outline: every section still says what it found.
   const outlined = (text: string): string => {
     if (text.length <= share) return text;
