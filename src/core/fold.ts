@@ -555,7 +555,7 @@ export class Fold {
     if (this.interrupted !== undefined && last?.kind === 'user') status = `the user interrupted the agent (r${this.interrupted})`;
     else if (this.question && last?.kind === 'step') status = `awaiting the user's ${this.question}`;
     else if (this.lastAsk && !this.lastAsk.answered) status = `the user's request #${this.lastAsk.ordinal} is not answered yet`;
-    // "answer request #9" from an earlier fold is done with once a later request was asked and answered.
+    // "answer request #9" from an earlier fold is done with once a later request was asked and answered (or it was, below).
     // "continue request #6" from an earlier fold is done with once the agent replied or the user asked again.
     // "wait for the user's next request" holds only as far as its span: it is said again below when it still does.
     let next =
@@ -577,6 +577,7 @@ export class Fold {
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? askOf(this.goal);
     const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
+    if (answered && next.startsWith(`answer request #${ask}`)) next = '';
     // The span ends while the agent is still calling tools for the last ask, or for the goal asked before it: that work goes on.
     if (next === '' && last?.kind === 'step' && (this.lastAsk ? this.lastAsk.answered && !this.lastAsk.closed : !answered && ask !== undefined)) next = `continue request #${ask}${this.lastAsk ? this.quoted(this.lastAsk, 'in progress') : ' (the goal, in progress)'}`;
     // An answer given while the last command still fails leaves that failure open (Status says which).

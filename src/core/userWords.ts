@@ -97,7 +97,9 @@ export function isContinuation(words: string): boolean {
 /** Whether the user's own words are rules and courtesy only, no ask. */
 export function onlyRules(words: string): boolean {
   let rules = 0;
-  for (const { text } of sentencesOf(splitQuoted(words).own)) {
+  // A rule typed after an ask in one run ("ensure the changelog is accurate. and yes, apply the changes yourself, always")
+  // is a sentence of its own: the ask before it is still asked.
+  for (const text of userSentences(splitQuoted(words).own)) {
     const { cls } = classifySentence(text, 'user');
     // A rule in a clause of an ask ("run them in order, but only one at a time") asks for the work too.
     if (cls === 'rule' && ruleKind(text) !== 'clause') rules++;

@@ -1564,6 +1564,13 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.requests.length, 2, 'the rule is still a request, verbatim');
   });
 
+  it('an ask with a rule typed after it in one lower-case run moves the goal and keeps the rule', async () => {
+    const b = new RecordBuilder().user('Update the changelog.').step('Here is the content to paste.').user('i see duplicates , ensure the changelog is accurate and doesnt have duplicated sections. and yes, apply the changes yourself, always');
+    const s = await fold(b);
+    assert.match(s.current.goal, /^#2 \(r2\): i see duplicates , ensure the changelog is accurate/);
+    assert.ok(s.facts.Constraints.some((c) => c.text === 'and yes, apply the changes yourself, always'), JSON.stringify(s.facts.Constraints));
+  });
+
   it('an ask with a rule in a clause moves the goal and keeps the rule as a constraint', async () => {
     const b = new RecordBuilder().user('List the quality scripts in package.json.').step('There are four: check-types, lint, test, compile.').user('can you now run those in order, but only one at a time');
     const s = await fold(b);
@@ -1700,7 +1707,9 @@ describe('the Task Context as a digest', () => {
       const { units } = unitsOf(b);
       return new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: s, units: units.slice(unitsOf(unanswered).units.length), coverageEnd: b.records.length });
     };
-    assert.equal((await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').step('Added the JSON writer.'))).current.status, 'request #2 answered');
+    const answeredLater = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').step('Added the JSON writer.'));
+    assert.equal(answeredLater.current.status, 'request #2 answered');
+    assert.equal(answeredLater.current.next, "wait for the user's next request (the agent answered request #2)", 'the carried "answer request #2" is done with');
     const overtaken = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').user('Actually, YAML instead.'));
     assert.equal(overtaken.current.status, "the user's request #3 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
