@@ -7,7 +7,7 @@
  */
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
-import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, stems, subjectKey } from './digest';
+import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, significant, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
 import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
@@ -196,8 +196,9 @@ function mergeAway(b: SummaryBuilder, sections: readonly FactSection[], gone: Re
  * One line per statement: a line that says what an earlier line (in any fact
  * section) already says is merged into it — sources and references add up —
  * whatever path wrote it (a tool result, a repeated observation, a gist). The
- * user's constraints are verbatim and never merged away; a grouped archived
- * line is left whole.
+ * user's constraints are verbatim and never merged away, and take in only a
+ * line that says nothing more (their words cannot take its text); a grouped
+ * archived line is left whole.
  */
 export function dedupe(b: SummaryBuilder): void {
   const kept: { section: FactSection; index: number; text: string }[] = [];
@@ -206,7 +207,7 @@ export function dedupe(b: SummaryBuilder): void {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const text = statementText(line.text);
-      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameFact(k.text, text));
+      const same = section === 'Constraints' || line.members ? undefined : kept.find((k) => sameFact(k.text, text) && (k.section !== 'Constraints' || saysNoMore(text, k.text)));
       if (!same) {
         kept.push({ section, index: i, text });
         continue;
@@ -216,6 +217,16 @@ export function dedupe(b: SummaryBuilder): void {
     }
   }
 }
+
+/** Whether `said` holds nothing `by` does not: most of its significant words are in it (a longer line says more, and is not merged into a shorter one). */
+function saysNoMore(said: string, by: string): boolean {
+  const mine = significant(said);
+  const theirs = significant(by);
+  let shared = 0;
+  for (const w of mine) if (theirs.has(w)) shared++;
+  return shared >= SAYS_NO_MORE_SHARE * mine.size;
+}
+const SAYS_NO_MORE_SHARE = 0.7;
 
 /**
  * A statement of the agent's said again, with more, by another line is merged

@@ -22,6 +22,7 @@ import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan }
 import { changeNotApplied, commandLabel, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
+import { fetchedRules } from './workspaceRules';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
@@ -197,8 +198,9 @@ export class Fold {
         for (const why of rejected) this.failure('aider', 'error', clipChars(this.b.redactor.redact(why).text, 200), [part.record]);
         continue;
       }
-      // Cursor's reports of tool calls that did not run, printed among the answer: each a failure of that tool.
+      // Cursor's reports of tool calls that did not run, printed among the answer: each a failure of that tool. The rules it fetched: what holds here.
       if (part.kind === 'text') for (const t of cursorToolErrors(part.text)) this.failure(t.tool, 'error', t.error, [part.record]);
+      if (part.kind === 'text') for (const r of fetchedRules(part.text)) addStatement(this.b, 'Findings', { text: `workspace rule \`${r.name}\`: ${r.directives.join('; ')}`, sources: [part.record], priority: 2 }, 'exact');
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
@@ -245,8 +247,7 @@ export class Fold {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
-          // Items of one list under one intro ("I recommend this order because: type checking…; linting…") are one line
-          // that says the intro once, not a line per item that repeats it.
+          // Items of one list under one intro ("I recommend this order because: type checking…; linting…") are one line.
           const previous = listedUnder !== undefined && listedUnder.intro === s.intro && listedUnder.at === candidates.length - 1 ? candidates[listedUnder.at]! : undefined;
           // A hedged item does not join certain ones: the line's "(assumed)" would cover them all.
           if (previous !== undefined && previous.cls === cls && Boolean(previous.suspected) === Boolean(suspicionOf(s).suspected) && HEDGED.test(previous.text) === HEDGED.test(whole ?? s.text)) {
@@ -451,8 +452,7 @@ export class Fold {
       } else if (UNDOING_COMMAND.test(cmd)) {
         discardWork(this.b, cmd, label(), sources);
       } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
-        // A command that replaced a failed one is said on the failure's line ("… → then `brew install
-        // git-filter-repo` worked"): an "applied:" line would say it twice.
+        // A command that replaced a failed one is said on the failure's line ("… → then `x` worked"): not again as "applied:".
         const description = toolDescription(tool, redactor);
         const installed = tool.output !== undefined ? INSTALLED.exec(tool.output.slice(-4000))?.[0].trim() : undefined;
         const outcome = installed ? ` → ${firstLine(redactor.redact(installed).text, 120)}` : '';

@@ -14,6 +14,7 @@ import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
 import { commandLabel, htmlPage, observation } from '../../src/core/toolResults';
 import { askText, cursorToolErrors, splitUserText, withoutInjectedBlocks } from '../../src/core/harness';
+import { fetchedRules } from '../../src/core/workspaceRules';
 import { parseLabels, scoreClassifier } from '../../src/eval/labels';
 import { SecretRedactor } from '../../src/core/redact';
 import { AGENT_CUES, NARRATION, PROCESS_OPENING, RULE_MODAL } from '../../src/core/cues';
@@ -695,6 +696,54 @@ describe('harness text is not the user', () => {
     // A rule file's own front matter (`---`) inside the quoted document does not end the block.
     const fronted = "Updating the rules.\n\n---\n\n### Rule: derived\n\n```markdown\n## RULES\n### tasks.mdc\n```\n---\ndescription: x\n---\n# Task Process\n3. **Implementation:** Implement the task.\n```\n```\n\n---\n\nThe rules are saved.";
     assert.equal(withoutInjectedBlocks(fronted), 'Updating the rules.\n\n---\n\n---\n\nThe rules are saved.');
+  });
+
+  it("a fetched rule's directives are what holds in the workspace: its bold prescriptive lines, once each, within a budget", () => {
+    const rule = [
+      "I'll check the rules first.",
+      '',
+      '---',
+      '',
+      '### Rule: minsky-workflow',
+      '',
+      '**REQUIRED workflow for tasks - ANY interaction with tasks MUST use Minsky CLI, not file system.**',
+      '',
+      '```markdown',
+      '# Minsky Workflow',
+      '⚠️ **CRITICAL: ALL COMMITS MUST BE PUSHED IMMEDIATELY**',
+      '1. **Always Use Minsky CLI for Tasks**',
+      '2. **Data Integrity is Critical**',
+      '- **ALWAYS use absolute paths when editing files**',
+      '- Use `minsky session dir` to find the session.',
+      '```',
+      '',
+      '---',
+      '',
+      '**You must run the tests before pushing.**',
+    ].join('\n');
+    assert.deepEqual(fetchedRules(rule), [
+      {
+        name: 'minsky-workflow',
+        // "Always Use Minsky CLI for Tasks" says the first again; a title ("… is Critical") prescribes nothing; the
+        // agent's own bold line after the rule is not the rule's.
+        directives: ['REQUIRED workflow for tasks - ANY interaction with tasks MUST use Minsky CLI, not file system', 'CRITICAL: ALL COMMITS MUST BE PUSHED IMMEDIATELY', 'ALWAYS use absolute paths when editing files'],
+      },
+    ]);
+    assert.deepEqual(fetchedRules('No rules here. **Always test.**'), []);
+    // A long rule file keeps its first directives within the budget, each cut to a few words.
+    const said = [
+      'Always run the linter before every commit you make to the main branch of this repository',
+      'Never store secrets or tokens in configuration files checked into version control by anyone',
+      'Do not rename public functions without updating each caller and the changelog entry that documents them',
+      'Tests must cover every new parser branch, including malformed input and empty documents given by users',
+      'Migrations are required to be reversible: write the down step beside the up step, always',
+      'Logging must never print personal data such as email addresses, phone numbers or street addresses',
+      'Always prefer small pull requests that reviewers can read within ten minutes at most',
+    ];
+    const long = ['### Rule: big', '', ...said.map((d) => `- **${d}**`)].join('\n');
+    const [big] = fetchedRules(long);
+    assert.ok(big && big.directives.length >= 3 && big.directives.length < 10, JSON.stringify(big));
+    assert.ok(big.directives.every((d) => d.split(' ').length <= 25), JSON.stringify(big.directives));
   });
 
   it('task templates: the issue is the request, the instructions and demonstrations are not', () => {

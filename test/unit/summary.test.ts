@@ -1564,6 +1564,18 @@ describe('the Task Context as a digest', () => {
     assert.equal(s.requests.length, 2, 'the rule is still a request, verbatim');
   });
 
+  it("a rule the agent fetched is a finding of what holds here, not the agent's words; the user's objection does not swallow it", async () => {
+    const fetched = "I'll check the workflow first.\n\n---\n\n### Rule: minsky-workflow\n\n**Any interaction with tasks MUST use the Minsky CLI.**\n\n```markdown\n- **ALWAYS use absolute paths when editing files**\n- Sessions live in their own clone.\n```\n\n---\n\nThe session is ready.";
+    const b = new RecordBuilder().user('Continue task 022.').step(fetched).user("you're editing files in the main workspace").step('Switching to the session directory.');
+    const s = await fold(b);
+    const rule = s.facts.Findings.find((l) => l.text.startsWith('workspace rule `minsky-workflow`: '));
+    assert.ok(rule, JSON.stringify(s.facts));
+    assert.equal(rule.text, 'workspace rule `minsky-workflow`: Any interaction with tasks MUST use the Minsky CLI; ALWAYS use absolute paths when editing files');
+    assert.ok(!JSON.stringify(s.facts).includes('Sessions live in their own clone'), "the rule file's other lines are evidence, not findings");
+    // The objection is the user's constraint, verbatim; it shares words with the rule but says less, and keeps its own line.
+    assert.ok(s.facts.Constraints.some((c) => /main workspace/.test(c.text)), JSON.stringify(s.facts.Constraints));
+  });
+
   it('an ask with a rule typed after it in one lower-case run moves the goal and keeps the rule', async () => {
     const b = new RecordBuilder().user('Update the changelog.').step('Here is the content to paste.').user('i see duplicates , ensure the changelog is accurate and doesnt have duplicated sections. and yes, apply the changes yourself, always');
     const s = await fold(b);
