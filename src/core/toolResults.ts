@@ -91,7 +91,7 @@ const PLACEHOLDER_WORD = /<[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+>/i;
  * that ran: an export that turns the code blocks of a message into calls
  * (SpecStory's Cursor logs) leaves them with an empty result, no exit code,
  * and the marks of documentation — a first line that is a patch line
- * (`+  minsky session start`), a placeholder (`<task-id>`) outside a
+ * (`+  minsky session start`, `+cp a b`), a placeholder (`<task-id>`) outside a
  * here-document, or a comment over more comments or indented lines (a
  * block copied out of a list). Nothing it would have
  * written, run or failed happened as far as the record shows.
@@ -103,7 +103,8 @@ export function quotedSnippet(tool: ToolInvocation): boolean {
   const script = withoutHeredocBodies(cmd);
   const lines = script.split('\n').filter((l) => l.trim() !== '');
   const first = lines[0] ?? '';
-  if (/^[+-](?:\s|#|$)/.test(first) || PLACEHOLDER_WORD.test(script)) return true;
+  // A patch's added line may start right after its `+` (`+cp a b`): no shell command starts with one.
+  if (/^(?:\+|-(?:\s|#|$))/.test(first) || PLACEHOLDER_WORD.test(script)) return true;
   // A comment heading a script is common in a real one (`# 1. Point git at the key` over `git config …`); a
   // documentation block also has more comments, or the indentation of the list it stood in.
   if (!/^\s*#(?!!)/.test(first)) return false;

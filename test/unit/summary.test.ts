@@ -460,6 +460,8 @@ describe('demotion by later references', () => {
       .user('Continue task #001.')
       .step('', [snippet('# Example: create a session and write its PR description\n     minsky git pr --path . > process/tasks/001/pr.md')])
       .step('', [snippet('+      minsky session start --task <task-id>'), snippet('git push origin <branch-name>')])
+      // A patch's added line right after its `+`, wrapped by the export mid-path: it moved nothing to `.cu`.
+      .step('', [snippet('+cp rules/flow.mdc rules/flow.mdc.bak && awk 1 rules/flow.mdc > rules/flow.mdc.tmp && mv rules/flow.mdc.tmp .cu\nrsor/rules/flow.mdc\n+')])
       // A real command with no output (a here-document write; a mkdir) still counts.
       .step('', [{ name: 'Bash', input: { command: "cat > notes/plan.md << 'EOF'\n# Plan\n- <task-id> goes here\nEOF" }, output: '' }]);
     const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
