@@ -176,10 +176,45 @@ export function fileTouches(inv: ToolInvocation): readonly FileTouch[] {
   return touches;
 }
 
+/** aider asking to add a file its model named ("frontend/main.ts" on the line before), and the answer. */
+const AIDER_ADD_ASK = /^Add file to the chat\? \(Y\)es\/\(N\)o[^\n]*\[Yes\]: *(\S*)\s*$/i;
+/** aider's report of a file added by `/add`, or by a yes at the ask. */
+const AIDER_ADDED = /^Added (\S.*?) to the chat$/;
+
+/**
+ * The files aider's console says it added to the chat, which its model then
+ * reads whole: "Added x.ts to the chat" (`/add`), and a file named on the line
+ * before "Add file to the chat? (Y)es/(N)o/(A)ll… [Yes]: y". After an "a"
+ * (all), aider adds the files it names next without asking, one a line; "s"
+ * (skip all), "n" or "d" (don't ask again) add nothing.
+ */
+export function aiderChatFiles(output: string): string[] {
+  const lines = output.split(/\r?\n/);
+  const out: string[] = [];
+  let all = false;
+  lines.forEach((line, i) => {
+    const added = AIDER_ADDED.exec(line);
+    if (added) out.push(normalizePath(added[1]!));
+    const asked = AIDER_ADD_ASK.exec(line);
+    if (asked) {
+      const answer = asked[1]!.toLowerCase();
+      const named = lines[i - 1]?.trim() ?? '';
+      if (/^(?:y|yes|a|all|)$/.test(answer) && isFileToken(named)) out.push(normalizePath(named));
+      all = answer === 'a' || answer === 'all';
+      return;
+    }
+    // Under an "all", the next files are added as they are named.
+    if (all && !added && isFileToken(line.trim()) && !AIDER_ADD_ASK.test(lines[i + 1] ?? '')) out.push(normalizePath(line.trim()));
+    else if (!added && line.trim() !== '' && !isFileToken(line.trim())) all = false;
+  });
+  return [...new Set(out.filter((p) => p !== ''))];
+}
+
 const TOUCHES = new WeakMap<ToolInvocation, readonly FileTouch[]>();
 
 function touchesOf(inv: ToolInvocation): FileTouch[] {
   try {
+    if (inv.name === 'aider' && typeof inv.output === 'string') return aiderChatFiles(inv.output).map((path) => ({ path, access: 'read' }));
     const kind = classifyTool(inv.name, inv.input);
     const family = kind.family;
     const output = typeof inv.output === 'string' ? inv.output : '';

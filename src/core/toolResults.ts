@@ -380,7 +380,8 @@ export function commandLabel(cmd: string, redactor: Redactor, max: number): stri
 export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   const cmd = shellCommand(tool);
   if (cmd !== undefined) return `\`${commandLabel(cmd, redactor, LABEL_CHARS)}\``;
-  const touches = fileTouches(tool);
+  // aider's console is named by itself: the files it added to the chat along the way are not what it ran on.
+  const touches = tool.name === 'aider' ? [] : fileTouches(tool);
   if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';

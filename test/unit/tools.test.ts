@@ -145,6 +145,15 @@ describe('tools: fileTouches', () => {
     assert.equal(classifyTool('Read', input).family, 'read');
   });
 
+  it("aider's console: the files it added to the chat are read, at a yes, under an all, by /add; a no, a skip or don't-ask adds none", () => {
+    const ask = (answer: string) => `Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ${answer}`;
+    const log = ['Tokens: 4.1k sent, 1.3k received.', 'src/main.ts', ask('y'), 'src/skip.ts', ask('n'), 'src/a.ts', ask('a'), 'src/b.ts', 'src/c.ts', 'Repo-map can not include x', 'src/later.ts'].join('\n');
+    assert.deepEqual(fileTouches(inv('aider', null, log)), ['src/main.ts', 'src/a.ts', 'src/b.ts', 'src/c.ts'].map((path) => ({ path, access: 'read' })));
+    assert.deepEqual(fileTouches(inv('aider', null, ['src/x.ts', ask('s'), 'src/y.ts', ask('d')].join('\n'))), []);
+    const added = 'Added .afi-codex to the chat\nAdded cli/run.ts to the chat\n/repo/cli/run.ts is already in the chat as an editable file';
+    assert.deepEqual(fileTouches(inv('aider', null, added)), ['.afi-codex', 'cli/run.ts'].map((path) => ({ path, access: 'read' })));
+  });
+
   it('Claude Code Read / Edit / Write', () => {
     assert.deepEqual(fileTouches(inv('Read', { file_path: '/u/a.ts', offset: 10, limit: 5 }, 'x')), [{ path: '/u/a.ts', access: 'read' }]);
     assert.deepEqual(fileTouches(inv('Edit', { file_path: '/u/a.ts', old_string: 'a', new_string: 'b' }, 'ok')), [
