@@ -19,7 +19,7 @@ import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shor
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
-import { changeNotApplied, commandLabel, commandProper, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
@@ -432,7 +432,7 @@ export class Fold {
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
       const label60 = commandLabel(cmd!, redactor, 60);
-      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandProper(cmd!).replace(/\s+/g, ' ').trim()).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandCore(cmd!)).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
     }
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);

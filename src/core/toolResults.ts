@@ -359,8 +359,19 @@ export function commandProper(cmd: string): string {
   return cmd.replace(/^(?:\s*(?:cd|pushd|source|\.)\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*)+/, '');
 }
 
-/** How a command's output was routed to the agent: its streams joined or discarded, its head or tail paged. */
-const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+[-+]?\d+)?\s*$|\s*\|\s*(?:cat|less|more)\s*$/g;
+/**
+ * How a command's output was routed to the agent: its streams joined or
+ * discarded, its head or tail paged, a message echoed should it fail
+ * (`|| echo "Qdrant not running"`).
+ */
+const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+[-+]?\d+)?\s*$|\s*\|\s*(?:cat|less|more)\s*$|\s*\|\|\s*echo\b(?:\s+(?:"[^"\n]*"|'[^'\n]*'|[^\s|&;]+))*\s*$/g;
+
+/** A command without where it runs and how its output was routed: two runs of it look at one thing. */
+export function commandCore(cmd: string): string {
+  let line = commandProper(cmd).replace(/\s+/g, ' ').trim();
+  for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
+  return line.trim();
+}
 
 /**
  * A command as a line of the summary names it: its first command line

@@ -909,6 +909,18 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
   });
 
+  it('a command run again looks at the same thing: its newer output replaces the older, whatever it echoes should it fail', async () => {
+    const b = new RecordBuilder()
+      .user('Is Qdrant up?')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:6333/collections || echo "Qdrant not running"' }, output: '{"result":{"collections":[]},"status":"ok","time":0.0002}%' }])
+      .step('Creating the collection.', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:6333/collections 2>&1' }, output: '{"result":{"collections":[{"name":"documents"}]},"status":"ok","time":0.0016}%' }]);
+    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const seen = state.facts.Findings.filter((l) => l.text.startsWith('`curl -s http://localhost:6333/collections`'));
+    assert.equal(seen.length, 1, JSON.stringify(state.facts));
+    assert.match(seen[0]!.text, /"name":"documents".*\(as of r5\)$/);
+    assert.deepEqual(seen[0]!.sources, [1, 2, 4, 5], "both runs, call and result");
+  });
+
   it("the harness refusing a call (write before read) is no approach that failed; a bare \"continue\" is no request line", async () => {
     const b = new RecordBuilder()
       .user('Fix the README typo.')
