@@ -162,8 +162,8 @@ export class Fold {
       }
       disputeClaims(this.b, split.words, part.record);
       this.question = undefined;
-      // A failure the user has since asked past ("hi", a new question) no longer blocks: Ruled out keeps it.
-      if (this.status.startsWith('blocked:') || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
+      // A failure, the last command or change, of what the user has since asked past is not the state now (Ruled out keeps a failure).
+      if (/^(?:blocked:|last command |last change: )/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: repeatedObjection(this.b, c.sentence) ?? topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });

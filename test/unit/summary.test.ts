@@ -909,6 +909,19 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
   });
 
+  it("current state: the last command run for an earlier ask is not the status of the next one", async () => {
+    const b = new RecordBuilder()
+      .user('Push the branch.')
+      .step('', [{ name: 'Bash', input: { command: 'git push -u origin feature' }, output: 'branch set up to track origin/feature' }])
+      .user('The commit hook still blocks GitHub Desktop.')
+      .step('', [{ name: 'Read', input: { file_path: '.git/hooks/pre-commit' }, output: '#!/bin/sh\n# blocks on secrets' }]);
+    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    assert.match(s.current.goal, /^#2 /);
+    assert.doesNotMatch(s.current.status, /git push/);
+    const pushed = new RecordBuilder().user('Push the branch.').step('', [{ name: 'Bash', input: { command: 'git push -u origin feature' }, output: 'branch set up to track origin/feature' }]);
+    assert.match((await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(pushed).units, coverageEnd: pushed.records.length })).current.status, /^last command `git push -u origin feature`/);
+  });
+
   it('a command run again looks at the same thing: its newer output replaces the older, whatever it echoes should it fail', async () => {
     const b = new RecordBuilder()
       .user('Is Qdrant up?')
