@@ -468,7 +468,7 @@ export class Fold {
   /**
    * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
    * …"), the files a shell command it ran removed, a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
-   * model: …", the latest start wins).
+   * model: … with diff edit format", or "Model: …" when it runs one; the latest start wins).
    */
   private consoleEvents(output: string, sources: number[], record: number): void {
     const said = (text: string): string => clipChars(this.b.redactor.redact(text.trim()).text, 100);
@@ -486,7 +486,7 @@ export class Fold {
       const before = at >= 0 ? decisions.splice(at, 1)[0]!.sources : [];
       addStatement(this.b, 'Ruled out', { text: `work discarded: commit ${undo[1]} "${said(undo[2]!)}" undone; now at ${undo[3]} "${said(undo[4]!)}"`, sources: mergeSources(before, sources), priority: 2 }, 'exact');
     }
-    const model = /^Main model: (\S+)/m.exec(output);
+    const model = /^(?:Main model|Model): (\S+) with /m.exec(output);
     if (model) {
       const version = /^Aider (v\d+(?:\.\d+)+)/m.exec(output)?.[1];
       this.b.upsert('Findings', { key: 'console-main-model', text: `${version ? `aider ${version}, ` : ''}main model ${model[1]} (as of r${record})`, sources, priority: 3, origin: 'exact' });

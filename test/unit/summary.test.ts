@@ -980,6 +980,10 @@ describe('extractive summarizer', () => {
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), ['committed dd581c5: "refactor: yield directly"']);
     assert.ok(state.facts['Ruled out'].some((l) => l.text === 'work discarded: commit 2bae9da "refactor: collect items first" undone; now at dd581c5 "refactor: yield directly"'), JSON.stringify(state.facts['Ruled out']));
     assert.ok(state.facts.Findings.some((l) => /^aider v0\.84\.0, main model gemini\/gemini-2\.5-pro \(as of r\d+\)$/.test(l.text)), JSON.stringify(state.facts.Findings));
+    // Run with one model, aider says "Model:", not "Main model:".
+    const one = new RecordBuilder().user('hi').step('', [{ name: 'aider', input: {}, output: 'Aider v0.86.2\nModel: lm_studio/qwen3-35b with whole edit format\nGit repo: .git with 735 files' }]);
+    const single = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(one).units, coverageEnd: one.records.length });
+    assert.ok(single.facts.Findings.some((l) => /^aider v0\.86\.2, main model lm_studio\/qwen3-35b \(as of r\d+\)$/.test(l.text)), JSON.stringify(single.facts.Findings));
     // A shell command it proposed and the user let it run removed a file written before: the file is gone.
     const removed = new RecordBuilder()
       .user('Replace PoIValidator with SignalScorer.')
