@@ -215,6 +215,13 @@ export const significant: (text: string) => ReadonlySet<string> = memoized((text
   return out;
 });
 
+/** How many of `words` `by` holds. */
+export function sharedWords(words: Iterable<string>, by: ReadonlySet<string>): number {
+  let n = 0;
+  for (const w of words) if (by.has(w)) n++;
+  return n;
+}
+
 /**
  * Whether two statements say the same thing: most of the shorter one's
  * significant words are in the other, and they name the same identifiers
@@ -238,9 +245,7 @@ export function sameStatement(a: string, b: string): boolean {
   if (fewer.size > 0 && !within) return false;
   // One or two words say too little to be the same statement as a longer one.
   if (small.size < 3 && x.size !== y.size) return false;
-  let shared = 0;
-  for (const t of small) if (large.has(t)) shared++;
-  if (shared / small.size < 0.7) return false;
+  if (sharedWords(small, large) / small.size < 0.7) return false;
   return !namesOtherIdentifiers(a, b);
 }
 

@@ -7,7 +7,7 @@
  */
 import { sentencesOf } from './classify';
 import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
-import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, significant, stems, subjectKey } from './digest';
+import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, sharedWords, significant, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
 import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
@@ -117,9 +117,7 @@ function restatesExact(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
   const recorded = stems(exact.text);
   const covered = (text: string): [number, number] => {
     const said = stems(text);
-    let shared = 0;
-    for (const w of said) if (recorded.has(w)) shared++;
-    return [shared, said.size];
+    return [sharedWords(said, recorded), said.size];
   };
   const [shared, size] = covered(line.text);
   if (size === 0 || shared < 2 || shared * 2 < size) return false;
@@ -221,10 +219,7 @@ export function dedupe(b: SummaryBuilder): void {
 /** Whether `said` holds nothing `by` does not: most of its significant words are in it (a longer line says more, and is not merged into a shorter one). */
 function saysNoMore(said: string, by: string): boolean {
   const mine = significant(said);
-  const theirs = significant(by);
-  let shared = 0;
-  for (const w of mine) if (theirs.has(w)) shared++;
-  return shared >= SAYS_NO_MORE_SHARE * mine.size;
+  return sharedWords(mine, significant(by)) >= SAYS_NO_MORE_SHARE * mine.size;
 }
 const SAYS_NO_MORE_SHARE = 0.7;
 
@@ -353,8 +348,7 @@ export function mergeNothingNew(b: SummaryBuilder, before: SummaryState): void {
     let bestShared = 0;
     for (const l of lines) {
       if (l === c || gone.has(l.line)) continue;
-      let shared = 0;
-      for (const w of c.words) if (l.words.has(w)) shared++;
+      const shared = sharedWords(c.words, l.words);
       if (shared > bestShared) [best, bestShared] = [l, shared];
     }
     if (best && NEGATION.test(c.text) !== NEGATION.test(best.text)) continue;

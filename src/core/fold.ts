@@ -10,7 +10,7 @@ import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, isGreeting } from './cues';
-import { clipChars, handles, salience, saysNothing, statementOf, stems, subjectKey, withSubject, words } from './digest';
+import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, askOf, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
@@ -186,11 +186,7 @@ export class Fold {
     // The first step after an ask answers it: a statement in the ask's own words ("…are examples, not exhaustive" for
     // "are these the only ones or only examples?") is its answer, worth a line even with no identifier in it.
     const asked = this.lastAsk && !this.lastAsk.answered ? stems(this.lastAsk.text) : undefined;
-    const weight = (text: string): number => {
-      let shared = 0;
-      if (asked) for (const w of stems(text)) if (asked.has(w)) shared++;
-      return salience(text) + (shared >= ANSWER_SHARED_WORDS ? 1 : 0);
-    };
+    const weight = (text: string): number => salience(text) + (asked && sharedWords(stems(text), asked) >= ANSWER_SHARED_WORDS ? 1 : 0);
     for (const part of unit.parts) {
       // aider's report of the edits it could not apply: its failures, and nothing of its instructions to the model.
       const rejected = part.kind === 'text' ? editFailureReport(part.text) : undefined;

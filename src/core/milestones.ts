@@ -5,6 +5,7 @@
  * as milestone snapshots, so there are stable checkpoints to compare against
  * and roll back to, apart from the budget-driven compactions.
  */
+import { sharedWords } from './digest';
 import { terms } from './retrieval';
 import { exitCode, shellCommand, TEST_COMMAND } from './tools';
 import type { Part, Unit } from './types';
@@ -58,9 +59,7 @@ export class MilestoneDetector {
     const before = this.lastRequestTerms;
     this.lastRequestTerms = now;
     if (!before || before.size < 3 || now.size < 3) return undefined;
-    let shared = 0;
-    for (const t of now) if (before.has(t)) shared++;
-    if (shared / Math.min(before.size, now.size) < TOPIC_OVERLAP) {
+    if (sharedWords(now, before) / Math.min(before.size, now.size) < TOPIC_OVERLAP) {
       return this.add({ record: part.record, reason: 'topic-switch', detail: this.redactor.redact(text.split('\n')[0]!.slice(0, 4096)).text.slice(0, 120) });
     }
     return undefined;

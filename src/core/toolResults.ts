@@ -368,9 +368,14 @@ const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:h
 
 /** A command without where it runs and how its output was routed: two runs of it look at one thing. */
 export function commandCore(cmd: string): string {
-  let line = commandProper(cmd).replace(/\s+/g, ' ').trim();
-  for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
-  return line.trim();
+  return withoutPlumbing(commandProper(cmd).replace(/\s+/g, ' ').trim());
+}
+
+/** A command line without the plumbing of its output, however much of it is stacked (`x 2>&1 | head -5`). */
+function withoutPlumbing(line: string): string {
+  let out = line;
+  for (let before = ''; before !== out; ) [before, out] = [out, out.replace(OUTPUT_PLUMBING, '')];
+  return out.trim();
 }
 
 /**
@@ -381,10 +386,8 @@ export function commandCore(cmd: string): string {
  * cut: a cut token would no longer look like one.
  */
 export function commandLabel(cmd: string, redactor: Redactor, max: number): string {
-  let line = firstLine(redactor.redact(commandProper(cmd)).text, Number.MAX_SAFE_INTEGER, true);
-  for (let before = ''; before !== line; ) [before, line] = [line, line.replace(OUTPUT_PLUMBING, '')];
+  const line = withoutPlumbing(firstLine(redactor.redact(commandProper(cmd)).text, Number.MAX_SAFE_INTEGER, true));
   // Too long: the directories of its long paths go before its middle does (`git add …/Scripts/redact.py && git status`).
-  line = line.trim();
   return clipCommand(shortenPaths(line, max), max);
 }
 

@@ -2,7 +2,7 @@
  * The workspace rules a Cursor agent fetched, as an export prints them inside
  * the assistant's text: what the agent was told to follow in this workspace.
  */
-import { statementOf, stems, words } from './digest';
+import { sharedWords, statementOf, stems, words } from './digest';
 import { withoutInjectedBlocks } from './harness';
 
 /** A line a rule file gives wholly in bold: "- **ALWAYS use absolute paths when editing files**", "⚠️ **CRITICAL: …**". */
@@ -40,11 +40,7 @@ export function fetchedRules(text: string): { name: string; directives: string[]
       const said = statementOf(m[1]!, DIRECTIVE_WORDS);
       if (!DIRECTIVE.test(said) || own.includes(m[0].trim()) || words(said).length > budget) continue;
       const mine = stems(said);
-      const again = directives.some((d) => {
-        const kept = stems(d);
-        return [...mine].filter((w) => kept.has(w)).length >= DIRECTIVE_SAID_SHARE * mine.size;
-      });
-      if (again) continue;
+      if (directives.some((d) => sharedWords(mine, stems(d)) >= DIRECTIVE_SAID_SHARE * mine.size)) continue;
       directives.push(said);
       budget -= words(said).length;
     }

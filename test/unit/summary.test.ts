@@ -44,6 +44,11 @@ function unitsOf(b: RecordBuilder): { record: SessionRecord; units: readonly Uni
   return { record, units: record.units };
 }
 
+/** The extractive summarizer's fold of a whole record, from an empty summary. */
+function foldAll(b: RecordBuilder): Promise<SummaryState> {
+  return new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+}
+
 describe('Task Context sections', () => {
   it('renders every section, in order, and validates', () => {
     const text = renderSummary(emptySummary());
@@ -355,7 +360,7 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: use of unresolved module or unlinked crate `pepegsitter`\nExit code: 101' }])
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }])
       .step('', [{ name: 'Bash', input: { command: 'cargo test' }, output: 'error[E0433]: failed to resolve: could not find `bash` in `langs`\nExit code: 101' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const lines = state.facts['Ruled out'].map((l) => l.text);
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0]!, /^`cargo test` failed \(.*\) ×3: .*unlinked crate `pepegsitter` · .*could not find `bash`/);
@@ -369,13 +374,13 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: "sed -i 's/a/b/' src/parser.ts" }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: '# 1. Point git at the key\ngit config --local user.signingkey 8E1F' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: 'done' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const texts = state.facts.Decisions.map((d) => d.text);
     assert.deepEqual(texts, ['committed 1a2b3c4 on main: "fix parser" (--no-verify)', 'applied: Use gpg2 for signing — `git config --local gpg.program gpg2`', 'applied: `git config --local user.signingkey 8E1F`'], 'a script is quoted by its first command, not its comment');
     // One Bash call's Decisions line.
     const decided = async (command: string, output: string): Promise<string[]> => {
       const one = new RecordBuilder().user('Go on.').step('', [{ name: 'Bash', input: { command }, output }]);
-      return (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(one).units, coverageEnd: one.records.length })).facts.Decisions.map((d) => d.text);
+      return (await foldAll(one)).facts.Decisions.map((d) => d.text);
     };
     // A flag the message mentions is not the command's.
     assert.deepEqual(await decided('git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"', '[main 3ed6817] Add the hook\n 1 file changed'), ['committed 3ed6817 on main: "Add the hook"']);
@@ -391,7 +396,7 @@ describe('fact lines said once', () => {
       .user('Commit the docs.')
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: update README.md"' }, output: '[main abc1234] docs: update `README.md`\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs: fix links in README.md"' }, output: '[main def5678] docs: fix links in `README.md`\n 1 file changed' }]);
-    const commits = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(two).units, coverageEnd: two.records.length })).facts.Decisions.map((d) => d.text);
+    const commits = (await foldAll(two)).facts.Decisions.map((d) => d.text);
     assert.equal(commits.filter((t) => t.startsWith('committed')).length, 2, JSON.stringify(commits));
     // An amended commit replaces the one the branch lost; the reset before a commit redone says which one it took off.
     const redone = new RecordBuilder()
@@ -402,14 +407,14 @@ describe('fact lines said once', () => {
       .step('', [{ name: 'Bash', input: { command: 'git reset --soft HEAD~1' }, output: '' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[main 2222222] Fix links\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -m "Fix links"' }, output: '[release 3333333] Fix links\n 1 file changed' }]);
-    const redoneFacts = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(redone).units, coverageEnd: redone.records.length })).facts;
+    const redoneFacts = (await foldAll(redone)).facts;
     const kept = redoneFacts.Decisions;
     // Two commits of one message with work between them and no rewrite of the branch are two commits.
     const twice = new RecordBuilder()
       .user('Fix the lint errors as you go.')
       .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 1111111] Fix lint\n 1 file changed' }])
       .step('', [{ name: 'Bash', input: { command: 'git commit -am "Fix lint"' }, output: '[main 2222222] Fix lint\n 2 files changed' }]);
-    const both = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(twice).units, coverageEnd: twice.records.length })).facts.Decisions.map((l) => l.text);
+    const both = (await foldAll(twice)).facts.Decisions.map((l) => l.text);
     assert.deepEqual(both, ['committed 1111111 on main: "Fix lint"', 'committed 2222222 on main: "Fix lint"']);
     assert.deepEqual(
       kept.filter((l) => l.text.startsWith('committed')).map((l) => [l.text, l.sources]),
@@ -439,7 +444,7 @@ describe('demotion by later references', () => {
       .user('Point cloudflared at Mullvad.')
       .step('', [heredoc('/etc/cloudflared/config.yml', 'proxy-dns: true\n# upstream\nproxy-dns-upstream:\n  - https://dns.mullvad.net/dns-query', 'Update cloudflared to use Mullvad DNS')])
       .step('', [heredoc('/etc/big.conf', Array.from({ length: 12 }, (_, i) => `key${i}: ${i}`).join('\n'))]);
-    const deliverables = (await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length })).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
+    const deliverables = (await foldAll(b)).facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
     assert.ok(deliverables.includes('/etc/cloudflared/config.yml: modified ×1 — written: Update cloudflared to use Mullvad DNS: `proxy-dns: true; proxy-dns-upstream:; - https://dns.mullvad.net/dns-query`'), JSON.stringify(deliverables));
     assert.ok(deliverables.includes('/etc/big.conf: modified ×1'), JSON.stringify(deliverables));
   });
@@ -449,7 +454,7 @@ describe('demotion by later references', () => {
       .user('Make the tests pass.')
       .step('', [{ name: 'run_in_terminal', input: { command: 'cargo test > test_output.txt 2>&1' }, output: '' }])
       .step('', [{ name: 'Write', input: { file_path: 'src/lib.rs', content: 'pub fn x() {}\n' }, output: 'ok' }]);
-    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const s = await foldAll(b);
     assert.deepEqual(s.facts.Deliverables.map((l) => l.key), ['src/lib.rs']);
     assert.match(s.current.deliverable, /^1 file\(s\) written so far; latest: src\/lib\.rs$/);
   });
@@ -464,7 +469,7 @@ describe('demotion by later references', () => {
       .step('', [snippet('+cp rules/flow.mdc rules/flow.mdc.bak && awk 1 rules/flow.mdc > rules/flow.mdc.tmp && mv rules/flow.mdc.tmp .cu\nrsor/rules/flow.mdc\n+')])
       // A real command with no output (a here-document write; a mkdir) still counts.
       .step('', [{ name: 'Bash', input: { command: "cat > notes/plan.md << 'EOF'\n# Plan\n- <task-id> goes here\nEOF" }, output: '' }]);
-    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const s = await foldAll(b);
     assert.deepEqual(s.facts.Deliverables.map((l) => l.key), ['notes/plan.md']);
     assert.doesNotMatch(s.current.status, /minsky|git push/);
     const index = new ArtifactIndex(redactor);
@@ -508,7 +513,7 @@ describe('demotion by later references', () => {
     ].join('\n');
     assert.deepEqual(renderedEdits(text), ['src/domain/tasks.ts', 'tasks.test.ts', 'src/domain/tasks.test.ts']);
     const b = new RecordBuilder().user('Add the resolver.').step(text);
-    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const s = await foldAll(b);
     // The bare name written first is the path a later edit gives it: one line.
     assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['src/domain/tasks.ts: modified ×1', 'src/domain/tasks.test.ts: modified ×2']);
     const index = new ArtifactIndex(redactor);
@@ -618,7 +623,7 @@ describe('demotion by later references', () => {
       // Removed and written again by one command, or removed in another directory: still there.
       .step('', [{ name: 'Bash', input: { command: 'rm -f /testbed/src/fields.py && cp /tmp/fields.py /testbed/src/fields.py > /testbed/src/fields.py' }, output: 'Exit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'cd /tmp && rm -f fields.py' }, output: 'Exit code: 0' }]);
-    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const s = await foldAll(b);
     const deliverables = s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`);
     assert.ok(deliverables.some((d) => /^\/testbed\/reproduce\.py: created, deleted/.test(d)), JSON.stringify(deliverables));
     assert.ok(deliverables.some((d) => /^\/testbed\/src\/fields\.py: created/.test(d) && !/deleted/.test(d)), JSON.stringify(deliverables));
@@ -628,7 +633,7 @@ describe('demotion by later references', () => {
     assert.ok(again.facts.Deliverables.some((l) => l.key === '/testbed/reproduce.py' && !/deleted/.test(l.text)), JSON.stringify(again.facts.Deliverables));
     // A scratch file (a key exported to pass along) stays listed but is not what the work delivered latest.
     const scratch = new RecordBuilder().user('Sign the commit.').step('', [write('scripts/sign.ps1')]).step('', [write('/tmp/gpg-key-temp.asc'), write('~/gpg-temp-key.asc')]);
-    const signed = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(scratch).units, coverageEnd: scratch.records.length });
+    const signed = await foldAll(scratch);
     assert.equal(signed.current.deliverable, '3 file(s) written so far; latest: scripts/sign.ps1');
     assert.equal(signed.facts.Deliverables.length, 3);
   });
@@ -779,7 +784,7 @@ describe('extractive summarizer', () => {
       .user('Clean up the config.')
       .step('', [{ name: 'Edit', input: { file_path: 'src/config.ts', old_string: 'a', new_string: 'b' }, output: rejected, isError: true }])
       .step('', [{ name: 'Bash', input: { command: 'rm -rf build' }, output: `${rejected} To tell you how to proceed, the user said:\nkeep the build folder, only clear the cache`, isError: true }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const ruled = state.facts['Ruled out'].map((l) => l.text);
     assert.equal(ruled.length, 2, JSON.stringify(ruled));
     assert.match(ruled[0]!, /^Edit src\/config\.ts.* rejected by the user$/);
@@ -794,7 +799,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'write_to_file', input: { path: 'tests/.mocharc.js', content: 'module.exports = {}' }, output: 'The user denied this operation and provided the following feedback:\n<feedback>\nKeep the .mocharc.js in each unit test folder.\n</feedback>\n<environment_details>\n# VSCode Visible Files\n</environment_details>', isError: true }])
       .step('', [{ name: 'read_file', input: { path: 'secrets.env' }, output: 'The user denied this operation.', isError: true }])
       .step('', [{ name: 'run_command', input: { command: 'touch declined-marker.txt' }, output: 'The user declined to run `touch declined-marker.txt`.', isError: true }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const ruled = state.facts['Ruled out'].map((l) => l.text);
     assert.deepEqual(ruled, [
       'write_to_file tests/.mocharc.js rejected by the user: "Keep the .mocharc.js in each unit test folder."',
@@ -816,7 +821,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Delete the old cache folder?' }] }, output: "The user doesn't want to proceed with this tool use. The tool use was rejected.", isError: true }])
       .step('', [{ name: 'ExitPlanMode', input: { plan: '## Cache in Redis\n1. Add a Redis client' }, output: "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\nuse SQLite, no new services", isError: true }])
       .step('', [{ name: 'ExitPlanMode', input: { plan: '# Cache layer\n\n## Context\nWhy.\n\n## Steps\n1. Add **`src/cache.ts`** over SQLite\n2. Wire it into `api/get.ts`\n- [ ] run `npm test`' }, output: 'User has approved your plan. You can now start coding.' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), [
       'the user answered "Which store should the cache use?" → "SQLite"',
       'the user answered "Where do logs go?" → "stderr"',
@@ -837,7 +842,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'ls ~/bin' }, output: 'claude-tmux' }])
       .user('[Request interrupted by user]')
       .user('Generate the session reports.');
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const stopped = state.facts.Decisions.filter((l) => /stopped/.test(l.text));
     assert.deepEqual(stopped.map((l) => [l.text, l.sources]), [['the user stopped the agent while it worked on request #1: it may be unfinished', [3]]]);
     assert.deepEqual(state.requests.map((r) => r.text), ['Update the shortcuts.', 'Generate the session reports.'], 'the interruption is no request');
@@ -849,7 +854,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'all good\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'npm test' }, output: 'Error: expected 2 got 3\nExit code: 1', isError: true }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     assert.ok(state.facts['Ruled out'].some((l) => /^`npm test` failed \(exit 1\) ×2: Error: expected 2 got 3$/.test(l.text)), JSON.stringify(state.facts));
     assert.ok(!state.facts.Findings.some((l) => /later it worked/.test(l.text)), JSON.stringify(state.facts.Findings));
   });
@@ -861,7 +866,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'RuntimeError: Already running asyncio in this thread\nExit code: 1', isError: true }])
       .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'Server started\nExit code: 0' }])
       .step('', [{ name: 'Bash', input: { command: 'python -m app.server' }, output: 'RuntimeError: Already running asyncio in this thread\nExit code: 1', isError: true }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const line = state.facts['Ruled out'].find((l) => l.text.startsWith('`python -m app.server` failed'));
     assert.ok(line, JSON.stringify(state.facts));
     assert.match(line.text, /×3: pydantic_core\.ValidationError: Extra inputs are not permitted · RuntimeError: Already running asyncio in this thread$/);
@@ -872,7 +877,7 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder().user('Start the server.');
     for (const error of ['KeyError: first_cause', 'ValueError: second cause here', 'TypeError: third cause here', 'OSError: fourth cause here']) b.step('', [fail(error)]);
     b.step('', [fail('Traceback (most recent call last):\n  File "app/server.py", line 3, in <module>\n    main()')]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const texts = state.facts['Ruled out'].map((l) => l.text);
     // The label drops the output's plumbing (`2>&1 | head -20`).
     assert.deepEqual(texts, ['`python -m app.server` failed (exit 1) ×5: KeyError: first_cause · TypeError: third cause here · OSError: fourth cause here'], JSON.stringify(texts));
@@ -901,7 +906,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'ls -la .git/hooks' }, output: 'total 8\ndrwxr-xr-x  4 m staff 128 Dec  2 15:19 .\n-rwxr-xr-x  1 m staff 512 Dec  2 15:19 pre-commit' }])
       // JSON a terminal wrapped mid-word is one document again.
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:8000/mcp/' }, output: '{"jsonrpc":"2.0","error":{"code":-32600,"mess\nage":"Not Acceptable: Client must accept text/event-stream"}}%' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(findings.some((t) => t.includes('→ {"jsonrpc":"2.0","error":{"code":-32600,"message":"Not Acceptable: Client must accept text/event-stream"}}%')), JSON.stringify(findings));
     assert.ok(!findings.some((t) => /^`mv /.test(t)), JSON.stringify(findings));
@@ -915,11 +920,11 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Bash', input: { command: 'git push -u origin feature' }, output: 'branch set up to track origin/feature' }])
       .user('The commit hook still blocks GitHub Desktop.')
       .step('', [{ name: 'Read', input: { file_path: '.git/hooks/pre-commit' }, output: '#!/bin/sh\n# blocks on secrets' }]);
-    const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const s = await foldAll(b);
     assert.match(s.current.goal, /^#2 /);
     assert.doesNotMatch(s.current.status, /git push/);
     const pushed = new RecordBuilder().user('Push the branch.').step('', [{ name: 'Bash', input: { command: 'git push -u origin feature' }, output: 'branch set up to track origin/feature' }]);
-    assert.match((await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(pushed).units, coverageEnd: pushed.records.length })).current.status, /^last command `git push -u origin feature`/);
+    assert.match((await foldAll(pushed)).current.status, /^last command `git push -u origin feature`/);
   });
 
   it('a command run again looks at the same thing: its newer output replaces the older, whatever it echoes should it fail', async () => {
@@ -927,7 +932,7 @@ describe('extractive summarizer', () => {
       .user('Is Qdrant up?')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:6333/collections || echo "Qdrant not running"' }, output: '{"result":{"collections":[]},"status":"ok","time":0.0002}%' }])
       .step('Creating the collection.', [{ name: 'run_terminal_cmd', input: { command: 'curl -s http://localhost:6333/collections 2>&1' }, output: '{"result":{"collections":[{"name":"documents"}]},"status":"ok","time":0.0016}%' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const seen = state.facts.Findings.filter((l) => l.text.startsWith('`curl -s http://localhost:6333/collections`'));
     assert.equal(seen.length, 1, JSON.stringify(state.facts));
     assert.match(seen[0]!.text, /"name":"documents".*\(as of r5\)$/);
@@ -940,7 +945,7 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Write', input: { file_path: 'README.md', content: 'x' }, output: '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>', isError: true }])
       .user('continue')
       .step('Fixed the typo in `README.md`.', []);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     assert.deepEqual(state.facts['Ruled out'], []);
     const text = renderSummary(state);
     assert.doesNotMatch(text, /^- #2 \(r\d+\): continue$/m);
@@ -952,7 +957,7 @@ describe('extractive summarizer', () => {
       .user('Fix the pr tests.')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: 'TypeError: args.slice is not a function.\n 1 pass\n 1 fail\nRan 2 tests across 1 files.' }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: ' 2 pass\n 0 fail\nRan 2 tests across 1 files.' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(findings.some((t) => /failed \(error\): 1 passed, 1 failed; TypeError: args\.slice is not a function.*later it worked/.test(t)), JSON.stringify(findings));
     assert.ok(findings.some((t) => /→ 2 passed, 0 failed/.test(t)), JSON.stringify(findings));
@@ -962,7 +967,7 @@ describe('extractive summarizer', () => {
 
   it("Current state names the file the last change touched and what was done to it, not the tool", async () => {
     const b = new RecordBuilder().user('Add a retry helper.').step('', [{ name: 'edit_file_v2', input: { target_file: 'src/retry.ts', code_edit: 'export const retries = 3;\n' }, output: 'The apply model made the following changes: created src/retry.ts' }]);
-    const fold = (): Promise<SummaryState> => new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const fold = (): Promise<SummaryState> => foldAll(b);
     const created = await fold();
     assert.match(created.current.status, /^last change: (?:created|edited) src\/retry\.ts$/);
     b.step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'retries = 3', new_string: 'retries = 5' }, output: 'ok' }]);
@@ -976,20 +981,20 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'aider', input: {}, output: 'Commit dd581c5 refactor: yield directly\nCommit 2bae9da refactor: collect items first\nYou can use /undo to undo and discard each aider commit.' }])
       .user('/undo')
       .step('', [{ name: 'aider', input: {}, output: 'Removed: 2bae9da refactor: collect items first\nNow at:  dd581c5 refactor: yield directly' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     assert.deepEqual(state.facts.Decisions.map((l) => l.text), ['committed dd581c5: "refactor: yield directly"']);
     assert.ok(state.facts['Ruled out'].some((l) => l.text === 'work discarded: commit 2bae9da "refactor: collect items first" undone; now at dd581c5 "refactor: yield directly"'), JSON.stringify(state.facts['Ruled out']));
     assert.ok(state.facts.Findings.some((l) => /^aider v0\.84\.0, main model gemini\/gemini-2\.5-pro \(as of r\d+\)$/.test(l.text)), JSON.stringify(state.facts.Findings));
     // Run with one model, aider says "Model:", not "Main model:".
     const one = new RecordBuilder().user('hi').step('', [{ name: 'aider', input: {}, output: 'Aider v0.86.2\nModel: lm_studio/qwen3-35b with whole edit format\nGit repo: .git with 735 files' }]);
-    const single = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(one).units, coverageEnd: one.records.length });
+    const single = await foldAll(one);
     assert.ok(single.facts.Findings.some((l) => /^aider v0\.86\.2, main model lm_studio\/qwen3-35b \(as of r\d+\)$/.test(l.text)), JSON.stringify(single.facts.Findings));
     // A shell command it proposed and the user let it run removed a file written before: the file is gone.
     const removed = new RecordBuilder()
       .user('Replace PoIValidator with SignalScorer.')
       .step('', [{ name: 'edit_file', input: { path: 'validators/PoIValidator.ts', search: 'a', replace: 'b' }, output: 'Applied edit to validators/PoIValidator.ts' }])
       .step('', [{ name: 'aider', input: {}, output: 'Commit d101abd feat: add SignalScorer\nrm validators/PoIValidator.ts\nRun shell command? (Y)es/(N)o/(D)on\'t ask again [Yes]: y\nRunning rm validators/PoIValidator.ts' }]);
-    const gone = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(removed).units, coverageEnd: removed.records.length });
+    const gone = await foldAll(removed);
     assert.ok(gone.facts.Deliverables.some((l) => l.key === 'validators/PoIValidator.ts' && /deleted/.test(l.text)), JSON.stringify(gone.facts.Deliverables));
   });
 
@@ -1025,7 +1030,7 @@ describe('extractive summarizer', () => {
       .user('Start the server.')
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'python -m server' }, output: `pydantic_core.ValidationError: 8 validation errors for Config\n${traceback}` }])
       .step('', [{ name: 'run_terminal_cmd', input: { command: 'cat logs/server.log' }, output: '2025-01-01 ERROR - Error: connection refused\nValueError: bad value' }]);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const ruled = state.facts['Ruled out'].map((l) => l.text);
     assert.ok(ruled.some((t) => /^`python -m server` failed \(error\): .*Extra inputs are not permitted/.test(t)), JSON.stringify(ruled));
     assert.ok(!ruled.some((t) => /cat logs/.test(t)), JSON.stringify(ruled));
@@ -1035,7 +1040,7 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder()
       .user('Why does the PR list too many commits?')
       .step('I see the `pr` command lists every commit of the branch because it never computes the merge base.\n\nThe base branch is looked up in this order:\n- Remote HEAD branch (from `git remote show origin`)\n- Local `main` branch (if it exists)\n- Local `master` branch', []);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
     assert.ok(lines.some((t) => /never computes the merge base/.test(t)), JSON.stringify(lines));
     assert.ok(!lines.some((t) => /^(?:Remote HEAD branch|Local `main` branch|Local `master`)/.test(t)), JSON.stringify(lines));
@@ -1045,7 +1050,7 @@ describe('extractive summarizer', () => {
     const b = new RecordBuilder()
       .user('Where should resolveRepoPath go?')
       .step('It is duplicated in three commands.\n\nBest practice: move it to a shared utility module, such as:\n- `src/domain/repo-utils.ts`\n- `src/utils/repo.ts`\n\nThe fix is as follows:\n\n```ts\nexport function resolveRepoPath(options: Options): string {\n  return options.repo ?? process.cwd();\n}\nexport const other = 1;\n```', []);
-    const state = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
+    const state = await foldAll(b);
     const lines = [...state.facts.Findings, ...state.facts.Decisions].map((l) => l.text);
     assert.ok(lines.includes('Best practice: move it to a shared utility module, such as: `src/domain/repo-utils.ts`; `src/utils/repo.ts`'), JSON.stringify(lines));
   });
