@@ -196,9 +196,10 @@ export class Fold {
       }
       // Cursor's reports of tool calls that did not run, printed among the answer: each a failure of that tool. The rules it fetched: what holds here.
       if (part.kind === 'text') for (const t of cursorToolErrors(part.text)) this.failure(t.tool, 'error', t.error, [part.record]);
-      if (part.kind === 'text') for (const r of fetchedRules(part.text)) addStatement(this.b, 'Findings', { text: `workspace rule \`${r.name}\`: ${r.directives.join('; ')}`, sources: [part.record], priority: 2 }, 'exact');
+      const own = part.kind === 'text' ? withoutInjectedBlocks(part.text) : part.text;
+      if (part.kind === 'text') for (const r of fetchedRules(part.text, own)) addStatement(this.b, 'Findings', { text: `workspace rule \`${r.name}\`: ${r.directives.join('; ')}`, sources: [part.record], priority: 2 }, 'exact');
       // Thought summaries printed among the answer are reasoning, kept only for their most telling statements.
-      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(withoutInjectedBlocks(part.text)) : { thoughts: '', answer: part.text };
+      const { thoughts, answer } = part.kind === 'text' ? splitThoughts(own) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
         const sentences = sentencesOf(answer);

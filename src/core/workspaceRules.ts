@@ -25,11 +25,11 @@ const DIRECTIVE_SAID_SHARE = 0.6;
  * in all. They are what the agent was told to follow in this workspace: the
  * rule file itself is evidence (withoutInjectedBlocks), its directives a
  * statement of what holds here. Bold lines of the agent's own text after a
- * rule are not the rule's.
+ * rule are not the rule's (`own`: the text without the rules, when the caller
+ * has it).
  */
-export function fetchedRules(text: string): { name: string; directives: string[] }[] {
+export function fetchedRules(text: string, own = withoutInjectedBlocks(text)): { name: string; directives: string[] }[] {
   if (!text.includes('### Rule: ')) return [];
-  const own = withoutInjectedBlocks(text);
   const headings = [...text.matchAll(/^### Rule: (\S.*)$/gm)];
   const rules = new Map<string, string[]>();
   headings.forEach((h, i) => {
