@@ -6,7 +6,7 @@
 import type { Redactor } from './redact';
 import type { AppendEvent } from './parts';
 import { callFailed, quotedSnippet } from './toolResults';
-import { classifyTool, fileTouches, type FileTouch } from './tools';
+import { aiderAppliedEdits, classifyTool, fileTouches, samePathKey, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
 /** Extensions that make a bare name in prose a file (`cell.py`, `README.md`). */
@@ -261,6 +261,8 @@ export class ArtifactIndex {
   private readonly byBase = new Map<string, string[]>();
   /** The files each call awaiting its result counted as modified or created (see settle). */
   private readonly unsettled = new Map<string, FileTouch[]>();
+  /** The unit of each call in `unsettled`: a step that ended without its result wrote nothing (see expire). */
+  private readonly madeIn = new Map<string, number>();
 
   /** `redactor` hides a secret in a path before the index keeps it. */
   constructor(private readonly redactor: Redactor) {}
@@ -270,7 +272,7 @@ export class ArtifactIndex {
    * when the caller read them in the call's step, see touchesInStep); returns
    * their paths.
    */
-  observe(tool: ToolInvocation, step: number | undefined, touches: readonly FileTouch[] = fileTouches(tool)): string[] {
+  observe(tool: ToolInvocation, step: number | undefined, touches: readonly FileTouch[] = fileTouches(tool), unit?: number): string[] {
     const touched: string[] = [];
     for (const raw of touches) {
       // A path is shown in the index, the head and the panel: an address or a token in it is hidden like anywhere.
@@ -299,6 +301,7 @@ export class ArtifactIndex {
         const pending = this.unsettled.get(tool.callId);
         if (pending) pending.push(touch);
         else this.unsettled.set(tool.callId, [touch]);
+        if (unit !== undefined && tool.output === undefined) this.madeIn.set(tool.callId, unit);
       }
     }
     return touched;
@@ -314,12 +317,44 @@ export class ArtifactIndex {
     const touches = this.unsettled.get(result.callId);
     if (!touches) return [];
     this.unsettled.delete(result.callId);
+    this.madeIn.delete(result.callId);
     // A shell command that failed may have written its files before it did (`cat > a.sh <<EOF … EOF && ./a.sh`); a
     // write waiting for the user's permission is written once they grant it (Claude Code's next call finds the file).
     // A snippet an export turned into a call never ran: it wrote nothing.
     const family = classifyTool(result.name, result.input).family;
     const undone = quotedSnippet(result) || ((family === 'edit' || family === 'write') && callFailed(result) && !PERMISSION_PENDING.test(result.output ?? ''));
-    if (!undone) return [];
+    return undone ? this.withdraw(touches) : [];
+  }
+
+  /** The calls awaiting a result that wrote a file aider says it applied an edit to (see aiderAppliedEdits): made. */
+  confirm(output: string): void {
+    const applied = new Set(aiderAppliedEdits(output));
+    if (applied.size === 0) return;
+    for (const callId of this.madeIn.keys()) {
+      if (!this.unsettled.get(callId)?.some((t) => applied.has(samePathKey(t.path)))) continue;
+      this.unsettled.delete(callId);
+      this.madeIn.delete(callId);
+    }
+  }
+
+  /**
+   * A later unit began: a call of an earlier one that never got its result, and that no console confirmed, wrote
+   * nothing the record shows (aider asked to add the file to the chat first). Returns the paths whose entry changed.
+   */
+  expire(before: number): string[] {
+    const changed: string[] = [];
+    for (const [callId, unit] of this.madeIn) {
+      if (unit >= before) continue;
+      this.madeIn.delete(callId);
+      const touches = this.unsettled.get(callId);
+      this.unsettled.delete(callId);
+      if (touches) changed.push(...this.withdraw(touches));
+    }
+    return changed;
+  }
+
+  /** Takes back what `touches` counted as modified or created; a file no other call touched leaves the index. */
+  private withdraw(touches: readonly FileTouch[]): string[] {
     for (const touch of touches) {
       const entry = this.byPath.get(touch.path);
       if (!entry) continue;
@@ -361,6 +396,7 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
   for (const event of events) {
     const unit = units[event.unitIndex];
     if (!unit) continue;
+    changed.push(...index.expire(event.unitIndex));
     // An edit an export rendered in the agent's text (see renderedEdits) touched its file like a call would.
     if (event.type === 'part' && event.part.kind === 'text' && unit.kind === 'step') {
       const part = event.part;
@@ -369,7 +405,11 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
         changed.push(...index.observe(edit, unit.step, [{ path, access: 'modify' }]));
       });
     }
-    if (event.type === 'part' && event.part.tool) changed.push(...index.observe(event.part.tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part), event.part.tool, unitsBefore(units, event.unitIndex))));
+    if (event.type === 'part' && event.part.tool) {
+      const tool = event.part.tool;
+      changed.push(...index.observe(tool, unit.step, touchesInStep(unit, unit.parts.lastIndexOf(event.part), tool, unitsBefore(units, event.unitIndex)), event.unitIndex));
+      if (tool.output !== undefined) index.confirm(tool.output);
+    }
     if (event.type === 'result' && event.after.tool) {
       // A call that named no file may name it in its result ("The file src/a.ts has been updated").
       if (touchesInStep(unit, unit.parts.lastIndexOf(event.after), event.before.tool, unitsBefore(units, event.unitIndex)).length === 0) {
@@ -377,6 +417,7 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
         if (named.length) changed.push(...index.observe(event.after.tool, unit.step, named));
       }
       changed.push(...index.settle(event.after.tool));
+      if (event.after.tool.output !== undefined) index.confirm(event.after.tool.output);
     }
   }
   return changed;

@@ -467,6 +467,25 @@ function leadIn(line: string): string | undefined {
   return undefined;
 }
 
+/** Backticks on a line outside fenced code: an odd count leaves an inline code span open. */
+function opensCode(line: string): boolean {
+  return (line.match(/`/g)?.length ?? 0) % 2 === 1;
+}
+
+/**
+ * Lines with an inline code span that a line break runs through ("instead of `# List all sessions…` ⏎
+ * `minsky session list --json | jq …`, use …") joined into one: the sentence goes on after the code.
+ */
+function joinSplitCode(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    while (opensCode(line) && i + 1 < lines.length && lines[i + 1]!.trim() !== '' && lines[i + 1] !== CODE_BREAK && opensCode(lines[i + 1]!)) line = `${line} ${lines[++i]!.trim()}`;
+    out.push(line);
+  }
+  return out;
+}
+
 /**
  * Splits prose into sentences: at sentence punctuation before a capital, a
  * digit or a quote, at a question or exclamation mark after a word whatever
@@ -489,7 +508,7 @@ export function sentencesOf(text: string): Sentence[] {
   let intro: string | undefined;
   let introIndent = -1;
   let blank = false;
-  for (const line of body.split('\n')) {
+  for (const line of joinSplitCode(body.split('\n'))) {
     if (line === CODE_BREAK) {
       // A block of code between a sentence and a list: the list no longer finishes the sentence.
       intro = undefined;

@@ -20,7 +20,7 @@ import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, typ
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
-import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, type FileTouch } from './tools';
+import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
 import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -58,7 +58,7 @@ const STRONG_CUE = 2;
 const ANSWER_SHARED_WORDS = 2;
 
 /** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
-const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b/i;
+const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b|\b(?:fails|failed) (?:exactly )?as (?:we )?expected\b/i;
 /** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
 const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
 const REPRODUCES = ' reproduced the bug ';
@@ -269,8 +269,9 @@ export class Fold {
         this.reasoning(part.text, part.record, candidates, () => order++);
         continue;
       }
-      // A snippet an export turned into a call never ran: nothing it would have done is said.
-      if (part.kind === 'tool' && part.tool && !quotedSnippet(part.tool)) this.tool(part.tool, touchesInStep(unit, unit.parts.indexOf(part), part.tool, this.deliverables.turnSteps));
+      // A snippet an export turned into a call never ran, nor did a write its step does not say was made: nothing it would have done is said.
+      const touches = part.kind === 'tool' && part.tool && !quotedSnippet(part.tool) ? touchesInStep(unit, unit.parts.indexOf(part), part.tool, this.deliverables.turnSteps) : undefined;
+      if (touches && madeInStep(unit, part.tool!, touches)) this.tool(part.tool!, touches);
     }
     this.deliverables.turnSteps.push(unit);
     const offer = offerOf(unit);
@@ -330,7 +331,7 @@ export class Fold {
       if (c.cls === 'change' && this.deliverables.noteChange(c.text)) continue;
       if (c.cls === 'change' && handles(c.text).length === 0) continue;
       const section = SECTION_OF[c.cls]!;
-      if (c.cls === 'finding' && this.reproduced(c)) continue;
+      if ((c.cls === 'finding' || c.cls === 'failure') && this.reproduced(c)) continue;
       const text = c.cls === 'finding' && (c.suspected || HEDGED.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }

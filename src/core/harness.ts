@@ -455,6 +455,25 @@ function pastedPlaceholder(lines: readonly string[]): string {
   return ` [pasted output, ${count} lines${error ? `: ${error}` : ''}] `;
 }
 
+/** A terminal's colour and cursor codes: text that has them was copied from a terminal, not typed. */
+const ANSI_ESCAPE = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+/**
+ * The lines a user copied from a terminal (its colour codes came with them): from the first line that has one to the
+ * end of the paragraph of the last, so the plain lines between (a hook's "What to do: … you can: …") are the
+ * terminal's too. Empty (from = to) when no line has one.
+ */
+function terminalPaste(lines: readonly string[]): { from: number; to: number } {
+  const coloured = (line: string): boolean => /\x1b\[[0-9;?]*[A-Za-z]/.test(line);
+  const from = lines.findIndex(coloured);
+  if (from < 0) return { from: 0, to: 0 };
+  let to = lines.length - 1;
+  while (!coloured(lines[to]!)) to--;
+  to++;
+  while (to < lines.length && lines[to]!.trim() !== '') to++;
+  return { from, to };
+}
+
 /**
  * The user's words as a one-line ask: fenced blocks longer than a few lines
  * and runs of pasted terminal output (two lines or more) become placeholders
@@ -462,9 +481,12 @@ function pastedPlaceholder(lines: readonly string[]): string {
  * wording itself is untouched.
  */
 export function askText(words: string): string {
+  // What came from a terminal with its colour codes is one paste, the plain lines between included (see terminalPaste).
+  const typed = words.split('\n');
+  const terminal = terminalPaste(typed);
+  if (terminal.to > terminal.from) typed.splice(terminal.from, terminal.to - terminal.from, pastedPlaceholder(typed.slice(terminal.from, terminal.to).map((l) => l.replace(ANSI_ESCAPE, ''))));
   // Terminal colour codes pasted with a log are no words of the user.
-  // eslint-disable-next-line no-control-regex
-  const unfenced = words.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
+  const unfenced = typed.join('\n').replace(ANSI_ESCAPE, '').replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (whole: string, body: string) => {
     const n = body.split('\n').filter((l) => l.trim() !== '').length;
     if (n <= PASTED_BLOCK_LINES) return ` ${body.trim()} `;
     return codePlaceholder(`${n}-line code block`, body.split('\n'));
@@ -518,7 +540,7 @@ const QUOTED_MAIL = /^\s*(?:-{2,}\s*(?:original|forwarded) message\s*-{2,}|on .{
  * the user showed, never a rule they stated.
  */
 export function splitQuoted(words: string): QuotedText {
-  if (!/```|~~~|^\s*>|<!--|:\s*$|"|“|^ {4}|^\t|wrote:|from: |subject: /im.test(words)) return { own: words, quoted: [] };
+  if (!/```|~~~|^\s*>|<!--|:\s*$|"|“|^ {4}|^\t|wrote:|from: |subject: |\x1b\[/im.test(words)) return { own: words, quoted: [] };
   const quoted: string[] = [];
   let text = words.replace(/<!--([\s\S]*?)(?:-->|$)/g, (_, inner: string) => {
     quoted.push(inner.trim());
@@ -530,10 +552,15 @@ export function splitQuoted(words: string): QuotedText {
   });
   const own: string[] = [];
   const lines = text.split('\n');
+  const terminal = terminalPaste(lines);
   let paste = false;
   let mail = false;
   let blankBefore = true;
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
+    if (i >= terminal.from && i < terminal.to) {
+      quoted.push(line.replace(ANSI_ESCAPE, ''));
+      continue;
+    }
     const blank = line.trim() === '';
     if (blank) {
       paste = false;

@@ -148,7 +148,7 @@ export class RetrievalIndex {
     return this.rank(query, budgetChars, excludeRecord, keepCommon).map(({ id, score }) => ({ record: this.passages[id]!.record, text: this.passages[id]!.text, score }));
   }
 
-  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean, minTerms = 1): { id: number; score: number }[] {
+  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean, minTerms = 1, once = false): { id: number; score: number }[] {
     const n = this.passages.length;
     if (n === 0 || budgetChars <= 0) return [];
     const scores = new Map<number, number>();
@@ -166,9 +166,16 @@ export class RetrievalIndex {
       .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms)
       .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     const out: { id: number; score: number }[] = [];
+    // `once`: a passage said again word for word (the same error printed at every retry) is quoted once, its newest sending.
+    const said = new Set<string>();
     let used = 0;
     for (const [id, score] of ranked) {
       const p = this.passages[id]!;
+      if (once) {
+        const words = p.text.replace(/\s+/g, ' ').trim();
+        if (said.has(words)) continue;
+        said.add(words);
+      }
       if (used + p.text.length > budgetChars) continue;
       used += p.text.length;
       out.push({ id, score });
@@ -179,7 +186,7 @@ export class RetrievalIndex {
 
   /** The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first. */
   block(query: string, budgetChars: number, excludeRecord?: number): string {
-    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS);
+    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS, true);
     if (found.length === 0) return '';
     const ordered = found.map((f) => this.passages[f.id]!).sort((a, b) => a.record - b.record);
     return [

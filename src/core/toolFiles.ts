@@ -7,7 +7,7 @@
 import { shellCommand } from './toolCommands';
 import { MARKER_WINDOW, asRecord, decodeEntities, firstWord, getField, stringField } from './toolInput';
 import { classifyTool, type ToolFamily } from './toolKinds';
-import type { ToolInvocation } from './types';
+import type { ToolInvocation, Unit } from './types';
 
 export interface FileTouch {
   readonly path: string;
@@ -62,7 +62,7 @@ function pathsFromRecord(rec: Record<string, unknown> | undefined): string[] {
   for (const k of PATH_KEYS) {
     const v = getField(rec, k);
     if (typeof v === 'string') {
-      const p = normalizePath(v);
+      const p = proseAsPath(v) ? '' : normalizePath(v);
       if (p) {
         out.push(p);
         break;
@@ -79,6 +79,14 @@ function pathsFromRecord(rec: Record<string, unknown> | undefined): string[] {
     }
   }
   return out;
+}
+
+/**
+ * A sentence an export put in a path field: aider's converter took the heading of its own error report ("## SearchReplaceNoExactMatch: This SEARCH
+ * block failed to exactly match lines in a.ts") for the file of an edit. A heading mark, a colon and a space, or a run of words is no file name.
+ */
+function proseAsPath(value: string): boolean {
+  return /^#+\s|:\s|\n/.test(value) || value.trim().split(/\s+/).length > 6;
 }
 
 /** Paths in a string input: SpecStory markdown renderings, Copilot links, Cursor "Read file: x", SWE-agent commands. */
@@ -174,6 +182,36 @@ export function fileTouches(inv: ToolInvocation): readonly FileTouch[] {
     TOUCHES.set(inv, touches);
   }
   return touches;
+}
+
+/** aider's report of an edit it applied: "Applied edit to packages\\es\\src\\index.ts". */
+const AIDER_APPLIED = /^Applied edit to (\S.*?)\s*$/gm;
+
+/**
+ * The files aider says it applied an edit to. An edit its converter gave no
+ * result of its own wrote its file only when an output of its step says so;
+ * otherwise aider asked to add the file to the chat first, the user said no to
+ * editing it, or its SEARCH block matched nothing, and the edit was never made.
+ */
+export function aiderAppliedEdits(output: string): string[] {
+  return [...output.matchAll(AIDER_APPLIED)].map((m) => samePathKey(m[1]!));
+}
+
+/** A path compared whatever its separators ("a\\b.ts" and "a/b.ts" are one file). */
+export function samePathKey(path: string): string {
+  return normalizePath(path).replace(/\\/g, '/');
+}
+
+/**
+ * Whether a call did what it set out to: a call with no result of its own
+ * that writes a file did only when an output of its step says so (aider
+ * prints "Applied edit to x" once for all the edits of one file, so its
+ * converter gives that result to the last; an edit it held back gets none).
+ */
+export function madeInStep(unit: Unit, tool: ToolInvocation, touches: readonly FileTouch[]): boolean {
+  if (tool.output !== undefined || !touches.some((t) => t.access !== 'read')) return true;
+  const applied = new Set(unit.parts.flatMap((p) => (p.tool?.output !== undefined ? aiderAppliedEdits(p.tool.output) : [])));
+  return touches.some((t) => t.access !== 'read' && applied.has(samePathKey(t.path)));
 }
 
 /** aider asking to add a file its model named ("frontend/main.ts" on the line before), and the answer. */

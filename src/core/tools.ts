@@ -14,7 +14,7 @@ import { fileTouches } from './toolFiles';
 import type { ToolInvocation } from './types';
 
 export { exitCode, shellCommand, TEST_COMMAND } from './toolCommands';
-export { fileTouches, shellMoves, shellRemovals, shellTouches, type FileTouch } from './toolFiles';
+export { aiderAppliedEdits, fileTouches, samePathKey, shellMoves, shellRemovals, shellTouches, madeInStep, type FileTouch } from './toolFiles';
 export { decodeEntities, renderToolInput } from './toolInput';
 export { classifyTool, type ToolFamily, type ToolKind } from './toolKinds';
 export {

@@ -383,6 +383,13 @@ describe('sentence classes', () => {
     assert.deepEqual(splitThoughts(prose), { thoughts: '', answer: prose });
   });
 
+  it('an inline code span a line break runs through leaves its sentence whole', () => {
+    const text = "instead of `# List all sessions using jq\n     minsky session list --json | jq '.[]'`, use the `session get` command.\n\nalso, add a task for it";
+    assert.deepEqual(sentencesOf(text).map((s) => s.text), ["instead of `# List all sessions using jq minsky session list --json | jq '.[]'`, use the `session get` command.", 'also, add a task for it']);
+    // One stray backtick on a line is no span: the next line is a sentence of its own.
+    assert.deepEqual(sentencesOf('Use the ` key to open the console.\nThen run the tests.').map((s) => s.text), ['Use the ` key to open the console.', 'Then run the tests.']);
+  });
+
   it('a patch pasted into the text unfenced is code, not sentences', () => {
     const text = 'Let me check what happened to the tests:\n\ndiff --git a/rules.mdc b/rules.mdc\n--- /dev/null\n+++ b/rules.mdc\n@@ -0,0 +1,3 @@\n+- Co-locate related functions to prevent circular imports\n+Always implement thorough error handling\n \nThe rule file was added in the last commit.';
     const texts = sentencesOf(text).map((s) => s.text);
@@ -763,7 +770,8 @@ describe('harness text is not the user', () => {
     const report = ['commit error:', '\u001b[1;33mRunning gitleaks scan\u001b[0m', ...Array.from({ length: 3 }, (_, i) => [`Finding:     \u001b[1;3;mREDACTED\u001b[0m:${i}`, 'RuleID:      hardcoded-ip', `File:        Docs/a${i}.md`, `Fingerprint: Docs/a${i}.md:hardcoded-ip:${i}`]).flat(), '\u001b[90m10:58AM\u001b[0m \u001b[31mWRN\u001b[0m leaks found: 3'].join('\n');
     const said = askText(splitUserText(report).words);
     assert.doesNotMatch(said, /\u001b|\[0m|Fingerprint/);
-    assert.match(said, /^commit error: Running gitleaks scan \[pasted output, 13 lines[^\]]*\]$/);
+    // Its coloured heading came from the terminal too: the whole run is the paste.
+    assert.match(said, /^commit error: \[pasted output, 14 lines[^\]]*\]$/);
     // A short command the user typed stays as it is.
     assert.equal(askText('run this:\nls -la ~/projects'), 'run this: ls -la ~/projects');
   });

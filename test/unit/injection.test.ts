@@ -58,6 +58,18 @@ describe('injections in the user turn stay pending', () => {
     assert.deepEqual(split.quoted, ['ERROR x']);
   });
 
+  it("what a user copied from a terminal (its colour codes came along) is the terminal's, the plain lines between included", () => {
+    const paste = ['commit error:', '', '\x1b[33mWRN\x1b[0m Invalid .gitleaksignore entry', '\x1b[1;33mWhat to do:\x1b[0m', '1. Review the findings above', '3. If these are false positives, you can:', '   a. Add them to the allowlist', '\x1b[1;33mTo see the full report:\x1b[0m', '  gitleaks protect --staged', '', 'Why does it still block? Never use --no-verify.'].join('\n');
+    const split = splitQuoted(paste);
+    assert.equal(split.own, 'commit error:\n\nWhy does it still block? Never use --no-verify.');
+    assert.ok(split.quoted.includes('3. If these are false positives, you can:'), JSON.stringify(split.quoted));
+    assert.ok(!split.quoted.some((q) => q.includes('\x1b')), 'the colour codes are left out of the evidence');
+    const state = new ProtectedState(redactor);
+    state.observe('user', userPart(paste));
+    assert.ok(statusOf(state, 'never use --no-verify').includes('active'), "the user's own rule after the paste stays theirs");
+    assert.deepEqual(statusOf(state, 'if these are false positives'), [], 'a line of the paste is no permission of the user');
+  });
+
   it("the user's own list after a lead-in is theirs: \"Here's what I want:\" announces no paste", () => {
     const state = new ProtectedState(redactor);
     state.observe('user', userPart("Here's what I want:\n- Never use the legacy client.\n- Always run the linter before a commit."));

@@ -410,6 +410,19 @@ describe('original-text retrieval', () => {
     assert.equal(index.search('alpha', 1000).length, 0, 'a term in every passage tells nothing');
   });
 
+  it('the retrieval block quotes a passage said again word for word once, its newest sending; a search lists each', async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    const error = 'Command failed: cygpath -w /usr/bin/bash exited with fork error 0xC0000142';
+    [error, 'unrelated note one', 'unrelated note two', error, 'unrelated note three', 'cygpath is part of the MSYS2 runtime'].forEach((t, i) => r.append({ index: i, role: 'user', content: t }));
+    const index = new RetrievalIndex(redactor);
+    index.extend(r.units, r.units.length);
+    const block = index.block('why does cygpath fail with a fork error?', 10_000);
+    assert.equal(block.split(error).length - 1, 1, block);
+    assert.match(block, /\[r3\]\nCommand failed/);
+    assert.deepEqual(index.search('cygpath fork error', 10_000).map((h) => h.record).sort(), [0, 3, 5]);
+  });
+
   it('badge and image lines are not indexed, and a URL scheme is no term', async () => {
     const { RetrievalIndex } = await import('../../src/core/retrieval');
     const r = new SessionRecord();

@@ -30,7 +30,7 @@ import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
 import { mergeNothingNew } from '../../src/core/factLines';
 import { ArtifactIndex, leadInOf, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
-import type { Unit } from '../../src/core/types';
+import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 import { SecretRedactor } from '../../src/core/redact';
 
@@ -599,6 +599,32 @@ describe('demotion by later references', () => {
     assert.deepEqual(second.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['/repo/build.rs: modified ×2', '/repo/README.md: modified ×1']);
   });
 
+  it("an aider edit with no result wrote its file only when its step says it applied it; an error heading is no file", async () => {
+    // aider's converter gives "Applied edit to x" to the last edit of a file only; an edit aider held back to ask for
+    // the file first, or whose SEARCH block matched nothing, gets no result at all.
+    const edit = (index: number, id: string, path: string, search = 'a'): RawRecord => ({ index, role: 'assistant', content: '', toolName: 'edit_file', toolCallId: id, toolInput: { path, search, replace: 'b' } });
+    const records: RawRecord[] = [
+      { index: 0, role: 'user', content: 'Add the DAG index.' },
+      { index: 1, role: 'assistant', content: 'I will add the index and export it.' },
+      edit(2, 'e1', 'dist/dags/index.js'),
+      edit(3, 'e2', 'dist/index.js', ''),
+      { index: 4, role: 'tool', content: '', toolName: 'aider', toolOutput: "Tokens: 13k sent\ndist/dags/index.js\nAdd file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: y" },
+      { index: 5, role: 'assistant', content: 'Thanks, here are the edits again.' },
+      edit(6, 'e3', 'dist/dags/index.js'),
+      edit(7, 'e4', 'dist/dags/index.js'),
+      { index: 8, role: 'tool', content: '', toolName: 'edit_file', toolCallId: 'e4', toolOutput: 'Applied edit to dist\\dags\\index.js' },
+      { index: 9, role: 'assistant', content: 'The block did not match; retrying.' },
+      edit(10, 'e5', '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in dist/index.js'),
+      { index: 11, role: 'user', content: 'Thanks.' },
+    ];
+    const record = new SessionRecord();
+    const index = new ArtifactIndex(redactor);
+    for (const r of records) observeArtifacts(index, record.units, record.append(r));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.reads}r ${e.modifications}m ${e.creations}c`), ['dist/dags/index.js: 1r 2m 0c']);
+    const s = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units: record.units, coverageEnd: records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['dist/dags/index.js: modified ×2']);
+  });
+
   it('a file a later command moved is listed at its new path, its counts kept', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()
@@ -841,10 +867,16 @@ describe('extractive summarizer', () => {
       .user('Update the shortcuts.')
       .step('', [{ name: 'Bash', input: { command: 'ls ~/bin' }, output: 'claude-tmux' }])
       .user('[Request interrupted by user]')
-      .user('Generate the session reports.');
+      .user('Generate the session reports.')
+      .step('', [{ name: 'Bash', input: { command: 'ls ~/reports' }, output: 'a.md' }])
+      .user('[Request interrupted by user for tool use]');
     const state = await foldAll(b);
     const stopped = state.facts.Decisions.filter((l) => /stopped/.test(l.text));
-    assert.deepEqual(stopped.map((l) => [l.text, l.sources]), [['the user stopped the agent while it worked on request #1: it may be unfinished', [3]]]);
+    // A stop of another ask is a line of its own, not a second source of the first (the lines differ by one number).
+    assert.deepEqual(stopped.map((l) => [l.text, l.sources]), [
+      ['the user stopped the agent while it worked on request #1: it may be unfinished', [3]],
+      ['the user stopped the agent while it worked on request #2: it may be unfinished', [7]],
+    ]);
     assert.deepEqual(state.requests.map((r) => r.text), ['Update the shortcuts.', 'Generate the session reports.'], 'the interruption is no request');
   });
 
@@ -1572,6 +1604,16 @@ describe('the Task Context as a digest', () => {
     assert.ok(!found.some((t) => /confirms the issue/.test(t)), 'the sentence saying so again joins the line');
     assert.ok(!ruled.some((t) => /reproduce_bug/.test(t)), JSON.stringify(ruled));
     assert.ok(ruled.some((t) => /^`python check_other\.py` failed/.test(t)), 'a failure nobody says reproduced anything stays ruled out');
+  });
+
+  it('a test written to fail, said to fail as expected, is a finding of what reproduces the bug, not a ruled-out approach', async () => {
+    const b = new RecordBuilder()
+      .user('The PR command reads the wrong branch; add a test that catches it first.')
+      .step('', [{ name: 'Bash', input: { command: 'bun test src/commands/pr.test.ts' }, output: "error: expect(received).toBe(expected)\nExpected: \"task#004\"\nReceived: \"main\"\n0 pass\n1 fail\nExit code: 1", isError: true }])
+      .step('The test failed exactly as we expected.', []);
+    const s = await fold(b);
+    assert.deepEqual(s.facts['Ruled out'].map((l) => l.text), []);
+    assert.ok(s.facts.Findings.some((l) => /^`bun test src\/commands\/pr\.test\.ts` reproduced the bug/.test(l.text)), JSON.stringify(s.facts.Findings.map((l) => l.text)));
   });
 
   it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
