@@ -138,14 +138,33 @@ export function resultInBrief(budget: Budget, result: ReplayResult, title: strin
   return out;
 }
 
-/** A readable report: the result in plain words, then the Task Context, the budget and what was not loaded. */
+/** How much of each recent message the readable report shows (`--json` has them whole). */
+const RECENT_MESSAGE_CHARS = 160;
+
+/** The messages sent after the head, one line each: who, and how each opens (a tool call by its name and input). */
+function recentMessages(messages: readonly ProjectedMessage[]): string[] {
+  const out = [`## Recent messages, as they happened (${messages.length}; whole in --json)`];
+  for (const m of messages) {
+    const text = m.content.replace(/^<tool_(?:call|result) [^>]*>\n?|\n?<\/tool_(?:call|result)>$/g, '').replace(/\s+/g, ' ').trim();
+    const call = /^<tool_call id="[^"]*" name="([^"]*)">/.exec(m.content)?.[1];
+    const who = call !== undefined ? `${m.role} ${call}` : m.role;
+    out.push(`- [${who}] ${text.length > RECENT_MESSAGE_CHARS ? `${text.slice(0, RECENT_MESSAGE_CHARS - 1)}…` : text}`);
+  }
+  return out;
+}
+
+/** A readable report: the result in plain words, then the head as the model is sent it, the recent messages, the budget and what was not loaded. */
 export function formatReport(budget: Budget, result: ReplayResult, title: string | undefined): string {
   const engine = result.session.engine;
   const out: string[] = [];
   const summary = engine.currentSummary;
   out.push(...resultInBrief(budget, result, title));
   out.push('');
-  out.push(summary ? renderSummary(summary) : '## Task Context\n(nothing folded: the whole session fits under the trigger)');
+  // The head as the model is sent it: the Task Context, then the protected state, the retrieved records and the evidence not loaded.
+  const head = summary ? result.messages.find((m) => m.content.startsWith('## Task Context')) : undefined;
+  out.push(head?.content ?? (summary ? renderSummary(summary) : '## Task Context\n(nothing folded: the whole session fits under the trigger)'));
+  out.push('');
+  out.push(...recentMessages(result.messages.filter((m) => m !== head)));
   out.push('');
   out.push('## Budget');
   out.push(`window ${budget.window} − reserve ${budget.reserve} = effective ${budget.effective}; trigger ${budget.trigger} (${pct(budget.trigger, budget.effective)}), stop ${budget.stop} (${pct(budget.stop, budget.effective)})`);

@@ -82,6 +82,13 @@ describe('context-keeper CLI', function () {
     const [, history, sent] = /^Result: the whole history is ([\d,]+) tokens; the model would be sent ([\d,]+) tokens next/.exec(result!) ?? [];
     assert.ok(history && sent && Number(sent.replace(/,/g, '')) < Number(history.replace(/,/g, '')), result);
     assert.ok(text1.out.indexOf('Kept word for word') < text1.out.indexOf('## Task Context'));
+    // What it says is kept word for word is below: the head as sent (protected state included), then the recent messages.
+    assert.match(text1.out, /## Protected state\n[\s\S]*- Never change the public API\. \(r0\)/);
+    const recent = /## Recent messages, as they happened \((\d+); whole in --json\)\n((?:- \[.*\n?)+)/.exec(text1.out);
+    assert.ok(recent, 'the recent messages are listed');
+    const json1 = JSON.parse((await cli('project', file, '--window', '12000', '--reserve', '1000', '--json')).out);
+    assert.equal(Number(recent[1]), json1.messages.length - 1, 'every message after the head, one line each');
+    assert.match(recent[2]!, /^- \[(?:user|assistant|tool)[^\]]*\] \S/);
     assert.match(text1.out, /trigger \d+ \(90%\), stop \d+ \(50%\)/, 'the budget line states the ratios in use');
   });
 
