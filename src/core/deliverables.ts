@@ -5,7 +5,7 @@
  * edit replaced (the earlier change undone).
  */
 import { knownPathOf } from './artifacts';
-import { declaredOf, handles, purposeOf, statementOf, subjectKey } from './digest';
+import { declaredOf, handles, purposeOf, statementOf, subjectKey, words } from './digest';
 import { addStatement } from './factLines';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
@@ -29,6 +29,8 @@ interface Written {
 const SCRATCH_FILE = /(?:^|\/)(?:tmp|temp)\/|^\/var\/folders\/|(?:^|\/)[^/]*(?:[-_.]te?mp|te?mp[-_.])[^/]*$/i;
 
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
+/** A change sentence is a note of the file it names within its first this many words (see noteChange). */
+const NOTE_SUBJECT_WORDS = 12;
 const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
 
 /** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
@@ -65,7 +67,9 @@ export class Deliverables {
 
   /** A change report that names a file written in the session becomes that deliverable's note. */
   noteChange(text: string): boolean {
-    const named = handles(text);
+    // The file is what the sentence is about when it names it early ("Updated `api.ts` to …"); named at the end of a
+    // long account of the work ("…: 2. a markdown backend reading `process/tasks.md`"), it is no note of that file.
+    const named = handles(words(text).slice(0, NOTE_SUBJECT_WORDS).join(' '));
     for (const [path, entry] of this.writes) {
       const base = path.split(/[/\\]/).pop()!.toLowerCase();
       if (named.some((h) => h === path.toLowerCase() || h.endsWith(`/${base}`) || h === base)) {

@@ -62,6 +62,8 @@ const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|
 /** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
 const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
 const REPRODUCES = ' reproduced the bug ';
+/** What `rm` or `git rm` prints when it removes nothing: a line that failed after its leading removals ran them otherwise. */
+const REMOVAL_FAILED = /^(?:rm|rmdir): |^fatal: pathspec /m;
 /** A plan sentence that says it is the next step. */
 const NEXT_MARKER = /^(?:(?:ok(?:ay)?|so|now)[,]?\s+)?(?:next|then|after (?:that|this)|afterwards|first|now|the next step)\b/i;
 
@@ -380,7 +382,7 @@ export class Fold {
       const written = new Set(touches.filter((t) => t.access !== 'read').map((t) => t.path));
       this.deliverables.removed(shellRemovals(cmd).filter((p) => !written.has(p)), tool.resultRecord ?? tool.callRecord);
       this.deliverables.moved(shellMoves(cmd), tool.resultRecord ?? tool.callRecord);
-    }
+    } else if (cmd !== undefined && tool.output !== undefined && !REMOVAL_FAILED.test(tool.output)) this.deliverables.removed(shellRemovals(cmd, true), tool.resultRecord ?? tool.callRecord);
     if (family === 'todo' && !failed) {
       const plan = todoPlanOf(tool);
       if (plan) this.plan = { ...plan, record: tool.resultRecord ?? tool.callRecord };

@@ -336,7 +336,8 @@ export function shellTouches(command: string): FileTouch[] {
     const redirect = words.findIndex((w) => /^1?>>?/.test(w));
     const before = redirect >= 0 ? words.slice(1, redirect).filter((w) => !w.startsWith('-')) : args;
     if (verb === 'tee' || verb === 'touch') {
-      for (const a of args) if (isFileToken(a)) out.push({ path: a, access: 'modify' });
+      // `… 2>&1 | tee /tmp/filter-output.log` keeps a run's output for the agent to read: no file the task is for.
+      for (const a of args) if (isFileToken(a)) out.push({ path: a, access: 'modify', ...(verb === 'tee' && OUTPUT_NAME.test(a) ? { capture: true as const } : {}) });
     } else if (verb === 'sed' && words.some((w) => /^-i/.test(w)) && args.length >= 2) {
       const target = args[args.length - 1]!;
       if (isFileToken(target)) out.push({ path: target, access: 'modify' });
@@ -412,12 +413,14 @@ function commandsOf(command: string): { words: string[]; at: (path: string) => s
 
 /**
  * The files a command line removes: `rm [-f|-r…] f…` and `git rm f…` (with or without sudo; no globs; `git rm
- * --cached` keeps the file). A relative path is taken where a `cd` before it went (see commandsOf).
+ * --cached` keeps the file). A relative path is taken where a `cd` before it went (see commandsOf). `leadingOnly`:
+ * the removals before any other command only (in a line that failed, they ran whatever failed after them).
  */
-export function shellRemovals(command: string): string[] {
+export function shellRemovals(command: string, leadingOnly = false): string[] {
   const out: string[] = [];
   for (const { words: w, at } of commandsOf(command)) {
     const from = w[0] === 'rm' ? 1 : w[0] === 'git' && w[1] === 'rm' ? 2 : -1;
+    if (leadingOnly && from < 0) break;
     if (from < 0 || (from === 2 && w.includes('--cached'))) continue;
     for (const a of w.slice(from)) {
       if (a.startsWith('-') || !isFileToken(a)) continue;

@@ -41,6 +41,8 @@ describe('sentence classes', () => {
     assert.equal(agent('I updated the `pr` command to list only the commits since the merge base.'), 'change');
     // A fix reported is a change, whatever failures it names; failures seen are still failures.
     assert.equal(agent('Fixed multiple test failures and linting issues:'), 'change');
+    assert.equal(agent('Enhanced the `ApiOptions` component to properly display validation errors.'), 'change', 'work done, said with another verb');
+    assert.equal(agent('Consolidated the three retry helpers into `withRetry()`.'), 'change');
     assert.equal(agent('There are quite a few test failures.'), 'failure');
     // The agent restating a task (the user's, or one of an old session it summarizes) is no fact.
     assert.equal(agent('Goal: Enable Claude Code integration with Helium browser (Chromium-based privacy browser).'), 'other');
@@ -276,6 +278,7 @@ describe('sentence classes', () => {
     assert.equal(agent('Adding `extractRefreshToken` to `extractToken.ts` with cookie, body, and Bearer fallbacks.'), 'change');
     // A gerund that is the subject of a verb, an adjective, a title: not a note of progress.
     assert.equal(agent('Using a Map keyed by path avoids the quadratic scan.'), 'finding');
+    assert.equal(agent('Keeping it in `tasks.ts` creates unnecessary coupling and violates the single-responsibility principle.'), 'finding');
     assert.notEqual(agent('Interesting - when task-master creates a new tag, it creates it at the ROOT level of the JSON, not inside "tags".'), 'decision');
     assert.notEqual(agent('Clarifying Dependencies and Order'), 'process');
   });

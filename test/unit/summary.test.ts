@@ -625,6 +625,17 @@ describe('demotion by later references', () => {
     assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['dist/dags/index.js: modified ×2']);
   });
 
+  it("a change the agent reports is the note of the file it is about, not of a file its account names in passing", async () => {
+    const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x\n' }, output: 'ok' });
+    const b = new RecordBuilder()
+      .user('Add the tasks command.')
+      .step('', [write('src/domain/tasks.ts'), write('process/tasks.md')])
+      .step("I've implemented the tasks command with list, get and status subcommands and a markdown backend that reads `process/tasks.md` by default.\n\nUpdated `src/domain/tasks.ts` to parse checklist items only.", []);
+    const notes = Object.fromEntries((await foldAll(b)).facts.Deliverables.map((l) => [l.key, l.text]));
+    assert.match(notes['src/domain/tasks.ts']!, /Updated `src\/domain\/tasks\.ts` to parse checklist items only/);
+    assert.doesNotMatch(notes['process/tasks.md']!, /implemented the tasks command/);
+  });
+
   it('a file a later command moved is listed at its new path, its counts kept', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'print(1)\n' }, output: 'ok' });
     const b = new RecordBuilder()
@@ -662,6 +673,16 @@ describe('demotion by later references', () => {
     const signed = await foldAll(scratch);
     assert.equal(signed.current.deliverable, '3 file(s) written so far; latest: scripts/sign.ps1');
     assert.equal(signed.facts.Deliverables.length, 3);
+    // A line that failed after the removal leading it still removed the file (gpg's error shows it ran after `rm`);
+    // one whose `rm` says it removed nothing, or whose removal came after what failed, removed nothing.
+    const failedAfter = new RecordBuilder()
+      .user('Import the key.')
+      .step('', [write('~/gpg-temp-key.asc'), write('a.txt'), write('b.txt')])
+      .step('', [{ name: 'Bash', input: { command: 'rm ~/gpg-temp-key.asc && echo "8E1F:6:" | gpg --import-ownertrust' }, output: "gpg: error in '[stdin]': invalid fingerprint\nExit code: 2", isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'rm a.txt && make' }, output: "rm: a.txt: Permission denied\nExit code: 1", isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'make && rm b.txt' }, output: 'make: *** No targets.  Stop.\nExit code: 2', isError: true }]);
+    const gone = (await foldAll(failedAfter)).facts.Deliverables.map((l) => `${l.key}: ${/deleted/.test(l.text) ? 'deleted' : 'there'}`);
+    assert.deepEqual(gone, ['~/gpg-temp-key.asc: deleted', 'a.txt: there', 'b.txt: there']);
   });
 
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {

@@ -189,6 +189,13 @@ describe('tools: fileTouches', () => {
     assert.deepEqual(fileTouches(inv('read_file_v2', 'Read file:', '')), []);
   });
 
+  it('a run\'s output kept with tee under an output name is a capture, not a file the task is for', () => {
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'git-filter-repo --invert-paths --force 2>&1 | tee /tmp/filter-repo-output.log' }, 'done')), [
+      { path: '/tmp/filter-repo-output.log', access: 'modify', capture: true },
+    ]);
+    assert.deepEqual(fileTouches(inv('Bash', { command: 'echo "PORT=8001" | tee .env' }, '')), [{ path: '.env', access: 'modify' }]);
+  });
+
   it('aider edit_file: an empty SEARCH creates the file', () => {
     assert.deepEqual(fileTouches(inv('edit_file', { path: 'sync-afi.sh', search: '', replace: '#!/bin/bash' }, 'Applied edit to sync-afi.sh')), [
       { path: 'sync-afi.sh', access: 'create' },
@@ -259,7 +266,7 @@ describe('tools: fileTouches', () => {
     assert.deepEqual(fileTouches(inv('Bash', { command: 'echo hi > out.txt && sed -i s/a/b/ src/a.ts | tee -a logs/run.log' }, '')), [
       { path: 'out.txt', access: 'modify' },
       { path: 'src/a.ts', access: 'modify' },
-      { path: 'logs/run.log', access: 'modify' },
+      { path: 'logs/run.log', access: 'modify', capture: true },
     ]);
     // A sed script with spaces is one word: only the file after it is touched.
     assert.deepEqual(fileTouches(inv('Bash', { command: "sed -i 's/def division(a: float, b: float) -> float/def division(a: float, b: float) -> float:/' tests/missing_colon.py" }, '')), [
