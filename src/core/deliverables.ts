@@ -28,9 +28,9 @@ interface Written {
 /** A file written to pass something along, not to keep: in a temp directory, or named as temporary. */
 const SCRATCH_FILE = /(?:^|\/)(?:tmp|temp)\/|^\/var\/folders\/|(?:^|\/)[^/]*(?:[-_.]te?mp|te?mp[-_.])[^/]*$/i;
 
-/** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
 /** A change sentence is a note of the file it names within its first this many words (see noteChange). */
 const NOTE_SUBJECT_WORDS = 12;
+/** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
 const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
 
 /** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
@@ -61,7 +61,10 @@ export class Deliverables {
   ) {
     for (const line of b.facts.Deliverables) {
       const m = DELIVERABLE_LINE.exec(line.text);
-      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: m?.[4] ?? '', ...(m?.[3] ? { deleted: true } : {}) });
+      // Its last edit (or what a command wrote) read back as such, so an edit this fold makes replaces it.
+      const said = m?.[4] ?? '';
+      const kept = said.startsWith('last edit ') ? { edit: said.slice('last edit '.length) } : said.startsWith('written: ') ? { written: said.slice('written: '.length) } : { note: said };
+      this.writes.set(line.key, { created: m?.[1] === 'created', writes: Number(m?.[2] ?? 0), sources: [...line.sources], note: '', ...kept, ...(m?.[3] ? { deleted: true } : {}) });
     }
   }
 

@@ -9,7 +9,7 @@ import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_L
 import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR, isGreeting } from './cues';
+import { ASKS_USER_FOR, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, askOf, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
@@ -19,7 +19,7 @@ import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shor
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
-import { changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, INSTALLED, observation, outputNotice, quotedSnippet, raisedAt, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
@@ -240,9 +240,9 @@ export class Fold {
             continue;
           }
           let text = statementOf(withSubject(read, s.lead), referent !== undefined ? REFERRED_LINE_WORDS : undefined);
-          // A decision keeps its reason when the next sentence gives it.
+          // A decision keeps its reason when the next sentence gives it, and the choice when it said only "a different approach".
           const after = sentences[i + 1];
-          if (cls === 'decision' && after && !/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) {
+          if (cls === 'decision' && after && ((!/\b(?:because|since|so that|to avoid|to prevent|to ensure)\b/i.test(text) && REASON.test(after.text)) || VAGUE_CHOICE.test(text))) {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
@@ -437,10 +437,10 @@ export class Fold {
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
       this.commands.noteRewrite(cmd, tool.callRecord);
-      // A command that failed before and now succeeds is no longer ruled out; what it failed with
+      // A command that failed before and now succeeds (see showsItWorked) is no longer ruled out; what it failed with
       // stays a finding (the error and that it was overcome), so the same error is recognised next time.
       const worked = tool.resultRecord ?? tool.callRecord;
-      for (const line of [...this.b.facts['Ruled out']]) {
+      for (const line of showsItWorked(cmd, tool.output, code) ? [...this.b.facts['Ruled out']] : []) {
         const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
         if (!m || m[1] !== label() || m[2]) continue;
         this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
@@ -454,7 +454,7 @@ export class Fold {
       } else if (CONFIGURING_COMMAND.test(cmd) && !replaced) {
         // A command that replaced a failed one is said on the failure's line ("… → then `x` worked"): not again as "applied:".
         const description = toolDescription(tool, redactor);
-        const installed = tool.output !== undefined ? INSTALLED.exec(tool.output.slice(-4000))?.[0].trim() : undefined;
+        const installed = tool.output !== undefined ? installedOutcome(cmd, tool.output) : undefined;
         const outcome = installed ? ` → ${firstLine(redactor.redact(installed).text, 120)}` : '';
         addStatement(this.b, 'Decisions', { text: `applied: ${description ? `${description} — ` : ''}\`${firstLine(redactor.redact(cmd).text, 160, true)}\`${outcome}`, sources, priority: 2 }, 'exact');
       }

@@ -119,12 +119,14 @@ export class RetrievalIndex {
     for (let i = this.indexedUnits; i < upTo; i++) {
       for (const part of units[i]!.parts) {
         const text = passageText(part);
+        // A tool's output is quoted with the record that holds it (its result), not its call's.
+        const record = part.tool?.resultRecord ?? part.record;
         if (text !== undefined) {
           for (const chunk of split(text)) {
             const t = terms(chunk);
             if (t.size === 0) continue;
             const id = this.passages.length;
-            this.passages.push({ record: part.record, text: chunk, size: t.size });
+            this.passages.push({ record, text: chunk, size: t.size });
             for (const term of t) {
               const list = this.postings.get(term);
               // Most terms stand in one passage: a list made with its element holds just that.

@@ -54,6 +54,10 @@ export function offeredOptions(text: string): Offered[] {
 
 /** Words that put a list to the user as a choice ("Would you like to:", "Let me know which"). */
 const OFFER_LEAD = /\b(?:would you like|do you want|shall i|should i|which (?:one|option|of these|would|do)\b|(?:let me know|tell me) which\b|(?:choose|pick|select) (?:one|an option|which)\b|which (?:would|do) you prefer)/i;
+/** A line that leads into work reported as done: "The changes include:", "I've implemented the following:". */
+const REPORT_LEAD = /\b(?:changes?|changed|include[sd]?|implemented|completed|done|summary|made|added|fixed|updated|accomplished)\b[^.?!]*[:：]\s*$/i;
+/** A question that picks among a list's items. */
+const PICKS_AMONG = /\b(?:which|one of|any of|these|option|them)\b/i;
 /** Words a message may still say after the options it ends with (a closing remark). */
 const OFFER_TAIL_WORDS = 30;
 
@@ -70,7 +74,12 @@ export function awaitedChoice(text: string): string | undefined {
   const lines = text.split('\n');
   const after = lines.slice(last + 1).join(' ');
   if (words(after.replace(/[*_#`>-]/g, ' ').trim()).length > OFFER_TAIL_WORDS) return undefined;
-  if (!OFFER_LEAD.test(lines.slice(Math.max(0, first - 3), first).join(' ')) && !OFFER_LEAD.test(after)) return undefined;
+  const lead = lines.slice(Math.max(0, first - 3), first).join(' ');
+  if (!OFFER_LEAD.test(lead) && !OFFER_LEAD.test(after)) return undefined;
+  // A list the message reports as done ("The changes include: 1. … 5. …") is no menu, whatever question follows it,
+  // unless that question picks among the items ("Which of these…").
+  const leadLine = lines.slice(0, first).reverse().find((l) => l.trim() !== '') ?? '';
+  if (!OFFER_LEAD.test(lead) && REPORT_LEAD.test(leadLine) && !PICKS_AMONG.test(after)) return undefined;
   return options.map((o) => `${o.label}. ${o.text}`).join('; ');
 }
 

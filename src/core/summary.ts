@@ -308,7 +308,7 @@ const CURRENT_STATE_AS_OF = '### Current state as of r';
 const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_tool_call("<toolCallId>").';
 
 /** The heading of the lines appended at later folds, between Archived and Current state. */
-export const ADDED_HEADING = '### Added at later folds (newest last)';
+export const ADDED_HEADING = '### Added at later folds (newest last; a line here replaces a line above on the same file or fact)';
 
 /**
  * The request log shows at most this many requests: the first (the task) and

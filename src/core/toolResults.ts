@@ -9,7 +9,7 @@ import type { Redactor } from './redact';
 import { planTitle, questionsAsked } from './shortReplies';
 import { decodeEntities } from './toolInput';
 import { errorLine, outputLines, terminalText } from './terminalOutput';
-import { exitCode, fileTouches, shellCommand } from './tools';
+import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
 import type { ToolInvocation } from './types';
 
 /** A command as a failure or an applied change quotes it. */
@@ -57,7 +57,7 @@ export function commitOf(cmd: string, output: string, redactor: Redactor): strin
  * an error class or a fatal condition among the last lines of the output.
  */
 const OUTPUT_ERROR =
-  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b|\bfile not found\b/m;
+  /^(?:\S+\.)?\w*(?:Error|Exception)\b(?::|\s-\s)|^\[(?:ERROR|FATAL|ERR)\]|^(?:error|fatal|ERROR|FATAL)\b[:\[ ]|^(?:Error|Fatal) [^\n:]{1,60}: \S|^Traceback \(most recent call last\)|\bcommand not found\b|: No such file or directory\b|\bPermission denied\b|\bis not recognized as (?:an internal|the name)|^Invalid command\b|\bRead-only file system\b|\bSyntaxError\b|^E\d{3,4}\b|\bnpm ERR!|\bSearchReplaceNoExactMatch\b|\bdid not match any file|\bModuleNotFoundError\b|\bCannot find module\b|\bsegmentation fault\b|\brefusing to\b|^\s*✖|\bFAILED\b|\bfile not found\b/m;
 /** An error that ended a command is among its last lines: a traceback's verdict can sit some 40 lines up (a list of validation errors). */
 const OUTPUT_TAIL_LINES = 40;
 
@@ -329,7 +329,19 @@ export const CONFIGURING_COMMAND =
  * "added 214 packages", "Installed 3 packages"): the versions a later step may
  * depend on, said on the command's "applied:" line.
  */
-export const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Installed \d+ packages?|installed \d+ packages?|\+ \S+@\d)[^\n]*/m;
+const INSTALLED = /^\s*(?:Successfully installed|added \d+ packages?|Installed \d+ packages?|installed \d+ packages?|\d+ packages? installed|installed \S+@\d|\+ \S+@\d)[^\n]*/gm;
+
+/**
+ * What an install printed it installed: the line that names a package the command asked for ("installed
+ * commander@13.1.0", not the "+ typescript@5.8.3" bun lists first); for an install of everything, its count
+ * ("12 packages installed"); else the first such line.
+ */
+export function installedOutcome(cmd: string, output: string): string | undefined {
+  const lines = [...output.slice(-4000).matchAll(INSTALLED)].map((m) => m[0].trim());
+  const asked = /\b(?:install|add|i)\s+(.*)$/.exec(cmd.split(/&&|\|\||;|\|/)[0]!)?.[1]?.split(/\s+/).filter((w) => w !== '' && !w.startsWith('-')) ?? [];
+  const named = asked.length ? lines.find((l) => asked.some((p) => l.includes(p.replace(/@[^@/]*$/, '')))) : lines.find((l) => /\d+ packages?\b/.test(l));
+  return named ?? lines[0];
+}
 
 /** Commands that undo work: a discarded change is an approach ruled out. */
 export const UNDOING_COMMAND = /\bgit (?:checkout -- |checkout \S+ -- |restore |revert |reset --hard|reset (?:--soft |--mixed )?HEAD[~^]|stash(?: push| save)?\b(?! (?:pop|apply|list|show)))/;
@@ -460,9 +472,29 @@ export function changedLine(before: string, after: string, redactor: Redactor): 
   const b = after.split('\n').map((l) => l.trim());
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const old = a[i] ?? '';
-  const now = b[i] ?? '';
+  let old = a[i] ?? '';
+  let now = b[i] ?? '';
+  // Where they part is a blank line or a bare comment mark ("`#` → (nothing)"): the first line of substance each side lacks.
+  if (bare(old) && bare(now)) {
+    const inBefore = new Set(a);
+    const inAfter = new Set(b);
+    old = a.find((l) => !inAfter.has(l) && !bare(l)) ?? '';
+    now = b.find((l) => !inBefore.has(l) && !bare(l)) ?? '';
+  }
   if (old === '' && now === '') return undefined;
   const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
+}
+
+/** A line with nothing but punctuation: blank, a comment mark, a brace. */
+function bare(line: string): boolean {
+  return !/[\p{L}\p{N}]/u.test(line);
+}
+
+/**
+ * Whether a command's run shows it worked: a test run that printed nothing and gave no exit code was stopped or lost
+ * its output (`bun test` always prints its counts), so it proves nothing; any other command that printed nothing did.
+ */
+export function showsItWorked(cmd: string, output: string, code: number | undefined): boolean {
+  return code === 0 || output.trim() !== '' || !TEST_COMMAND.test(cmd);
 }

@@ -990,6 +990,8 @@ describe('what a command printed', () => {
     const compiled = ['   Compiling langs v0.1.0', 'error[E0061]: this function takes 5 arguments but 4 arguments were supplied', '  --> src/lib.rs:10:5', 'error: extern blocks must be unsafe', '  --> build.rs:3:1', 'error: could not compile `langs` (lib) due to 12 previous errors'].join('\n');
     assert.equal(errorLine(compiled), 'error[E0061]: this function takes 5 arguments but 4 arguments were supplied … error: extern blocks must be unsafe');
     assert.equal(errorLine("src/a.ts(3,5): error TS2304: Cannot find name 'foo'.\nFound 1 error in 1 file."), "src/a.ts(3,5): error TS2304: Cannot find name 'foo'.");
+    // A usage error above the usage text: the option it refused, not the last line of the help.
+    assert.equal(errorLine('Exit code 1\nps: unrecognized option: a\nBusyBox v1.36.1 multi-call binary.\n\nUsage: ps\n\nShow list of processes\n\n\tw\tWide output'), 'ps: unrecognized option: a');
     // git's advice after its message is not why the command failed.
     assert.equal(errorLine('Exit code 1\nThe following paths are ignored by one of your .gitignore files:\nscripts/redact.py\nhint: Use -f if you really want to add them.\nhint: Turn this message off by running\nhint: "git config advice.addIgnoredFile false"'), 'The following paths are ignored by one of your .gitignore files:');
     assert.equal(errorLine('Exit code 2\nsomething odd happened\nhint: try again later'), 'something odd happened');

@@ -52,7 +52,8 @@ describe('language model tools: what other agents read', function () {
   it('record search: the exact earlier passage, with its record number, from the folded part too', () => {
     const text = recordSearchText(task, 'ECONNRESET backoffJitterMs');
     assert.match(text, /^1 passage\(s\) of task task-tools matching "ECONNRESET backoffJitterMs"/);
-    assert.match(text, /\[r2\]\nFAIL src\/net\/retry\.test\.ts\n {2}Error: ECONNRESET after 3 attempts \(backoffJitterMs=250\)/);
+    // The output is quoted with its own record (the result, r3), not its call's (r2).
+    assert.match(text, /\[r3\]\nFAIL src\/net\/retry\.test\.ts\n {2}Error: ECONNRESET after 3 attempts \(backoffJitterMs=250\)/);
     assert.ok(!text.includes(SECRET));
     assert.match(recordSearchText(task, 'kubernetes helm'), /No passage of task task-tools .* matches "kubernetes helm"/);
   });

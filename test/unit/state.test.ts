@@ -345,7 +345,7 @@ describe('loss ledger', () => {
     assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: head }], undefined, 4).counts.omitted, 0);
     assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: head.replace('#1 (r0)', '#1 (r1)') }], undefined, 4).counts.omitted, 1);
     // So does the line a fold appended below the sections.
-    const appended = `### Requests\n(none)\n### Archived\n(none)\n### Added at later folds (newest last)\n- [Request] ${head.split('\n')[1]!.slice(2)}\n### Current state as of r4 (later messages supersede it)\n`;
+    const appended = `### Requests\n(none)\n### Archived\n(none)\n### Added at later folds (newest last; a line here replaces a line above on the same file or fact)\n- [Request] ${head.split('\n')[1]!.slice(2)}\n### Current state as of r4 (later messages supersede it)\n`;
     assert.equal(checkBoundary(7, quoting, [{ role: 'user', content: appended }], undefined, 4).counts.omitted, 0);
   });
 });
@@ -392,7 +392,8 @@ describe('original-text retrieval', () => {
     await play(s, b.records);
     await s.step(b.records.length);
     const head = s.engine.project()[0]!.content;
-    assert.match(head, /## Retrieved from the record\n[\s\S]*\[r1\]\n[\s\S]*The flaky timezone test needs TZ=UTC exported in jest\.config\.js/);
+    // Quoted with the record of the output (the call is r1, its result r2).
+    assert.match(head, /## Retrieved from the record\n[\s\S]*\[r2\]\n[\s\S]*The flaky timezone test needs TZ=UTC exported in jest\.config\.js/);
     const small = newSession(budgetOf(8_000, 1_000));
     await play(small, b.records);
     assert.ok(!small.engine.project()[0]!.content.includes('## Retrieved from the record'), 'no retrieval block on a small window');
@@ -421,6 +422,22 @@ describe('original-text retrieval', () => {
     assert.equal(block.split(error).length - 1, 1, block);
     assert.match(block, /\[r3\]\nCommand failed/);
     assert.deepEqual(index.search('cygpath fork error', 10_000).map((h) => h.record).sort(), [0, 3, 5]);
+  });
+
+  it("a tool's output is quoted with the record of its result, not of its call", async () => {
+    const { RetrievalIndex } = await import('../../src/core/retrieval');
+    const r = new SessionRecord();
+    [
+      { role: 'user' as const, content: 'Where does the resolver send queries?' },
+      { role: 'assistant' as const, content: '', toolName: 'Read', toolCallId: 'c1', toolInput: { file_path: 'blocky.yml' } },
+      { role: 'assistant' as const, content: '', toolName: 'Read', toolCallId: 'c2', toolInput: { file_path: 'other.yml' } },
+      { role: 'tool' as const, content: '', toolName: 'Read', toolCallId: 'c1', toolOutput: 'upstreams go to cloudflared on port 5053 over doh' },
+      { role: 'tool' as const, content: '', toolName: 'Read', toolCallId: 'c2', toolOutput: 'unrelated settings here' },
+      { role: 'user' as const, content: 'unrelated note one' },
+    ].forEach((rec, i) => r.append({ index: i, ...rec }));
+    const index = new RetrievalIndex(redactor);
+    index.extend(r.units, r.units.length);
+    assert.deepEqual(index.search('cloudflared upstreams port', 10_000).map((h) => h.record), [3]);
   });
 
   it('badge and image lines are not indexed, and a URL scheme is no term', async () => {

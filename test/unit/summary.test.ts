@@ -29,6 +29,7 @@ import {
 import { enforceCap, gistWordsFor } from '../../src/core/summaryCap';
 import { mergeNothingNew } from '../../src/core/factLines';
 import { ArtifactIndex, leadInOf, observeArtifacts, offeredEdits, renderedEdits } from '../../src/core/artifacts';
+import { changedLine, installedOutcome } from '../../src/core/toolResults';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
@@ -388,6 +389,9 @@ describe('fact lines said once', () => {
     assert.deepEqual(await decided('git commit -F msg.txt', '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog'), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
     // An install says what it installed: the versions a later step depends on.
     assert.deepEqual(await decided('pip install -e .[dev]', 'Obtaining file:///testbed\r\n  Installing build dependencies ... done\r\nSuccessfully installed marshmallow-3.13.0\r\nWARNING: Running pip as the root user\n'), ['applied: `pip install -e .[dev]` → Successfully installed marshmallow-3.13.0']);
+    // The package asked for, not the first one bun lists; an install of everything, its count.
+    assert.deepEqual(await decided('bun install commander', 'bun add v1.2.10\n\n+ typescript@5.8.3\n+ bun-types@1.2.11\n\ninstalled commander@13.1.0\n\n5 packages installed [4.75s]'), ['applied: `bun install commander` → installed commander@13.1.0']);
+    assert.equal(installedOutcome('bun install', 'bun install v1.2.10\n\n+ typescript@5.8.3\n\n12 packages installed [1.20s]'), '12 packages installed [1.20s]');
     // Making a script runnable is a step of running it; a file's mode is a setting.
     assert.deepEqual(await decided('chmod +x run_server.py', ''), []);
     assert.deepEqual(await decided('chmod 600 ~/.ssh/deploy_key', ''), ['applied: `chmod 600 ~/.ssh/deploy_key`']);
@@ -625,6 +629,28 @@ describe('demotion by later references', () => {
     assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['dist/dags/index.js: modified ×2']);
   });
 
+  it("a file's last edit is the latest one when its earlier edit was folded before", async () => {
+    const edit = (old_string: string, new_string: string) => ({ name: 'Edit', input: { file_path: 'scripts/gen.py', old_string, new_string }, output: 'The file scripts/gen.py has been updated.' });
+    const b = new RecordBuilder()
+      .user('Add logging and narrow the excepts.')
+      .step('', [edit('import json\nfrom pathlib import Path', 'import json\nimport logging\nfrom pathlib import Path')])
+      .step('', [edit('    except:\n        return None', '    except (ValueError, AttributeError) as e:\n        return None')]);
+    const { units } = unitsOf(b);
+    const summarizer = new ExtractiveSummarizer(counter, redactor, 1e6);
+    const first = await summarizer.fold({ previous: undefined, units: units.slice(0, 2), coverageEnd: units[2]!.firstRecord });
+    assert.match(first.facts.Deliverables[0]!.text, /^modified ×1 — last edit .*import logging/);
+    const second = await summarizer.fold({ previous: first, units: units.slice(2), coverageEnd: b.records.length, before: units.slice(0, 2) });
+    assert.equal(second.facts.Deliverables[0]!.text, 'modified ×2 — last edit `except:` → `except (ValueError, AttributeError) as e:`');
+  });
+
+  it('an edit that parts from the old text at a blank line or a bare comment mark is said by its first lines of substance', () => {
+    const before = '# ignore file\n#\n# Note: this file is empty.';
+    const after = '# ignore file\n\n# Docs/net.md - private IPs\nDocs/net.md:hardcoded-ip:5';
+    assert.equal(changedLine(before, after, redactor), '`# Note: this file is empty.` → `# Docs/net.md - private IPs`');
+    assert.equal(changedLine('x = 1', 'x = 2', redactor), '`x = 1` → `x = 2`');
+    assert.equal(changedLine('a\n}', 'a\n}\nfoo()', redactor), '(nothing) → `foo()`');
+  });
+
   it("a change the agent reports is the note of the file it is about, not of a file its account names in passing", async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x\n' }, output: 'ok' });
     const b = new RecordBuilder()
@@ -823,6 +849,28 @@ describe('extractive summarizer', () => {
     const overcome = afterPass.facts.Findings.find((l) => l.key === failed.key);
     assert.ok(overcome, JSON.stringify(afterPass.facts.Findings));
     assert.match(overcome.text, /^`npm test` failed \(exit 1\): .*expected 2 got 3.*; later it worked \(r\d+\)$/);
+  });
+
+  it('a choice that only says "a different approach" keeps the sentence that says which', async () => {
+    const b = new RecordBuilder()
+      .user('Get the workspace fix merged.')
+      .step("Since we're running into some challenges with the unit tests, let's take a different approach. We'll commit the `workspace.ts` fix now and move the failing tests to a separate PR.", []);
+    const decisions = (await foldAll(b)).facts.Decisions.map((l) => l.text);
+    assert.ok(decisions.some((t) => /different approach — We'll commit the `workspace\.ts` fix now/.test(t)), JSON.stringify(decisions));
+  });
+
+  it('a test run that printed nothing (stopped, its output lost) does not make an earlier failure overcome', async () => {
+    const b = new RecordBuilder()
+      .user('Make the tests pass.')
+      .step('', [{ name: 'Bash', input: { command: 'bun test' }, output: 'error: expected 2 got 3\n3 pass\n1 fail\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'bun test' }, output: '' }])
+      // A command that prints nothing when it works still works.
+      .step('', [{ name: 'Bash', input: { command: 'mkdir -p out' }, output: 'mkdir: out: Permission denied\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'mkdir -p out' }, output: '' }]);
+    const s = await foldAll(b);
+    assert.ok(s.facts['Ruled out'].some((l) => /^`bun test` failed/.test(l.text)), JSON.stringify(s.facts['Ruled out']));
+    assert.ok(!s.facts.Findings.some((l) => /bun test.*later it worked/.test(l.text)), JSON.stringify(s.facts.Findings));
+    assert.ok(s.facts.Findings.some((l) => /^`mkdir -p out` failed.*later it worked/.test(l.text)), JSON.stringify(s.facts.Findings));
   });
 
   it('a tool call the user declined is ruled out by the user, with what they said, not as a failure', async () => {
@@ -1087,6 +1135,16 @@ describe('extractive summarizer', () => {
     const ruled = state.facts['Ruled out'].map((l) => l.text);
     assert.ok(ruled.some((t) => /^`python -m server` failed \(error\): .*Extra inputs are not permitted/.test(t)), JSON.stringify(ruled));
     assert.ok(!ruled.some((t) => /cat logs/.test(t)), JSON.stringify(ruled));
+    // A CLI's own "Error <doing something>: …" line is its failure, so a later command is no "then … worked".
+    const cli = new RecordBuilder()
+      .user('Start the session.')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: "minsky session start --task '#002'" }, output: 'Error: unknown option --task' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: "minsky session start 'session#002' --task '#002'" }, output: "me@host minsky % minsky session start 'session#002' --task '#002'\nError starting session: Session 'task#002' not found.\nme@host minsky %" }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'make docs' }, output: 'Error handling guide rendered\ndone' }]);
+    const started = (await foldAll(cli)).facts['Ruled out'].map((l) => l.text);
+    assert.ok(started.some((t) => /session start 'session#002'.* failed \(error\): Error starting session: Session 'task#002' not found/.test(t)), JSON.stringify(started));
+    assert.ok(!started.some((t) => /then .* worked/.test(t)), JSON.stringify(started));
+    assert.ok(!started.some((t) => /make docs/.test(t)), 'an output line that only starts with the word is no error');
   });
 
   it("a list item that says nothing without its lead is no line; the agent's observations are", async () => {
@@ -1837,6 +1895,10 @@ describe('the Task Context as a digest', () => {
     assert.doesNotMatch((await fold(listed)).current.status, /awaiting/);
     const reported = new RecordBuilder().user('Fix the build.').step('I made these changes:\n1. Fixed the parser\n2. Updated the lexer\n\nLet me know if you have any questions!');
     assert.doesNotMatch((await fold(reported)).current.status, /awaiting/, 'a list of what was done, then an offer of help, is no choice');
+    const reportedDone = new RecordBuilder().user('Fix the profiles.').step('All planned components have been implemented. The changes include:\n\n1. Proper separation of global and profile settings\n2. Validation of profile transitions\n\nWould you like me to make any additional improvements or shall we proceed with testing?');
+    assert.doesNotMatch((await fold(reportedDone)).current.status, /choice of/, 'a report of changes, then a yes-or-no question, offers no menu');
+    const pick = new RecordBuilder().user('Fix the profiles.').step('The changes include:\n\n1. Added caching of profiles\n2. Removed the retries\n\nWhich of these should I revert?');
+    assert.match((await fold(pick)).current.status, /choice of 1\. Added caching of profiles; 2\. Removed the retries/);
     // Of a message's next steps, the one it says comes next; a rationale classed with them is not it.
     const reasoned = new RecordBuilder().user('Port the exporter.').step("The CSV writer is in place. It's important to keep the header order stable across versions. Next, we need to add tests for the quoting rules.");
     assert.equal((await fold(reasoned)).current.next, 'Next, we need to add tests for the quoting rules. (stated by the agent)');
