@@ -28,6 +28,11 @@ interface Written {
 /** A file written to pass something along, not to keep: in a temp directory, or named as temporary. */
 const SCRATCH_FILE = /(?:^|\/)(?:tmp|temp)\/|^\/var\/folders\/|(?:^|\/)[^/]*(?:[-_.]te?mp|te?mp[-_.])[^/]*$/i;
 
+/** A path whose removal tells nothing: scratch, a build's or a tool's output, a cache, a log. */
+const DISPOSABLE = new RegExp(
+  `${SCRATCH_FILE.source}|(?:^|/)(?:dist|build|out|target|coverage|node_modules|__pycache__|\\.pytest_cache|\\.cache|\\.next|\\.turbo)(?:/|$)|\\.(?:log|out|pyc|o|tmp|bak|orig)$|(?:^|/)[^/]*(?:output|result|log)s?[^/]*\\.txt$`,
+  'i',
+);
 /** A change sentence is a note of the file it names within its first this many words (see noteChange). */
 const NOTE_SUBJECT_WORDS = 12;
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
@@ -151,11 +156,18 @@ export class Deliverables {
     return entry;
   }
 
-  /** Files a command that worked removed: a deliverable among them is said to be gone (what it was stays). */
+  /**
+   * Files a command that worked removed: a deliverable among them is said to be gone (what it was stays); a file the
+   * session did not write (`rm ~/.local/state/app/session-db.json`) is the user's, and that it is gone is news the
+   * next step needs — unless it was scratch, a build's output or a log.
+   */
   removed(paths: readonly string[], record: number): void {
     for (const path of paths) {
       const key = this.deliverableKey(path);
       const entry = this.writes.get(key);
+      if (entry === undefined && !DISPOSABLE.test(path.replace(/\\/g, '/'))) {
+        addStatement(this.b, 'Decisions', { text: `deleted \`${this.b.redactor.redact(path).text}\` (not written in this session)`, sources: [record], priority: 2 }, 'exact');
+      }
       if (entry === undefined || entry.deleted) continue;
       entry.deleted = true;
       entry.sources.push(record);

@@ -711,6 +711,15 @@ describe('demotion by later references', () => {
     assert.deepEqual(gone, ['~/gpg-temp-key.asc: deleted', 'a.txt: there', 'b.txt: there']);
   });
 
+  it("a file of the user's the agent deleted is said to be gone; scratch, build output and logs are not", async () => {
+    const b = new RecordBuilder()
+      .user('Reset the session store.')
+      .step('', [{ name: 'Bash', input: { command: 'rm ~/.local/state/minsky/session-db.json && rm -rf dist/ && rm -f test_output.txt submodule_log.txt /tmp/probe.py' }, output: 'Exit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'rm src/legacy/parser.ts' }, output: 'Exit code: 0' }]);
+    const decisions = (await foldAll(b)).facts.Decisions.map((l) => l.text);
+    assert.deepEqual(decisions, ['deleted `~/.local/state/minsky/session-db.json` (not written in this session)', 'deleted `src/legacy/parser.ts` (not written in this session)']);
+  });
+
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
     const write = (path: string) => ({ name: 'Write', input: { file_path: path, content: 'x = 1\n' }, output: 'ok' });
     const b = new RecordBuilder()
