@@ -328,6 +328,8 @@ export class ArtifactIndex {
 
   /** The calls awaiting a result that wrote a file aider says it applied an edit to (see aiderAppliedEdits): made. */
   confirm(output: string): void {
+    // Every tool output passes here: none is read unless a call awaits its confirmation (aider's sessions only).
+    if (this.madeIn.size === 0) return;
     const applied = new Set(aiderAppliedEdits(output));
     if (applied.size === 0) return;
     for (const callId of this.madeIn.keys()) {

@@ -456,7 +456,8 @@ function pastedPlaceholder(lines: readonly string[]): string {
 }
 
 /** A terminal's colour and cursor codes: text that has them was copied from a terminal, not typed. */
-const ANSI_ESCAPE = /\x1b\[[0-9;?]*[A-Za-z]/g;
+const ANSI_CODE = /\x1b\[[0-9;?]*[A-Za-z]/;
+const ANSI_ESCAPE = new RegExp(ANSI_CODE.source, 'g');
 
 /**
  * The lines a user copied from a terminal (its colour codes came with them): from the first line that has one to the
@@ -464,7 +465,7 @@ const ANSI_ESCAPE = /\x1b\[[0-9;?]*[A-Za-z]/g;
  * terminal's too. Empty (from = to) when no line has one.
  */
 function terminalPaste(lines: readonly string[]): { from: number; to: number } {
-  const coloured = (line: string): boolean => /\x1b\[[0-9;?]*[A-Za-z]/.test(line);
+  const coloured = (line: string): boolean => ANSI_CODE.test(line);
   const from = lines.findIndex(coloured);
   if (from < 0) return { from: 0, to: 0 };
   let to = lines.length - 1;

@@ -5,7 +5,7 @@
 import { defaultBudget, type Budget } from '../core/budget';
 import { renderUnit, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
-import { renderSummary, summaryToJson } from '../core/summary';
+import { renderSummary, summaryToJson, TASK_CONTEXT_HEADING } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
 import type { Milestone } from '../core/milestones';
 import type { Redactor } from '../core/redact';
@@ -161,8 +161,8 @@ export function formatReport(budget: Budget, result: ReplayResult, title: string
   out.push(...resultInBrief(budget, result, title));
   out.push('');
   // The head as the model is sent it: the Task Context, then the protected state, the retrieved records and the evidence not loaded.
-  const head = summary ? result.messages.find((m) => m.content.startsWith('## Task Context')) : undefined;
-  out.push(head?.content ?? (summary ? renderSummary(summary) : '## Task Context\n(nothing folded: the whole session fits under the trigger)'));
+  const head = summary ? result.messages.find((m) => m.content.startsWith(TASK_CONTEXT_HEADING)) : undefined;
+  out.push(head?.content ?? (summary ? renderSummary(summary) : `${TASK_CONTEXT_HEADING}\n(nothing folded: the whole session fits under the trigger)`));
   out.push('');
   out.push(...recentMessages(result.messages.filter((m) => m !== head)));
   out.push('');
