@@ -8,6 +8,7 @@
  * the reply's first sentence says what it will do.
  */
 import type { Part, Unit } from './types';
+import { forwardSlashes } from './paths';
 
 /** aider's console when a comment in a watched file asks for something. */
 const WATCH_TRIGGER = /^Processing your request\.\.\.$/m;
@@ -66,7 +67,7 @@ function asksIn(units: readonly Unit[]): InFileAsk[] {
       const said = part.tool?.name === 'aider' ? (part.tool.output ?? '') : '';
       if (WATCH_TRIGGER.test(said)) {
         const added = [...said.matchAll(ADDED_FILE)].pop()?.[1];
-        pending = { file: added?.replace(/\\/g, '/') };
+        pending = { file: added === undefined ? undefined : forwardSlashes(added) };
       }
     }
   });

@@ -8,6 +8,7 @@ import type { AppendEvent } from './parts';
 import { callFailed, quotedSnippet } from './toolResults';
 import { aiderAppliedEdits, classifyTool, fileTouches, samePathKey, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
+import { forwardSlashes } from './paths';
 
 /** Extensions that make a bare name in prose a file (`cell.py`, `README.md`). */
 const FILE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc';
@@ -193,7 +194,7 @@ export function touchesInStep(unit: Unit, partIndex: number, tool: ToolInvocatio
  * `path` itself.
  */
 export function knownPathOf(path: string, known: Iterable<string>): string {
-  const slashed = (p: string): string => p.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '').replace(/\/(?:\.\/)+/g, '/');
+  const slashed = (p: string): string => forwardSlashes(p).replace(/^(?:\.\/)+/, '').replace(/\/(?:\.\/)+/g, '/');
   const absolute = (p: string): boolean => /^(?:[A-Za-z]:)?\//.test(p);
   const p = slashed(path);
   const pHome = underHome(p);
@@ -226,7 +227,7 @@ function sameRest(a: { rest: string; windows: boolean }, b: { rest: string; wind
 
 /** The last segment of a path, the key under which the index finds the other forms of a path. */
 function baseName(path: string): string {
-  return path.replace(/\\/g, '/').split('/').pop() ?? path;
+  return forwardSlashes(path).split('/').pop() ?? path;
 }
 
 export interface ArtifactEntry {

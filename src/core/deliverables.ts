@@ -11,6 +11,7 @@ import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
 import { fileTouches, type FileTouch, type ToolFamily } from './tools';
 import type { ToolInvocation, Unit } from './types';
+import { forwardSlashes } from './paths';
 
 /** A file written in the session, as its Deliverables line says it. */
 interface Written {
@@ -45,7 +46,7 @@ function rooted(path: string): boolean {
 
 /** Whether `path` ends in `tail` at a separator (`src/domain/tasks.ts` in `tasks.ts`), either separator. */
 function endsWithPath(path: string, tail: string): boolean {
-  return path.replace(/\\/g, '/').endsWith(`/${tail.replace(/\\/g, '/')}`);
+  return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
 }
 
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
@@ -165,7 +166,7 @@ export class Deliverables {
     for (const path of paths) {
       const key = this.deliverableKey(path);
       const entry = this.writes.get(key);
-      if (entry === undefined && !DISPOSABLE.test(path.replace(/\\/g, '/'))) {
+      if (entry === undefined && !DISPOSABLE.test(forwardSlashes(path))) {
         addStatement(this.b, 'Decisions', { text: `deleted \`${this.b.redactor.redact(path).text}\` (not written in this session)`, sources: [record], priority: 2 }, 'exact');
       }
       if (entry === undefined || entry.deleted) continue;
@@ -263,7 +264,7 @@ export class Deliverables {
     const since = gone.size ? ` (${gone.size} more deleted since)` : '';
     // A scratch file (in a temp directory, named temp) stays listed, but is no deliverable the work is about.
     const latest = [...new Set(this.modified.length ? this.modified : delivered)].filter((k) => !gone.has(k));
-    const lasting = latest.filter((k) => !SCRATCH_FILE.test(k.replace(/\\/g, '/')));
+    const lasting = latest.filter((k) => !SCRATCH_FILE.test(forwardSlashes(k)));
     return delivered.length
       ? `${delivered.length} file(s) written so far${since}; latest: ${(lasting.length ? lasting : latest).slice(-4).join(', ')}`
       : gone.size ? `every file written so far was deleted since (${gone.size})` : 'no file written by a tool yet';

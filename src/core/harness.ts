@@ -19,6 +19,7 @@ import { commentNote } from './aiderWatch';
 import { looksLikeCode, looksLikeLog, withoutMarkdownDocuments } from './classify';
 import { clipChars } from './digest';
 import { errorLine, errorWeight } from './terminalOutput';
+import { forwardSlashes } from './paths';
 
 export type HarnessKind =
   | 'task-notification'
@@ -212,7 +213,7 @@ function aiderWatchAsk(text: string): UserText | undefined {
   let file: string | undefined;
   for (const line of text.split('\n')) {
     const named = /^(\S[^│█⋮]*\.[A-Za-z]\w{0,7}):$/.exec(line.trim());
-    if (named) file = named[1]!.replace(/\\/g, '/');
+    if (named) file = forwardSlashes(named[1]!);
     else if (line.startsWith('█')) asks.push(`${line.slice(1).trim()}${file ? commentNote(file) : ''}`);
   }
   return { words: asks.join('\n'), harness: [{ kind: 'template', text }], interrupted: false };

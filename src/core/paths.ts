@@ -8,6 +8,11 @@
  * directory once and writes the paths under it relative to it.
  */
 
+/** A path with forward slashes only (`src\\a.ts` → `src/a.ts`): Windows and POSIX spellings of one file compare equal. */
+export function forwardSlashes(path: string): string {
+  return path.replace(/\\/g, '/');
+}
+
 /** Absolute paths needed before a directory is taken for the workspace. */
 const MIN_PATHS = 3;
 /** Share of the absolute paths the directory must hold. */

@@ -8,6 +8,7 @@ import { CACHE_BLOCK_TOKENS } from './budget';
 import { NEGATION } from './digest';
 import { ARCHIVED_FROM, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
 import { EVICTED_KEY, evictedCount } from './summaryCap';
+import { forwardSlashes } from './paths';
 
 /** How a head was laid out at a fold: appended to the text already sent, or rendered in full. */
 export type LayoutKind = 'appended' | 'rendered';
@@ -137,7 +138,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       // the user said did not take, now in Ruled out) or a deliverable first named in part and now by its path: what
       // was sent was so when sent, and the line in its new place is appended below it, newest last.
       const moved = live.has(key) && live.get(key) !== section;
-      const renamed = section === 'Deliverables' && next.facts.Deliverables.some((l) => l.key.replace(/\\/g, '/').endsWith(`/${key}`));
+      const renamed = section === 'Deliverables' && next.facts.Deliverables.some((l) => forwardSlashes(l.key).endsWith(`/${key}`));
       if (moved) movedFrom.set(key, section);
       if (moved || renamed) continue;
       const group = section === 'Archived' ? previous.facts.Archived.find((l) => l.key === key) : undefined;

@@ -8,6 +8,7 @@ import { shellCommand } from './toolCommands';
 import { MARKER_WINDOW, asRecord, decodeEntities, firstWord, getField, stringField } from './toolInput';
 import { classifyTool, type ToolFamily } from './toolKinds';
 import type { ToolInvocation, Unit } from './types';
+import { forwardSlashes } from './paths';
 
 export interface FileTouch {
   readonly path: string;
@@ -199,7 +200,7 @@ export function aiderAppliedEdits(output: string): string[] {
 
 /** A path compared whatever its separators ("a\\b.ts" and "a/b.ts" are one file). */
 export function samePathKey(path: string): string {
-  return normalizePath(path).replace(/\\/g, '/');
+  return forwardSlashes(normalizePath(path));
 }
 
 /**

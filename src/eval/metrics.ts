@@ -5,6 +5,7 @@
 import { quotedAskWords } from '../core/aiderWatch';
 import { knownPathOf } from '../core/artifacts';
 import { SessionRecord } from '../core/parts';
+import { forwardSlashes } from '../core/paths';
 import type { Redactor } from '../core/redact';
 import { ExtractiveSummarizer, protectedFromRaw } from '../core/summarizer';
 import {
@@ -87,7 +88,7 @@ export interface PrecisionRecall {
 }
 
 function normalisePath(p: string): string {
-  return p.trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '').toLowerCase();
+  return forwardSlashes(p.trim()).replace(/^\.\//, '').replace(/\/+$/, '').toLowerCase();
 }
 
 /**

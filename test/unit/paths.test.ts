@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { relativeTo, workspaceRootOf } from '../../src/core/paths';
+import { forwardSlashes, relativeTo, workspaceRootOf } from '../../src/core/paths';
 import { emptySummary, renderSummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from '../../src/core/summary';
 import { EVICTED_KEY, evictedCount } from '../../src/core/summaryCap';
 import { layoutAfterFold } from '../../src/core/summaryLayout';
@@ -9,6 +9,12 @@ import { SecretRedactor } from '../../src/core/redact';
 const redactor = new SecretRedactor();
 
 describe('the workspace of a session\'s paths', () => {
+  it('spells a Windows path with forward slashes, so both spellings of one file compare equal', () => {
+    assert.equal(forwardSlashes('src\\core\\a.ts'), 'src/core/a.ts');
+    assert.equal(forwardSlashes('C:\\Users\\me/x.ts'), 'C:/Users/me/x.ts');
+    assert.equal(forwardSlashes('/already/posix'), '/already/posix');
+  });
+
   it('is where the paths branch, POSIX and Windows alike', () => {
     assert.equal(workspaceRootOf(['/Users/ana/dev/app/src/a.ts', '/Users/ana/dev/app/src/b.ts', '/Users/ana/dev/app/README.md', '/tmp/out.log']), '/Users/ana/dev/app/');
     assert.equal(workspaceRootOf(['C:\\w\\proj\\scripts\\x.py', 'C:\\w\\proj\\tests\\t.py', 'C:\\w\\proj\\tests\\u.py']), 'C:\\w\\proj\\');
