@@ -487,6 +487,15 @@ function joinSplitCode(lines: string[]): string[] {
 }
 
 /**
+ * Text with a line break where a log joined two blocks of a model's text with nothing between them ("…the accept rule
+ * IS there for br-lanBut wait…", "…no errors)Now I have 392 findings…"): a sentence opener glued to the end of a word.
+ * Code spans are left as they are.
+ */
+function unglued(text: string): string {
+  return text.replace(/`[^`\n]*`|([a-z)\]])(?=(?:But|Let me|Let's|However|Hmm|Wait|Actually|Okay)[,.]* [A-Za-z]|Now,? (?:I|I'm|I'll|we|we're|let|let's|the|that|it|there)\b)/g, (m: string, end?: string) => (end ? `${end}\n` : m));
+}
+
+/**
  * Splits prose into sentences: at sentence punctuation before a capital, a
  * digit or a quote, at a question or exclamation mark after a word whatever
  * follows (users type "…seperate files? i feel like…"), and at line breaks;
@@ -508,7 +517,7 @@ export function sentencesOf(text: string): Sentence[] {
   let intro: string | undefined;
   let introIndent = -1;
   let blank = false;
-  for (const line of joinSplitCode(body.split('\n'))) {
+  for (const line of joinSplitCode(unglued(body).split('\n'))) {
     if (line === CODE_BREAK) {
       // A block of code between a sentence and a list: the list no longer finishes the sentence.
       intro = undefined;

@@ -6,20 +6,20 @@
  */
 import { FAILED_LINE } from './factLines';
 import { gistsOf, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
-import { COMMIT_LINE, programOf } from './toolResults';
+import { COMMIT_LINE, commandCore, programOf } from './toolResults';
 
 /** The command history of one fold, kept on the lines of the fold's builder. */
 export class CommandHistory {
   /** The last failed command of each program, until another command of that program works. */
-  private readonly unreplaced = new Map<string, { label: string; record: number }>();
+  private readonly unreplaced = new Map<string, { cmd: string; label: string; record: number }>();
   /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
   private rewrittenAt = -1;
 
   constructor(private readonly b: SummaryBuilder) {}
 
-  /** A command failed: it stays the failure of its program until another command of that program works. */
+  /** A command failed: it stays the failure of its program until another attempt at the same thing works. */
   noteFailure(cmd: string, label: string, record: number): void {
-    this.unreplaced.set(programOf(cmd), { label, record });
+    this.unreplaced.set(programOf(cmd), { cmd, label, record });
   }
 
   /** A command worked: one that rewrote a branch's history (`git reset`, `git rebase`) is remembered. */
@@ -28,14 +28,17 @@ export class CommandHistory {
   }
 
   /**
-   * What replaced a failed approach: the next command of the same program that
-   * worked, said on the failure's line ("→ then `…` worked (r52)"), so the next
-   * attempt starts from what worked rather than from what failed.
+   * What replaced a failed approach: the next command that worked at the same
+   * thing (sameAttempt), said on the failure's line ("→ then `…` worked
+   * (r52)"), so the next attempt starts from what worked rather than from what
+   * failed. Another command of the program (`task-master tags add` after a
+   * failed `task-master add-task`, `bun test src/x` after a failed `bun test`)
+   * replaces nothing: the failure stands.
    */
   noteReplacement(cmd: string, label: string, record: number): boolean {
     const program = programOf(cmd);
     const failed = this.unreplaced.get(program);
-    if (!failed) return false;
+    if (!failed || !sameAttempt(failed.cmd, cmd)) return false;
     this.unreplaced.delete(program);
     if (failed.label === label) return false;
     const lines = this.b.facts['Ruled out'];
@@ -74,4 +77,44 @@ export class CommandHistory {
     for (const line of gone) this.b.remove(line.key);
     return gone.flatMap((l) => l.sources);
   }
+}
+
+/** The plain words leading a command (its program and subcommands, `npx task-master add-task`), at most this many. */
+const ATTEMPT_WORDS = 3;
+
+/** A command's words without the quotes around them. */
+function wordsOf(cmd: string): string[] {
+  return cmd.split(/\s+/).map((w) => w.replace(/^['"`(]+|['"`);]+$/g, '')).filter(Boolean);
+}
+
+/** A word naming a file or a module: a slash in it, or an extension (`src/x`, `test_server.py`, `pkg.server`); not a URL or a version pin. */
+function isPathWord(word: string): boolean {
+  return !/[@=]|:\/\//.test(word) && (/[\/\\]/.test(word) || /^[\w.-]*\w\.[A-Za-z]\w{0,5}$/.test(word));
+}
+
+/**
+ * Whether a command that worked is another attempt at what a failed one tried: the same leading plain words
+ * (program and subcommands) and the same files, its flags and values free to differ (`minsky git pr` then
+ * `minsky git pr --session 2`, `pip install a==1` then `pip install a==2`). Another subcommand, or a run on
+ * other or fewer files (`bun test` then `bun test src/session`), is another thing.
+ */
+export function sameAttempt(failed: string, worked: string): boolean {
+  const words = (cmd: string): string[] => wordsOf(commandCore(cmd));
+  // The plain words up to the first flag (a host or a file between them skipped): `git push origin` of `git push
+  // origin main`, `git push` of `git push -u origin main`, `ssh uci set` of `ssh root@h "uci set a=1"`.
+  const lead = (cmd: string): string[] => {
+    const out: string[] = [];
+    for (const w of wordsOf(commandCore(cmd).split(/\s(?:&&|\|\||;|\|)\s/)[0]!)) {
+      if (w.startsWith('-') || out.length === ATTEMPT_WORDS) break;
+      if (/^[A-Za-z][\w:-]*$/.test(w)) out.push(w);
+    }
+    return out;
+  };
+  const paths = (cmd: string): string => [...new Set(words(cmd).filter(isPathWord))].sort().join(' ');
+  const [a, b] = [lead(failed), lead(worked)];
+  const [short, long, longCmd] = a.length <= b.length ? [a, b, worked] : [b, a, failed];
+  const otherWords = words(longCmd === failed ? worked : failed);
+  // One lead may stop at a flag the other lacks (`git push -u origin`): the words it did not reach are still in the command.
+  const sameLead = short.every((w, i) => long[i] === w) && long.slice(short.length).every((w) => otherWords.includes(w));
+  return sameLead && paths(failed) === paths(worked);
 }

@@ -158,7 +158,7 @@ export const NARRATION: readonly RegExp[] = [
   /^if (?:it|this|that|so|not|the \w+) (?:still )?(?:fails|doesn't work|does not work|breaks|errors|succeeds|works|passes)\b/i,
   /^the (?:goal|aim|objective|idea) (?:here |now )?is to\b/i,
   // A step taken, said as a decision: "I've decided to run the script `scripts/create_tree_sitter_configs.sh`".
-  /\b(?:i(?:'ve| have)?|we(?:'ve| have)?) (?:now )?decided to (?:first )?(?:run|re-?run|execute|launch|invoke|check|look|examine|inspect|read|open|view|list|search|grep|query|test)\b/i,
+  /\b(?:i(?:'ve| have)?|we(?:'ve| have)?) (?:now )?decided to (?:first )?(?:run|re-?run|execute|launch|invoke|check|look|examine|inspect|read|open|view|list|search|grep|query|test|tackle|start|begin|focus|turn|work on|move on|dig|dive)\b/i,
   /^(?:this|the|that|our|my) (?:script|test|command|snippet|code|run|check) (?:will|should|is going to) (?:attempt|try|check|verify|test|reproduce|run|print|help|confirm|show)\b/i,
   /\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b/i,
   /\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b/i,

@@ -513,3 +513,40 @@ export function stoppedWork(b: SummaryBuilder, record: number, goal: string): nu
   if (ask !== undefined) addStatement(b, 'Decisions', { text: `the user stopped the agent while it worked on request #${ask}: it may be unfinished`, sources: [record], priority: 3 }, 'exact');
   return record;
 }
+
+/** The user told the agent to go on ("resume", "continue") with the goal it was stopped on: it is no longer left stopped. */
+export function resumedWork(b: SummaryBuilder, goal: string): void {
+  const ask = askOf(goal);
+  if (ask !== undefined) b.facts.Decisions = b.facts.Decisions.filter((l) => !l.text.startsWith(`the user stopped the agent while it worked on request #${ask}:`));
+}
+
+/** What a statement says a file lacks or is not yet: a state its next edit may end. */
+const LACKS = /\b(?:not|no|doesn't|does not|isn't|is not|aren't|are not|missing|lacks?|placeholders?|empty|stubs?|only|yet)\b/i;
+
+/**
+ * A finding this fold made that says what a file lacks ("The README does not
+ * mention the `tasks` command", "The pre-commit hook is not installed") was
+ * true until the file was changed: when a later write of this fold changed
+ * a file it names (by its name, or its name without the extension), the line
+ * says so, so it is not read as the file's state now. Findings of earlier
+ * folds keep the bytes already sent.
+ */
+export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void {
+  const written = b.facts.Deliverables.filter((l) => !l.members && l.sources.length > 0).map((l) => {
+    const name = l.key.split(/[\\/]/).pop() ?? l.key;
+    const stem = name.replace(/\.[A-Za-z]\w{0,5}$/, '');
+    const pattern = new RegExp(`(?<![\\w.-])(?:${[name, ...(stem.length >= 4 ? [stem] : [])].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`, 'i');
+    return { path: l.key, pattern, sources: l.sources };
+  });
+  if (written.length === 0) return;
+  const old = new Set(before.facts.Findings.map((l) => l.text));
+  b.facts.Findings = b.facts.Findings.map((line) => {
+    if (line.members || line.origin === 'exact' || line.sources.length === 0 || old.has(line.text) || !LACKS.test(line.text)) return line;
+    const at = Math.max(...line.sources);
+    for (const w of written) {
+      const after = w.sources.find((s) => s > at);
+      if (after !== undefined && w.pattern.test(line.text)) return { ...line, text: `${line.text.replace(/[.…]$/, '')} (said before \`${w.path}\` was changed at r${after})` };
+    }
+    return line;
+  });
+}

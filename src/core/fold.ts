@@ -8,10 +8,11 @@ import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { splitThoughts } from './thoughts';
 import { CommandHistory } from './commandHistory';
+import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, askOf, discardWork, disputeClaims, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, askOf, discardWork, disputeClaims, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
@@ -43,6 +44,8 @@ const PLAN_DONE = 'every item of the plan (todo) is done';
 /** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
 const UNANSWERED_STATUS = /^the user's request #\d+ is not answered yet$/;
 const ANSWERED_STATUS = /^request #\d+ answered$/;
+/** What Status says when aider committed the edits of its step: its turn is over. */
+const COMMITTED_STATUS = 'last change committed ';
 
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
 const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
@@ -114,7 +117,7 @@ export class Fold {
   private stated: { sentence: string | undefined; spoke: boolean } = { sentence: undefined, spoke: false };
   /** The user's latest ask: `answered` once a step followed it, `closed` while the latest step made no tool call (the agent replied). */
   private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
-  /** The latest step of this span made no tool call: the agent replied. */
+  /** The latest step of this span made no tool call (or aider committed its edits): the agent replied. */
   private replied = false;
   private question: string | undefined;
   private interrupted: number | undefined;
@@ -153,6 +156,7 @@ export class Fold {
         // "continue", "i agree, continue": the work asked before goes on; the goal says where it was taken up again
         // (by record: a reply that only says to go on is no request line, so its number would point at nothing).
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at r${part.record}`;
+        resumedWork(this.b, this.goal);
       } else if (!isGreeting(split.words) && (req.resolved || this.goal === '' || !onlyRules(split.words))) {
         // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
         // its rules are constraints, and the work asked before goes on.
@@ -165,7 +169,7 @@ export class Fold {
       disputeClaims(this.b, split.words, part.record);
       this.question = undefined;
       // A failure, the last command or change, of what the user has since asked past is not the state now (Ruled out keeps a failure).
-      if (/^(?:blocked:|last command |last change: )/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
+      if (/^(?:blocked:|last command |last change(?:: | committed ))/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: repeatedObjection(this.b, c.sentence) ?? topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -176,6 +180,7 @@ export class Fold {
   step(unit: Unit): void {
     // The agent takes its turn: an ask said to be unanswered at the last fold is being answered now.
     if (UNANSWERED_STATUS.test(this.status)) this.status = '';
+    const statusBefore = this.status;
     const candidates: Candidate[] = [];
     let order = 0;
     // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
@@ -279,8 +284,8 @@ export class Fold {
     const offer = offerOf(unit);
     if (offer) this.b.offer = offer;
     if (this.lastAsk) this.lastAsk.answered = true;
-    // Whether the agent's latest step replied (no tool call) or its work goes on.
-    this.replied = !unit.parts.some((p) => p.kind === 'tool');
+    // Whether the agent's latest step replied (no tool call, or aider's edits committed in it) or its work goes on.
+    this.replied = (this.status !== statusBefore && this.status.startsWith(COMMITTED_STATUS)) || !unit.parts.some((p) => p.kind === 'tool');
     if (this.lastAsk) this.lastAsk.closed = this.replied;
     this.keep(candidates, PER_STEP);
   }
@@ -398,7 +403,11 @@ export class Fold {
     // A test run's counts, when the tool is a command.
     const tests = cmd !== undefined ? counts : undefined;
     // A coding tool's console, not a file or a page it showed (a read file may hold "Commit …" lines).
-    if (cmd === undefined && (family === 'other' || family === 'task')) this.consoleEvents(tool.output, sources, tool.resultRecord ?? tool.callRecord);
+    if (cmd === undefined && (family === 'other' || family === 'task')) {
+      const committed = consoleEvents(this.b, (paths, at) => this.deliverables.removed(paths, at), tool.output, sources, tool.resultRecord ?? tool.callRecord);
+      // aider's turn ends when it commits what it edited: the step is its reply, and Status says what was committed.
+      if (committed) this.status = `last change ${committed}`;
+    }
     if (failed) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       // The user declined the call: their choice, not an approach that failed (the tool's instructions to the model are no cause).
@@ -462,34 +471,6 @@ export class Fold {
       // The file and what was done to it, not the tool's name ("edit_file_v2 tests/utils.test.ts").
       const changed = touches.find((t) => t.access !== 'read');
       this.status = `last change: ${changed ? `${changed.access === 'create' ? 'created' : 'edited'} ${redactor.redact(changed.path).text}` : label()}`;
-    }
-  }
-
-  /**
-   * What a coding tool's own console reports, in aider's words: the commits it made ("Commit dd581c5 refactor:
-   * …"), the files a shell command it ran removed, a commit undone ("Removed: 2bae9da … / Now at: dd581c5 …"), the model it runs ("Aider v0.84.0 / Main
-   * model: … with diff edit format", or "Model: …" when it runs one; the latest start wins).
-   */
-  private consoleEvents(output: string, sources: number[], record: number): void {
-    const said = (text: string): string => clipChars(this.b.redactor.redact(text.trim()).text, 100);
-    // The shell commands it proposed and the user let it run ("rm validators/PoIValidator.ts / Run shell command?
-    // (Y)es/(N)o… [Yes]: y"): a file they removed is gone.
-    for (const m of output.matchAll(/((?:^[^\n]+\n){1,5})Run shell commands?\? \(Y\)es[^\n]*:\s*y(?:es)?\s*$/gim)) {
-      this.deliverables.removed(m[1]!.split('\n').flatMap((line) => shellRemovals(line)), record);
-    }
-    for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) addStatement(this.b, 'Decisions', { text: `committed ${m[1]}: "${said(m[2]!)}"`, sources, priority: 2 }, 'exact');
-    const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
-    if (undo) {
-      // The commit undone is no decision any more: its line goes, the undo says what it was.
-      const decisions = this.b.facts.Decisions;
-      const at = decisions.findIndex((l) => l.text.startsWith(`committed ${undo[1]}`));
-      const before = at >= 0 ? decisions.splice(at, 1)[0]!.sources : [];
-      addStatement(this.b, 'Ruled out', { text: `work discarded: commit ${undo[1]} "${said(undo[2]!)}" undone; now at ${undo[3]} "${said(undo[4]!)}"`, sources: mergeSources(before, sources), priority: 2 }, 'exact');
-    }
-    const model = /^(?:Main model|Model): (\S+) with /m.exec(output);
-    if (model) {
-      const version = /^Aider (v\d+(?:\.\d+)+)/m.exec(output)?.[1];
-      this.b.upsert('Findings', { key: 'console-main-model', text: `${version ? `aider ${version}, ` : ''}main model ${model[1]} (as of r${record})`, sources, priority: 3, origin: 'exact' });
     }
   }
 

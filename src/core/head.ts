@@ -14,7 +14,7 @@ import type { HeadPart } from './projection';
 import type { Redactor } from './redact';
 import { RetrievalIndex } from './retrieval';
 import { RETRIEVAL_KEY, type SnapshotEntry, type SnapshotStore } from './store';
-import { renderSummary, type SummaryState } from './summary';
+import { renderSummary, SOURCES_SUFFIX, type SummaryState } from './summary';
 import type { CachedTokenCounter } from './tokens';
 import { currentTurnRecord } from './view';
 
@@ -155,12 +155,57 @@ export class Head {
    */
   private blockTexts(coverageUnit: number, summary: SummaryState | undefined): string[] {
     const coverageEnd = summary?.coverageEnd ?? 0;
-    const blocks = this.options.blocks.map((b) => b.render(coverageEnd));
-    if (!summary) return blocks;
+    if (!summary) return this.options.blocks.map((b) => b.render(coverageEnd));
+    const shown = renderSummary(summary);
+    const blocks = this.options.blocks.map((b) => withoutRepeatedRules(b.render(coverageEnd), shown));
     const retrieved = this.retrieval.text(coverageUnit, summary, this.options.budget.effective);
     const evidence = this.evidence.get(coverageUnit, () => evidenceBlock(this.options.record.units, coverageUnit, coverageEnd, this.options.budget.effective, this.options.redactor));
     return [...blocks, retrieved, evidence];
   }
+}
+
+/** The sections of the protected block whose lines the Task Context's Constraints may already show. */
+const RULE_SECTIONS = new Set(['### constraint', '### preference']);
+
+/**
+ * The protected block without the user's rules the Task Context (`summary`,
+ * as rendered) already shows word for word under Constraints: each rule once
+ * (a session that pasted a prompt of 27 rules sent each twice). One line says
+ * where they are, so they keep their force; a rule the summary shortened or
+ * dropped stays here whole.
+ */
+export function withoutRepeatedRules(block: string, summary: string): string {
+  if (!block.startsWith('## Protected state')) return block;
+  const said = new Set<string>();
+  let inConstraints = false;
+  for (const line of summary.split('\n')) {
+    if (line.startsWith('### ')) inConstraints = line === '### Constraints';
+    const m = /^- (\[Constraints\] )?(.*)$/.exec(line);
+    if (m && (inConstraints || m[1])) said.add(m[2]!.replace(SOURCES_SUFFIX, ''));
+  }
+  if (said.size === 0) return block;
+  const out: string[] = [];
+  let section = '';
+  let left = 0;
+  const note = (): void => {
+    if (left) out.push(`- ${left === 1 ? 'one more rule' : `${left} more rules`} of the user's, word for word under Constraints in the Task Context above: in force as if listed here`);
+    left = 0;
+  };
+  for (const line of block.split('\n')) {
+    if (line.startsWith('### ')) {
+      note();
+      section = line;
+    }
+    // Only a rule as the user stated it: one they corrected or pinned since (`; v2, corrected by the user`) shows here.
+    const stated = /^- (.*) \(r\d+(?:, r\d+)*\)$/.exec(line);
+    if (RULE_SECTIONS.has(section) && stated && said.has(stated[1]!)) {
+      left++;
+      continue;
+    }
+    out.push(line);
+  }
+  note();
+  return out.join('\n');
 }
 
 /** What `RetrievalBlock.checkpoint` saves. */
@@ -212,7 +257,7 @@ class RetrievalBlock {
         query = [query, c.goal, c.status, c.next, ...failures].join('\n');
       }
       const budgetChars = effective < retrieval.minEffective ? 0 : Math.floor(effective * retrieval.share * 4);
-      return query ? this.index.block(query, budgetChars, turn) : '';
+      return query ? this.index.block(query, budgetChars, turn, renderSummary(summary)) : '';
     });
   }
 

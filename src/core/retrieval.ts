@@ -8,6 +8,8 @@
  * is a plain idf sum over the distinct query terms a passage contains; ties go
  * to the newer passage. Deterministic.
  */
+import { classifySentence, sentencesOf } from './classify';
+import { handles } from './digest';
 import { userWords, withoutInjectedBlocks } from './harness';
 import type { Redactor } from './redact';
 import { readContent } from './toolResults';
@@ -101,6 +103,18 @@ const MAX_POSTINGS_PER_TERM = 2000;
  */
 const BLOCK_MIN_TERMS = 3;
 
+/**
+ * Whether an agent's passage only narrates what it is about to do ("I'll help you find those shortcuts. Let me first
+ * locate…"): every sentence process or pleasantry, and no file, command or identifier named ("Let me write
+ * `printenv.pl` to print the environment" says what was tried). Nothing in it to quote; what it found is in the
+ * passages after it.
+ */
+function onlyNarration(text: string): boolean {
+  if (handles(text).length > 0) return false;
+  const sentences = sentencesOf(text);
+  return sentences.length > 0 && sentences.every((s) => ['process', 'pleasantry'].includes(classifySentence(s.text, 'assistant').cls));
+}
+
 export class RetrievalIndex {
   private readonly passages: Passage[] = [];
   private readonly postings = new Map<string, number[]>();
@@ -124,7 +138,7 @@ export class RetrievalIndex {
         if (text !== undefined) {
           for (const chunk of split(text)) {
             const t = terms(chunk);
-            if (t.size === 0) continue;
+            if (t.size === 0 || (part.kind === 'text' && part.role === 'assistant' && onlyNarration(chunk))) continue;
             const id = this.passages.length;
             this.passages.push({ record, text: chunk, size: t.size });
             for (const term of t) {
@@ -150,7 +164,7 @@ export class RetrievalIndex {
     return this.rank(query, budgetChars, excludeRecord, keepCommon).map(({ id, score }) => ({ record: this.passages[id]!.record, text: this.passages[id]!.text, score }));
   }
 
-  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean, minTerms = 1, once = false): { id: number; score: number }[] {
+  private rank(query: string, budgetChars: number, excludeRecord: number | undefined, keepCommon: boolean, minTerms = 1, once = false, inHead: (text: string) => boolean = () => false): { id: number; score: number }[] {
     const n = this.passages.length;
     if (n === 0 || budgetChars <= 0) return [];
     const scores = new Map<number, number>();
@@ -165,7 +179,7 @@ export class RetrievalIndex {
       }
     }
     const ranked = [...scores.entries()]
-      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms)
+      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms && !inHead(this.passages[id]!.text))
       .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     const out: { id: number; score: number }[] = [];
     // `once`: a passage said again word for word (the same error printed at every retry) is quoted once, its newest sending.
@@ -186,9 +200,13 @@ export class RetrievalIndex {
     return out;
   }
 
-  /** The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first. */
-  block(query: string, budgetChars: number, excludeRecord?: number): string {
-    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS, true);
+  /**
+   * The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first;
+   * none the head already says word for word (`shown`: a request the Task Context lists).
+   */
+  block(query: string, budgetChars: number, excludeRecord?: number, shown = ''): string {
+    const head = shown.replace(/\s+/g, ' ');
+    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS, true, (text) => head.includes(text.replace(/\s+/g, ' ').trim()));
     if (found.length === 0) return '';
     const ordered = found.map((f) => this.passages[f.id]!).sort((a, b) => a.record - b.record);
     return [

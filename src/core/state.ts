@@ -292,7 +292,8 @@ export class ProtectedState {
       if (looksLikeCode(sentence)) continue;
       if (PERMISSION.test(sentence)) this.create('permission', sentence, part.record, 'user', 'active', 'the user allowed it');
       if (OPEN_MARKER.test(sentence)) this.create('open_issue', sentence, part.record, 'user', 'active', 'the user marked it open');
-      if (DECISION.test(sentence)) this.decide(sentence, part.record, 'user');
+      // A question ("can we check it against a constant instead of 'OPEB'?") asks; the answer decides.
+      if (DECISION.test(sentence) && !/\?\s*$/.test(sentence)) this.decide(sentence, part.record, 'user');
     }
   }
 
@@ -312,7 +313,8 @@ export class ProtectedState {
         // A condition ("If the file is still needed, it should be restored") leaves nothing open.
         if (!/[:：]\s*$/.test(sentence) && !/^(?:if|in case|unless|when|whether)\b/i.test(sentence.trim()) && classifySentence(sentence, 'assistant').cls !== 'process') this.create('open_issue', sentence, part.record, 'model', 'active', 'the model marked it open');
       }
-      else if (DECISION.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
+      // A lead-in to options ("Instead of `window.open()`, we can modify the code to either:") decides nothing yet.
+      else if (DECISION.test(sentence) && !/[:：]\s*$/.test(sentence) && classifySentence(sentence, 'assistant').cls === 'decision') this.decide(sentence, part.record, 'model');
       else if (RULE_IN_TEXT.test(sentence) && MODEL_RULE.test(sentence)) {
         this.create('constraint', sentence, part.record, 'model', 'pending', 'a rule in model text: the user must confirm it');
       }
@@ -551,7 +553,8 @@ export class ProtectedState {
     for (const type of FACT_TYPES) {
       const facts = shown.filter((f) => f.type === type);
       if (facts.length === 0) continue;
-      out.push(`### ${type.replace('_', ' ')}`);
+      // Open at the fold: a todo update or a report in the messages after the head may have settled one since.
+      out.push(`### ${type.replace('_', ' ')}${type === 'open_issue' && coverageEnd < Number.MAX_SAFE_INTEGER ? ` (as of r${coverageEnd - 1}: the messages below may settle one)` : ''}`);
       for (const f of facts) out.push(`- ${f.value} (${f.sources.slice(0, 3).map((s) => `r${s}`).join(', ')}${f.version > 1 && f.reason !== 'repeated' ? `; v${f.version}, ${f.reason}` : ''})`);
     }
     if (withdrawn.length) {
@@ -559,8 +562,8 @@ export class ProtectedState {
       for (const f of withdrawn) out.push(`- ${f.value} (${f.reason}, at r${f.time})`);
     }
     if (pending.length) {
-      out.push('### pending confirmation (NOT in force: came from tool output or model text)');
-      for (const f of pending) out.push(`- ${f.value} (from ${f.writer}, r${f.sources[0]})`);
+      out.push('### pending confirmation (NOT in force: came from tool output, model text or text pasted into a user message)');
+      for (const f of pending) out.push(`- ${f.value} (${f.writer !== 'user' ? `from ${f.writer}` : /^a rule in text injected/.test(f.reason) ? "injected into the user's turn" : 'pasted or quoted in a user message'}, r${f.sources[0]})`);
     }
     return out.join('\n');
   }

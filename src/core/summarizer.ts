@@ -25,7 +25,7 @@ import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { sentencesOf } from './classify';
 import { withInFileAsks } from './aiderWatch';
 import type { ProjectedMessage } from './engine';
-import { countReferences, dedupe, mergeNothingNew, mergeRestated, supersedeTestStatus } from './factLines';
+import { countReferences, dedupe, mergeNothingNew, mergeRestated, supersedeTestStatus, dateByLaterWrites } from './factLines';
 import { Fold } from './fold';
 import type { Redactor } from './redact';
 import { emptySummary, SummaryBuilder, SummaryLineCounter, type SummaryState } from './summary';
@@ -134,6 +134,7 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     mergeRestated(b);
     mergeNothingNew(b, previous);
     supersedeTestStatus(b);
+    dateByLaterWrites(b, previous);
     countReferences(b, input.units);
     const state = b.build(input.coverageEnd, previous.folds + 1);
     return enforceCap(state, this.counter, this.redactor, input.cap ?? this.cap).state;

@@ -128,7 +128,7 @@ export function resultInBrief(budget: Budget, result: ReplayResult, title: strin
   const out = [
     `Context Keeper replayed ${title ? `"${title}"` : 'the session'}: ${n(result.session.record.records.length)} records, ${n(result.totals.steps)} model calls, a ${n(budget.window)}-token window (${n(budget.effective)} usable after ${n(budget.reserve)} kept for the answer).`,
     `Result: the whole history is ${n(history)} tokens; the model would be sent ${n(result.tokens)} tokens next (${pct(result.tokens, budget.effective)} of what it may use).`,
-    `- Kept word for word: the user's ${requests} request${requests === 1 ? '' : 's'} and ${rules} rule${rules === 1 ? '' : 's'} (under "Requests" and "Protected state" below), and the latest steps as they happened.`,
+    `- Kept word for word: the user's ${requests} request${requests === 1 ? '' : 's'} and ${rules} rule${rules === 1 ? '' : 's'} (under "Requests", and "Constraints" or "Protected state", below), and the latest steps as they happened.`,
   ];
   if (summary) {
     out.push(`- Folded: records 0–${n(Math.max(0, summary.coverageEnd - 1))}${foldedCalls ? `, ${n(foldedCalls)} tool call${foldedCalls === 1 ? '' : 's'} among them,` : ''} into the "Task Context" below, a summary of what was asked, decided, found and ruled out; a folded tool call comes back in full with view_tool_call("<id>") ("Evidence not loaded" lists them).`);

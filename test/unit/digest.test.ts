@@ -113,6 +113,8 @@ describe('sentence classes', () => {
     // A command run, said as a decision, is a step; a choice of approach said so is a decision.
     assert.equal(agent("Following the `dependencies.sh` failure, I've decided to execute `create_tree_sitter_configs.sh`."), 'process');
     assert.equal(agent("I've decided to proceed with the direct replacement of the typescript dependencies in the TOML file."), 'decision');
+    // Which part it takes on first is the order of its work, not a choice between ways.
+    assert.equal(agent("I've decided to tackle the `extern \"C\"` block modification in `build.rs` first, introducing the necessary `unsafe` keyword."), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');
     assert.equal(agent('Let me modify the test file to use mocking instead of a real git repository'), 'decision');
     // Reasoning about the conversation itself (what the user said, what to say back) is no statement about the work.
@@ -384,6 +386,12 @@ describe('sentence classes', () => {
     // A tag named inside a sentence or a code span opens no block.
     const prose = 'Wrap the model output in `<think>` tags before parsing.';
     assert.deepEqual(splitThoughts(prose), { thoughts: '', answer: prose });
+  });
+
+  it('two blocks of model text a log joined with nothing between them are two sentences; identifiers stay whole', () => {
+    assert.deepEqual(sentencesOf('The accept rule is there for br-lanBut wait, the chain never matches.').map((s) => s.text), ['The accept rule is there for br-lan', 'But wait, the chain never matches.']);
+    assert.deepEqual(sentencesOf('Integrity: good (no errors)Now I have 392 findings left.').map((s) => s.text), ['Integrity: good (no errors)', 'Now I have 392 findings left.']);
+    assert.deepEqual(sentencesOf('The showNow flag and `getLet me` stay as they are.').map((s) => s.text), ['The showNow flag and `getLet me` stay as they are.']);
   });
 
   it('an inline code span a line break runs through leaves its sentence whole', () => {

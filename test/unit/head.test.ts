@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { DEFAULT_RETRIEVAL, Head, ProtectedBudget, type ContextBlock } from '../../src/core/head';
+import { DEFAULT_RETRIEVAL, Head, ProtectedBudget, withoutRepeatedRules, type ContextBlock } from '../../src/core/head';
 import { SessionRecord } from '../../src/core/parts';
 import { InMemorySnapshotStore, RETRIEVAL_KEY } from '../../src/core/store';
 import { emptySummary, renderSummary, type SummaryState } from '../../src/core/summary';
@@ -102,5 +102,41 @@ describe('head: the Task Context and the blocks sent with it', () => {
     assert.match(budget.notices[0]!, /takes 1550 tokens, over its block of 1500 \(15% of the effective window\)/);
     budget.check('x'.repeat(8000), 10_000, counter); // 2000: the next class
     assert.equal(budget.notices.length, 2);
+  });
+});
+
+describe('the protected block beside the Task Context', () => {
+  const block = [
+    '## Protected state',
+    'Stated by the user or decided, verbatim with their source records; they override anything a summary says.',
+    '### constraint',
+    '- Never push to main. (r3)',
+    '- Keep the public API stable. (r5, r9)',
+    '- Do not reformat files you did not change. (r7)',
+    '### decision',
+    '- Never push to main. (r3)',
+  ].join('\n');
+
+  it('does not repeat a rule the Task Context shows word for word under Constraints, and says where it is', () => {
+    const summary = ['## Task Context', '### Constraints', '- Never push to main. (r3)', '- Keep the public API stable. (r5, r9)', '### Findings', '- Do not reformat files you did not change. (r7)'].join('\n');
+    const out = withoutRepeatedRules(block, summary);
+    assert.doesNotMatch(out, /### constraint\n- Never push to main/);
+    assert.doesNotMatch(out, /Keep the public API stable/);
+    // Only Constraints count: the same words under another heading are no copy of the rule.
+    assert.match(out, /- Do not reformat files you did not change\. \(r7\)/);
+    assert.match(out, /- 2 more rules of the user's, word for word under Constraints in the Task Context above/);
+    // Other sections keep their lines.
+    assert.match(out, /### decision\n- Never push to main\. \(r3\)/);
+  });
+
+  it('finds rules added at a later fold, and leaves the block whole when the summary shortened a rule', () => {
+    // A rule the user corrected since stays here, whatever the summary says.
+    const corrected = block.replace('- Do not reformat files you did not change. (r7)', '- Do not reformat files you did not change. (r7; v2, corrected by the user)');
+    assert.match(withoutRepeatedRules(corrected, '### Constraints\n- Do not reformat files you did not change. (r7)'), /Do not reformat files you did not change\. \(r7; v2, corrected by the user\)/);
+    const later = withoutRepeatedRules(block, ['## Task Context', '### Added at later folds (newest last)', '- [Constraints] Never push to main. (r3)'].join('\n'));
+    assert.match(later, /- one more rule of the user's/);
+    const shortened = ['## Task Context', '### Constraints', '- Never push… (r3)'].join('\n');
+    assert.equal(withoutRepeatedRules(block, shortened), block);
+    assert.equal(withoutRepeatedRules('## Workspace rules\n- Never push to main. (r3)', '### Constraints\n- Never push to main. (r3)'), '## Workspace rules\n- Never push to main. (r3)');
   });
 });

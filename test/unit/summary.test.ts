@@ -34,6 +34,7 @@ import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 import { SecretRedactor } from '../../src/core/redact';
+import { sameAttempt } from '../../src/core/commandHistory';
 
 const redactor = new SecretRedactor();
 
@@ -956,6 +957,9 @@ describe('extractive summarizer', () => {
       ['the user stopped the agent while it worked on request #2: it may be unfinished', [7]],
     ]);
     assert.deepEqual(state.requests.map((r) => r.text), ['Update the shortcuts.', 'Generate the session reports.'], 'the interruption is no request');
+    // Told to resume, the agent goes on with that request: it is no longer left stopped.
+    const resumed = await foldAll(b.user('resume').step('', [{ name: 'Bash', input: { command: 'ls ~/reports' }, output: 'a.md b.md' }]));
+    assert.deepEqual(resumed.facts.Decisions.filter((l) => /stopped/.test(l.text)).map((l) => l.text), ['the user stopped the agent while it worked on request #1: it may be unfinished']);
   });
 
   it('a failure once overcome that comes back is ruled out again', async () => {
@@ -1106,6 +1110,34 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'aider', input: {}, output: 'Commit d101abd feat: add SignalScorer\nrm validators/PoIValidator.ts\nRun shell command? (Y)es/(N)o/(D)on\'t ask again [Yes]: y\nRunning rm validators/PoIValidator.ts' }]);
     const gone = await foldAll(removed);
     assert.ok(gone.facts.Deliverables.some((l) => l.key === 'validators/PoIValidator.ts' && /deleted/.test(l.text)), JSON.stringify(gone.facts.Deliverables));
+  });
+
+  it('a finding that says what a file lacks is dated by the later write that changed the file', async () => {
+    const b = new RecordBuilder()
+      .user('Document the tasks command.')
+      .step('The README currently does not mention the new `tasks` command or its options, because it predates them.')
+      .step('', [{ name: 'Edit', input: { file_path: 'README.md', old_string: '## Usage', new_string: '## Usage\n### tasks' }, output: 'The file README.md has been updated.' }])
+      .step('The `CHANGELOG.md` has no entry for 0.3 yet, so the release notes are empty.');
+    const state = await foldAll(b);
+    const findings = state.facts.Findings.map((l) => l.text);
+    assert.ok(findings.some((t) => /does not mention the new `tasks` command.* \(said before `README\.md` was changed at r\d+\)$/.test(t)), JSON.stringify(findings));
+    // A file not changed after the statement: the statement stands as it is.
+    assert.ok(findings.some((t) => /no entry for 0\.3 yet/.test(t) && !/said before/.test(t)), JSON.stringify(findings));
+  });
+
+  it("aider's edits committed end its turn: Status says the commit, Next waits for the user", async () => {
+    const b = new RecordBuilder()
+      .user('Create dist/dags/index.js with the DAG registry.')
+      .step('dist/dags/index.js will export the registry.', [
+        { name: 'edit_file', input: { path: 'dist/dags/index.js', search: '', replace: 'export const dags = {};' }, output: 'Applied edit to dist/dags/index.js' },
+        { name: 'aider', input: {}, output: 'Tokens: 16k sent, 225 received.\nCommit 9a6175d feat: add DAG scaffolding\nYou can use /undo to undo and discard each aider commit.' },
+      ]);
+    const state = await foldAll(b);
+    assert.equal(state.current.status, 'last change committed 9a6175d: "feat: add DAG scaffolding"');
+    assert.match(state.current.next, /^wait for the user's next request/);
+    // Edits not committed yet are work under way.
+    const open = await foldAll(new RecordBuilder().user('Create dist/dags/index.js.').step('', [{ name: 'edit_file', input: { path: 'dist/dags/index.js', search: '', replace: 'x' }, output: 'Applied edit to dist/dags/index.js' }]));
+    assert.match(open.current.next, /^continue request #1/);
   });
 
   it("aider's watch mode: a comment in a file that asks for something is a request, in its own words, and the goal", async () => {
@@ -1437,6 +1469,25 @@ describe('the Task Context as a digest', () => {
     assert.match(lines[0]!, /because: type checking will catch[^;]*; linting will catch[^;]*; tests will verify functionality; compilation will ensure/);
   });
 
+  it('a command that worked is another attempt at a failed one only with the same subcommand and files', () => {
+    const same: [string, string][] = [
+      ['minsky git pr', 'minsky git pr --session task#002'],
+      ['pip install foo==1.2', 'pip install foo==1.3'],
+      ['git push origin main', 'git push -u origin main'],
+      ['npm install', 'npm install --legacy-peer-deps'],
+    ];
+    const other: [string, string][] = [
+      ['npx task-master add-task --prompt="x"', 'npx task-master tags add dev'],
+      ['npx task-master add-tag master', 'npx task-master --version && npx task-master tags list'],
+      ['bun test', 'bun test src/domain/session'],
+      ['chmod +x scripts/a.sh && ./scripts/a.sh', 'chmod +x scripts/b.sh && ./scripts/b.sh'],
+      ['python -m rag_server.server', 'python test_server.py'],
+      ['ssh root@h "uci set a=1"', 'ssh root@h "uci commit"'],
+    ];
+    for (const [a, b] of same) assert.ok(sameAttempt(a, b), `${a} | ${b}`);
+    for (const [a, b] of other) assert.ok(!sameAttempt(a, b), `${a} | ${b}`);
+  });
+
   it('a decision takes its reason from the sentence after it', async () => {
     const s = await fold(new RecordBuilder().user('Speed up the build.').step("I'll switch the bundler to esbuild. This avoids the 40 s type-check step on every rebuild."));
     assert.ok(s.facts.Decisions.some((d) => /switch the bundler to esbuild — This avoids the 40 s type-check step/.test(d.text)), JSON.stringify(s.facts.Decisions));
@@ -1467,6 +1518,17 @@ describe('the Task Context as a digest', () => {
         .step('', [{ name: 'Bash', input: { command: 'git add -A' }, output: 'Exit code: 0' }]),
     );
     assert.deepEqual(sub.facts['Ruled out'].map((l) => l.text), ["`git log --oneline -5` failed (exit 128): fatal: your current branch has no commits yet"]);
+    // Another subcommand, or a run on fewer files, is not what replaced a failure: the failure stands as it was.
+    const other = await fold(
+      new RecordBuilder()
+        .user('Add the review task.')
+        .step('', [{ name: 'Bash', input: { command: 'npx task-master add-task --prompt="Review"' }, output: 'Error: Tag "master" not found.\nExit code: 1', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'npx task-master tags add dev' }, output: 'Created tag dev\nExit code: 0' }])
+        .step('', [{ name: 'Bash', input: { command: 'bun test' }, output: '61 pass\n20 fail\nExit code: 1', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'bun test src/domain/session' }, output: '12 pass\n0 fail\nExit code: 0' }]),
+    );
+    assert.ok(other.facts['Ruled out'].every((l) => !/ → then /.test(l.text)), JSON.stringify(other.facts['Ruled out']));
+    assert.ok(other.facts['Ruled out'].some((l) => /^`npx task-master add-task --prompt="Review"` failed/.test(l.text)), JSON.stringify(other.facts['Ruled out']));
     // The same failure again keeps what replaced it: its line is the only one that says it.
     const again = await fold(
       new RecordBuilder()
