@@ -39,12 +39,14 @@ const PATHED_FENCE_ANYWHERE = new RegExp(`^\\s*${FENCE_PATH}\\s*$`, 'm');
  * `src/domain/tasks.ts`:") named last. Diff blocks that follow it directly belong to
  * the same edit; a diff inside the prose is a proposal, not an edit. An older
  * export prints the edit as a message of its own, one bare code block that
- * keeps Cursor's `// ... existing code ...` marks: its file is the one its
- * lead-in (`lead`, the message before it) names last. An edit whose prose
+ * keeps Cursor's `// ... existing code ...` marks, or a whole file after a
+ * lead-in that says it changes one ("I'll now update both components. Let me
+ * start with `ApiConfigManager.tsx`:"): its file is the one its lead-in
+ * (`lead`, the message before it) names last. An edit whose prose
  * names no file is left out: a wrong file is worse than none.
  */
 export function renderedEdits(text: string, lead?: string): string[] {
-  if (lead !== undefined && text.trimStart().startsWith('```') && EDIT_MESSAGE.test(text) && EXISTING_CODE.test(text)) {
+  if (lead !== undefined && text.trimStart().startsWith('```') && EDIT_MESSAGE.test(text) && (EXISTING_CODE.test(text) || CHANGE_LEAD.test(lead))) {
     const named = lastEditedFile(lead);
     return named === undefined ? [] : [named];
   }
@@ -99,6 +101,9 @@ function lastEditedFile(lead: string): string | undefined {
 const EDIT_MESSAGE = /^\s*```[\w+#.-]*[ \t]*\r?\n(?:(?!```)[^\n]*\n)*?[ \t]*```\s*$/;
 /** The marker Cursor's edits put where the file's unchanged lines stay: `// ... existing code ...`, `# ... existing imports ...`. */
 const EXISTING_CODE = /^[ \t]*(?:\/\/|#|--|;|<!--|\/\*|\{\/\*)[ \t]*(?:\.{3}|…)[ \t]*(?:existing|rest of the (?:code|file)|unchanged)\b/im;
+
+/** A lead-in that says the agent changes something and ends in a colon: the bare code block after it is the change. */
+const CHANGE_LEAD = /\b(?:update|modify|change|create|add|implement|fix|rewrite|refactor|edit)\b[^\n]*[:：]\s*$/i;
 
 /**
  * The text part before part `index` of a unit, when it is text: the lead-in of

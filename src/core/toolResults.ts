@@ -86,14 +86,19 @@ export function callFailed(tool: ToolInvocation): boolean {
 /** A placeholder a command in documentation holds where a real one names a value: `<task-id>`, `<repo_url>`. */
 const PLACEHOLDER_WORD = /<[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+>/i;
 
+/** A command that prints something whenever it runs, if only an error: a status, a listing, a version. */
+const PRINTS_ALWAYS = /\b(?:systemctl|service|docker|kubectl|brew)\b.*\bstatus\b|\bgit status(?!.*(?:\s-s\b|--short|--porcelain))|^\s*(?:sudo\s+)?(?:pwd|whoami|ps|echo\s+\S)|\s--version\b/;
+
 /**
  * Whether a shell call is a snippet quoted from text rather than a command
  * that ran: an export that turns the code blocks of a message into calls
  * (SpecStory's Cursor logs) leaves them with an empty result, no exit code,
  * and the marks of documentation — a first line that is a patch line
  * (`+  minsky session start`, `+cp a b`), a placeholder (`<task-id>`) outside a
- * here-document, or a comment over more comments or indented lines (a
- * block copied out of a list). Nothing it would have
+ * here-document, a comment over more comments or indented lines (a
+ * block copied out of a list), commands each with a comment after it (a
+ * usage listing), or a script ending in a command that always prints (a
+ * status, a listing) that printed nothing. Nothing it would have
  * written, run or failed happened as far as the record shows.
  */
 export function quotedSnippet(tool: ToolInvocation): boolean {
@@ -107,6 +112,10 @@ export function quotedSnippet(tool: ToolInvocation): boolean {
   if (/^(?:\+|-(?:\s|#|$))/.test(first) || PLACEHOLDER_WORD.test(script)) return true;
   // A comment heading a script is common in a real one (`# 1. Point git at the key` over `git config …`); a
   // documentation block also has more comments, or the indentation of the list it stood in.
+  // A usage listing: commands each with a comment after it (`./manage.sh start    # Start the server`).
+  if (lines.filter((l) => /\S\s{2,}#\s/.test(l)).length >= 2) return true;
+  // A script whose last command always prints (a status, a listing) showed nothing: it did not run here.
+  if (lines.length >= 2 && PRINTS_ALWAYS.test(lines[lines.length - 1]!)) return true;
   if (!/^\s*#(?!!)/.test(first)) return false;
   const comments = lines.filter((l) => /^\s*#(?!!)/.test(l)).length;
   return comments >= 2 || lines.slice(1).some((l) => /^\s{2,}\S/.test(l) && !/^\s*#/.test(l));

@@ -472,11 +472,15 @@ describe('demotion by later references', () => {
       .step('', [snippet('+      minsky session start --task <task-id>'), snippet('git push origin <branch-name>')])
       // A patch's added line right after its `+`, wrapped by the export mid-path: it moved nothing to `.cu`.
       .step('', [snippet('+cp rules/flow.mdc rules/flow.mdc.bak && awk 1 rules/flow.mdc > rules/flow.mdc.tmp && mv rules/flow.mdc.tmp .cu\nrsor/rules/flow.mdc\n+')])
+      // A usage listing (a comment after each command), and a script whose closing status check printed nothing.
+      .step('', [snippet('./scripts/manage_server.sh start    # Start the server\n./scripts/manage_server.sh stop     # Stop it\n./scripts/manage_server.sh status   # Status')])
+      .step('', [snippet('sudo systemctl enable mcp-rag-server\nsudo systemctl start mcp-rag-server\nsudo systemctl status mcp-rag-server')])
       // A real command with no output (a here-document write; a mkdir) still counts.
       .step('', [{ name: 'Bash', input: { command: "cat > notes/plan.md << 'EOF'\n# Plan\n- <task-id> goes here\nEOF" }, output: '' }]);
     const s = await foldAll(b);
     assert.deepEqual(s.facts.Deliverables.map((l) => l.key), ['notes/plan.md']);
-    assert.doesNotMatch(s.current.status, /minsky|git push/);
+    assert.doesNotMatch(s.current.status, /minsky|git push|systemctl|manage_server/);
+    assert.ok(!s.facts.Decisions.some((l) => /systemctl|manage_server/.test(l.text)), JSON.stringify(s.facts.Decisions));
     const index = new ArtifactIndex(redactor);
     const { units } = unitsOf(b);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.flatMap((part) => (part.tool ? [{ type: 'part' as const, unitIndex, part }, { type: 'result' as const, unitIndex, before: part, after: part }] : []))));
@@ -559,6 +563,12 @@ describe('demotion by later references', () => {
       // Line ends as Windows writes them.
       'Then the `src/store.py` module:',
       '```py\r\n# ... existing code ...\r\ndef load(): pass\r\n```',
+      // A whole file, no marks, after a lead-in that says it changes the file it names: the edit.
+      "Based on the code review, I'll now update both components. Let me start with `ApiConfigManager.tsx`:",
+      '```\nimport { memo } from "react"\nexport const ApiConfigManager = memo(() => null)\n```',
+      // The same after a lead-in that only looks at the file: code shown.
+      'Let me read the current implementation of `SettingsView.tsx`:',
+      '```\nconst SettingsView = () => null\n```',
     ];
     const record = new SessionRecord();
     record.append({ index: 0, role: 'user', content: 'Fix the profiles.' });
@@ -566,13 +576,13 @@ describe('demotion by later references', () => {
     const units = record.units;
     assert.equal(units.length, 2, 'the messages make one step');
     const step = units[1]!;
-    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], [], [], [], [], [], [], [], ['src/store.py']]);
+    assert.deepEqual(step.parts.map((p, i) => renderedEdits(p.text, leadInOf(step, i))), [[], ['WebviewMessage.ts'], [], [], [], [], [], [], [], [], [], [], [], [], [], [], ['src/store.py'], [], ['ApiConfigManager.tsx'], [], []]);
     assert.deepEqual(renderedEdits(texts[1]!), [], 'without its lead-in a block names no file');
     const s = await new ExtractiveSummarizer(counter, redactor).fold({ previous: undefined, units, coverageEnd: record.units.at(-1)!.lastRecord + 1 });
-    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1', 'src/store.py: modified ×1']);
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text}`), ['WebviewMessage.ts: modified ×1', 'src/store.py: modified ×1', 'ApiConfigManager.tsx: modified ×1']);
     const index = new ArtifactIndex(redactor);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
-    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`).sort(), ['WebviewMessage.ts: 1m', 'src/store.py: 1m']);
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`).sort(), ['ApiConfigManager.tsx: 1m', 'WebviewMessage.ts: 1m', 'src/store.py: 1m']);
   });
 
   it('a replace with no path, in a step of its own, writes the file its turn read last; the index and a later fold agree', async () => {
