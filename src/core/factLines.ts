@@ -527,7 +527,8 @@ const LACKS = /\b(?:not|no|doesn't|does not|isn't|is not|aren't|are not|missing|
  * A finding this fold made that says what a file lacks ("The README does not
  * mention the `tasks` command", "The pre-commit hook is not installed") was
  * true until the file was changed: when a later write of this fold changed
- * a file it names (by its name, or its name without the extension), the line
+ * a file it names (by its name, or its name without an extension that is no
+ * plain word: "README", "pre-commit"), the line
  * says so, so it is not read as the file's state now. Findings of earlier
  * folds keep the bytes already sent.
  */
@@ -535,7 +536,8 @@ export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void
   const written = b.facts.Deliverables.filter((l) => !l.members && l.sources.length > 0).map((l) => {
     const name = l.key.split(/[\\/]/).pop() ?? l.key;
     const stem = name.replace(/\.[A-Za-z]\w{0,5}$/, '');
-    const pattern = new RegExp(`(?<![\\w.-])(?:${[name, ...(stem.length >= 4 ? [stem] : [])].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`, 'i');
+    // Its name without the extension only when that is no plain word ("README", "pre-commit"; not "config", "index").
+    const pattern = new RegExp(`(?<![\\w.-])(?:${[name, ...(stem.length >= 4 && /[A-Z_-]/.test(stem) ? [stem] : [])].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w-])`, 'i');
     return { path: l.key, pattern, sources: l.sources };
   });
   if (written.length === 0) return;
