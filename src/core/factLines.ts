@@ -552,3 +552,26 @@ export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void
     return line;
   });
 }
+
+/**
+ * A snapshot of how far the work is: "We have completed about 60% of the planned implementation", "All planned
+ * components have been implemented", "3 of 7 steps done".
+ */
+const PROGRESS = /\b(?:completed|finished|done|implemented)\b[^.;]*\b\d{1,3}\s?%|\b\d{1,3}\s?%[^.;]*\b(?:complete|completed|done|implemented|finished)\b|\ball (?:the )?(?:planned |remaining |listed )?(?:components|items|tasks|steps|phases|parts|changes)\b[^.;]*\b(?:have been|are|were)\b[^.;]*\b(?:implemented|complete|completed|done|finished)\b|\b\d+ (?:of|out of) \d+ (?:steps|tasks|items|phases|components)\b[^.;]*\b(?:done|complete|completed|implemented|finished)\b/i;
+
+/**
+ * The agent's report of how far the work is holds until its next one: a
+ * report in `text` (a message of the agent's at `record`) replaces the
+ * progress findings said before it (their sources add up), so "about 60%
+ * done" is not read as the state after "all planned components have been
+ * implemented". Only a findings line of the agent's own words is replaced.
+ */
+export function progressReport(b: SummaryBuilder, text: string, record: number): void {
+  if (!PROGRESS.test(text)) return;
+  const said = sentencesOf(text).map((s) => s.text).filter((t) => PROGRESS.test(t)).pop();
+  if (said === undefined) return;
+  const before = b.facts.Findings.filter((l) => l.origin !== 'exact' && !l.members && l.sources.length > 0 && Math.max(...l.sources) < record && PROGRESS.test(statementText(l.text)));
+  if (before.length === 0) return;
+  b.facts.Findings = b.facts.Findings.filter((l) => !before.includes(l));
+  b.upsert('Findings', { key: before[0]!.key, text: clipChars(b.redactor.redact(said).text, 240), sources: mergeSources(before.flatMap((l) => l.sources), [record]), priority: 3, origin: 'narrative' });
+}

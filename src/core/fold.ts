@@ -12,7 +12,7 @@ import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, askOf, discardWork, disputeClaims, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, askOf, discardWork, disputeClaims, progressReport, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
@@ -209,6 +209,7 @@ export class Fold {
       const { thoughts, answer } = part.kind === 'text' ? splitThoughts(own) : { thoughts: '', answer: part.text };
       if (thoughts !== '') this.reasoning(thoughts, part.record, candidates, () => order++);
       if (part.kind === 'text') {
+        progressReport(this.b, answer, part.record);
         const sentences = sentencesOf(answer);
         // The candidate the last item under an intro made: the next item under the same intro joins it.
         let listedUnder: { intro: string; at: number } | undefined;

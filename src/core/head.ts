@@ -188,7 +188,7 @@ export function withoutRepeatedRules(block: string, summary: string): string {
   let section = '';
   let left = 0;
   const note = (): void => {
-    if (left) out.push(`- ${left === 1 ? 'one more rule' : `${left} more rules`} of the user's, word for word under Constraints in the Task Context above: in force as if listed here`);
+    if (left) out.push(`- ${left === 1 ? 'one more rule' : `${left} more rules`} of the user's, word for word in the Task Context above (under Constraints, or marked [Constraints] at a later fold): in force as if listed here`);
     left = 0;
   };
   for (const line of block.split('\n')) {

@@ -61,7 +61,7 @@ describe('context-keeper CLI', function () {
     assert.deepEqual(Object.keys(json.summary), ['Requests', 'Deliverables', 'Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived', 'Current state']);
     assert.match(json.summary.Requests[0], /Port the parser to TypeScript\. Never change the public API\./);
     // The rule, once: word for word under Constraints, and the protected block saying it is in force there.
-    assert.match(json.messages[0].content, /### Constraints\n- Never change the public API\. \(r0\)[\s\S]*## Protected state\n[\s\S]*### constraint\n- one more rule of the user's, word for word under Constraints/);
+    assert.match(json.messages[0].content, /### Constraints\n- Never change the public API\. \(r0\)[\s\S]*## Protected state\n[\s\S]*### constraint\n- one more rule of the user's, word for word in the Task Context above/);
     assert.match(json.messages[0].content, /## Evidence not loaded\n[\s\S]*view_tool_call\("call_\d+"\): Read src\/part\d+\.ts \(folded, r\d+\)/);
     assert.ok(json.messages.every((m: { role: string }) => ['system', 'user', 'assistant', 'tool'].includes(m.role)));
     assert.ok(json.notLoaded.some((n: { how: string; recover: string }) => n.how === 'folded' || /view_tool_call/.test(n.recover)));

@@ -108,7 +108,7 @@ describe('head: the Task Context and the blocks sent with it', () => {
 describe('the protected block beside the Task Context', () => {
   const block = [
     '## Protected state',
-    'Stated by the user or decided, verbatim with their source records; they override anything a summary says.',
+    'Stated by the user or decided, verbatim with their source records; what the user stated overrides anything a summary says.',
     '### constraint',
     '- Never push to main. (r3)',
     '- Keep the public API stable. (r5, r9)',
@@ -124,7 +124,7 @@ describe('the protected block beside the Task Context', () => {
     assert.doesNotMatch(out, /Keep the public API stable/);
     // Only Constraints count: the same words under another heading are no copy of the rule.
     assert.match(out, /- Do not reformat files you did not change\. \(r7\)/);
-    assert.match(out, /- 2 more rules of the user's, word for word under Constraints in the Task Context above/);
+    assert.match(out, /- 2 more rules of the user's, word for word in the Task Context above/);
     // Other sections keep their lines.
     assert.match(out, /### decision\n- Never push to main\. \(r3\)/);
   });

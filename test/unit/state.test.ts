@@ -34,7 +34,7 @@ describe('protected state', function () {
     // In force under Protected state: listed there, or listed word for word under the Task Context's Constraints with
     // the protected block saying so (one copy of each rule).
     const listed = /## Protected state[\s\S]*### constraint\n- Never run database migrations against the staging cluster\. \(r0\)/.test(context);
-    const pointed = /### Constraints\n(?:- .*\n)*- Never run database migrations against the staging cluster\. \(r0\)[\s\S]*## Protected state[\s\S]*### constraint\n- one more rule of the user's, word for word under Constraints/.test(context);
+    const pointed = /### Constraints\n(?:- .*\n)*- Never run database migrations against the staging cluster\. \(r0\)[\s\S]*## Protected state[\s\S]*### constraint\n- one more rule of the user's, word for word in the Task Context above/.test(context);
     assert.ok(listed || pointed, context.slice(0, 3000));
     assert.ok(s.engine.predicted() <= s.budget.effective);
   });
@@ -260,6 +260,14 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
       .step('', [{ name: 'AskUserQuestion', input: { questions: [{ question: 'Which store?' }] }, output: 'User has answered your questions: "Which store?"="SQLite". You can now continue with the user\'s answers in mind.' }]);
     const decisions = stateOf(b).active().filter((f) => f.type === 'decision');
     assert.deepEqual(decisions.map((f) => [f.writer, f.value]), [['user', 'the user answered "Which store?" → "SQLite"']]);
+  });
+
+  it("the agent's own decisions are shown apart from the user's, as its words that later messages may change", () => {
+    const b = new RecordBuilder()
+      .user("Let's use SQLite instead of Redis for the cache.")
+      .step("I'll use an LRU map instead of a plain object, because entries must expire.");
+    const block = stateOf(b).render(b.records.length);
+    assert.match(block, /### decision\n- Let's use SQLite instead of Redis for the cache\. \(r0\)\n### decision \(the agent's own as of r\d+: later messages may have changed one\)\n- I'll use an LRU map instead of a plain object/);
   });
 
   it("a user's question and the agent's lead-in to options decide nothing; a choice said outright does", () => {

@@ -1122,6 +1122,18 @@ describe('extractive summarizer', () => {
     assert.ok(gone.facts.Deliverables.some((l) => l.key === 'validators/PoIValidator.ts' && /deleted/.test(l.text)), JSON.stringify(gone.facts.Deliverables));
   });
 
+  it("the agent's report of how far the work is holds until its next report", async () => {
+    const b = new RecordBuilder()
+      .user('Implement the profile plan.')
+      .step('We have completed about 60% of the planned implementation, because validation and migration are still missing.')
+      .step('', [{ name: 'Edit', input: { file_path: 'src/shared/validation.ts', old_string: '', new_string: 'export {}' }, output: 'ok' }])
+      .step("Let's review our progress:\n\n1. ✅ Validation\n2. ✅ Migration\n\nAll planned components have been implemented. The changes include better validation.");
+    const state = await foldAll(b);
+    const findings = state.facts.Findings.map((l) => l.text);
+    assert.ok(!findings.some((t) => /about 60%/.test(t)), JSON.stringify(findings));
+    assert.ok(state.facts.Findings.some((l) => /^All planned components have been implemented\.?$/.test(l.text) && l.sources.length === 2), JSON.stringify(state.facts.Findings));
+  });
+
   it('a finding that says what a file lacks is dated by the later write that changed the file', async () => {
     const b = new RecordBuilder()
       .user('Document the tasks command.')
