@@ -23,8 +23,13 @@ export function consoleEvents(b: SummaryBuilder, removed: (paths: string[], reco
     removed(m[1]!.split('\n').flatMap((line) => shellRemovals(line)), record);
   }
   let committed: string | undefined;
-  for (const m of output.matchAll(/^Commit ([0-9a-f]{7,40}) (.+)$/gm)) {
-    committed = `committed ${m[1]}: "${said(m[2]!)}"`;
+  for (const m of output.matchAll(/^(Committing .+ before applying edits\.?\r?\n)?Commit ([0-9a-f]{7,40}) (.+)$/gm)) {
+    // "Committing x before applying edits." then "Commit …": the user's own changes, saved before aider edits the file.
+    if (m[1]) {
+      addStatement(b, 'Decisions', { text: `committed ${m[2]}: "${said(m[3]!)}" (the user's uncommitted changes, before aider's edit)`, sources, priority: 2 }, 'exact');
+      continue;
+    }
+    committed = `committed ${m[2]}: "${said(m[3]!)}"`;
     addStatement(b, 'Decisions', { text: committed, sources, priority: 2 }, 'exact');
   }
   const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);

@@ -420,11 +420,12 @@ const DISPUTED_WITHIN_RECORDS = 3;
 
 /**
  * The user says the change the agent just reported did not take ("it's not opening a new tab", "still get the
- * error"): what that report said it changed ("The key changes are: add `newWindow.focus()`…") and its claims
- * that it works ("This will now only open the new tab…") were not so. Each moves to Ruled out with the user's
+ * error", "you seem to be editing the wrong files"): what that report said it changed ("The key changes are: add
+ * `newWindow.focus()`…") and its claims that it works ("This will now only open the new tab…", anywhere in its turn
+ * since `turnStart`, the user's message before) were not so. Each moves to Ruled out with the user's
  * words (`words`, their message at `record`), so the next attempt knows that approach did not work.
  */
-export function disputeClaims(b: SummaryBuilder, words: string, record: number): void {
+export function disputeClaims(b: SummaryBuilder, words: string, record: number, turnStart = record - DISPUTED_WITHIN_RECORDS): void {
   // The user may quote the claim they dispute ("> I need to edit files in the main workspace… no, that's the
   // opposite of whats true"): then their own words are the reply, and the line that says what they quoted goes.
   const { own, quoted } = splitQuoted(words);
@@ -437,9 +438,12 @@ export function disputeClaims(b: SummaryBuilder, words: string, record: number):
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const latest = Math.max(...line.sources);
-      if (line.origin === 'exact' || latest >= record || latest < record - DISPUTED_WITHIN_RECORDS) continue;
+      // A claim that it works, anywhere in the agent's turn since the user last spoke (`turnStart`); what the report
+      // said it changed, in its closing records only.
+      const claim = section === 'Findings' && SUCCESS_CLAIM.test(line.text);
+      if (line.origin === 'exact' || latest >= record || latest < (claim ? Math.min(turnStart, record - DISPUTED_WITHIN_RECORDS) : record - DISPUTED_WITHIN_RECORDS)) continue;
       // What the report said it changed (Decisions) or that it now works (a claim among Findings), or what was quoted.
-      const disputed = claims.length ? claims.some((c) => sameStatement(c, statementText(line.text))) : section === 'Decisions' || SUCCESS_CLAIM.test(line.text);
+      const disputed = claims.length ? claims.some((c) => sameStatement(c, statementText(line.text))) : section === 'Decisions' || claim;
       if (!disputed) continue;
       lines.splice(i--, 1);
       // Under its own key, unless another line holds it (a rule of the user's about the same subject): never merged into that.

@@ -166,7 +166,7 @@ export class Fold {
         // A next step the agent stated before this ask is overtaken by it; one stated since will say what comes next.
         this.stated.sentence = undefined;
       }
-      disputeClaims(this.b, split.words, part.record);
+      disputeClaims(this.b, split.words, part.record, this.b.requests.at(-2)?.record);
       this.question = undefined;
       // A failure, the last command or change, of what the user has since asked past is not the state now (Ruled out keeps a failure).
       if (/^(?:blocked:|last command |last change(?:: | committed ))/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';

@@ -63,12 +63,10 @@ export interface Conflict {
   readonly rule: string;
 }
 
-const PERMISSION = /\b(you (?:may|can)|(?:is|are) allowed to|feel free to|go ahead and|you have permission to)\b/i;
+/** A standing permission; "go ahead and commit it" consents to one step (the request log keeps it), unless it says for how long. */
+const PERMISSION = /\b(?:you (?:may|can)|(?:is|are) allowed to|feel free to|you have permission to)\b|\bgo ahead and\b.*\b(?:always|whenever|without asking|any ?time|from now on)\b/i;
 const PREFERENCE = /\b(I prefer|I'd prefer|prefer(?:ably)?|I like)\b/i;
-/**
- * What marks work open in the agent's words. TODO and FIXME count as labels ("TODO: add tests", "FIXME — flaky"), not as
- * names ("update the TODO list", "Status: TODO", "Teraz zaktualizuję TODO listę").
- */
+/** What marks work open in the agent's words: TODO and FIXME as labels ("TODO: add tests"), not as names ("the TODO list"). */
 const OPEN_MARKER = /\b(?:TODO|FIXME)\s*[:—–(-]|\b(still (?:need|needs|to be|has to|have to)|remaining:|not yet|to be tested|open question|pending:|left to do|follow[- ]up:)/i;
 const RULE_IN_TEXT = /\b(from now on|always|never|you must|must not|do not|don't)\b/i;
 const DECISION = CHOICE_CUE;

@@ -262,6 +262,12 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     assert.deepEqual(decisions.map((f) => [f.writer, f.value]), [['user', 'the user answered "Which store?" → "SQLite"']]);
   });
 
+  it('a standing permission is kept; consent to one step is the request, not a permission', () => {
+    const b = new RecordBuilder().user('go ahead and commit the new pr.md').step('Committed.').user('You may run the migrations on staging. Go ahead and fix lint errors without asking.');
+    const permissions = stateOf(b).active().filter((f) => f.type === 'permission').map((f) => f.value);
+    assert.deepEqual(permissions, ['You may run the migrations on staging.', 'Go ahead and fix lint errors without asking.']);
+  });
+
   it("the agent's own decisions are shown apart from the user's, as its words that later messages may change", () => {
     const b = new RecordBuilder()
       .user("Let's use SQLite instead of Redis for the cache.")

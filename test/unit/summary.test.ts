@@ -1156,6 +1156,10 @@ describe('extractive summarizer', () => {
       ]);
     const state = await foldAll(b);
     assert.equal(state.current.status, 'last change committed 9a6175d: "feat: add DAG scaffolding"');
+    // What aider commits of the user's own changes before it edits is theirs, and no end of its turn.
+    const before = await foldAll(new RecordBuilder().user('Reorder the lists.').step('', [{ name: 'aider', input: {}, output: 'Committing CONVENTIONS.md before applying edits.\nCommit 969d455 docs: Add TypeScript coding conventions' }]));
+    assert.deepEqual(before.facts.Decisions.map((l) => l.text), ['committed 969d455: "docs: Add TypeScript coding conventions" (the user\'s uncommitted changes, before aider\'s edit)']);
+    assert.match(before.current.next, /^continue request #1/);
     assert.match(state.current.next, /^wait for the user's next request/);
     // Edits not committed yet are work under way.
     const open = await foldAll(new RecordBuilder().user('Create dist/dags/index.js.').step('', [{ name: 'edit_file', input: { path: 'dist/dags/index.js', search: '', replace: 'x' }, output: 'Applied edit to dist/dags/index.js' }]));
@@ -1349,6 +1353,20 @@ describe('the Task Context as a digest', () => {
     const lines = everyLine(await fold(b));
     assert.ok(!lines.some((t) => /API Error|OAuth|login|No response/.test(t)), JSON.stringify(lines));
     assert.ok(lines.some((t) => /`lan_drop_leaked_dns` drops every DNS query/.test(t)), JSON.stringify(lines));
+  });
+
+  it("the user disputing the agent's turn moves its claims that it works, made anywhere in that turn, to Ruled out", async () => {
+    const b = new RecordBuilder()
+      .user('Fix the pr command so it lists only the branch commits.')
+      .step('The `pr` command now works as intended and lists only the commits unique to the branch.')
+      .step('', [{ name: 'Bash', input: { command: 'git status' }, output: 'On branch task#004' }])
+      .step('', [{ name: 'Bash', input: { command: 'git add process/tasks/004/pr.md' }, output: '' }])
+      .step('', [{ name: 'Bash', input: { command: 'git log --oneline -2' }, output: 'd3bcc4a update pr' }])
+      .step('Staged and committed the new pr.md.')
+      .user('you seem to be editing the wrong files');
+    const s = await foldAll(b);
+    assert.ok(s.facts['Ruled out'].some((l) => /now works as intended.* — not so, the user \(r\d+\): "you seem to be editing the wrong files"/.test(l.text)), JSON.stringify(s.facts));
+    assert.ok(!s.facts.Findings.some((l) => /now works as intended/.test(l.text)));
   });
 
   it('the user saying the reported change did not take moves what the report changed and claimed to Ruled out', async () => {
