@@ -24,13 +24,10 @@ export function consoleEvents(b: SummaryBuilder, removed: (paths: string[], reco
   }
   let committed: string | undefined;
   for (const m of output.matchAll(/^(Committing .+ before applying edits\.?\r?\n)?Commit ([0-9a-f]{7,40}) (.+)$/gm)) {
-    // "Committing x before applying edits." then "Commit …": the user's own changes, saved before aider edits the file.
-    if (m[1]) {
-      addStatement(b, 'Decisions', { text: `committed ${m[2]}: "${said(m[3]!)}" (the user's uncommitted changes, before aider's edit)`, sources, priority: 2 }, 'exact');
-      continue;
-    }
-    committed = `committed ${m[2]}: "${said(m[3]!)}"`;
-    addStatement(b, 'Decisions', { text: committed, sources, priority: 2 }, 'exact');
+    const line = `committed ${m[2]}: "${said(m[3]!)}"`;
+    addStatement(b, 'Decisions', { text: line, sources, priority: 2 }, 'exact');
+    // "Committing x before applying edits." then "Commit …": the user's own changes, saved before aider edits; no end of its turn.
+    if (!m[1]) committed = line;
   }
   const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);
   if (undo) {

@@ -94,7 +94,7 @@ export const MISTAKEN_INSTEAD =
   /\b(?:incorrectly|mistakenly|accidentally|wrongly|erroneously|only)\s+\w+(?:ed|ing)\b[^.]*\b(?:instead of|rather than)\b|^(?:it (?:looks|seems|appears) (?:like|that|as if)|apparently|looks like)\b[^.]*\b(?:instead of|rather than)\b/i;
 
 /** A lead-in to what follows ("To improve the file, we can make the following changes", "Here's how:"): no statement of its own. */
-export const LEAD_IN = /\b(?:the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands)|here (?:are|is|'s) (?:your |the |some |a few |my |two |three |several )?(?:options?|choices|alternatives|approaches|next steps|steps|suggestions|possibilities))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
+export const LEAD_IN = /\b(?:(?:i|we)(?: would|'d)? (?:say|note|add|summari[sz]e|answer)|the following(?: \w+){0,3}|as follows|below|these (?:changes|steps|files|commands)|here (?:are|is|'s) (?:your |the |some |a few |my |two |three |several )?(?:options?|choices|alternatives|approaches|next steps|steps|suggestions|possibilities))\s*:?\s*$|^to \w+[^,]{0,120}, (?:we|i|you|let's) (?:can|need to|will|should|must|'ll)\b[^.]*(?::|\bneed to)?\s*$|^(?:here(?:'s| is| are)|this is) (?:how|what|why|the plan)\b/i;
 
 /**
  * A connective or an interjection that opens a sentence ("Specifically,",

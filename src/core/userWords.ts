@@ -8,7 +8,7 @@
 import { classifySentence, isRuleSentence, looksLikeCode, looksLikeLog, ruleKind, sentencesOf } from './classify';
 import { withInFileAsks } from './aiderWatch';
 import { OBJECTED, REPROACH, RULE_CLAUSE, RULE_MODAL } from './cues';
-import { statementOf, subjectKey } from './digest';
+import { handles, statementOf, subjectKey } from './digest';
 import { AGENT_SUMMARY_TRAILER, askText, splitQuoted, splitUserText, type QuotedText, type UserText } from './harness';
 import type { Redactor } from './redact';
 import { choiceText, resolveReply } from './shortReplies';
@@ -111,6 +111,17 @@ export function onlyRules(words: string): boolean {
 /** A rule that leaves its verb's object to the sentence before it: "you should be", "you must", "always do". */
 const ELLIPTICAL_RULE = /^(?:\S+\s+){0,2}\S+[.!]?$/;
 
+/**
+ * A short rule whose object is what the sentence before it named ("In CONVENTIONS.md, reorder the lists. DO NOT
+ * CHANGE the contents.", "why did you delete it? don't do that again"): kept with that sentence, or it reads as a
+ * rule for the whole session.
+ */
+const REFERRING_RULE = /\b(?:it|them|this|that|those|these|the (?:contents?|file|files|lists?|order|rest|same|text|wording|code|items?))\b/i;
+const REFERRING_RULE_MAX_WORDS = 8;
+/** A rule that says it holds from now on ("from now on, always ask before merging them") sets its own reach. */
+const STANDING_RULE = /^(?:from now on|going forward|in (?:the )?future|henceforth|always|never)\b/i;
+const REFERRED_MAX_CHARS = 160;
+
 /** A full stop a user typed before a lower-case sentence ("no, do not clean it up. look at this error"), not after an abbreviation. */
 const LOWER_CASE_STOP = /(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig|ca)\.)(?<=[a-z0-9)"'`][.!?])\s+(?=[a-z])/;
 
@@ -141,7 +152,8 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
     previous = said;
     if (said.length < 6 || looksLikeCode(said) || looksLikeLog(said) || !isRuleSentence(said)) continue;
     // An answer to the user's own question says its rule with it ("are you in the session repo? you should be").
-    const sentence = ELLIPTICAL_RULE.test(said) && before.endsWith('?') ? `${before} ${said}` : said;
+    const refers = before !== '' && before.length <= REFERRED_MAX_CHARS && said.split(/\s+/).length <= REFERRING_RULE_MAX_WORDS && REFERRING_RULE.test(said) && !STANDING_RULE.test(said) && handles(said).length === 0 && !isRuleSentence(before);
+    const sentence = (ELLIPTICAL_RULE.test(said) && before.endsWith('?')) || refers ? `${before} ${said}` : said;
     const safety = PROHIBITIVE.test(sentence) && SAFETY_PATTERN.test(sentence);
     // "you're editing in the main workspace" states the opposite of its rule: it is kept as what the user objected to.
     const reproach = REPROACH.test(said) && !RULE_MODAL.test(said) && !RULE_CLAUSE.test(said);

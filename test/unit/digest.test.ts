@@ -113,6 +113,9 @@ describe('sentence classes', () => {
     // A command run, said as a decision, is a step; a choice of approach said so is a decision.
     assert.equal(agent("Following the `dependencies.sh` failure, I've decided to execute `create_tree_sitter_configs.sh`."), 'process');
     assert.equal(agent("I've decided to proceed with the direct replacement of the typescript dependencies in the TOML file."), 'decision');
+    // A lead-in to a list of the agent's answer says nothing until its items: "…, I would say:".
+    assert.equal(agent('Since you asked if the work for task #027 is complete, I would say:'), 'other');
+    assert.equal(agent('I would say the parser handles both formats.'), 'finding');
     // Which part it takes on first is the order of its work, not a choice between ways.
     assert.equal(agent("I've decided to tackle the `extern \"C\"` block modification in `build.rs` first, introducing the necessary `unsafe` keyword."), 'process');
     assert.equal(agent('Let me check the current directory and then switch to the session directory'), 'process');

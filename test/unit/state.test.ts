@@ -192,6 +192,9 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     // A rule that answers the user's own question keeps the question: "you should be" alone says nothing.
     const answered = stateOf(new RecordBuilder().user('are you currently in the session repo? you should be'));
     assert.deepEqual(answered.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['are you currently in the session repo? you should be']);
+    // A short rule about what the sentence before it named keeps that sentence: alone it would bind the whole session.
+    const scoped = stateOf(new RecordBuilder().user('In CONVENTIONS.md, reorder the lists. DO NOT CHANGE the contents.').user('Fix the tests. Never touch the migrations folder.'));
+    assert.deepEqual(scoped.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['In CONVENTIONS.md, reorder the lists. DO NOT CHANGE the contents.', 'Never touch the migrations folder.']);
     const goals = state.active().filter((f) => f.type === 'goal').map((f) => f.value);
     assert.deepEqual(goals, [ask, 'Now the importer, too.'], 'a goal is the whole ask, not its first sentence');
     const long = `Please port the exporter. ${'It has many parts that all need care. '.repeat(20)}`;

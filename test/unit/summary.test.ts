@@ -1156,9 +1156,9 @@ describe('extractive summarizer', () => {
       ]);
     const state = await foldAll(b);
     assert.equal(state.current.status, 'last change committed 9a6175d: "feat: add DAG scaffolding"');
-    // What aider commits of the user's own changes before it edits is theirs, and no end of its turn.
+    // What aider commits of the user's own changes before it edits is no end of its turn.
     const before = await foldAll(new RecordBuilder().user('Reorder the lists.').step('', [{ name: 'aider', input: {}, output: 'Committing CONVENTIONS.md before applying edits.\nCommit 969d455 docs: Add TypeScript coding conventions' }]));
-    assert.deepEqual(before.facts.Decisions.map((l) => l.text), ['committed 969d455: "docs: Add TypeScript coding conventions" (the user\'s uncommitted changes, before aider\'s edit)']);
+    assert.deepEqual(before.facts.Decisions.map((l) => l.text), ['committed 969d455: "docs: Add TypeScript coding conventions"']);
     assert.match(before.current.next, /^continue request #1/);
     assert.match(state.current.next, /^wait for the user's next request/);
     // Edits not committed yet are work under way.
