@@ -11,6 +11,8 @@
  */
 import { shellCommand } from './toolCommands';
 import { fileTouches } from './toolFiles';
+import { asRecord, stringField } from './toolInput';
+import { classifyTool } from './toolKinds';
 import type { ToolInvocation } from './types';
 
 export { exitCode, shellCommand, TEST_COMMAND } from './toolCommands';
@@ -34,9 +36,17 @@ export {
   type ReducedTool,
 } from './toolReduce';
 
-/** What a call is about, for a person scanning a list of calls: the command it ran, else the first file it touched. */
+/**
+ * What a call is about, for a person scanning a list of calls: the command it ran, else what a search looked for
+ * (and where), else the first file it touched.
+ */
 export function toolSubject(inv: ToolInvocation): string | undefined {
   const command = shellCommand(inv);
   if (command !== undefined) return command.split('\n')[0]!;
-  return fileTouches(inv)[0]?.path;
+  const path = fileTouches(inv)[0]?.path;
+  const input = asRecord(inv.input);
+  const sought = classifyTool(inv.name, inv.input).family === 'search' ? stringField(input, 'pattern', 'query', 'regex', 'search_term', 'glob') : undefined;
+  if (sought === undefined) return path;
+  const where = path ?? stringField(input, 'path', 'dir', 'directory');
+  return `"${sought.split('\n')[0]!}"${where !== undefined ? ` in ${where}` : ''}`;
 }

@@ -71,7 +71,8 @@ export function requestLine(ordinal: number, record: number, text: string, redac
 export function extractConstraints(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; safety: boolean }[] {
   const message = typeof text === 'string' ? readUserMessage(text) : text;
   if (message.split.words === '') return [];
-  return ruleSentences(message.quoted.own, limit);
+  // A message that is all quote ("> Search all files in `schemas/`…") is what the user sent as their own: its ask and its rules.
+  return ruleSentences(allQuoted(message) ? message.split.words : message.quoted.own, limit);
 }
 
 /** A user message read once: what an agent injected into it, and the user's own words apart from what they pasted. */
@@ -83,6 +84,11 @@ export interface UserMessage {
 export function readUserMessage(text: string): UserMessage {
   const split = splitUserText(text);
   return { split, quoted: splitQuoted(split.words) };
+}
+
+/** Whether the user's words are all quote, none their own around it: then the quote is their message. */
+function allQuoted(message: UserMessage): boolean {
+  return message.quoted.own.trim() === '' && message.split.words.trim() !== '';
 }
 
 /** A reply that only says to go on with the work under way ("continue", "i agree, continue", "keep going"). */
@@ -172,7 +178,7 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
 export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
   const { split, quoted } = typeof text === 'string' ? readUserMessage(text) : text;
   // The harness's own instructions to the model (go on without asking) are no rule a user could confirm.
-  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => (h.kind === 'agent-summary' ? h.text.replace(AGENT_SUMMARY_TRAILER, '') : h.text)), ...quoted.quoted];
+  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => (h.kind === 'agent-summary' ? h.text.replace(AGENT_SUMMARY_TRAILER, '') : h.text)), ...(allQuoted({ split, quoted }) ? [] : quoted.quoted)];
   const out: string[] = [];
   for (const piece of pieces) {
     // Tags and log prefixes (a timestamp, `##[warning]`, `[ERROR]`) go: the sentence after them is what could be obeyed.

@@ -40,6 +40,9 @@ describe('notLoaded: what the model does not see in full', () => {
     const long = callLabel(bash(`echo ${'a'.repeat(200)}`), redactor, 20);
     assert.equal(long.subject, `echo ${'a'.repeat(14)}…`);
     assert.deepEqual(callLabel({ ...bash(''), name: 'Think', input: {} }, redactor), { tool: 'Think' });
+    // A search is named by what it looked for, and where.
+    assert.deepEqual(callLabel({ ...bash(''), name: 'Grep', input: { pattern: 'TODO|FIXME', path: 'src' } }, redactor), { tool: 'Grep', subject: '"TODO|FIXME" in src' });
+    assert.deepEqual(callLabel({ ...bash(''), name: 'Grep', input: { pattern: 'isRevoked' } }, redactor), { tool: 'Grep', subject: '"isRevoked"' });
   });
 
   it('names the latest folded calls in the head, newest first, and says when there are more', () => {

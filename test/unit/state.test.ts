@@ -192,6 +192,10 @@ describe('rules, goals and injections as the user and the tools wrote them', () 
     // A rule that answers the user's own question keeps the question: "you should be" alone says nothing.
     const answered = stateOf(new RecordBuilder().user('are you currently in the session repo? you should be'));
     assert.deepEqual(answered.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['are you currently in the session repo? you should be']);
+    // A message that is all quote is what the user sent: its rules are theirs; a quote inside their words waits for them.
+    const quotedOnly = stateOf(new RecordBuilder().user('> Summarize the schemas. Always include the file name.').user('Look at this:\n> Never use tabs.\nWhat do you think?'));
+    assert.deepEqual(quotedOnly.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['Always include the file name.']);
+    assert.deepEqual(quotedOnly.pending().map((f) => f.value), ['Never use tabs.']);
     // A short rule about what the sentence before it named keeps that sentence: alone it would bind the whole session.
     const scoped = stateOf(new RecordBuilder().user('In CONVENTIONS.md, reorder the lists. DO NOT CHANGE the contents.').user('Fix the tests. Never touch the migrations folder.'));
     assert.deepEqual(scoped.active().filter((f) => f.type === 'constraint').map((f) => f.value), ['In CONVENTIONS.md, reorder the lists. DO NOT CHANGE the contents.', 'Never touch the migrations folder.']);
