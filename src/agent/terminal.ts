@@ -16,6 +16,13 @@ import { plainTerminalText, type CommandRunner, type Ending } from './tools/comm
 
 /** How long a new terminal may take to report its shell integration. */
 const INTEGRATION_WAIT_MS = 5_000;
+/**
+ * After a new terminal reports its shell integration, how long its shell is given to finish drawing the first
+ * prompt. Integration turns on as the prompt starts; a command sent before the prompt is complete is typed into
+ * it (`root@vm:/tmp/ck-vscecho …`), runs, and is never reported as an execution: the turn would wait for the
+ * command's timeout. No event says the prompt is complete, so the wait is bounded and once per terminal.
+ */
+const FIRST_PROMPT_SETTLE_MS = 750;
 /** After Ctrl+C, how long the command has to stop before its terminal is closed. */
 const INTERRUPT_GRACE_MS = 2_000;
 /** After the execution ends, how long the last output may take to arrive. */
@@ -114,6 +121,7 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
       terminal.dispose();
       return undefined;
     }
+    await delay(FIRST_PROMPT_SETTLE_MS);
     return terminal;
   }
 
