@@ -112,9 +112,9 @@ export function sameAttempt(failed: string, worked: string): boolean {
   };
   const paths = (cmd: string): string => [...new Set(words(cmd).filter(isPathWord))].sort().join(' ');
   const [a, b] = [lead(failed), lead(worked)];
-  const [short, long, longCmd] = a.length <= b.length ? [a, b, worked] : [b, a, failed];
-  const otherWords = words(longCmd === failed ? worked : failed);
-  // One lead may stop at a flag the other lacks (`git push -u origin`): the words it did not reach are still in the command.
-  const sameLead = short.every((w, i) => long[i] === w) && long.slice(short.length).every((w) => otherWords.includes(w));
+  const [short, long, shortCmd] = a.length <= b.length ? [a, b, failed] : [b, a, worked];
+  // One lead may stop at a flag the other lacks (`git push -u origin`): the words it did not reach are still in its command.
+  const reached = words(shortCmd);
+  const sameLead = short.every((w, i) => long[i] === w) && long.slice(short.length).every((w) => reached.includes(w));
   return sameLead && paths(failed) === paths(worked);
 }

@@ -549,14 +549,16 @@ export class ProtectedState {
     if (shown.length === 0 && pending.length === 0 && withdrawn.length === 0) return '';
     const out = ['## Protected state', 'Stated by the user or decided, verbatim with their source records; what the user stated overrides anything a summary says.'];
     const asOf = coverageEnd < Number.MAX_SAFE_INTEGER ? ` as of r${coverageEnd - 1}` : '';
+    const section = (heading: string, facts: readonly Fact[]): void => {
+      if (facts.length) out.push(heading, ...facts.map((f) => `- ${f.value} (${f.sources.slice(0, 3).map((s) => `r${s}`).join(', ')}${f.version > 1 && f.reason !== 'repeated' ? `; v${f.version}, ${f.reason}` : ''})`));
+    };
     // The agent's own decisions are its words, not the user's: they do not override, and later messages may change them.
-    for (const [type, agents] of FACT_TYPES.flatMap((type): [FactType, boolean][] => (type === 'decision' ? [[type, false], [type, true]] : [[type, false]]))) {
-      const facts = shown.filter((f) => f.type === type && (type !== 'decision' || (f.writer === 'model' && !this.userActs.has(f.id)) === agents));
-      if (facts.length === 0) continue;
+    const agents = (f: Fact): boolean => f.type === 'decision' && f.writer === 'model' && !this.userActs.has(f.id);
+    for (const type of FACT_TYPES) {
+      const facts = shown.filter((f) => f.type === type);
       // Open at the fold: a todo update or a report in the messages after the head may have settled one since.
-      const note = type === 'open_issue' ? ` (${asOf.trim() || 'as of now'}: the messages below may settle one)` : agents ? ` (the agent's own${asOf}: later messages may have changed one)` : '';
-      out.push(`### ${type.replace('_', ' ')}${note}`);
-      for (const f of facts) out.push(`- ${f.value} (${f.sources.slice(0, 3).map((s) => `r${s}`).join(', ')}${f.version > 1 && f.reason !== 'repeated' ? `; v${f.version}, ${f.reason}` : ''})`);
+      section(`### ${type.replace('_', ' ')}${type === 'open_issue' ? ` (${asOf.trim() || 'as of now'}: the messages below may settle one)` : ''}`, facts.filter((f) => !agents(f)));
+      section(`### decision (the agent's own${asOf}: later messages may have changed one)`, facts.filter(agents));
     }
     if (withdrawn.length) {
       out.push('### withdrawn by the user (NO LONGER in force, whatever the summary or earlier messages say)');

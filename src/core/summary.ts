@@ -438,6 +438,18 @@ export function renderFacts(state: SummaryState): string[] {
  * Current state, the coverage — comes last.
  */
 export function renderSummary(state: SummaryState): string {
+  // States are immutable (see SummaryLineCounter): a fold's state is rendered once for the head, its count, the
+  // protected block's check against it and the retrieval block's.
+  const known = rendered.get(state);
+  if (known !== undefined) return known;
+  const text = renderState(state);
+  rendered.set(state, text);
+  return text;
+}
+
+const rendered = new WeakMap<SummaryState, string>();
+
+function renderState(state: SummaryState): string {
   const out: string[] = [TASK_CONTEXT_HEADING, HEAD_NOTE];
   if (state.root) out.push(`Paths are relative to the workspace ${state.root}`);
   if (state.layout) {
