@@ -171,8 +171,9 @@ const RULE_SECTIONS = new Set(['### constraint', '### preference']);
  * The protected block without the user's rules the Task Context (`summary`,
  * as rendered) already shows word for word under Constraints: each rule once
  * (a session that pasted a prompt of 27 rules sent each twice). One line says
- * where they are, so they keep their force; a rule the summary shortened or
- * dropped stays here whole.
+ * where they are, so they keep their force, when it is shorter than the rules
+ * it stands for; a rule the summary shortened or dropped, or one the user
+ * corrected since (`; v2, corrected by the user`), stays here whole.
  */
 export function withoutRepeatedRules(block: string, summary: string): string {
   if (!block.startsWith('## Protected state')) return block;
@@ -185,26 +186,19 @@ export function withoutRepeatedRules(block: string, summary: string): string {
   }
   if (said.size === 0) return block;
   const out: string[] = [];
-  let section = '';
-  let left = 0;
-  const note = (): void => {
-    if (left) out.push(`- ${left === 1 ? 'one more rule' : `${left} more rules`} of the user's, word for word in the Task Context above (under Constraints, or marked [Constraints] at a later fold): in force as if listed here`);
-    left = 0;
+  let section: string[] = [];
+  // A section's repeated rules give way to one line that says where they are, when that line is the shorter.
+  const close = (): void => {
+    const repeated = RULE_SECTIONS.has(section[0] ?? '') ? section.filter((line) => said.has(/^- (.*) \(r\d+(?:, r\d+)*\)$/.exec(line)?.[1] ?? '\n')) : [];
+    const pointer = `- ${repeated.length === 1 ? 'one more rule' : `${repeated.length} more rules`} of the user's, word for word in the Task Context above (under Constraints, or marked [Constraints] at a later fold): in force as if listed here`;
+    out.push(...(repeated.join('\n').length > pointer.length ? [...section.filter((line) => !repeated.includes(line)), pointer] : section));
+    section = [];
   };
   for (const line of block.split('\n')) {
-    if (line.startsWith('### ')) {
-      note();
-      section = line;
-    }
-    // Only a rule as the user stated it: one they corrected or pinned since (`; v2, corrected by the user`) shows here.
-    const stated = /^- (.*) \(r\d+(?:, r\d+)*\)$/.exec(line);
-    if (RULE_SECTIONS.has(section) && stated && said.has(stated[1]!)) {
-      left++;
-      continue;
-    }
-    out.push(line);
+    if (line.startsWith('### ')) close();
+    section.push(line);
   }
-  note();
+  close();
   return out.join('\n');
 }
 

@@ -60,8 +60,8 @@ describe('context-keeper CLI', function () {
     assert.ok(json.compactions.length >= 2);
     assert.deepEqual(Object.keys(json.summary), ['Requests', 'Deliverables', 'Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived', 'Current state']);
     assert.match(json.summary.Requests[0], /Port the parser to TypeScript\. Never change the public API\./);
-    // The rule, once: word for word under Constraints, and the protected block saying it is in force there.
-    assert.match(json.messages[0].content, /### Constraints\n- Never change the public API\. \(r0\)[\s\S]*## Protected state\n[\s\S]*### constraint\n- one more rule of the user's, word for word in the Task Context above/);
+    // A short rule stays in the protected block: a line pointing to its copy under Constraints would be the longer.
+    assert.match(json.messages[0].content, /### Constraints\n- Never change the public API\. \(r0\)[\s\S]*## Protected state\n[\s\S]*### constraint\n- Never change the public API\. \(r0\)/);
     assert.match(json.messages[0].content, /## Evidence not loaded\n[\s\S]*view_tool_call\("call_\d+"\): Read src\/part\d+\.ts \(folded, r\d+\)/);
     assert.ok(json.messages.every((m: { role: string }) => ['system', 'user', 'assistant', 'tool'].includes(m.role)));
     assert.ok(json.notLoaded.some((n: { how: string; recover: string }) => n.how === 'folded' || /view_tool_call/.test(n.recover)));
@@ -84,7 +84,7 @@ describe('context-keeper CLI', function () {
     assert.ok(history && sent && Number(sent.replace(/,/g, '')) < Number(history.replace(/,/g, '')), result);
     assert.ok(text1.out.indexOf('Kept word for word') < text1.out.indexOf('## Task Context'));
     // What it says is kept word for word is below: the head as sent (protected state included), then the recent messages.
-    assert.match(text1.out, /### Constraints\n- Never change the public API\. \(r0\)[\s\S]*## Protected state\n[\s\S]*- one more rule of the user's/);
+    assert.match(text1.out, /## Protected state\n[\s\S]*- Never change the public API\. \(r0\)/);
     const recent = /## Recent messages, as they happened \((\d+); whole in --json\)\n((?:- \[.*\n?)+)/.exec(text1.out);
     assert.ok(recent, 'the recent messages are listed');
     const json1 = JSON.parse((await cli('project', file, '--window', '12000', '--reserve', '1000', '--json')).out);

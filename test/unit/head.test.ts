@@ -110,32 +110,35 @@ describe('the protected block beside the Task Context', () => {
     '## Protected state',
     'Stated by the user or decided, verbatim with their source records; what the user stated overrides anything a summary says.',
     '### constraint',
-    '- Never push to main. (r3)',
-    '- Keep the public API stable. (r5, r9)',
+    '- Never push to main, not even a one-line fix: open a pull request and wait for the review. (r3)',
+    '- Keep the public API of the exporter stable: no renamed export, no changed signature, no removed option. (r5, r9)',
     '- Do not reformat files you did not change. (r7)',
     '### decision',
-    '- Never push to main. (r3)',
+    '- Never push to main, not even a one-line fix: open a pull request and wait for the review. (r3)',
   ].join('\n');
 
   it('does not repeat a rule the Task Context shows word for word under Constraints, and says where it is', () => {
-    const summary = ['## Task Context', '### Constraints', '- Never push to main. (r3)', '- Keep the public API stable. (r5, r9)', '### Findings', '- Do not reformat files you did not change. (r7)'].join('\n');
+    const summary = ['## Task Context', '### Constraints', '- Never push to main, not even a one-line fix: open a pull request and wait for the review. (r3)', '- Keep the public API of the exporter stable: no renamed export, no changed signature, no removed option. (r5, r9)', '### Findings', '- Do not reformat files you did not change. (r7)'].join('\n');
     const out = withoutRepeatedRules(block, summary);
     assert.doesNotMatch(out, /### constraint\n- Never push to main/);
-    assert.doesNotMatch(out, /Keep the public API stable/);
+    assert.doesNotMatch(out, /Keep the public API of the exporter stable/);
     // Only Constraints count: the same words under another heading are no copy of the rule.
     assert.match(out, /- Do not reformat files you did not change\. \(r7\)/);
     assert.match(out, /- 2 more rules of the user's, word for word in the Task Context above/);
     // Other sections keep their lines.
-    assert.match(out, /### decision\n- Never push to main\. \(r3\)/);
+    assert.match(out, /### decision\n- Never push to main, not even a one-line fix: open a pull request and wait for the review\. \(r3\)/);
   });
 
   it('finds rules added at a later fold, and leaves the block whole when the summary shortened a rule', () => {
     // A rule the user corrected since stays here, whatever the summary says.
     const corrected = block.replace('- Do not reformat files you did not change. (r7)', '- Do not reformat files you did not change. (r7; v2, corrected by the user)');
     assert.match(withoutRepeatedRules(corrected, '### Constraints\n- Do not reformat files you did not change. (r7)'), /Do not reformat files you did not change\. \(r7; v2, corrected by the user\)/);
-    const later = withoutRepeatedRules(block, ['## Task Context', '### Added at later folds (newest last)', '- [Constraints] Never push to main. (r3)'].join('\n'));
-    assert.match(later, /- one more rule of the user's/);
-    const shortened = ['## Task Context', '### Constraints', '- Never push… (r3)'].join('\n');
+    const later = withoutRepeatedRules(block, ['## Task Context', '### Added at later folds (newest last)', '- [Constraints] Never push to main, not even a one-line fix: open a pull request and wait for the review. (r3)', '- [Constraints] Keep the public API of the exporter stable: no renamed export, no changed signature, no removed option. (r5, r9)'].join('\n'));
+    assert.match(later, /- 2 more rules of the user's/);
+    // A rule shorter than the line that would point to it stays here: the pointer would cost more than it saves.
+    const short = '## Protected state\n### constraint\n- Never push to main. (r3)';
+    assert.equal(withoutRepeatedRules(short, '### Constraints\n- Never push to main. (r3)'), short);
+    const shortened = ['## Task Context', '### Constraints', '- Never push to main… (r3)'].join('\n');
     assert.equal(withoutRepeatedRules(block, shortened), block);
     assert.equal(withoutRepeatedRules('## Workspace rules\n- Never push to main. (r3)', '### Constraints\n- Never push to main. (r3)'), '## Workspace rules\n- Never push to main. (r3)');
   });
