@@ -8,7 +8,7 @@ import type { AppendEvent } from './parts';
 import { callFailed, quotedSnippet } from './toolResults';
 import { aiderAppliedEdits, classifyTool, fileTouches, samePathKey, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { forwardSlashes } from './paths';
+import { endsWithPath, forwardSlashes, rooted } from './paths';
 
 /** Extensions that make a bare name in prose a file (`cell.py`, `README.md`). */
 const FILE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc';
@@ -285,7 +285,7 @@ export class ArtifactIndex {
       const shown = this.redactor.containsSecret(raw.path) ? this.redactor.redact(raw.path).text : raw.path;
       // One file named by its absolute path and by a relative one is one entry.
       const base = baseName(shown);
-      const path = this.byPath.has(shown) ? shown : knownPathOf(shown, this.byBase.get(base) ?? []);
+      const path = this.byPath.has(shown) ? shown : this.resolve(shown, base, touched);
       const touch = { ...raw, path };
       touched.push(touch.path);
       let entry = this.byPath.get(touch.path);
@@ -311,6 +311,37 @@ export class ArtifactIndex {
       }
     }
     return touched;
+  }
+
+  /**
+   * The entry a path not yet in the index belongs to (see knownPathOf). A file one call names in part
+   * (`ClineProvider.ts`, `session/get.ts`: an export's rendered edit) and another by a longer path ending in it is
+   * one entry under the longer path, when only one such name fits, as the Task Context's Deliverables have it: a
+   * partial name after the longer one joins it; a longer one after the partial takes the entry over (the name it
+   * moved from is pushed to `changed`).
+   */
+  private resolve(shown: string, base: string, changed: string[]): string {
+    const known = this.byBase.get(base) ?? [];
+    const path = knownPathOf(shown, known);
+    if (this.byPath.has(path)) return path;
+    if (!rooted(path)) {
+      const longer = known.filter((k) => endsWithPath(k, path));
+      if (longer.length === 1) return longer[0]!;
+    }
+    if (!forwardSlashes(path).includes('/')) return path;
+    const partial = known.filter((k) => !rooted(k) && endsWithPath(path, k));
+    if (partial.length !== 1) return path;
+    const earlier = partial[0]!;
+    const entry = this.byPath.get(earlier)!;
+    this.byPath.delete(earlier);
+    entry.path = path;
+    this.byPath.set(path, entry);
+    this.byBase.set(base, known.map((k) => (k === earlier ? path : k)));
+    for (const touches of this.unsettled.values()) {
+      for (const [i, t] of touches.entries()) if (t.path === earlier) touches[i] = { ...t, path };
+    }
+    changed.push(earlier);
+    return path;
   }
 
   /**

@@ -178,6 +178,9 @@ export const NARRATION: readonly RegExp[] = [
   /^i(?:'ve| have) (?:just )?(?:reached|finished|completed|wrapped up) (?:the |my )(?:end|analysis|review|investigation|internal)/i,
   // The agent keeping its own task list: "I shouldn't mark it as completed if it failed", "Updating the todo list".
   /\bmark(?:s|ed|ing)? (?:it|this|that|them|these|those|everything|all(?: of them)?|(?:the|this|that|each|every|my) (?:todo|to-do|item|items|step|steps)) (?:all )?as (?:completed?|done|finished|in[ _-]progress|pending)\b|\b(?:the|my|our) (?:todo|to-do) list\b|\b(?:updat|tick)\w* (?:off )?(?:the |my |our )?todos\b/i,
+  // An edit tool's status that an export printed into the agent's text (Cursor): "The string to replace was not found
+  // in the file.", "The model made no changes to the file." (the edit it answers is the call's, not a finding).
+  /^(?:the string to replace was not found in the file|the (?:apply )?model (?:made no changes to the file|provided an ambiguous search string|made the following changes))\b/i,
   // What a file holds, said of its worth and not its content: "The setup.py file contains a lot of useful information".
   /\b(?:contains?|has|have|includes?|provides?|gives?) (?:a lot of |lots of |plenty of |some |much |all the |the )?(?:useful|helpful|relevant|important|valuable|interesting|good|key|needed|necessary) (?:information|info|details|context|insights?)\b/i,
 ];

@@ -11,7 +11,7 @@ import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
 import { fileTouches, type FileTouch, type ToolFamily } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { forwardSlashes } from './paths';
+import { endsWithPath, forwardSlashes, rooted } from './paths';
 
 /** A file written in the session, as its Deliverables line says it. */
 interface Written {
@@ -38,16 +38,6 @@ const DISPOSABLE = new RegExp(
 const NOTE_SUBJECT_WORDS = 12;
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
 const DELIVERABLE_LINE = /^(created)?(?:, )?(?:modified ×(\d+))?(?:(?:, )?(deleted))?(?: — (.*))?$/;
-
-/** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
-function rooted(path: string): boolean {
-  return /^(?:[A-Za-z]:)?[\\/]|^~/.test(path);
-}
-
-/** Whether `path` ends in `tail` at a separator (`src/domain/tasks.ts` in `tasks.ts`), either separator. */
-function endsWithPath(path: string, tail: string): boolean {
-  return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
-}
 
 /** The write log of one fold: Deliverables lines and the read files' purposes, kept in the fold's builder. */
 export class Deliverables {

@@ -54,7 +54,7 @@ export function words(text: string): string[] {
 }
 
 /** An identifier, a path, a version, a number with a unit, an error code: what a later reader searches for. */
-const HANDLE = /`[^`\n]{2,80}`|(?:\b[A-Za-z]:(?=\\))?(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|--?[a-z][\w-]+/g;
+const HANDLE = /`[^`\n]{2,80}`|(?:\b[A-Za-z]:(?=\\))?(?:[\w.-]*[/\\][\w.@:\\/-]+)|\b[\w-]+\.(?:[a-z]{1,5})\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\w*\b|\b[A-Za-z]+_[\w]+\b|\b[A-Z]{2,}[\w-]*\d[\w-]*\b|\bv?\d+\.\d+(?:\.\d+)*\b|\b\d{2,}\b|\b0x[0-9a-f]+\b|(?<![\w-])--?[a-z][\w-]+/g;
 
 /**
  * A placeholder that stands for hidden text (`[REDACTED:api-key:3f9a1c]`, a
@@ -184,16 +184,19 @@ export function gistOf(text: string, n = GIST_WORDS): string {
   return `${start > 0 ? '…' : ''}${slice}${end < w.length ? '…' : ''}`;
 }
 
-/** A word that opens a concession: the clause it opens is background to the main clause after its comma. */
-const CONCESSIVE = /^(?:although|though|despite|whereas|while)$/i;
+/**
+ * A word that opens a concession or a cause: the clause it opens is background to the main clause after its comma
+ * ("Since there are many single-quoted strings in the file, let's fix them with a script": the choice is the point).
+ */
+const CONCESSIVE = /^(?:although|though|despite|whereas|while|since|because|given)$/i;
 
 /**
  * Where a gist of `n` words of `w` starts to say the main clause when the statement opens with a concession
- * ("Even though …, X", "Although …, X"): at the main clause, or earlier when the main clause is shorter than the
+ * or a cause ("Even though …, X", "Although …, X", "Since …, X"): at the main clause, or earlier when the main clause is shorter than the
  * gist; 0 for any other statement.
  */
 function mainClauseAt(w: readonly string[], n: number): number {
-  const concedes = CONCESSIVE.test(w[0]!) || (/^even$/i.test(w[0]!) && /^(?:though|if)$/i.test(w[1] ?? ''));
+  const concedes = CONCESSIVE.test(w[0]!) || /^(?:even (?:though|if)|now that)$/i.test(`${w[0]} ${w[1] ?? ''}`);
   if (!concedes) return 0;
   for (let i = 1; i < w.length - 4; i++) if (/,$/.test(w[i]!)) return Math.max(0, Math.min(i + 1, w.length - n));
   return 0;

@@ -13,6 +13,16 @@ export function forwardSlashes(path: string): string {
   return path.replace(/\\/g, '/');
 }
 
+/** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
+export function rooted(path: string): boolean {
+  return /^(?:[A-Za-z]:)?[\\/]|^~/.test(path);
+}
+
+/** Whether `path` ends in `tail` at a separator (`src/domain/tasks.ts` in `tasks.ts`), either separator. */
+export function endsWithPath(path: string, tail: string): boolean {
+  return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
+}
+
 /** Absolute paths needed before a directory is taken for the workspace. */
 const MIN_PATHS = 3;
 /** Share of the absolute paths the directory must hold. */

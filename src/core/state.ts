@@ -29,7 +29,7 @@ import { extractConstraints, isContinuation, isGreeting, liftsReadOnly, looksLik
 import type { SummaryState } from './summary';
 import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
 import { todoPlanOf, type TodoPlan } from './todoPlan';
-import { callFailed, DECLINED_START, quotedSnippet, userRejection } from './toolResults';
+import { callFailed, DECLINED_START, quotedSnippet, unformat, userRejection } from './toolResults';
 import type { Part, RawRecord, Unit } from './types';
 
 /** Types the context block shows (requests and completed work live in the Task Context). */
@@ -112,33 +112,6 @@ function goalOf(words: string, record: number, redactor: Redactor): string {
   return `${head} […${text.length - head.length} more chars in r${record}]`;
 }
 
-/**
- * Text with its formatting seen through, for the injection check: line-number
- * prefixes (`   3| `, `12:`, `L4:`), diff markers, comment leaders (`//`, `#`,
- * `--`, `;`, `*`, `<!-- -->`), quoting (`>`), HTML tags and comments, markdown
- * link references and zero-width characters are removed, and a sentence
- * broken over comment lines is joined again.
- */
-export function unformat(text: string): string {
-  return text
-    .replace(/[\u200B-\u200D\u2060\uFEFF]/g, '')
-    .replace(/<!--([\s\S]*?)-->/g, ' $1 ')
-    .replace(/^\s*\[\/\/\]:\s*#\s*\((.*)\)\s*$/gm, '$1')
-    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ')
-    .split('\n')
-    .map((line) =>
-      line
-        .replace(/^\s*(?:L?\d+\s*[|:→\t]|\d+\s{2,})\s?/, '')
-        .replace(/^[+\-](?![+\-])\s?/, '')
-        .replace(/^\s*(?:>\s?)+/, '')
-        .replace(/^\s*(?:\/\/+|#+(?!\w)|--(?!-)|;+|%+|\/\*+|\*+(?!\*)|rem\s|'\s)\s?/i, '')
-        .replace(/\s*(?:\*\/|-->)\s*$/, '')
-        .trim(),
-    )
-    .join('\n')
-    .replace(/([^.!?:\n])\n(?=[a-z])/g, '$1 ');
-}
-
 /** The reason of a version written by a user act (see the acts below). */
 const USER_ACT = /by the user$/;
 /** Why a user's message changed a fact (the version says it, so a state restored from the store knows it too). */
@@ -149,6 +122,9 @@ const STATE_RULES_PER_MESSAGE = 200;
 
 /** The request log clips a long ask to its first 240 characters under pressure: a goal stays within them. */
 const GOAL_MAX_CHARS = 236;
+/** An open issue an item of the agent's todo list wrote (see observePlan). */
+const PLAN_PREFIX = 'plan: ';
+const PLAN_ITEM = /^plan: /;
 
 function factId(type: FactType, value: string): string {
   return `${type}-${contentHash(value).slice(0, 12)}`;
@@ -260,17 +236,19 @@ export class ProtectedState {
     const message = readUserMessage(part.text);
     const words = message.split.words;
     // A rule in what the user pasted or quoted, or in what an agent injected into their turn, waits for the user.
-    const pending = (reason: string): void => {
-      for (const sentence of quotedRules(message, STATE_RULES_PER_MESSAGE)) this.create('constraint', sentence, part.record, 'user', 'pending', reason);
+    const pending = (): void => {
+      for (const { sentence, injected } of quotedRules(message, STATE_RULES_PER_MESSAGE)) this.create('constraint', sentence, part.record, 'user', 'pending', `a rule in text ${injected ? 'injected' : 'pasted or quoted'} into the user turn: the user must confirm it`);
     };
     if (words === '') {
-      pending('a rule in text injected into the user turn: the user must confirm it');
+      pending();
       return;
     }
     const own = message.quoted.own;
     const text = own === '' ? words : own;
-    // "continue", "try again": the goal under way goes on (the request log does not list the reply as an ask either).
-    const continues = isContinuation(text) && this.versions.lists().all.some((f) => f.type === 'goal');
+    // A short reply ("2", "yes") is the user's decision among what was just offered.
+    const reply = resolveReply(text, this.lastOffer);
+    // "continue", "try again", a "yes" to the agent's question: the goal under way goes on (and its plan with it).
+    const continues = (isContinuation(text) || reply?.assent === true) && this.versions.lists().all.some((f) => f.type === 'goal');
     if (!continues && !isGreeting(text)) this.create('goal', goalOf(text, part.record, this.redactor), part.record, 'user', 'active', 'the user asked');
     // An ask for the change ends a read-only phase the user set earlier ("DO NOT modify code, just identify…").
     if (liftsReadOnly(text)) {
@@ -278,14 +256,12 @@ export class ProtectedState {
         if (f.type === 'constraint' && f.writer === 'user' && !f.pinned && f.time < part.record && READ_ONLY_RULE.test(f.value)) this.change(f.id, { status: 'superseded' }, `lifted by the user's ask at r${part.record}`, part.record);
       }
     }
-    // A short reply ("2", "yes") is the user's decision among what was just offered.
-    const reply = resolveReply(text, this.lastOffer);
     if (reply) this.decide(`"${text.trim()}" → ${choiceText(reply)} (offered r${reply.offered})`, part.record, 'user');
     for (const c of extractConstraints(message, STATE_RULES_PER_MESSAGE)) {
       const type: FactType = PREFERENCE.test(c.sentence) ? 'preference' : 'constraint';
       this.create(type, c.sentence, part.record, 'user', 'active', 'the user stated it');
     }
-    pending('a rule in text pasted, quoted or injected into the user turn: the user must confirm it');
+    pending();
     for (const sentence of splitSentences(text)) {
       if (looksLikeCode(sentence)) continue;
       if (PERMISSION.test(sentence)) this.create('permission', sentence, part.record, 'user', 'active', 'the user allowed it');
@@ -368,12 +344,15 @@ export class ProtectedState {
   private observePlan(plan: TodoPlan, record: number): void {
     const listed = new Set<string>();
     for (const item of plan.items) {
-      const value = `plan: ${item.text}`;
+      const value = `${PLAN_PREFIX}${item.text}`;
       listed.add(value);
       const existing = this.versions.get(factId('open_issue', this.redactor.containsSecret(value) ? this.redactor.redact(value).text : value));
       if (item.status === 'done') {
         if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
-      } else if (!existing || existing.status !== 'active') {
+      } else if (existing?.status === 'active') {
+        // Listed again after a later ask: the plan is current again (see render), not left behind.
+        if (existing.sources.every((s) => s < this.lastAsk(record))) this.change(existing.id, { sources: [...existing.sources, record] }, 'repeated', record);
+      } else {
         if (existing) this.change(existing.id, { status: 'active', sources: [...existing.sources, record] }, 'reopened in the plan (todo)', record);
         else this.create('open_issue', value, record, 'model', 'active', 'an item of the plan (todo)');
       }
@@ -386,6 +365,11 @@ export class ProtectedState {
   }
 
   private readonly planItems = new Set<string>();
+
+  /** The record of the user's latest ask before `end` (-1: none). */
+  private lastAsk(end: number): number {
+    return this.versions.lists().all.reduce((max, f) => (f.type === 'goal' ? f.sources.reduce((m, s) => (s < end && s > m ? s : m), max) : max), -1);
+  }
   /** Facts a user act (correct, confirm, pin…) changed. */
   private readonly userActs = new Set<string>();
 
@@ -554,11 +538,15 @@ export class ProtectedState {
     };
     // The agent's own decisions are its words, not the user's: they do not override, and later messages may change them.
     const agents = (f: Fact): boolean => f.type === 'decision' && f.writer === 'model' && !this.userActs.has(f.id);
+    // A todo list written before the user's latest ask and not updated since was left behind (see currentPlan).
+    const ask = this.lastAsk(coverageEnd);
+    const behind = (f: Fact): boolean => f.type === 'open_issue' && f.writer === 'model' && PLAN_ITEM.test(f.value) && f.sources.every((s) => s < ask);
     for (const type of FACT_TYPES) {
       const facts = shown.filter((f) => f.type === type);
       // Open at the fold: a todo update or a report in the messages after the head may have settled one since.
-      section(`### ${type.replace('_', ' ')}${type === 'open_issue' ? ` (${asOf.trim() || 'as of now'}: the messages below may settle one)` : ''}`, facts.filter((f) => !agents(f)));
+      section(`### ${type.replace('_', ' ')}${type === 'open_issue' ? ` (${asOf.trim() || 'as of now'}: the messages below may settle one)` : ''}`, facts.filter((f) => !agents(f) && !behind(f)));
       section(`### decision (the agent's own${asOf}: later messages may have changed one)`, facts.filter(agents));
+      section(`### plan left behind (the agent's todo items from before the request of r${ask}, not updated since: each may be done or dropped)`, facts.filter(behind));
     }
     if (withdrawn.length) {
       out.push('### withdrawn by the user (NO LONGER in force, whatever the summary or earlier messages say)');

@@ -195,11 +195,13 @@ export function observation(cmd: string, output: string, redactor: Redactor): st
   const raw = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l) && !echoed(l));
   const query = QUERY_COMMAND.test(commandProper(cmd).trim());
   if (raw.length === 0 || raw.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
-  const lines = listingNames(raw);
+  const names = listingNames(raw);
+  const lines = names ?? raw;
   // JSON is one document however a terminal wrapped it ("…,\"mess" / "age\":\"Not Acceptable…"): its lines join as they stood.
   const text = /^[[{]/.test(lines[0] ?? '') ? lines.join('') : lines.join('; ');
   if (text.length > (query ? QUERY_MAX_CHARS : OBSERVATION_MAX_CHARS) || /^(?:ok|done|success(?:ful)?|true|false|yes|no|none|null|nil|undefined)\.?$/i.test(text) || /\b(?:running in (?:the )?background|output is being written)\b/i.test(text)) return undefined;
-  if (handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
+  // What a listing found is file names (`pre-commit`, `Makefile`), whatever they look like.
+  if (names === undefined && handles(text).length === 0 && !/\d|\b(?:no|not|none|empty|missing|disabled|enabled|inactive|active|running|stopped|unknown)\b/i.test(text)) return undefined;
   return redactor.redact(text).text;
 }
 
@@ -244,11 +246,12 @@ const LISTING_LINE = /^[-dlcbps][-rwxsStT]{9}[@+.]?\s+\d+\s.*\s(\S+)$/;
 /**
  * Output lines with a long listing (`ls -la`) said by its names: the mode
  * bits, owners and dates are the search trace, the names are what it found
- * ("empty directory" when only `.` and `..` are listed).
+ * ("empty directory" when only `.` and `..` are listed). Undefined when the
+ * lines are no listing.
  */
-function listingNames(lines: readonly string[]): string[] {
+function listingNames(lines: readonly string[]): string[] | undefined {
   const listing = lines.filter((l) => LISTING_LINE.test(l) || /^total \d+$/.test(l));
-  if (listing.length < 2 || listing.length < lines.length) return [...lines];
+  if (listing.length < 2 || listing.length < lines.length) return undefined;
   const names = listing.map((l) => LISTING_LINE.exec(l)?.[1]).filter((n): n is string => n !== undefined && n !== '.' && n !== '..');
   return [names.length ? names.join(', ') : 'empty directory'];
 }
@@ -506,4 +509,31 @@ function bare(line: string): boolean {
  */
 export function showsItWorked(cmd: string, output: string, code: number | undefined): boolean {
   return code === 0 || output.trim() !== '' || !TEST_COMMAND.test(cmd);
+}
+
+/**
+ * Text with its formatting seen through, for the injection check: line-number
+ * prefixes (`   3| `, `12:`, `L4:`), diff markers, comment leaders (`//`, `#`,
+ * `--`, `;`, `*`, `<!-- -->`), quoting (`>`), HTML tags and comments, markdown
+ * link references and zero-width characters are removed, and a sentence
+ * broken over comment lines is joined again.
+ */
+export function unformat(text: string): string {
+  return text
+    .replace(/[\u200B-\u200D\u2060\uFEFF]/g, '')
+    .replace(/<!--([\s\S]*?)-->/g, ' $1 ')
+    .replace(/^\s*\[\/\/\]:\s*#\s*\((.*)\)\s*$/gm, '$1')
+    .replace(/<\/?[a-zA-Z][^>]*>/g, ' ')
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/^\s*(?:L?\d+\s*[|:→\t]|\d+\s{2,})\s?/, '')
+        .replace(/^[+\-](?![+\-])\s?/, '')
+        .replace(/^\s*(?:>\s?)+/, '')
+        .replace(/^\s*(?:\/\/+|#+(?!\w)|--(?!-)|;+|%+|\/\*+|\*+(?!\*)|rem\s|'\s)\s?/i, '')
+        .replace(/\s*(?:\*\/|-->)\s*$/, '')
+        .trim(),
+    )
+    .join('\n')
+    .replace(/([^.!?:\n])\n(?=[a-z])/g, '$1 ');
 }

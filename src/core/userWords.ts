@@ -175,19 +175,20 @@ function ruleSentences(text: string, limit: number): { sentence: string; safety:
  * text an agent injected into their turn and text they pasted or quoted.
  * Each is a candidate the user must confirm, never an active rule.
  */
-export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): string[] {
+export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_PER_MESSAGE): { sentence: string; injected: boolean }[] {
   const { split, quoted } = typeof text === 'string' ? readUserMessage(text) : text;
   // The harness's own instructions to the model (go on without asking) are no rule a user could confirm.
-  const pieces = [...split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => (h.kind === 'agent-summary' ? h.text.replace(AGENT_SUMMARY_TRAILER, '') : h.text)), ...(allQuoted({ split, quoted }) ? [] : quoted.quoted)];
-  const out: string[] = [];
-  for (const piece of pieces) {
+  const injected = split.harness.filter((h) => h.kind !== 'interrupted' && h.kind !== 'placeholder').map((h) => ({ text: h.kind === 'agent-summary' ? h.text.replace(AGENT_SUMMARY_TRAILER, '') : h.text, injected: true }));
+  const pieces = [...injected, ...(allQuoted({ split, quoted }) ? [] : quoted.quoted.map((q) => ({ text: q, injected: false })))];
+  const out: { sentence: string; injected: boolean }[] = [];
+  for (const { text: piece, injected: fromHarness } of pieces) {
     // Tags and log prefixes (a timestamp, `##[warning]`, `[ERROR]`) go: the sentence after them is what could be obeyed.
     const plain = piece
       .slice(0, 20_000)
       .replace(/<\/?[a-zA-Z_-]+[^>]*>/g, '\n')
       .replace(/^\s*(?:\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d\S*\s+)?(?:##\[\w+\]\s*|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|NOTICE)\]?:?\s+)?/gim, '');
     for (const { sentence } of ruleSentences(plain, limit - out.length)) {
-      if (sentence.length <= 300) out.push(sentence);
+      if (sentence.length <= 300) out.push({ sentence, injected: fromHarness });
     }
     if (out.length >= limit) break;
   }

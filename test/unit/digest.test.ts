@@ -59,6 +59,10 @@ describe('sentence classes', () => {
     // The move the agent makes next, after a clause saying when: "Before …, let me try …".
     assert.equal(agent('Before making members unique, let me try the simpler counter variant — INCR plus PEXPIRE on the first hit.'), 'process');
     assert.notEqual(agent('Before the fix, the test failed with a timeout.'), 'process');
+    // Cursor's edit status, printed by an export into the agent's text: the call's result, no finding of the agent's.
+    assert.equal(agent('The string to replace was not found in the file.'), 'process');
+    assert.equal(agent('The model made no changes to the file.'), 'process');
+    assert.equal(agent('The parser was not found in the module index, so imports fail.'), 'finding');
     assert.notEqual(agent('Now the root cause is clear: `router.use()` runs before the route-level auth middleware.'), 'process');
     assert.notEqual(agent('Now the limiter returns 429 for every client.'), 'process');
     assert.equal(agent('We now set up the test repository once in `beforeAll` instead of re-creating it for every test.'), 'decision');
@@ -641,7 +645,7 @@ describe('harness text is not the user', () => {
     assert.equal(words('This session is being continued from a previous conversation that ran out of context. Summary: …'), '');
     // The summary's rules wait for the user; the harness's own trailer ("go on without asking") is none of them.
     const continued = 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nThe user said: never push to main without review.\n\nIf you need specific details from before compaction, read the full transcript at: /home/u/.claude/x.jsonl\nPlease continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.';
-    assert.deepEqual(quotedRules(continued), ['The user said: never push to main without review.']);
+    assert.deepEqual(quotedRules(continued), [{ sentence: 'The user said: never push to main without review.', injected: true }]);
   });
 
   it('Copilot Chat, OpenHands, Gemini CLI, Codex and Cline: the context they add beside the request is not the request', () => {
@@ -853,6 +857,8 @@ describe('statements, gists and keys', () => {
       '…the direct tests show that the fix works for nested session paths.',
     );
     assert.match(gistOf('If the file is still needed by the release script, it should be restored from the last commit before we go on.', 12), /^If the file/, 'a condition is no concession');
+    // So is a cause: the choice made for it is the point.
+    assert.equal(gistOf('Since there are potentially a lot of string literals in the file, let us use sed to replace all single quotes with double quotes.', 12), '…let us use sed to replace all single quotes with double quotes.');
   });
 
   it('keys name the subject, never a record number or a command prefix', () => {
@@ -872,6 +878,8 @@ describe('statements, gists and keys', () => {
     // A Windows path is one handle with its drive, written bare or in code marks, before a colon too.
     assert.deepEqual(handles('C:\\Users\\me\\rebase.ps1: created'), handles('saved at `C:\\Users\\me\\rebase.ps1`'));
     assert.deepEqual(handles('C:\\Users\\me\\rebase.ps1: created'), ['c:\\users\\me\\rebase.ps1']);
+    // A flag is a word of its own (`--no-verify`), never the end of a hyphenated word ("single-quoted", "read-only").
+    assert.deepEqual(handles('run it with --no-verify on the single-quoted, read-only strings'), ['--no-verify']);
   });
 
   it('a statement said again with more, in other words, is found by its rare words', () => {

@@ -528,7 +528,8 @@ describe('demotion by later references', () => {
     const index = new ArtifactIndex(redactor);
     const { units } = unitsOf(b);
     observeArtifacts(index, units, units.flatMap((unit, unitIndex) => unit.parts.map((part) => ({ type: 'part' as const, unitIndex, part }))));
-    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/domain/tasks.test.ts: 1m', 'src/domain/tasks.ts: 1m', 'tasks.test.ts: 1m']);
+    // The artifact index has it as one file too, under the longer path.
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/domain/tasks.test.ts: 2m', 'src/domain/tasks.ts: 1m']);
     // Cursor's chat names the file in the block it offers to apply; a block with a language only names none.
     const cursor = ["Here's the suggested change to the `app/models/cell.py` file:", '', '```python:app/models/cell.py', 'class Cell:', '    # ... existing code ...', '```', '', 'Run it with:', '```bash', 'python app/main.py', '```', '', '```css:app/static/css/style.css', '.button { margin: 0 auto; }', '```'].join('\n');
     assert.deepEqual(offeredEdits(cursor), ['app/models/cell.py', 'app/static/css/style.css']);
@@ -771,6 +772,21 @@ describe('demotion by later references', () => {
     const read = (path: string): void => void home.observe({ callId: path, name: 'Read', input: { file_path: path }, output: '{}', isError: false, callRecord: 0, resultRecord: 1 }, 0);
     for (const path of ['~/Documents/M-Claude/.git/config', 'C:\\Users\\Mischa\\Documents\\M-Claude\\.git\\config', '/Users/a/notes.md', '/Users/b/notes.md', '~/notes.md']) read(path);
     assert.deepEqual(home.entries().map((e) => `${e.path}: ${e.reads}r`), ['/Users/a/notes.md: 1r', '/Users/b/notes.md: 1r', '~/Documents/M-Claude/.git/config: 2r', '~/notes.md: 1r']);
+    // A file an export names in part (`ClineProvider.ts`) and by a longer relative path is one entry under the longer
+    // path, in either order; the partial name an entry moved from is reported changed (the store deletes its row).
+    const partial = new ArtifactIndex(redactor);
+    const edit = (path: string, record: number): string[] => partial.observe({ callId: `${path}@${record}`, name: 'Edit', input: { file_path: path, old_string: 'a', new_string: 'b' }, output: 'ok', isError: false, callRecord: record, resultRecord: record + 1 }, record);
+    assert.deepEqual(edit('WebviewMessage.ts', 1), ['WebviewMessage.ts']);
+    assert.deepEqual(edit('src/shared/WebviewMessage.ts', 3), ['WebviewMessage.ts', 'src/shared/WebviewMessage.ts']);
+    edit('ClineProvider.ts', 4);
+    edit('src/core/webview/ClineProvider.ts', 5);
+    edit('webview/ClineProvider.ts', 7);
+    edit('index.ts', 9);
+    edit('src/a/index.ts', 11);
+    edit('src/b/index.ts', 13);
+    edit('index.ts', 15);
+    assert.deepEqual(partial.entries().map((e) => `${e.path}: ${e.modifications}m`), ['src/shared/WebviewMessage.ts: 2m', 'src/core/webview/ClineProvider.ts: 3m', 'src/a/index.ts: 2m', 'src/b/index.ts: 1m', 'index.ts: 1m']);
+    // Two longer paths fit the bare `index.ts` of record 15: it stays a name of its own.
   });
 
   it('the artifact index takes back what a failed call counted: an error, a non-zero exit, an edit the tool did not apply', () => {
