@@ -6,7 +6,7 @@
 import type { Redactor } from './redact';
 import type { AppendEvent } from './parts';
 import { callFailed, quotedSnippet } from './toolResults';
-import { aiderAppliedEdits, classifyTool, fileTouches, samePathKey, type FileTouch } from './tools';
+import { aiderAppliedEdits, aiderHeldBack, classifyTool, heldBackEdit, fileTouches, samePathKey, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { endsWithPath, forwardSlashes, rooted } from './paths';
 
@@ -269,6 +269,8 @@ export class ArtifactIndex {
   private readonly unsettled = new Map<string, FileTouch[]>();
   /** The unit of each call in `unsettled`: a step that ended without its result wrote nothing (see expire). */
   private readonly madeIn = new Map<string, number>();
+  /** The input of each call in `madeIn` (aider's edit names its SEARCH text: see confirm). */
+  private readonly inputs = new Map<string, unknown>();
 
   /** `redactor` hides a secret in a path before the index keeps it. */
   constructor(private readonly redactor: Redactor) {}
@@ -307,7 +309,10 @@ export class ArtifactIndex {
         const pending = this.unsettled.get(tool.callId);
         if (pending) pending.push(touch);
         else this.unsettled.set(tool.callId, [touch]);
-        if (unit !== undefined && tool.output === undefined) this.madeIn.set(tool.callId, unit);
+        if (unit !== undefined && tool.output === undefined) {
+          this.madeIn.set(tool.callId, unit);
+          this.inputs.set(tool.callId, tool.input);
+        }
       }
     }
     return touched;
@@ -355,6 +360,7 @@ export class ArtifactIndex {
     if (!touches) return [];
     this.unsettled.delete(result.callId);
     this.madeIn.delete(result.callId);
+    this.inputs.delete(result.callId);
     // A shell command that failed may have written its files before it did (`cat > a.sh <<EOF … EOF && ./a.sh`); a
     // write waiting for the user's permission is written once they grant it (Claude Code's next call finds the file).
     // A snippet an export turned into a call never ran: it wrote nothing.
@@ -363,16 +369,22 @@ export class ArtifactIndex {
     return undone ? this.withdraw(touches) : [];
   }
 
-  /** The calls awaiting a result that wrote a file aider says it applied an edit to (see aiderAppliedEdits): made. */
+  /**
+   * The calls awaiting a result that wrote a file aider says it applied an edit to (see aiderAppliedEdits), or
+   * that its reply says were applied beside the blocks that failed (see aiderHeldBack): made.
+   */
   confirm(output: string): void {
     // Every tool output passes here: none is read unless a call awaits its confirmation (aider's sessions only).
     if (this.madeIn.size === 0) return;
     const applied = new Set(aiderAppliedEdits(output));
-    if (applied.size === 0) return;
+    const held = aiderHeldBack(output);
+    if (applied.size === 0 && held === undefined) return;
     for (const callId of this.madeIn.keys()) {
-      if (!this.unsettled.get(callId)?.some((t) => applied.has(samePathKey(t.path)))) continue;
+      const made = (path: string): boolean => applied.has(samePathKey(path)) || (held !== undefined && !heldBackEdit(held, this.inputs.get(callId), path));
+      if (!this.unsettled.get(callId)?.some((t) => made(t.path))) continue;
       this.unsettled.delete(callId);
       this.madeIn.delete(callId);
+      this.inputs.delete(callId);
     }
   }
 
@@ -385,6 +397,7 @@ export class ArtifactIndex {
     for (const [callId, unit] of this.madeIn) {
       if (unit >= before) continue;
       this.madeIn.delete(callId);
+      this.inputs.delete(callId);
       const touches = this.unsettled.get(callId);
       this.unsettled.delete(callId);
       if (touches) changed.push(...this.withdraw(touches));
@@ -435,6 +448,9 @@ export function observeArtifacts(index: ArtifactIndex, units: readonly Unit[], e
   for (const event of events) {
     const unit = units[event.unitIndex];
     if (!unit) continue;
+    // aider's reply that opens a step may say which edits of the step before were applied: read before they expire.
+    const opening = event.type === 'unit' && unit.kind === 'step' ? unit.parts[0] : undefined;
+    if (opening?.kind === 'text') index.confirm(opening.text);
     changed.push(...index.expire(event.unitIndex));
     // An edit an export rendered in the agent's text (see renderedEdits) touched its file like a call would.
     if (event.type === 'part' && event.part.kind === 'text' && unit.kind === 'step') {

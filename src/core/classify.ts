@@ -226,6 +226,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // So is an alternative weighed beside another ("Or blocky should bind to port 53 instead of dnsmasq").
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body) || /^or\s+(?!rather\b|so\b)\w/i.test(body)) return { cls: 'other', score: 0 };
   if (/\?\s*$/.test(body)) return { cls: 'other', score: 0 };
+  // Advice on a condition ("If the schema was deleted unintentionally and is still needed, it should be restored"):
+  // nothing was done or decided.
+  if (/^if\b[^,]{3,200},\s*(?:then\s+)?(?:it|you|we|this|that|they|the \w+)\s+(?:should|could|would|might|may|can)\b/i.test(body)) return { cls: 'other', score: 0 };
   // A bare verb with its object ("Run tests to ensure everything works", "List the files needed…") is a step to take,
   // whatever its purpose clause says it is for.
   const instruction = isInstruction(body);

@@ -160,10 +160,10 @@ export const NARRATION: readonly RegExp[] = [
   // A step taken, said as a decision: "I've decided to run the script `scripts/create_tree_sitter_configs.sh`".
   /\b(?:i(?:'ve| have)?|we(?:'ve| have)?) (?:now )?decided to (?:first )?(?:run|re-?run|execute|launch|invoke|check|look|examine|inspect|read|open|view|list|search|grep|query|test|tackle|start|begin|focus|turn|work on|move on|dig|dive)\b/i,
   /^(?:this|the|that|our|my) (?:script|test|command|snippet|code|run|check) (?:will|should|is going to) (?:attempt|try|check|verify|test|reproduce|run|print|help|confirm|show)\b/i,
-  /\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b/i,
+  /\b(?:is|are) (?:still )?(?:in progress|underway|running in the background)\b|\b(?:went|moved|was sent|is) (?:to|into) (?:the )?background\b/i,
   /\b(?:is|are) (?:still (?:actively )?|actively )(?:working|progressing|chugging)\b/i,
   /\b(?:is|are) (?:still )?(?:working|progressing) on\b/i,
-  /^(?:maybe|perhaps|possibly)\b/i,
+  /^(?:(?:but|and|so|or|then)\s+)?(?:maybe|perhaps|possibly)\b/i,
   /^(?:this|that|it) (?:will|should|would|might|may) (?:help|allow|let) (?:us|me)\b/i,
   // The agent reasoning about what the user said or what it is asked to do: "They just said "изучи" and repeated the
   // formatting rules", "If they want me to list files, I can do that too", "It doesn't strictly require me to output full files".
@@ -297,7 +297,7 @@ export const RULE_LEAD = /^(?:(?:and|but|also|so|then|plus|oh and|btw|by the way
 
 /** A prescriptive opening addressed to the agent. */
 export const RULE_IMPERATIVE =
-  /^(?:never|always|do not|don't|dont|do NOT|must|make sure|ensure|be sure to|remember to|only|avoid|keep|use only|no more|no |stop|refrain from|under no circumstances|without|preserve|retain|maintain|respect|stick to|leave \S+ (?:alone|as is|unchanged|intact)|limit|restrict|prefer|ask (?:me )?before|check with me before|confirm (?:with me )?before|wait for (?:my|me)|don't touch|do not touch|no need to)\b/i;
+  /^(?:never|always|do not|don't|dont|do NOT|must|make sure|ensure|be sure to|remember to|only|avoid|keep|use only|no more|no |stop|refrain from|under no circumstances|without|preserve|retain|maintain|respect|stick to|leave (?:(?:the|this|that|these|those|my|our|your) )?\S+ (?:alone|as is|unchanged|intact)|ignore (?!(?:all |any )?(?:previous|prior|above|earlier) (?:instructions|messages|rules)\b)|limit|restrict|prefer|ask (?:me )?before|check with me before|confirm (?:with me )?before|wait for (?:my|me)|don't touch|do not touch|no need to)\b/i;
 
 /**
  * A prescriptive opening in the other languages users of coding agents write in (the corpus has Polish and

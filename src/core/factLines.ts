@@ -524,12 +524,12 @@ export function resumedWork(b: SummaryBuilder, goal: string): void {
   if (ask !== undefined) b.facts.Decisions = b.facts.Decisions.filter((l) => !l.text.startsWith(`the user stopped the agent while it worked on request #${ask}:`));
 }
 
-/** What a statement says a file lacks or is not yet: a state its next edit may end. */
-const LACKS = /\b(?:not|no|doesn't|does not|isn't|is not|aren't|are not|missing|lacks?|placeholders?|empty|stubs?|only|yet)\b/i;
+/** What a statement says a file lacks or is not yet, or does wrong: a state its next edit may end. */
+const LACKS = /\b(?:not|no|doesn't|does not|isn't|is not|aren't|are not|missing|lacks?|placeholders?|empty|stubs?|only|yet|bug|broken|wrong|incorrect(?:ly)?|ignores?|drops?|dropped|mismatch(?:es)?|collision|incomplete|fails?|failing)\b/i;
 
 /**
- * A finding this fold made that says what a file lacks ("The README does not
- * mention the `tasks` command", "The pre-commit hook is not installed") was
+ * A finding this fold made that says what a file lacks or does wrong ("The README does not
+ * mention the `tasks` command", "The pre-commit hook is not installed", "`clearCookie` ignores config") was
  * true until the file was changed: when a later write of this fold changed
  * a file it names (by its name, or its name without an extension that is no
  * plain word: "README", "pre-commit"), the line

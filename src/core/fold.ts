@@ -20,7 +20,7 @@ import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shor
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
-import { changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
@@ -177,7 +177,8 @@ export class Fold {
     }
   }
 
-  step(unit: Unit): void {
+  /** A step of the agent's; `next`, the unit after it in the span (aider's reply there may say which of its edits were made). */
+  step(unit: Unit, next?: Unit): void {
     // The agent takes its turn: an ask said to be unanswered at the last fold is being answered now.
     if (UNANSWERED_STATUS.test(this.status)) this.status = '';
     const statusBefore = this.status;
@@ -279,7 +280,7 @@ export class Fold {
       }
       // A snippet an export turned into a call never ran, nor did a write its step does not say was made: nothing it would have done is said.
       const touches = part.kind === 'tool' && part.tool && !quotedSnippet(part.tool) ? touchesInStep(unit, unit.parts.indexOf(part), part.tool, this.deliverables.turnSteps) : undefined;
-      if (touches && madeInStep(unit, part.tool!, touches)) this.tool(part.tool!, touches);
+      if (touches && madeInStep(unit, part.tool!, touches, next)) this.tool(part.tool!, touches);
     }
     this.deliverables.turnSteps.push(unit);
     const offer = offerOf(unit);
@@ -409,7 +410,9 @@ export class Fold {
       // aider's turn ends when it commits what it edited: the step is its reply, and Status says what was committed.
       if (committed) this.status = `last change ${committed}`;
     }
-    if (failed) {
+    // A look at paths that are not there found their absence: what it saw, not an approach that failed.
+    const absent = failed && cmd !== undefined ? absence(cmd, tool.output, redactor) : undefined;
+    if (failed && absent === undefined) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       // The user declined the call: their choice, not an approach that failed (the tool's instructions to the model are no cause).
       const declined = tool.output !== undefined ? userRejection(tool.output) : undefined;
@@ -437,12 +440,17 @@ export class Fold {
     const commit = cmd !== undefined ? commitOf(cmd, tool.output, redactor) : undefined;
     // A commit or a configuration applied is said by its own line (hash, command); its output is no other fact.
     const recorded = cmd !== undefined && (commit !== undefined || (CONFIGURING_COMMAND.test(cmd) && !UNDOING_COMMAND.test(cmd)));
-    const observed = cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output, redactor) : undefined;
+    const observed = absent ?? (cmd !== undefined && tests === undefined && !recorded ? observation(cmd, tool.output, redactor) : undefined);
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output, redactor) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
       const label60 = commandLabel(cmd!, redactor, 60);
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandCore(cmd!)).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      // A look that found nothing there overcame no failure and replaced no command.
+      if (absent !== undefined) {
+        this.status = `last command ${label()} ${clipChars(said[1]!, STATUS_OUTPUT_CHARS)}`;
+        return;
+      }
     }
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);

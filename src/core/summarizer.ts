@@ -125,9 +125,10 @@ export class ExtractiveSummarizer extends LocalSummarizer {
     const b = new SummaryBuilder(previous, this.redactor);
     const fold = new Fold(b, previous, gistWordsFor(input.cap ?? this.cap ?? ROLLING_SUMMARY_BUDGET_TOKENS), input.before);
     // An ask aider's watch mode took from a comment in a file is a user turn before the step that answers it.
-    for (const unit of withInFileAsks(input.units, input.before)) {
+    const units = withInFileAsks(input.units, input.before);
+    for (const [i, unit] of units.entries()) {
       if (unit.kind === 'user') fold.user(unit);
-      else if (unit.kind === 'step') fold.step(unit);
+      else if (unit.kind === 'step') fold.step(unit, units[i + 1]);
     }
     fold.finish(input.units);
     dedupe(b);

@@ -203,16 +203,57 @@ export function samePathKey(path: string): string {
   return forwardSlashes(normalizePath(path));
 }
 
+/** aider's reply when some SEARCH/REPLACE blocks of a step matched nothing: the others were applied. */
+const AIDER_OTHERS_APPLIED = /^# The other \d+ SEARCH\/REPLACE blocks? (?:were|was) applied successfully\b/m;
+/** A block aider names as failed: its file, then the block (its SEARCH part up to the divider). */
+const AIDER_NO_MATCH = /\bfailed to (?:exactly )?match lines in (\S+)\s*\n<{5,9} SEARCH\n([\s\S]*?)\n={5,9}\n/g;
+
+/** The blocks aider held back from a step whose other blocks it applied: their files and their SEARCH texts. */
+export interface HeldBack {
+  readonly files: ReadonlySet<string>;
+  readonly searches: ReadonlySet<string>;
+}
+
+/** A SEARCH text as compared: trailing spaces of its lines and blank edges dropped. */
+function searchKey(search: string): string {
+  return search.replace(/[ \t]+$/gm, '').trim();
+}
+
+/**
+ * When aider says the other blocks of the step before were applied ("…failed to exactly match lines in
+ * cli_hooks/validator_invoker.ts <<<<<<< SEARCH … # The other 2 SEARCH/REPLACE blocks were applied successfully."),
+ * the blocks that failed; undefined when it does not say so.
+ */
+export function aiderHeldBack(text: string): HeldBack | undefined {
+  if (!AIDER_OTHERS_APPLIED.test(text)) return undefined;
+  const failed = [...text.matchAll(AIDER_NO_MATCH)];
+  return { files: new Set(failed.map((m) => samePathKey(m[1]!))), searches: new Set(failed.map((m) => searchKey(m[2]!))) };
+}
+
+/** Whether an edit was among the blocks `held` names: by its SEARCH text when it has one, else by its file. */
+export function heldBackEdit(held: HeldBack, input: unknown, path: string): boolean {
+  const search = typeof input === 'object' && input !== null ? (input as { search?: unknown }).search : undefined;
+  if (typeof search !== 'string') return held.files.has(samePathKey(path));
+  // A block whose own text holds a divider is read up to it, by aider's report or by the export: its start names it.
+  const key = searchKey(search);
+  return [...held.searches].some((s) => s !== '' && key !== '' && (s.startsWith(key) || key.startsWith(s)));
+}
+
 /**
  * Whether a call did what it set out to: a call with no result of its own
  * that writes a file did only when an output of its step says so (aider
  * prints "Applied edit to x" once for all the edits of one file, so its
- * converter gives that result to the last; an edit it held back gets none).
+ * converter gives that result to the last; an edit it held back gets none),
+ * or aider's reply opening the `next` step says the blocks it did not name as failed were applied.
  */
-export function madeInStep(unit: Unit, tool: ToolInvocation, touches: readonly FileTouch[]): boolean {
-  if (tool.output !== undefined || !touches.some((t) => t.access !== 'read')) return true;
+export function madeInStep(unit: Unit, tool: ToolInvocation, touches: readonly FileTouch[], next?: Unit): boolean {
+  const writes = touches.filter((t) => t.access !== 'read');
+  if (tool.output !== undefined || writes.length === 0) return true;
   const applied = new Set(unit.parts.flatMap((p) => (p.tool?.output !== undefined ? aiderAppliedEdits(p.tool.output) : [])));
-  return touches.some((t) => t.access !== 'read' && applied.has(samePathKey(t.path)));
+  if (writes.some((t) => applied.has(samePathKey(t.path)))) return true;
+  const reply = next?.kind === 'step' ? next.parts[0] : undefined;
+  const held = reply?.kind === 'text' ? aiderHeldBack(reply.text) : undefined;
+  return held !== undefined && writes.some((t) => !heldBackEdit(held, tool.input, t.path));
 }
 
 /** aider asking to add a file its model named ("frontend/main.ts" on the line before), and the answer. */

@@ -175,6 +175,24 @@ const QUERY_MAX_LINES = 3;
 const QUERY_COMMAND =
   /^(?:\S+=\S+\s+)*(?:cat|head|tail|ls|which|where|type|file|stat|wc|du|df|ps|pgrep|netstat|ss|lsof|dig|nslookup|host|curl|wget|tmutil|sw_vers|uname|whoami|id|env|printenv|defaults read|jq|grep|rg|find|git (?:status|log|rev-parse|branch|remote|show|config --get|describe|tag --list|ls-files)|uci (?:show|get)|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect)|kubectl get|npm (?:ls|view|list)|pip3? (?:show|list)|\S+ (?:--version|-V|version))\b/;
 
+/** A command that only looks at paths: its failure to find one is what it found. */
+const PATH_LOOK = /^(?:\S+=\S+\s+)*(?:ls|stat|file|cat|head|tail|wc|du|test -[edfs]|\[ -[edfs])\s/;
+/** A line saying a path is not there, as ls, cat, stat and zsh's globbing say it. */
+const ABSENT_LINE = /(?:no such file or directory|cannot access|cannot stat|does not exist|no matches found)/i;
+
+/**
+ * What a look at paths that failed found (`ls -ld CHAT_LOGS transcripts` after
+ * a history rewrite removed them, `cat ~/.tmux.conf`): when every line it
+ * printed says a path is not there, their absence, as an observation;
+ * otherwise undefined (a failure like any other).
+ */
+export function absence(cmd: string, output: string, redactor: Redactor): string | undefined {
+  if (!PATH_LOOK.test(commandProper(cmd).trim())) return undefined;
+  const lines = outputLines(output).filter((l) => !/^exit code:? -?\d+$/i.test(l));
+  if (lines.length === 0 || lines.length > QUERY_MAX_LINES || !lines.every((l) => ABSENT_LINE.test(l))) return undefined;
+  return redactor.redact(clipChars(lines.join('; '), QUERY_MAX_CHARS)).text;
+}
+
 /**
  * What a command showed, when its whole output is short: a version, a status,
  * a listing of a few names, "No destinations configured". A short output is
@@ -388,7 +406,7 @@ export function commandProper(cmd: string): string {
  * discarded, its head or tail paged, a message echoed should it fail
  * (`|| echo "Qdrant not running"`).
  */
-const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+[-+]?\d+)?\s*$|\s*\|\s*(?:cat|less|more)\s*$|\s*\|\|\s*echo\b(?:\s+(?:"[^"\n]*"|'[^'\n]*'|[^\s|&;]+))*\s*$/g;
+const OUTPUT_PLUMBING = /\s+[12&]?>\s*\/dev\/null\b|\s+2>&1(?=\s|$)|\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+[-+]?\d+)?\s*$|\s*\|\s*(?:cat|less|more)\s*$|\s*\|\|\s*echo\b(?:\s+(?:"[^"\n]*"|'[^'\n]*'|[^\s|&;]+))*\s*$|\s*\|\|\s*(?:true|:)\s*$/g;
 
 /** A command without where it runs and how its output was routed: two runs of it look at one thing. */
 export function commandCore(cmd: string): string {
@@ -508,7 +526,8 @@ function bare(line: string): boolean {
  * its output (`bun test` always prints its counts), so it proves nothing; any other command that printed nothing did.
  */
 export function showsItWorked(cmd: string, output: string, code: number | undefined): boolean {
-  return code === 0 || output.trim() !== '' || !TEST_COMMAND.test(cmd);
+  // What the terminal printed, not the record around it (Copilot's wraps an empty run in JSON).
+  return code === 0 || terminalText(output).trim() !== '' || !TEST_COMMAND.test(cmd);
 }
 
 /**

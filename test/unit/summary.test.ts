@@ -641,6 +641,40 @@ describe('demotion by later references', () => {
     assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['dist/dags/index.js: modified ×2']);
   });
 
+  it('an aider step whose blocks partly failed made the edits its next reply does not name as failed', async () => {
+    // aider's console says nothing of the edits when a block fails; its reply opening the next step names the failed
+    // block (file and SEARCH text, which may hold a divider of its own) and says the others were applied.
+    const edit = (index: number, id: string, path: string, search: string): RawRecord => ({ index, role: 'assistant', content: '', toolName: 'edit_file', toolCallId: id, toolInput: { path, search, replace: 'new' } });
+    const failed = 'Rules:\nThe form is:\n=======\nthe end';
+    const records: RawRecord[] = [
+      { index: 0, role: 'user', content: 'Rename PoIValidator to SignalScorer everywhere.' },
+      { index: 1, role: 'assistant', content: 'Here are the edits.' },
+      edit(2, 'e1', 'cli/invoker.ts', "import { PoIValidator } from './PoIValidator';"),
+      edit(3, 'e2', 'tests/poi.test.ts', "describe('PoIValidator', () => {"),
+      // The export cut this block at its inner divider line.
+      edit(4, 'e3', 'CONVENTIONS.md', 'Rules:\nThe form is:'),
+      edit(5, 'e4', 'CONVENTIONS.md', '- b\n- a'),
+      { index: 6, role: 'tool', content: '', toolName: 'aider', toolOutput: 'Tokens: 11k sent, 338 received.\n# 2 SEARCH/REPLACE blocks failed to match!' },
+      {
+        index: 7,
+        role: 'assistant',
+        content: `## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in cli/invoker.ts\n<<<<<<< SEARCH\nimport { PoIValidator } from './PoIValidator';\n=======\nimport { SignalScorer } from './SignalScorer';\n>>>>>>> REPLACE\n\n## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in CONVENTIONS.md\n<<<<<<< SEARCH\n${failed}\n=======\nnew\n>>>>>>> REPLACE\n\n# The other 2 SEARCH/REPLACE blocks were applied successfully.\nDon't re-send them.`,
+      },
+      { index: 8, role: 'user', content: 'Thanks.' },
+    ];
+    const record = new SessionRecord();
+    const index = new ArtifactIndex(redactor);
+    for (const r of records) observeArtifacts(index, record.units, record.append(r));
+    assert.deepEqual(index.entries().map((e) => `${e.path}: ${e.modifications}m`), ['tests/poi.test.ts: 1m', 'CONVENTIONS.md: 1m']);
+    const s = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units: record.units, coverageEnd: records.length });
+    assert.deepEqual(s.facts.Deliverables.map((l) => `${l.key}: ${l.text.replace(/ — .*$/, '')}`), ['tests/poi.test.ts: modified ×1', 'CONVENTIONS.md: modified ×1']);
+    // Without that reply, none of them was made.
+    const silent = new SessionRecord();
+    const none = new ArtifactIndex(redactor);
+    for (const r of [...records.slice(0, 7), { ...records[8]!, index: 7 }]) observeArtifacts(none, silent.units, silent.append(r));
+    assert.deepEqual(none.entries(), []);
+  });
+
   it("a file's last edit is the latest one when its earlier edit was folded before", async () => {
     const edit = (old_string: string, new_string: string) => ({ name: 'Edit', input: { file_path: 'scripts/gen.py', old_string, new_string }, output: 'The file scripts/gen.py has been updated.' });
     const b = new RecordBuilder()
@@ -1054,6 +1088,20 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
   });
 
+  it('a look at paths that are not there found their absence: a finding, not an approach ruled out', async () => {
+    const b = new RecordBuilder()
+      .user('Remove the chat logs from history.')
+      .step('', [{ name: 'Bash', input: { command: 'git filter-repo --path CHAT_LOGS --invert-paths --force' }, output: 'New history written' }])
+      .step('', [{ name: 'Bash', input: { command: 'ls -ld CHAT_LOGS transcripts' }, output: 'Exit code 1\nls: CHAT_LOGS: No such file or directory\nls: transcripts: No such file or directory', isError: true }])
+      // A look that printed something else as well failed like any command.
+      .step('', [{ name: 'Bash', input: { command: 'cat docs/a.md docs/b.md' }, output: 'Exit code 1\n# A\ncat: docs/b.md: Permission denied', isError: true }]);
+    const state = await foldAll(b);
+    assert.ok(state.facts.Findings.some((l) => l.text === '`ls -ld CHAT_LOGS transcripts` → ls: CHAT_LOGS: No such file or directory; ls: transcripts: No such file or directory (as of r4)'), JSON.stringify(state.facts.Findings));
+    const ruledOut = state.facts['Ruled out'].map((l) => l.text);
+    assert.ok(!ruledOut.some((t) => t.includes('CHAT_LOGS')), JSON.stringify(ruledOut));
+    assert.ok(ruledOut.some((t) => /^`cat docs\/a\.md docs\/b\.md` failed \(exit 1\)/.test(t)), JSON.stringify(ruledOut));
+  });
+
   it("current state: the last command run for an earlier ask is not the status of the next one", async () => {
     const b = new RecordBuilder()
       .user('Push the branch.')
@@ -1150,15 +1198,19 @@ describe('extractive summarizer', () => {
     assert.ok(state.facts.Findings.some((l) => /^All planned components have been implemented\.?$/.test(l.text) && l.sources.length === 2), JSON.stringify(state.facts.Findings));
   });
 
-  it('a finding that says what a file lacks is dated by the later write that changed the file', async () => {
+  it('a finding that says what a file lacks or does wrong is dated by the later write that changed the file', async () => {
     const b = new RecordBuilder()
       .user('Document the tasks command.')
       .step('The README currently does not mention the new `tasks` command or its options, because it predates them.')
+      .step('The cause is that `clearCookie` ignores the cookie path from the config, so the browser keeps the old cookie.')
       .step('', [{ name: 'Edit', input: { file_path: 'README.md', old_string: '## Usage', new_string: '## Usage\n### tasks' }, output: 'The file README.md has been updated.' }])
+      .step('', [{ name: 'Edit', input: { file_path: 'src/cookies/clearCookie.ts', old_string: 'path: "/"', new_string: 'path: config.path' }, output: 'The file src/cookies/clearCookie.ts has been updated.' }])
       .step('The `CHANGELOG.md` has no entry for 0.3 yet, so the release notes are empty.');
     const state = await foldAll(b);
     const findings = state.facts.Findings.map((l) => l.text);
     assert.ok(findings.some((t) => /does not mention the new `tasks` command.* \(said before `README\.md` was changed at r\d+\)$/.test(t)), JSON.stringify(findings));
+    // What a file did wrong, too: its function named as its file is.
+    assert.ok(findings.some((t) => /`clearCookie` ignores the cookie path.* \(said before `src\/cookies\/clearCookie\.ts` was changed at r\d+\)$/.test(t)), JSON.stringify(findings));
     // A file not changed after the statement: the statement stands as it is.
     assert.ok(findings.some((t) => /no entry for 0\.3 yet/.test(t) && !/said before/.test(t)), JSON.stringify(findings));
   });
