@@ -222,6 +222,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
     return /`[^`]+`/.test(body) ? { cls: 'change', score: 1.5 } : { cls: 'process', score: 0 };
   }
   if (LEAD_IN.test(body) || /^\[[^\]]+\]\([^)]+\)\.?$/.test(body)) return { cls: 'other', score: 0 };
+  // What a name does, glossary-style ("`inplace=True`: Modifies the DataFrame directly instead of returning a new copy"):
+  // a statement about the code, not a choice, whatever "instead of" it holds.
+  if (/\b(?:instead of|rather than)\b/i.test(body) && /^`[^`]+`(?:\s*\([^)]{0,40}\))?\s*[:—–-]\s+[A-Z][a-z]+s\b/.test(body)) return { cls: 'finding', score: 1 };
   // An option put to the user, even with its label dropped ("Proceed with slate troubleshooting (recommended) - …"), is no choice made.
   // So is an alternative weighed beside another ("Or blocky should bind to port 53 instead of dnsmasq").
   if (OFFER.test(body) || /^(?:option|choice|alternative) \w{1,2}\b/i.test(body) || OPTION_TAG.test(body) || /^or\s+(?!rather\b|so\b)\w/i.test(body)) return { cls: 'other', score: 0 };

@@ -274,8 +274,9 @@ const RESET_COMMITS = /\bgit reset(?: --(soft|mixed|hard))? HEAD(?:~(\d+)|(\^+)|
 
 /**
  * A command that undoes work. `git reset` back n commits takes the last n
- * commit lines off Decisions (they are no longer on the branch) and says in
- * Ruled out which commits went and whether their changes were kept: a model
+ * commit lines off Decisions (they are no longer on the branch) and says
+ * which commits went and whether their changes were kept (in Ruled out when
+ * they were discarded, in Decisions when kept, to squash or redo them): a model
  * reading "committed 2623ca1" must not take it for the branch's state after
  * `git reset --soft HEAD~2`. Any other undo (files checked out or restored, a
  * stash, a reset to a name) is recorded as it ran.
@@ -293,8 +294,12 @@ export function discardWork(b: SummaryBuilder, cmd: string, label: string, sourc
   }
   b.facts.Decisions = b.facts.Decisions.filter((l) => !commits.includes(l));
   const which = commits.map((l) => l.text.replace(/^committed /, '').replace(/ \(--[^)]*\)$/, '')).join('; ');
-  const changes = `${commits.length === 1 ? 'its' : 'their'} changes ${reset![1] === 'hard' ? 'discarded' : 'kept'}`;
-  addStatement(b, 'Ruled out', { text: `work discarded: \`${reset![0]}\` took ${commits.length === 1 ? 'a commit' : `${commits.length} commits`} off the branch (${changes}): ${which}`, sources: mergeSources(commits.flatMap((l) => l.sources), sources), priority: 2 }, 'exact');
+  const hard = reset![1] === 'hard';
+  const changes = `${commits.length === 1 ? 'its' : 'their'} changes ${hard ? 'discarded' : 'kept'}`;
+  const took = `\`${reset![0]}\` took ${commits.length === 1 ? 'a commit' : `${commits.length} commits`} off the branch (${changes}): ${which}`;
+  // Changes kept are no work thrown away: the commits were taken back (to squash or redo them), a choice made.
+  if (hard) addStatement(b, 'Ruled out', { text: `work discarded: ${took}`, sources: mergeSources(commits.flatMap((l) => l.sources), sources), priority: 2 }, 'exact');
+  else addStatement(b, 'Decisions', { text: `commits taken back: ${took}`, sources: mergeSources(commits.flatMap((l) => l.sources), sources), priority: 2 }, 'exact');
 }
 
 /** A statement of fewer significant words is too short to judge as said already (a bare "DNS works!"). */

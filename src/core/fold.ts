@@ -181,6 +181,7 @@ export class Fold {
   step(unit: Unit, next?: Unit): void {
     // The agent takes its turn: an ask said to be unanswered at the last fold is being answered now.
     if (UNANSWERED_STATUS.test(this.status)) this.status = '';
+    if (/^answer request #/.test(this.next)) this.next = '';
     const statusBefore = this.status;
     const candidates: Candidate[] = [];
     let order = 0;

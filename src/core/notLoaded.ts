@@ -78,7 +78,9 @@ function evidenceLabel(part: Part, redactor: Redactor): string {
  * with how to get it back ('' when nothing was folded).
  */
 export function evidenceBlock(units: readonly Unit[], coverageUnit: number, coverageEnd: number, effective: number, redactor: Redactor): string {
-  const folded: string[] = [];
+  const folded: { head: string; label: string; record: number; earlier: number }[] = [];
+  // The same call made again (a command re-run, one file read twice) takes one entry, its newest run, and counts the others.
+  const byLabel = new Map<string, (typeof folded)[number]>();
   let more = false;
   for (let i = coverageUnit - 1; i >= 0 && !more; i--) {
     const parts = units[i]!.parts;
@@ -86,22 +88,27 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
       const part = parts[k]!;
       // A snippet an export turned into a call never ran: there is nothing of it to get back.
       if (part.kind !== 'tool' || !part.tool || quotedSnippet(part.tool)) continue;
+      const label = evidenceLabel(part, redactor);
+      const same = byLabel.get(label);
+      if (same) {
+        same.earlier++;
+        continue;
+      }
       if (folded.length >= Math.min(EVIDENCE_MAX, Math.max(EVIDENCE_MIN, Math.floor(effective / EVIDENCE_PER_TOKENS)))) {
         more = true;
         break;
       }
-      folded.push(`- view_tool_call("${part.address.slice(5)}"): ${evidenceLabel(part, redactor)} (folded, r${part.record})`);
+      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, label, record: part.record, earlier: 0 };
+      folded.push(entry);
+      byLabel.set(label, entry);
     }
   }
-  let text = '';
-  if (folded.length) {
-    text = [
-      '## Evidence not loaded',
-      `Tool calls folded into this summary, newest first${more ? ` (earlier ones of records r0–r${coverageEnd - 1} too)` : ''}; shortened results below carry their own pointer.`,
-      ...folded,
-    ].join('\n');
-  }
-  return text;
+  if (folded.length === 0) return '';
+  return [
+    '## Evidence not loaded',
+    `Tool calls folded into this summary, newest first${more ? ` (earlier ones of records r0–r${coverageEnd - 1} too)` : ''}; shortened results below carry their own pointer.`,
+    ...folded.map((e) => `${e.head} (folded, r${e.record}${e.earlier ? `; made ${e.earlier} more time${e.earlier > 1 ? 's' : ''} before` : ''})`),
+  ].join('\n');
 }
 
 /** The folded prefix as listed: its raw tokens and an entry per tool call. */

@@ -122,6 +122,8 @@ const STATE_RULES_PER_MESSAGE = 200;
 
 /** The request log clips a long ask to its first 240 characters under pressure: a goal stays within them. */
 const GOAL_MAX_CHARS = 236;
+/** The agent reporting all of its planned work done (not a share of it: "about 60% done"). */
+const ALL_DONE = /\ball (?:the )?(?:planned |remaining |listed |open |outstanding |requested )?(?:components|items|tasks|steps|phases|parts|changes|issues|fixes|todos?)\b[^.;\n]{0,40}\b(?:have been|has been|are (?:now )?|were)\s*(?:successfully |fully )?(?:implemented|complete|completed|done|finished|addressed|resolved|fixed)\b/i;
 /** An open issue an item of the agent's todo list wrote (see observePlan). */
 const PLAN_PREFIX = 'plan: ';
 const PLAN_ITEM = /^plan: /;
@@ -276,6 +278,10 @@ export class ProtectedState {
 
   private observeModel(part: Part): void {
     if (part.text.trim() !== '') this.lastOffer = { record: part.record, text: part.text.slice(-6000) };
+    // "All planned components have been implemented": what the agent itself marked open ("Still need to X") it now says is done.
+    if (ALL_DONE.test(part.text)) {
+      for (const f of this.active()) if (f.type === 'open_issue' && f.writer === 'model' && !PLAN_ITEM.test(f.value) && f.time < part.record) this.change(f.id, { status: 'superseded' }, `reported done by the agent at r${part.record}`, part.record);
+    }
     if (!MODEL_SIGNAL.test(part.text)) return;
     // What the agent told the user, not its thought summaries; a decision is what the sentence classifier calls one
     // ("I'll use the `replace_string_in_file` function for this" is narration of a tool step).

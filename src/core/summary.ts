@@ -307,6 +307,9 @@ const CURRENT_STATE_AS_OF = '### Current state as of r';
 /** The opening line of the head: stable across folds (the coverage is said at the end, where it changes). */
 const HEAD_NOTE = 'rN = record N; a compacted tool call is recovered with view_tool_call("<toolCallId>").';
 
+/** What a redaction marker in the head stands for. */
+export const REDACTION_NOTE = '([REDACTED:kind:id] marks a secret hidden from this context: the text it stands in had the secret itself.)';
+
 /** The heading of the lines appended at later folds, between Archived and Current state. */
 export const ADDED_HEADING = '### Added at later folds (newest last; a line here replaces a line above on the same file or fact)';
 
@@ -350,14 +353,18 @@ export function requestLines(requests: readonly RequestLine[]): [string, string]
     const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
-  // "Continue" asks for nothing new: Current state's goal says the work was taken up again there. A greeting asks for nothing.
-  const said = (r: RequestLine): boolean => (r.ordinal === 1 || !r.continuation) && !isGreeting(r.text);
+  const said = requestSaid;
   const elided = elidedRequests(requests);
   if (elided.length === 0) return requests.filter(said).map(line);
   const from = elided[0]!;
   const to = elided[elided.length - 1]!;
   const pointer: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
   return [...requests.slice(0, 1).filter(said).map(line), pointer, ...requests.slice(1 + elided.length).filter(said).map(line)];
+}
+
+/** Whether the head lists a request: "continue" asks for nothing new (Current state's goal says the work was taken up again there), nor does a greeting. */
+export function requestSaid(r: RequestLine): boolean {
+  return (r.ordinal === 1 || !r.continuation) && !isGreeting(r.text);
 }
 
 /** The request lines as the head shows them, without their `#n (rN): ` numbering (a reader's view, for audits). */
@@ -461,6 +468,9 @@ function renderState(state: SummaryState): string {
   // The goal is the user's words; what the agent wrote and did is shown relative to the workspace.
   const c = state.current;
   out.push(formatCurrentState({ goal: c.goal, deliverable: relativeTo(c.deliverable, state.root), status: relativeTo(c.status, state.root), next: relativeTo(c.next, state.root), ...(c.plan ? { plan: relativeTo(c.plan, state.root) } : {}) }));
+  // A hidden secret's marker is this context's, not what a tool printed ("assert '[REDACTED_KEY]' in '[REDACTED:private-key:…]'"
+  // would read as if the key was hidden where it was in the clear). Said last, where the head changes at every fold anyway.
+  if (out.some((l) => l.includes('[REDACTED:'))) out.push(REDACTION_NOTE);
   return out.join('\n');
 }
 

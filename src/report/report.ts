@@ -5,7 +5,7 @@
 import { defaultBudget, type Budget } from '../core/budget';
 import { renderUnit, type Compaction, type NotLoadedEntry, type ProjectedMessage } from '../core/engine';
 import { replay, type Clock, type ReplayOptions, type ReplayResult, type ReplayStepLine } from '../core/replay';
-import { renderSummary, summaryToJson, TASK_CONTEXT_HEADING } from '../core/summary';
+import { renderSummary, requestSaid, summaryToJson, TASK_CONTEXT_HEADING } from '../core/summary';
 import { parseTranscript, type ParsedTranscript } from '../core/transcript';
 import type { Milestone } from '../core/milestones';
 import type { Redactor } from '../core/redact';
@@ -124,7 +124,8 @@ export function resultInBrief(budget: Budget, result: ReplayResult, title: strin
   for (let i = 0; i < engine.firstUnitInView; i++) for (const part of units[i]!.parts) if (part.kind === 'tool') foldedCalls++;
   const shortened = engine.notLoaded().filter((e) => e.kind !== 'span' && e.how !== 'folded').length;
   const rules = result.session.state.active().filter((f) => f.type === 'constraint').length;
-  const requests = summary?.requests.length ?? units.filter((u) => u.kind === 'user').length;
+  // The requests the head lists ("continue" and greetings are not).
+  const requests = summary?.requests.filter(requestSaid).length ?? units.filter((u) => u.kind === 'user').length;
   const out = [
     `Context Keeper replayed ${title ? `"${title}"` : 'the session'}: ${n(result.session.record.records.length)} records, ${n(result.totals.steps)} model calls, a ${n(budget.window)}-token window (${n(budget.effective)} usable after ${n(budget.reserve)} kept for the answer).`,
     `Result: the whole history is ${n(history)} tokens; the model would be sent ${n(result.tokens)} tokens next (${pct(result.tokens, budget.effective)} of what it may use).`,

@@ -83,6 +83,10 @@ describe('context-keeper CLI', function () {
     const [, history, sent] = /^Result: the whole history is ([\d,]+) tokens; the model would be sent ([\d,]+) tokens next/.exec(result!) ?? [];
     assert.ok(history && sent && Number(sent.replace(/,/g, '')) < Number(history.replace(/,/g, '')), result);
     assert.ok(text1.out.indexOf('Kept word for word') < text1.out.indexOf('## Task Context'));
+    // The requests it counts are the ones the head lists.
+    const counted = Number(/the user's (\d+) requests?/.exec(text1.out)?.[1]);
+    const head1 = text1.out.slice(text1.out.indexOf('## Task Context'), text1.out.indexOf('## Protected state'));
+    assert.equal(counted, (head1.match(/^- (?:\[Request\] )?#\d+ \(r\d+\)/gm) ?? []).length);
     // What it says is kept word for word is below: the head as sent (protected state included), then the recent messages.
     assert.match(text1.out, /## Protected state\n[\s\S]*- Never change the public API\. \(r0\)/);
     const recent = /## Recent messages, as they happened \((\d+); whole in --json\)\n((?:- \[.*\n?)+)/.exec(text1.out);

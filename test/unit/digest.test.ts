@@ -65,6 +65,8 @@ describe('sentence classes', () => {
     // A guess opened by a conjunction, and a command that went to the background, are the agent thinking aloud.
     assert.equal(agent('But maybe in this version it needs to be `file` type instead of `csv`.'), 'process');
     assert.equal(agent("The command went to background which means it's taking a while."), 'process');
+    // A name's gloss is what it does, not a choice.
+    assert.equal(agent('`inplace=True`: Modifies the DataFrame directly instead of returning a new copy.'), 'finding');
     // Advice on a condition: nothing was done or decided.
     assert.equal(agent('If `schemas/signal.mjs` was deleted unintentionally and is still needed, it should be restored.'), 'other');
     assert.notEqual(agent('If the cache is cold, the first request takes 4 seconds because the index is rebuilt.'), 'other');

@@ -63,6 +63,12 @@ describe('notLoaded: what the model does not see in full', () => {
     quoted.step('', [{ name: 'Bash', input: { command: 'make all' }, output: 'done' }]);
     const q = recordOf(quoted);
     assert.deepEqual(evidenceBlock(q.units, q.units.length, q.records.length, 10_000, redactor).split('\n').slice(2).map((l) => l.replace(/ \(folded, r\d+\)$/, '')), ['- view_tool_call("call_2"): Bash `make all`']);
+    // The same call made again takes one entry (its newest run) and counts the others; they leave room for more.
+    const again = new RecordBuilder().user('go');
+    for (let i = 0; i < 6; i++) again.step('', [{ name: 'Bash', input: { command: i % 2 ? 'swift build' : `make step${i}` }, output: 'done' }]);
+    const a = recordOf(again);
+    const listed = evidenceBlock(a.units, a.units.length, a.records.length, 1_000, redactor).split('\n').slice(2);
+    assert.deepEqual(listed.map((l) => l.replace(/^- view_tool_call\("[^"]+"\): /, '')), ['Bash `swift build` (folded, r11; made 2 more times before)', 'Bash `make step4` (folded, r9)', 'Bash `make step2` (folded, r5)', 'Bash `make step0` (folded, r1)']);
   });
 
   it('lists the folded span with its calls, then every part in view sent in a reduced form', () => {

@@ -39,6 +39,17 @@ describe('protected state', function () {
     assert.ok(s.engine.predicted() <= s.budget.effective);
   });
 
+  it("what the agent marked open itself closes when it reports all its planned work done", () => {
+    const b = new RecordBuilder()
+      .user('Fix the profile switching.')
+      .step('We are aligned with the plan. Still need to update `ApiConfigManager.tsx` to handle profile switching correctly.')
+      .step('About 60% of the planned work is done.');
+    assert.match(stateOf(b).render(), /### open issue[^\n]*\n- Still need to update `ApiConfigManager\.tsx`/);
+    const done = stateOf(b.step('All planned components have been implemented.'));
+    assert.doesNotMatch(done.render(), /Still need to update/);
+    assert.match(done.facts().find((f) => f.type === 'open_issue')!.reason, /^reported done by the agent at r3$/);
+  });
+
   it('shows a todo list the agent left behind at a later ask as such, not as open issues', () => {
     const todo = (items: [string, string][]) => ({ name: 'TodoWrite', input: { todos: items.map(([content, status]) => ({ content, status })) }, output: 'ok' });
     const b = new RecordBuilder()

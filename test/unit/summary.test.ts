@@ -60,6 +60,11 @@ describe('Task Context sections', () => {
     const swapped = text.replace('### Decisions', '### TMP').replace('### Constraints', '### Decisions').replace('### TMP', '### Constraints');
     assert.ok(validateTaskContext(swapped).some((p) => /out of order/.test(p)));
     assert.deepEqual(Object.keys(summaryToJson(emptySummary())), [...SECTION_NAMES]);
+    // A head that shows a hidden secret's marker says, last, that the marker is the context's and not what was printed.
+    assert.doesNotMatch(text, /\[REDACTED:kind:id\]/);
+    const hidden = renderSummary({ ...emptySummary(), facts: { ...emptySummary().facts, 'Ruled out': [{ key: 'k', text: "pytest failed: assert '[KEY]' in '[REDACTED:private-key:3324a4]'", sources: [3], priority: 2 }] } });
+    assert.match(hidden, /\n\(\[REDACTED:kind:id\] marks a secret hidden from this context: the text it stands in had the secret itself\.\)$/);
+    assert.deepEqual(validateTaskContext(hidden), []);
   });
 
   it('a reused topic key supersedes the earlier fact', () => {
@@ -430,9 +435,10 @@ describe('fact lines said once', () => {
       ],
     );
     assert.deepEqual(
-      redoneFacts['Ruled out'].map((l) => [l.text, l.sources]),
-      [['work discarded: `git reset --soft HEAD~1` took a commit off the branch (its changes kept): 1111111 on main: "Fix links"', [5, 6, 7, 8]]],
+      redoneFacts.Decisions.filter((l) => l.text.startsWith('commits taken back')).map((l) => [l.text, l.sources]),
+      [['commits taken back: `git reset --soft HEAD~1` took a commit off the branch (its changes kept): 1111111 on main: "Fix links"', [5, 6, 7, 8]]],
     );
+    assert.deepEqual(redoneFacts['Ruled out'], []);
     assert.ok(state.facts.Deliverables.some((d) => d.key === 'src/parser.ts'), 'the edited file is a deliverable');
   });
 });
@@ -1775,13 +1781,13 @@ describe('the Task Context as a digest', () => {
       .step('', [{ name: 'Bash', input: { command: 'git reset --hard HEAD^' }, output: 'HEAD is now at cd08f7d Improvements without secrets' }])
       .step('', [{ name: 'Bash', input: { command: 'git checkout -- src/a.ts' }, output: '' }]);
     const facts = (await fold(b)).facts;
+    // The commits a soft reset took back (to squash them) are no decision of their own any more, nor work thrown away.
     assert.deepEqual(
       facts.Decisions.map((l) => l.text),
-      ['committed cd08f7d on fix: "Improvements without secrets"'],
-      'only the commit still on the branch is a decision',
+      ['commits taken back: `git reset --soft HEAD~2` took 2 commits off the branch (their changes kept): 2623ca1 on fix: "Fix test data"; ffe9ab7 on fix: "Comprehensive improvements"', 'committed cd08f7d on fix: "Improvements without secrets"'],
+      'only the commit still on the branch is a commit decision',
     );
     const ruled = facts['Ruled out'].map((l) => l.text);
-    assert.ok(ruled.includes('work discarded: `git reset --soft HEAD~2` took 2 commits off the branch (their changes kept): 2623ca1 on fix: "Fix test data"; ffe9ab7 on fix: "Comprehensive improvements"'), JSON.stringify(ruled));
     assert.ok(ruled.includes('work discarded: `git reset --hard HEAD^` took a commit off the branch (its changes discarded): 342592a on fix: "Merge main"'), JSON.stringify(ruled));
     assert.ok(ruled.some((t) => /^work discarded: .*git checkout -- src\/a\.ts/.test(t)), 'another undo is recorded as it ran');
   });
@@ -2058,6 +2064,9 @@ describe('the Task Context as a digest', () => {
     const answeredLater = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').step('Added the JSON writer.'));
     assert.equal(answeredLater.current.status, 'request #2 answered');
     assert.equal(answeredLater.current.next, "wait for the user's next request (the agent answered request #2)", 'the carried "answer request #2" is done with');
+    // The agent at work on it in the next fold (tool calls, no reply yet): it is being answered, not waiting to be.
+    const working = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').step('Here is the JSON writer.', [{ name: 'Read', input: { file_path: 'src/export.ts' }, output: 'export function run() {}' }]));
+    assert.equal(working.current.next, 'continue request #2 (the goal, in progress)');
     const overtaken = await nextFold(new RecordBuilder().user('Port the exporter.').step('Done.').user('Now also add **JSON** output.').user('Actually, YAML instead.'));
     assert.equal(overtaken.current.status, "the user's request #3 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
