@@ -42,6 +42,8 @@ const STATED_NEXT = ' (stated by the agent)';
 /** What Next adds when every item of the agent's todo plan is done. */
 const PLAN_DONE = 'every item of the plan (todo) is done';
 /** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
+/** A harness's answer for a command it holds until the user approves it. */
+const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|permission)|(?:awaiting|waiting for) (?:the user's |user |your )?approval|was not approved by the user)\b/i;
 const UNANSWERED_STATUS = /^the user's request #\d+ is not answered yet$/;
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 /** What Status says when aider committed the edits of its step: its turn is over. */
@@ -429,7 +431,9 @@ export class Fold {
       // A command that printed nothing but an unusual exit code failed for a reason that code names (`git log` exit
       // 66): that it cannot be done here is worth a line. Silent exits of 1, repeated, would bury the rest.
       const silent = !tests && !error && code !== undefined && code !== 1 ? SILENT_FAILURE : '';
-      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}`).text;
+      // A harness that holds the command for the user's approval refused it, and will again (554b9fa6: `swift build` ×49).
+      const gate = APPROVAL_GATE.test(error) ? ' (held for the user\'s approval: running it again will not help)' : '';
+      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}${gate}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.failure(label(), codeText, why, sources);
@@ -558,7 +562,10 @@ export class Fold {
         ? ''
         : this.next;
     const planned = todo && planNext(todo);
-    if (planned) next = planned;
+    // A command the harness holds for the user's approval blocks the work until they give it.
+    const held = status.startsWith('blocked:') && APPROVAL_GATE.test(status) ? /^blocked: (.+?) failed \(/.exec(status)?.[1] : undefined;
+    if (held !== undefined) next = `ask the user to approve ${held} (the harness holds it)`;
+    else if (planned) next = planned;
     else if (this.lastAsk && !this.lastAsk.answered) next = `answer request #${this.lastAsk.ordinal}${this.quoted(this.lastAsk)}`;
     // Options put to the user are theirs to pick: the agent waits rather than acting on its own plan.
     else if (this.question?.startsWith('choice') && last?.kind === 'step') next = "wait for the user's choice";

@@ -1094,6 +1094,14 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /^`ls -la \.git\/hooks` → pre-commit \(as of r\d+\)$/.test(t)), JSON.stringify(findings));
   });
 
+  it('a command the harness holds for the user\'s approval says that running it again will not help', async () => {
+    const held = { name: 'Bash', input: { command: 'swift build' }, output: 'This command requires approval', isError: true };
+    const state = await foldAll(new RecordBuilder().user('Build it.').step('', [held]).step('', [held]).step('', [{ name: 'Bash', input: { command: 'ls Sources' }, output: 'App.swift' }]).step('', [held]));
+    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ["`swift build` failed (error) ×3: This command requires approval (held for the user's approval: running it again will not help)"]);
+    assert.match(state.current.status, /^blocked: `swift build` failed \(error\): This command requires approval \(held for the user's approval/);
+    assert.equal(state.current.next, 'ask the user to approve `swift build` (the harness holds it)');
+  });
+
   it('a look at paths that are not there found their absence: a finding, not an approach ruled out', async () => {
     const b = new RecordBuilder()
       .user('Remove the chat logs from history.')
