@@ -496,10 +496,19 @@ export function editTexts(tool: ToolInvocation): { old: string; new: string } | 
   return typeof o === 'string' && typeof n === 'string' && o !== n ? { old: o, new: n } : undefined;
 }
 
-/** The first line an edit changed, as `old` → `new` (each clipped): the patch coordinate a reader needs. */
+/**
+ * The first line an edit changed, as `old` → `new` (each clipped): the patch coordinate a reader needs. An edit
+ * that only added lines says what it added and where ("added `*.env.*` after `.credentials.json`"), one that only
+ * took lines out what it removed: read as `old` → `new`, an added line would seem to replace the one before it.
+ */
 export function changedLine(before: string, after: string, redactor: Redactor): string | undefined {
   const a = before.split('\n').map((l) => l.trim());
   const b = after.split('\n').map((l) => l.trim());
+  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
+  const added = onlyAdded(a, b);
+  if (added) return `added ${q(added.line)}${added.after ? ` after ${q(added.after)}` : ''}`;
+  const removed = onlyAdded(b, a);
+  if (removed) return `removed ${q(removed.line)}${removed.after ? ` after ${q(removed.after)}` : ''}`;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   let old = a[i] ?? '';
@@ -512,8 +521,25 @@ export function changedLine(before: string, after: string, redactor: Redactor): 
     now = b.find((l) => !inBefore.has(l) && !bare(l)) ?? '';
   }
   if (old === '' && now === '') return undefined;
-  const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
   return `${q(old)} → ${q(now)}`;
+}
+
+/**
+ * When `longer` is `shorter` with lines put in (every line of `shorter` in it, in order), the first line of
+ * substance put in and the last line of substance before it; otherwise undefined.
+ */
+function onlyAdded(shorter: readonly string[], longer: readonly string[]): { line: string; after: string | undefined } | undefined {
+  if (longer.length <= shorter.length || !shorter.some((l) => !bare(l))) return undefined;
+  let j = 0;
+  let first: { line: string; after: string | undefined } | undefined;
+  let last: string | undefined;
+  for (const line of longer) {
+    if (j < shorter.length && line === shorter[j]) {
+      j++;
+      if (!bare(line)) last = line;
+    } else if (first === undefined && !bare(line)) first = { line, after: last };
+  }
+  return j === shorter.length ? first : undefined;
 }
 
 /** A line with nothing but punctuation: blank, a comment mark, a brace. */

@@ -57,7 +57,10 @@ export function isRequestText(text: string): boolean {
 }
 
 export function requestLine(ordinal: number, record: number, text: string, redactor: Redactor): RequestLine {
-  const t = redactor.redact(askText(splitUserText(text).words)).text;
+  const split = splitUserText(text);
+  // "[image]\nfix these issues": what "these" points at came as an image, which the log does not hold; the line says it came.
+  const image = split.words.trim() !== '' && split.harness.some((h) => h.kind === 'placeholder' && /^\[image\b/i.test(h.text.trim()));
+  const t = redactor.redact(`${askText(split.words)}${image ? ' [with an image]' : ''}`).text;
   if (t.length <= REQUEST_MAX_CHARS) return { ordinal, text: t, record, elided: 0 };
   return { ordinal, text: t.slice(0, REQUEST_MAX_CHARS), record, elided: t.length - REQUEST_MAX_CHARS };
 }

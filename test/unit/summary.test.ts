@@ -700,7 +700,11 @@ describe('demotion by later references', () => {
     const after = '# ignore file\n\n# Docs/net.md - private IPs\nDocs/net.md:hardcoded-ip:5';
     assert.equal(changedLine(before, after, redactor), '`# Note: this file is empty.` → `# Docs/net.md - private IPs`');
     assert.equal(changedLine('x = 1', 'x = 2', redactor), '`x = 1` → `x = 2`');
-    assert.equal(changedLine('a\n}', 'a\n}\nfoo()', redactor), '(nothing) → `foo()`');
+    // Lines put in, or taken out, are said as such: an added line replaced nothing.
+    assert.equal(changedLine('a\n}', 'a\n}\nfoo()', redactor), 'added `foo()` after `a`');
+    assert.equal(changedLine('.credentials.json\n', '.credentials.json\n*.env.*\n', redactor), 'added `*.env.*` after `.credentials.json`');
+    assert.equal(changedLine('on:\n  push:\n  pull_request:', '# Run on pull requests only\non:\n  push:\n  pull_request:', redactor), 'added `# Run on pull requests only`');
+    assert.equal(changedLine('import a\nimport b\nimport c', 'import a\nimport c', redactor), 'removed `import b` after `import a`');
   });
 
   it("a change the agent reports is the note of the file it is about, not of a file its account names in passing", async () => {
@@ -1410,11 +1414,13 @@ describe('the Task Context as a digest', () => {
     const b = new RecordBuilder()
       .user('<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<summary>Background command "build" completed (exit code 0)</summary>\n</task-notification>')
       .user('<system-reminder>Always answer in French.</system-reminder>\nfix the flaky clock test')
-      .user('<task>\nAdd a dark mode toggle.\n</task>\n<environment_details>\nNever touch src/legacy.\n</environment_details>');
+      .user('<task>\nAdd a dark mode toggle.\n</task>\n<environment_details>\nNever touch src/legacy.\n</environment_details>')
+      // An image the log does not hold is what "these issues" points at: the request says it came.
+      .user('[image]\nfix these issues or disable the scan');
     const s = await fold(b);
-    assert.deepEqual(s.requests.map((r) => r.text), ['fix the flaky clock test', 'Add a dark mode toggle.']);
+    assert.deepEqual(s.requests.map((r) => r.text), ['fix the flaky clock test', 'Add a dark mode toggle.', 'fix these issues or disable the scan [with an image]']);
     assert.ok(!everyLine(s).some((t) => /French|legacy/.test(t)), JSON.stringify(everyLine(s)));
-    assert.match(s.current.goal, /^#2 \(r2\): Add a dark mode toggle\.$/);
+    assert.match(s.current.goal, /^#3 \(r3\): fix these issues or disable the scan \[with an image\]$/);
   });
 
   it("aider's report of an edit it could not apply is a failure with its file; its instructions to the model are no line", async () => {
