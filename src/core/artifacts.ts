@@ -8,7 +8,7 @@ import type { AppendEvent } from './parts';
 import { callFailed, quotedSnippet } from './toolResults';
 import { aiderAppliedEdits, aiderHeldBack, classifyTool, heldBackEdit, fileTouches, samePathKey, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { endsWithPath, forwardSlashes, rooted } from './paths';
+import { forwardSlashes, onlyLongerPath, onlyPartialName } from './paths';
 
 /** Extensions that make a bare name in prose a file (`cell.py`, `README.md`). */
 const FILE_EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|py|rs|go|java|kt|rb|php|cs|cpp|c|h|hpp|swift|md|json|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|txt|mdc';
@@ -267,10 +267,11 @@ export class ArtifactIndex {
   private readonly byBase = new Map<string, string[]>();
   /** The files each call awaiting its result counted as modified or created (see settle). */
   private readonly unsettled = new Map<string, FileTouch[]>();
-  /** The unit of each call in `unsettled`: a step that ended without its result wrote nothing (see expire). */
-  private readonly madeIn = new Map<string, number>();
-  /** The input of each call in `madeIn` (aider's edit names its SEARCH text: see confirm). */
-  private readonly inputs = new Map<string, unknown>();
+  /**
+   * The unit of each call in `unsettled` that has no result: a step that ended without it wrote nothing (see
+   * expire); and its input (aider's edit names its SEARCH text: see confirm).
+   */
+  private readonly madeIn = new Map<string, { readonly unit: number; readonly input: unknown }>();
 
   /** `redactor` hides a secret in a path before the index keeps it. */
   constructor(private readonly redactor: Redactor) {}
@@ -309,10 +310,7 @@ export class ArtifactIndex {
         const pending = this.unsettled.get(tool.callId);
         if (pending) pending.push(touch);
         else this.unsettled.set(tool.callId, [touch]);
-        if (unit !== undefined && tool.output === undefined) {
-          this.madeIn.set(tool.callId, unit);
-          this.inputs.set(tool.callId, tool.input);
-        }
+        if (unit !== undefined && tool.output === undefined) this.madeIn.set(tool.callId, { unit, input: tool.input });
       }
     }
     return touched;
@@ -329,14 +327,10 @@ export class ArtifactIndex {
     const known = this.byBase.get(base) ?? [];
     const path = knownPathOf(shown, known);
     if (this.byPath.has(path)) return path;
-    if (!rooted(path)) {
-      const longer = known.filter((k) => endsWithPath(k, path));
-      if (longer.length === 1) return longer[0]!;
-    }
-    if (!forwardSlashes(path).includes('/')) return path;
-    const partial = known.filter((k) => !rooted(k) && endsWithPath(path, k));
-    if (partial.length !== 1) return path;
-    const earlier = partial[0]!;
+    const longer = onlyLongerPath(path, known);
+    if (longer !== undefined) return longer;
+    const earlier = forwardSlashes(path).includes('/') ? onlyPartialName(path, known) : undefined;
+    if (earlier === undefined) return path;
     const entry = this.byPath.get(earlier)!;
     this.byPath.delete(earlier);
     entry.path = path;
@@ -360,7 +354,6 @@ export class ArtifactIndex {
     if (!touches) return [];
     this.unsettled.delete(result.callId);
     this.madeIn.delete(result.callId);
-    this.inputs.delete(result.callId);
     // A shell command that failed may have written its files before it did (`cat > a.sh <<EOF … EOF && ./a.sh`); a
     // write waiting for the user's permission is written once they grant it (Claude Code's next call finds the file).
     // A snippet an export turned into a call never ran: it wrote nothing.
@@ -379,12 +372,11 @@ export class ArtifactIndex {
     const applied = new Set(aiderAppliedEdits(output));
     const held = aiderHeldBack(output);
     if (applied.size === 0 && held === undefined) return;
-    for (const callId of this.madeIn.keys()) {
-      const made = (path: string): boolean => applied.has(samePathKey(path)) || (held !== undefined && !heldBackEdit(held, this.inputs.get(callId), path));
+    for (const [callId, { input }] of this.madeIn) {
+      const made = (path: string): boolean => applied.has(samePathKey(path)) || (held !== undefined && !heldBackEdit(held, input, path));
       if (!this.unsettled.get(callId)?.some((t) => made(t.path))) continue;
       this.unsettled.delete(callId);
       this.madeIn.delete(callId);
-      this.inputs.delete(callId);
     }
   }
 
@@ -394,10 +386,9 @@ export class ArtifactIndex {
    */
   expire(before: number): string[] {
     const changed: string[] = [];
-    for (const [callId, unit] of this.madeIn) {
+    for (const [callId, { unit }] of this.madeIn) {
       if (unit >= before) continue;
       this.madeIn.delete(callId);
-      this.inputs.delete(callId);
       const touches = this.unsettled.get(callId);
       this.unsettled.delete(callId);
       if (touches) changed.push(...this.withdraw(touches));

@@ -11,7 +11,7 @@ import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
 import { fileTouches, type FileTouch, type ToolFamily } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { endsWithPath, forwardSlashes, rooted } from './paths';
+import { forwardSlashes, onlyLongerPath, onlyPartialName } from './paths';
 
 /** A file written in the session, as its Deliverables line says it. */
 interface Written {
@@ -126,8 +126,7 @@ export class Deliverables {
    * one (see keyFor for the other way).
    */
   renderedEdit(path: string, record: number): void {
-    const known = rooted(path) ? [] : [...this.writes.keys(), ...this.readPaths].filter((k) => endsWithPath(k, path));
-    this.written(this.keyFor(new Set(known).size === 1 ? known[0]! : path), record).writes++;
+    this.written(this.keyFor(onlyLongerPath(path, [...this.writes.keys(), ...this.readPaths]) ?? path), record).writes++;
   }
 
   /** What a new file is for, as its own header says it (a docstring, a leading comment, a title), else what it declares. */
@@ -202,9 +201,8 @@ export class Deliverables {
   private keyFor(path: string): string {
     const key = this.deliverableKey(path);
     if (this.writes.has(key) || !key.includes('/')) return key;
-    const partial = [...this.writes.keys()].filter((k) => !rooted(k) && endsWithPath(key, k));
-    if (partial.length !== 1) return key;
-    const earlier = partial[0]!;
+    const earlier = onlyPartialName(key, this.writes.keys());
+    if (earlier === undefined) return key;
     this.writes.set(key, this.writes.get(earlier)!);
     this.writes.delete(earlier);
     this.b.facts.Deliverables = this.b.facts.Deliverables.filter((l) => l.key !== earlier);

@@ -41,9 +41,9 @@ const STATUS_OUTPUT_CHARS = 160;
 const STATED_NEXT = ' (stated by the agent)';
 /** What Next adds when every item of the agent's todo plan is done. */
 const PLAN_DONE = 'every item of the plan (todo) is done';
-/** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
 /** A harness's answer for a command it holds until the user approves it. */
 const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|permission)|(?:awaiting|waiting for) (?:the user's |user |your )?approval|was not approved by the user)\b/i;
+/** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
 const UNANSWERED_STATUS = /^the user's request #\d+ is not answered yet$/;
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 /** What Status says when aider committed the edits of its step: its turn is over. */

@@ -78,7 +78,7 @@ function evidenceLabel(part: Part, redactor: Redactor): string {
  * with how to get it back ('' when nothing was folded).
  */
 export function evidenceBlock(units: readonly Unit[], coverageUnit: number, coverageEnd: number, effective: number, redactor: Redactor): string {
-  const folded: { head: string; label: string; record: number; earlier: number }[] = [];
+  const folded: { head: string; record: number; earlier: number }[] = [];
   // The same call made again (a command re-run, one file read twice) takes one entry, its newest run, and counts the others.
   const byLabel = new Map<string, (typeof folded)[number]>();
   let more = false;
@@ -98,7 +98,7 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
         more = true;
         break;
       }
-      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, label, record: part.record, earlier: 0 };
+      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, record: part.record, earlier: 0 };
       folded.push(entry);
       byLabel.set(label, entry);
     }

@@ -14,13 +14,29 @@ export function forwardSlashes(path: string): string {
 }
 
 /** Whether a path starts at a root (`/x`, `C:\\x`, `~/x`): no partial name of another. */
-export function rooted(path: string): boolean {
+function rooted(path: string): boolean {
   return /^(?:[A-Za-z]:)?[\\/]|^~/.test(path);
 }
 
 /** Whether `path` ends in `tail` at a separator (`src/domain/tasks.ts` in `tasks.ts`), either separator. */
-export function endsWithPath(path: string, tail: string): boolean {
+function endsWithPath(path: string, tail: string): boolean {
   return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
+}
+
+/**
+ * Of the `known` paths, the one that ends in `path` (a longer name of the file `path` names in part: `tasks.ts`,
+ * `session/get.ts`), when exactly one does; never for a rooted `path`.
+ */
+export function onlyLongerPath(path: string, known: Iterable<string>): string | undefined {
+  if (rooted(path)) return undefined;
+  const fits = new Set([...known].filter((k) => endsWithPath(k, path)));
+  return fits.size === 1 ? [...fits][0] : undefined;
+}
+
+/** Of the `known` names, the one unrooted partial name that `path` ends in, when exactly one does (the other way). */
+export function onlyPartialName(path: string, known: Iterable<string>): string | undefined {
+  const fits = [...known].filter((k) => !rooted(k) && endsWithPath(path, k));
+  return fits.length === 1 ? fits[0] : undefined;
 }
 
 /** Absolute paths needed before a directory is taken for the workspace. */

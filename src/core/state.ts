@@ -124,9 +124,8 @@ const STATE_RULES_PER_MESSAGE = 200;
 const GOAL_MAX_CHARS = 236;
 /** The agent reporting all of its planned work done (not a share of it: "about 60% done"). */
 const ALL_DONE = /\ball (?:the )?(?:planned |remaining |listed |open |outstanding |requested )?(?:components|items|tasks|steps|phases|parts|changes|issues|fixes|todos?)\b[^.;\n]{0,40}\b(?:have been|has been|are (?:now )?|were)\s*(?:successfully |fully )?(?:implemented|complete|completed|done|finished|addressed|resolved|fixed)\b/i;
-/** An open issue an item of the agent's todo list wrote (see observePlan). */
+/** How an open issue an item of the agent's todo list wrote begins (see observePlan). */
 const PLAN_PREFIX = 'plan: ';
-const PLAN_ITEM = /^plan: /;
 
 function factId(type: FactType, value: string): string {
   return `${type}-${contentHash(value).slice(0, 12)}`;
@@ -280,7 +279,7 @@ export class ProtectedState {
     if (part.text.trim() !== '') this.lastOffer = { record: part.record, text: part.text.slice(-6000) };
     // "All planned components have been implemented": what the agent itself marked open ("Still need to X") it now says is done.
     if (ALL_DONE.test(part.text)) {
-      for (const f of this.active()) if (f.type === 'open_issue' && f.writer === 'model' && !PLAN_ITEM.test(f.value) && f.time < part.record) this.change(f.id, { status: 'superseded' }, `reported done by the agent at r${part.record}`, part.record);
+      for (const f of this.active()) if (f.type === 'open_issue' && f.writer === 'model' && !f.value.startsWith(PLAN_PREFIX) && f.time < part.record) this.change(f.id, { status: 'superseded' }, `reported done by the agent at r${part.record}`, part.record);
     }
     if (!MODEL_SIGNAL.test(part.text)) return;
     // What the agent told the user, not its thought summaries; a decision is what the sentence classifier calls one
@@ -349,6 +348,7 @@ export class ProtectedState {
    */
   private observePlan(plan: TodoPlan, record: number): void {
     const listed = new Set<string>();
+    const ask = this.lastAsk(record);
     for (const item of plan.items) {
       const value = `${PLAN_PREFIX}${item.text}`;
       listed.add(value);
@@ -357,7 +357,7 @@ export class ProtectedState {
         if (existing?.status === 'active') this.change(existing.id, { status: 'superseded' }, 'done in the plan (todo)', record);
       } else if (existing?.status === 'active') {
         // Listed again after a later ask: the plan is current again (see render), not left behind.
-        if (existing.sources.every((s) => s < this.lastAsk(record))) this.change(existing.id, { sources: [...existing.sources, record] }, 'repeated', record);
+        if (existing.sources.every((s) => s < ask)) this.change(existing.id, { sources: [...existing.sources, record] }, 'repeated', record);
       } else {
         if (existing) this.change(existing.id, { status: 'active', sources: [...existing.sources, record] }, 'reopened in the plan (todo)', record);
         else this.create('open_issue', value, record, 'model', 'active', 'an item of the plan (todo)');
@@ -546,7 +546,7 @@ export class ProtectedState {
     const agents = (f: Fact): boolean => f.type === 'decision' && f.writer === 'model' && !this.userActs.has(f.id);
     // A todo list written before the user's latest ask and not updated since was left behind (see currentPlan).
     const ask = this.lastAsk(coverageEnd);
-    const behind = (f: Fact): boolean => f.type === 'open_issue' && f.writer === 'model' && PLAN_ITEM.test(f.value) && f.sources.every((s) => s < ask);
+    const behind = (f: Fact): boolean => f.type === 'open_issue' && f.writer === 'model' && f.value.startsWith(PLAN_PREFIX) && f.sources.every((s) => s < ask);
     for (const type of FACT_TYPES) {
       const facts = shown.filter((f) => f.type === type);
       // Open at the fold: a todo update or a report in the messages after the head may have settled one since.

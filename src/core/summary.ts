@@ -353,13 +353,12 @@ export function requestLines(requests: readonly RequestLine[]): [string, string]
     const added = text.slice(extended[0].length).replace(/^[\s,;:.]+/, '');
     return [`#${r.ordinal}`, `- ${formatRequest({ ...r, text: `the words of #${extended[1]}, then: ${added}` })}`];
   };
-  const said = requestSaid;
   const elided = elidedRequests(requests);
-  if (elided.length === 0) return requests.filter(said).map(line);
+  if (elided.length === 0) return requests.filter(requestSaid).map(line);
   const from = elided[0]!;
   const to = elided[elided.length - 1]!;
   const pointer: [string, string] = [`#${from.ordinal}…`, `- #${from.ordinal}–#${to.ordinal} (r${from.record}–r${to.record}): ${to.ordinal - from.ordinal + 1} earlier requests, in the record`];
-  return [...requests.slice(0, 1).filter(said).map(line), pointer, ...requests.slice(1 + elided.length).filter(said).map(line)];
+  return [...requests.slice(0, 1).filter(requestSaid).map(line), pointer, ...requests.slice(1 + elided.length).filter(requestSaid).map(line)];
 }
 
 /** Whether the head lists a request: "continue" asks for nothing new (Current state's goal says the work was taken up again there), nor does a greeting. */
