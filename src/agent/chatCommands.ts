@@ -5,6 +5,7 @@
  * gathers the data and streams the text.
  */
 import type { Fact } from '../core/state';
+import { fenced } from '../core/fenced';
 import { formatCount } from '../core/formatCount';
 
 /** The slash commands @keeper contributes (package.json `chatParticipants[0].commands` lists the same). */
@@ -102,12 +103,6 @@ export function quoted(text: string): string {
     .join('\n');
 }
 
-/** A fenced block that no backtick run inside the text can close. */
-export function fenced(text: string, language = 'markdown'): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${language}\n${text}\n${fence}`;
-}
 
 const FACT_HEADINGS: readonly [Fact['type'], string][] = [
   ['constraint', 'Rules'],

@@ -414,7 +414,8 @@ export class Fold {
       if (committed) this.status = `last change ${committed}`;
     }
     // A look at paths that are not there found their absence: what it saw, not an approach that failed.
-    const absent = failed && cmd !== undefined ? absence(cmd, tool.output, redactor) : undefined;
+    const looks = cmd !== undefined || family === 'read' || family === 'search' || family === 'list';
+    const absent = failed && looks ? absence(cmd, tool.output, redactor) : undefined;
     if (failed && absent === undefined) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
       // The user declined the call: their choice, not an approach that failed (the tool's instructions to the model are no cause).
@@ -449,8 +450,9 @@ export class Fold {
     const notice = cmd !== undefined && tests === undefined && observed === undefined ? outputNotice(cmd, tool.output, redactor) : undefined;
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
-      const label60 = commandLabel(cmd!, redactor, 60);
-      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(commandCore(cmd!)).slice(0, 6)}`, text: `\`${label60}\` ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      // A tool with no command (Grep, Read) is one subject per path it found missing.
+      const [label60, subject] = cmd !== undefined ? [`\`${commandLabel(cmd, redactor, 60)}\``, commandCore(cmd)] : [label(), `${label()} ${said[1]}`];
+      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
       // A look that found nothing there overcame no failure and replaced no command.
       if (absent !== undefined) {
         this.status = `last command ${label()} ${clipChars(said[1]!, STATUS_OUTPUT_CHARS)}`;

@@ -9,6 +9,7 @@
  * to the newer passage. Deterministic.
  */
 import { classifySentence, sentencesOf } from './classify';
+import { fenced } from './fenced';
 import { handles } from './digest';
 import { userWords, withoutInjectedBlocks } from './harness';
 import type { Redactor } from './redact';
@@ -212,8 +213,9 @@ export class RetrievalIndex {
     return [
       '## Retrieved from the record',
       'Original text of folded records most relevant to the current request, word for word:',
-      // Quoted evidence, never structure: a heading inside a passage ("### Constraints") is shown as quoted text.
-      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${this.redactor.redact(p.text).text.replace(/^(\s*)(#{1,6}\s)/gm, '$1> $2')}`)),
+      // Quoted evidence, never structure: fenced, a heading inside a passage ("### Constraints") stays text, and the
+      // passage stays word for word (a shell script's `# comment` lines too).
+      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${fenced(this.redactor.redact(p.text).text)}`)),
     ].join('\n');
   }
 }

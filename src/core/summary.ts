@@ -287,8 +287,24 @@ export function formatFact(f: FactLine): string {
   return `${f.key}: ${f.text}${formatSources(f.sources)}`;
 }
 
+/**
+ * Where the turn stood when the folded part ends: the user's ask waiting for the agent, the agent's question or
+ * answer waiting for the user. The messages after the head always go on from there (the last unit is never folded),
+ * so a status or next step that says whose turn it is would be out of date the moment the head is sent ("answer
+ * request #11" above the answer itself). They are said as what happened, and the next step is the messages below.
+ */
+const TURN_STATUS: readonly [RegExp, string][] = [
+  [/^the user's request (#\d+) is not answered yet$/, 'request $1 is the last message folded'],
+  [/^awaiting the user's answer: /, 'the agent asked the user: '],
+  [/^awaiting the user's choice of /, 'the agent offered the user a choice of '],
+];
+const TURN_NEXT = /^(?:answer request #\d+|wait for the user's (?:next request|choice)).*?(?=; every item of the plan|$)/;
+const NEXT_BELOW = 'go on from the messages below';
+
 export function formatCurrentState(c: CurrentState): string {
-  const lines = [`Goal: ${c.goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${c.status || '(none)'}`, `Next: ${c.next || '(none)'}`];
+  const status = TURN_STATUS.reduce((text, [turn, said]) => text.replace(turn, said), c.status);
+  const next = c.next.replace(TURN_NEXT, NEXT_BELOW);
+  const lines = [`Goal: ${c.goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${status || '(none)'}`, `Next: ${next || '(none)'}`];
   if (c.plan) lines.push(`Plan: ${c.plan}`);
   return lines.join('\n');
 }

@@ -81,6 +81,8 @@ const REQUEST_CLIP_CHARS = 240;
  * r18]") costs about what it saves, and the words it hides are often the point ("…like i cannot click on it").
  */
 const REQUEST_CLIP_MIN_ELIDED = 100;
+/** A clip ends at the last space this close before its length, rather than inside a word. */
+const CLIP_WORD_BACKOFF = 20;
 /** Archived lines of one section grouped into one line, gists kept. */
 const GROUP_SIZE = 4;
 
@@ -245,7 +247,13 @@ function clipRequests(requests: RequestLine[], which: readonly number[], cap: nu
   const original = new Map(which.map((i) => [i, requests[i]!]));
   const long = which.filter((i) => requests[i]!.text.length >= REQUEST_CLIP_CHARS + REQUEST_CLIP_MIN_ELIDED);
   if (long.length === 0) return tokens;
-  const clipped = (r: RequestLine, at: number): RequestLine => (r.text.length - at < REQUEST_CLIP_MIN_ELIDED ? r : { ...r, text: r.text.slice(0, at), elided: r.elided + r.text.length - at });
+  const clipped = (r: RequestLine, at: number): RequestLine => {
+    if (r.text.length - at < REQUEST_CLIP_MIN_ELIDED) return r;
+    // At a word's end when one is near: "…and reshape_data()", not "…and resh".
+    const space = r.text.lastIndexOf(' ', at);
+    const end = space > at - CLIP_WORD_BACKOFF ? space : at;
+    return { ...r, text: r.text.slice(0, end), elided: r.elided + r.text.length - end };
+  };
   const cost = new Map<string, number>();
   const lineTokens = (i: number, at: number): number => {
     const key = `${i}:${Math.min(at, original.get(i)!.text.length)}`;

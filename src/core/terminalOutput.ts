@@ -129,10 +129,13 @@ export const CUT_TRACEBACK = 'a Python traceback (its exception is not in the ou
  * lines naming an error (an error class, a cause), in the order they came,
  * else the last line. Stack frames never.
  */
+/** Claude Code's wrapper around a tool's error ("<tool_use_error>File does not exist.</tool_use_error>"): no part of what it says. */
+export const TOOL_ERROR_TAGS = /<\/?tool_use_error>/g;
+
 export function errorLine(output: string): string {
   // Column padding ("252:47  error    Strings must use doublequote        quotes") is no content.
   // Python's markers under a frame's source ("~~~~^^^^^") point at a column; they say nothing.
-  const lines = outputLines(output)
+  const lines = outputLines(output.replace(TOOL_ERROR_TAGS, ''))
     .filter((l) => !/^(?:exit code:? -?\d+|\[?process exited|status: \*\*\w+\*\*|```\w*|[{}\[\],]+|"\w+": .{0,40},?|[~^\s]+)$/i.test(l))
     .map((l) => l.replace(/ {3,}/g, '  '));
   const weighed = lines.map((line, at) => ({ line, at, w: errorWeight(line) + causeWeight(lines, at), key: repeatKey(line) }));

@@ -8,7 +8,7 @@ import { clipChars, clipCommand, handles, shortenPaths } from './digest';
 import type { Redactor } from './redact';
 import { planTitle, questionsAsked } from './shortReplies';
 import { decodeEntities } from './toolInput';
-import { errorLine, outputLines, terminalText } from './terminalOutput';
+import { errorLine, outputLines, terminalText, TOOL_ERROR_TAGS } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
 import type { ToolInvocation } from './types';
 
@@ -182,13 +182,14 @@ const ABSENT_LINE = /(?:no such file or directory|cannot access|cannot stat|does
 
 /**
  * What a look at paths that failed found (`ls -ld CHAT_LOGS transcripts` after
- * a history rewrite removed them, `cat ~/.tmux.conf`): when every line it
- * printed says a path is not there, their absence, as an observation;
+ * a history rewrite removed them, `cat ~/.tmux.conf`; with no command, a read,
+ * search or listing tool's "Path does not exist: ~/.tmux.conf"): when every
+ * line it printed says a path is not there, their absence, as an observation;
  * otherwise undefined (a failure like any other).
  */
-export function absence(cmd: string, output: string, redactor: Redactor): string | undefined {
-  if (!PATH_LOOK.test(commandProper(cmd).trim())) return undefined;
-  const lines = outputLines(output).filter((l) => !/^exit code:? -?\d+$/i.test(l));
+export function absence(cmd: string | undefined, output: string, redactor: Redactor): string | undefined {
+  if (cmd !== undefined && !PATH_LOOK.test(commandProper(cmd).trim())) return undefined;
+  const lines = outputLines(output.replace(TOOL_ERROR_TAGS, '')).filter((l) => !/^exit code:? -?\d+$/i.test(l));
   if (lines.length === 0 || lines.length > QUERY_MAX_LINES || !lines.every((l) => ABSENT_LINE.test(l))) return undefined;
   return redactor.redact(clipChars(lines.join('; '), QUERY_MAX_CHARS)).text;
 }

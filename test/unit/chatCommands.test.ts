@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CHAT_COMMANDS, contextMarkdown, factsMarkdown, fenced, followupsFor, isChatCommand, nothingToFold, quoted, rebuildMarkdown } from '../../src/agent/chatCommands';
+import { CHAT_COMMANDS, contextMarkdown, factsMarkdown, followupsFor, isChatCommand, nothingToFold, quoted, rebuildMarkdown } from '../../src/agent/chatCommands';
+import { fenced } from '../../src/core/fenced';
 import { formatDrift, summaryDiff } from '../../src/core/drift';
 import { notLoadedTotals } from '../../src/core/engine';
 import type { Fact } from '../../src/core/state';

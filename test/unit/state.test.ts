@@ -497,7 +497,7 @@ describe('original-text retrieval', () => {
     index.extend(r.units, r.units.length);
     const block = index.block('why does cygpath fail with a fork error?', 10_000);
     assert.equal(block.split(error).length - 1, 1, block);
-    assert.match(block, /\[r3\]\nCommand failed/);
+    assert.match(block, /\[r3\]\n```\nCommand failed/);
     assert.deepEqual(index.search('cygpath fork error', 10_000).map((h) => h.record).sort(), [0, 3, 5]);
   });
 
@@ -516,8 +516,8 @@ describe('original-text retrieval', () => {
     const query = 'where is the claude tmux shortcut and the skip flag?';
     const block = index.block(query, 10_000);
     assert.doesNotMatch(block, /Let me first locate/, 'narration alone is no evidence');
-    assert.match(block, /\[r2\]\nThe tmux shortcut sends `claude` on line 16/);
-    assert.match(block, /\[r0\]\nUpdate the tmux shortcut/);
+    assert.match(block, /\[r2\]\n```\nThe tmux shortcut sends `claude` on line 16/);
+    assert.match(block, /\[r0\]\n```\nUpdate the tmux shortcut/);
     // The request the Task Context lists word for word is not quoted again.
     const head = '### Requests\n- #1 (r0): Update the tmux shortcut so that claude starts with the skip flag.';
     assert.doesNotMatch(index.block(query, 10_000, undefined, head), /\[r0\]/);
@@ -587,7 +587,7 @@ describe('original-text retrieval', () => {
     const index = new RetrievalIndex(redactor);
     index.extend(r.units, r.units.length);
     const block = index.block('where are the blocky logs?', 2000);
-    assert.match(block, /\[r1\]\nBlocky writes its query logs/);
+    assert.match(block, /\[r1\]\n```\nBlocky writes its query logs/);
     assert.ok(!block.includes('=== Blocky Logs ==='), block);
     assert.ok(index.search('blocky logs', 2000).some((h) => h.record === 0));
   });
