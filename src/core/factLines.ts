@@ -538,8 +538,9 @@ const LACKS = /\b(?:not|no|doesn't|does not|isn't|is not|aren't|are not|missing|
  * true until the file was changed: when a later write of this fold changed
  * a file it names (by its name, or its name without an extension that is no
  * plain word: "README", "pre-commit"), the line
- * says so, so it is not read as the file's state now. Findings of earlier
- * folds keep the bytes already sent.
+ * says so, so it is not read as the file's state now; so does a decision to
+ * leave a file as it is (LEFT_ALONE). Lines of earlier folds keep the bytes
+ * already sent.
  */
 export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void {
   const written = b.facts.Deliverables.filter((l) => !l.members && l.sources.length > 0).map((l) => {
@@ -550,17 +551,25 @@ export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void
     return { path: l.key, pattern, sources: l.sources };
   });
   if (written.length === 0) return;
-  const old = new Set(before.facts.Findings.map((l) => l.text));
-  b.facts.Findings = b.facts.Findings.map((line) => {
-    if (line.members || line.origin === 'exact' || line.sources.length === 0 || old.has(line.text) || !LACKS.test(line.text)) return line;
-    const at = Math.max(...line.sources);
-    for (const w of written) {
-      const after = w.sources.find((s) => s > at);
-      if (after !== undefined && w.pattern.test(line.text)) return { ...line, text: `${line.text.replace(/[.…]$/, '')} (said before \`${w.path}\` was changed at r${after})` };
-    }
-    return line;
-  });
+  const dated = (section: 'Findings' | 'Decisions', says: RegExp): FactLine[] => {
+    const old = new Set(before.facts[section].map((l) => l.text));
+    return b.facts[section].map((line) => {
+      if (line.members || line.origin === 'exact' || line.sources.length === 0 || old.has(line.text) || !says.test(line.text)) return line;
+      const at = Math.max(...line.sources);
+      for (const w of written) {
+        const after = w.sources.find((s) => s > at);
+        if (after !== undefined && w.pattern.test(line.text)) return { ...line, text: `${line.text.replace(/[.…]$/, '')} (said before \`${w.path}\` was changed at r${after})` };
+      }
+      return line;
+    });
+  };
+  b.facts.Findings = dated('Findings', LACKS);
+  // "Leaving the `verify.ts` error untouched": the choice held until the agent changed that file after all.
+  b.facts.Decisions = dated('Decisions', LEFT_ALONE);
 }
+
+/** A choice to leave a file as it is: "leaving `verify.ts` untouched", "I won't modify the README". */
+const LEFT_ALONE = /\b(?:leav(?:e|ing)|left|keep(?:ing)?|kept)\b[^;]{0,80}?\b(?:untouched|unchanged|as[- ]is|alone)\b|\b(?:won't|will not|not going to|don't|do not|no need to)\s+(?:touch|modify|change|edit)\b/i;
 
 /**
  * A snapshot of how far the work is: "We have completed about 60% of the planned implementation", "All planned

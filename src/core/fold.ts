@@ -337,13 +337,13 @@ export class Fold {
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
     chosen.sort((x, y) => x.order - y.order);
+    let aimed = -1; // a record where the agent meant a failure ("The test failed exactly as we expected"): its failures are found
     for (const c of chosen) {
       // A commit or a push is said by its exact line (hash, branch, message), not by the prose about it.
-      if (c.cls === 'change' && /^(?:committed|pushed)\b/i.test(c.text)) continue;
-      if (c.cls === 'change' && this.deliverables.noteChange(c.text)) continue;
-      if (c.cls === 'change' && handles(c.text).length === 0) continue;
-      const section = SECTION_OF[c.cls]!;
+      if (c.cls === 'change' && (/^(?:committed|pushed)\b/i.test(c.text) || this.deliverables.noteChange(c.text) || handles(c.text).length === 0)) continue;
       if ((c.cls === 'finding' || c.cls === 'failure') && this.reproduced(c)) continue;
+      if (c.cls === 'failure' && REPRODUCED.test(c.text)) aimed = c.record;
+      const section = c.cls === 'failure' && c.record === aimed ? 'Findings' : SECTION_OF[c.cls]!;
       const text = c.cls === 'finding' && (c.suspected || HEDGED.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }

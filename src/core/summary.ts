@@ -301,10 +301,15 @@ const TURN_STATUS: readonly [RegExp, string][] = [
 const TURN_NEXT = /^(?:answer request #\d+|wait for the user's (?:next request|choice)).*?(?=; every item of the plan|$)/;
 const NEXT_BELOW = 'go on from the messages below';
 
+/** A goal as the fold keeps it: the request's number and record, its words, and where the work on it was taken up again. */
+const GOAL = /^(#\d+ \(r\d+\)): .*?((?: — continued at r\d+)?)$/s;
+
 export function formatCurrentState(c: CurrentState): string {
   const status = TURN_STATUS.reduce((text, [turn, said]) => text.replace(turn, said), c.status);
   const next = c.next.replace(TURN_NEXT, NEXT_BELOW);
-  const lines = [`Goal: ${c.goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${status || '(none)'}`, `Next: ${next || '(none)'}`];
+  // The request log above says the goal's words in full: the goal names its request rather than say them again.
+  const goal = c.goal.replace(GOAL, 'request $1$2');
+  const lines = [`Goal: ${goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${status || '(none)'}`, `Next: ${next || '(none)'}`];
   if (c.plan) lines.push(`Plan: ${c.plan}`);
   return lines.join('\n');
 }

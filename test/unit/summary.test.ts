@@ -1237,10 +1237,13 @@ describe('extractive summarizer', () => {
     assert.ok(state.facts.Findings.some((l) => /^All planned components have been implemented\.?$/.test(l.text) && l.sources.length === 2), JSON.stringify(state.facts.Findings));
   });
 
-  it('a finding that says what a file lacks or does wrong is dated by the later write that changed the file', async () => {
+  it('a finding that says what a file lacks or does wrong, or a choice to leave it alone, is dated by the later write that changed the file', async () => {
     const b = new RecordBuilder()
       .user('Document the tasks command.')
       .step('The README currently does not mention the new `tasks` command or its options, because it predates them.')
+      .step('Leaving the pre-existing `verify.ts` type error untouched, since only newly introduced issues will be fixed.')
+      .step('I will not modify `helpers.ts`, because its style is checked elsewhere.')
+      .step('', [{ name: 'Edit', input: { file_path: 'src/core/verify.ts', old_string: 'let x', new_string: 'const x' }, output: 'The file src/core/verify.ts has been updated.' }])
       .step('The cause is that `clearCookie` ignores the cookie path from the config, so the browser keeps the old cookie.')
       .step('', [{ name: 'Edit', input: { file_path: 'README.md', old_string: '## Usage', new_string: '## Usage\n### tasks' }, output: 'The file README.md has been updated.' }])
       .step('', [{ name: 'Edit', input: { file_path: 'src/cookies/clearCookie.ts', old_string: 'path: "/"', new_string: 'path: config.path' }, output: 'The file src/cookies/clearCookie.ts has been updated.' }])
@@ -1252,6 +1255,10 @@ describe('extractive summarizer', () => {
     assert.ok(findings.some((t) => /`clearCookie` ignores the cookie path.* \(said before `src\/cookies\/clearCookie\.ts` was changed at r\d+\)$/.test(t)), JSON.stringify(findings));
     // A file not changed after the statement: the statement stands as it is.
     assert.ok(findings.some((t) => /no entry for 0\.3 yet/.test(t) && !/said before/.test(t)), JSON.stringify(findings));
+    // "Leaving `verify.ts` untouched" held until the agent changed it after all; a file left alone stays so.
+    const decisions = state.facts.Decisions.map((l) => l.text);
+    assert.ok(decisions.some((t) => /`verify\.ts` type error untouched.* \(said before `src\/core\/verify\.ts` was changed at r\d+\)$/.test(t)), JSON.stringify(decisions));
+    assert.ok(decisions.some((t) => /not modify `helpers\.ts`/.test(t) && !/said before/.test(t)), JSON.stringify(decisions));
   });
 
   it("aider's edits committed end its turn: Status says the commit, Next waits for the user", async () => {
@@ -1913,6 +1920,16 @@ describe('the Task Context as a digest', () => {
     const s = await fold(b);
     assert.deepEqual(s.facts['Ruled out'].map((l) => l.text), []);
     assert.ok(s.facts.Findings.some((l) => /^`bun test src\/commands\/pr\.test\.ts` reproduced the bug/.test(l.text)), JSON.stringify(s.facts.Findings.map((l) => l.text)));
+    // An export that kept no output of the run (Cursor's): the agent's word that it failed as meant, and how, are findings.
+    const told = new RecordBuilder()
+      .user('Check that the test captures the bug against the old `pr` logic.')
+      .step('I restored the old logic of `GitService.pr` and ran the test. The test failed exactly as we expected. The new test failed because it expected to NOT find "Initial commit" in the output of `pr`, but the old logic listed every commit since the root.', []);
+    const t = await fold(told);
+    assert.deepEqual(t.facts['Ruled out'].map((l) => l.text), []);
+    assert.ok(t.facts.Findings.some((l) => /expected to NOT find "Initial commit"/.test(l.text)), JSON.stringify(t.facts.Findings.map((l) => l.text)));
+    // A failure the agent did not mean is still ruled out.
+    const unmeant = await fold(new RecordBuilder().user('Fix the pr command.').step('The build failed because `bun build` cannot import the Node.js builtin "child_process" for a browser target.', []));
+    assert.ok(unmeant.facts['Ruled out'].some((l) => /child_process/.test(l.text)), JSON.stringify(unmeant.facts));
   });
 
   it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
@@ -2122,6 +2139,10 @@ describe('the Task Context as a digest', () => {
     assert.match(shown(answeredLater), /^Next: go on from the messages below/m);
     assert.match(shown(working), /^Next: continue request #2 \(the goal, in progress\)$/m, 'work in progress is said as it stood');
     assert.doesNotMatch(renderSummary(s), /not answered yet|^Next: answer request/m);
+    // The goal names its request, whose words the request log above says in full; where it was taken up again stays.
+    assert.match(shown(s), /^Goal: request #2 \(r2\)$/m);
+    assert.match(renderSummary(s), /^- #2 \(r2\): Now also add \*\*JSON\*\* output\.$/m);
+    assert.match(formatCurrentState({ ...s.current, goal: '#1 (r0): Port the exporter. — continued at r9' }), /^Goal: request #1 \(r0\) — continued at r9$/m);
     // A numbered list the message goes on past, or that nobody is asked to pick from, is no choice awaited.
     const listed = new RecordBuilder().user('Fix the build.').step('I changed:\n1. The parser\n2. The lexer\n\nThe build passes now and every test is green, so the parser and the lexer both accept the new syntax; the next step is the docs update for the release notes and the changelog entry.');
     assert.doesNotMatch((await fold(listed)).current.status, /awaiting/);
