@@ -551,25 +551,27 @@ export function dateByLaterWrites(b: SummaryBuilder, before: SummaryState): void
     return { path: l.key, pattern, sources: l.sources };
   });
   if (written.length === 0) return;
-  const dated = (section: 'Findings' | 'Decisions', says: RegExp): FactLine[] => {
+  // `within`: the file must be named in what `says` matched ("leaving `verify.ts` untouched"), not elsewhere in the line.
+  const dated = (section: 'Findings' | 'Decisions', says: RegExp, within = false): FactLine[] => {
     const old = new Set(before.facts[section].map((l) => l.text));
     return b.facts[section].map((line) => {
-      if (line.members || line.origin === 'exact' || line.sources.length === 0 || old.has(line.text) || !says.test(line.text)) return line;
+      const said = says.exec(line.text)?.[0];
+      if (line.members || line.origin === 'exact' || line.sources.length === 0 || old.has(line.text) || said === undefined) return line;
       const at = Math.max(...line.sources);
       for (const w of written) {
         const after = w.sources.find((s) => s > at);
-        if (after !== undefined && w.pattern.test(line.text)) return { ...line, text: `${line.text.replace(/[.…]$/, '')} (said before \`${w.path}\` was changed at r${after})` };
+        if (after !== undefined && w.pattern.test(within ? said : line.text)) return { ...line, text: `${line.text.replace(/[.…]$/, '')} (said before \`${w.path}\` was changed at r${after})` };
       }
       return line;
     });
   };
   b.facts.Findings = dated('Findings', LACKS);
   // "Leaving the `verify.ts` error untouched": the choice held until the agent changed that file after all.
-  b.facts.Decisions = dated('Decisions', LEFT_ALONE);
+  b.facts.Decisions = dated('Decisions', LEFT_ALONE, true);
 }
 
 /** A choice to leave a file as it is: "leaving `verify.ts` untouched", "I won't modify the README". */
-const LEFT_ALONE = /\b(?:leav(?:e|ing)|left|keep(?:ing)?|kept)\b[^;]{0,80}?\b(?:untouched|unchanged|as[- ]is|alone)\b|\b(?:won't|will not|not going to|don't|do not|no need to)\s+(?:touch|modify|change|edit)\b/i;
+const LEFT_ALONE = /\b(?:leav(?:e|ing)|left|keep(?:ing)?|kept)\b[^;]{0,80}?\b(?:untouched|unchanged|as[- ]is|alone)\b|\b(?:won't|will not|not going to|don't|do not|no need to)\s+(?:touch|modify|change|edit)\b[^;,]{0,60}/i;
 
 /**
  * A snapshot of how far the work is: "We have completed about 60% of the planned implementation", "All planned

@@ -20,7 +20,7 @@ import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shor
 import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
-import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
+import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
@@ -171,7 +171,7 @@ export class Fold {
       disputeClaims(this.b, split.words, part.record, this.b.requests.at(-2)?.record);
       this.question = undefined;
       // A failure, the last command or change, of what the user has since asked past is not the state now (Ruled out keeps a failure).
-      if (/^(?:blocked:|last command |last change(?:: | committed ))/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
+      if (/^(?:blocked:|last command |last change(?:: | committed )|awaiting the user's )/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: repeatedObjection(this.b, c.sentence) ?? topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -337,13 +337,13 @@ export class Fold {
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
     chosen.sort((x, y) => x.order - y.order);
-    let aimed = -1; // a record where the agent meant a failure ("The test failed exactly as we expected"): its failures are found
+    let aimed = -2; // the candidate saying a failure was meant ("The test failed exactly as we expected"): it and the next are found
     for (const c of chosen) {
       // A commit or a push is said by its exact line (hash, branch, message), not by the prose about it.
       if (c.cls === 'change' && (/^(?:committed|pushed)\b/i.test(c.text) || this.deliverables.noteChange(c.text) || handles(c.text).length === 0)) continue;
       if ((c.cls === 'finding' || c.cls === 'failure') && this.reproduced(c)) continue;
-      if (c.cls === 'failure' && REPRODUCED.test(c.text)) aimed = c.record;
-      const section = c.cls === 'failure' && c.record === aimed ? 'Findings' : SECTION_OF[c.cls]!;
+      if (c.cls === 'failure' && REPRODUCED.test(c.text)) aimed = c.order;
+      const section = c.cls === 'failure' && (c.order === aimed || c.order === aimed + 1) ? 'Findings' : SECTION_OF[c.cls]!;
       const text = c.cls === 'finding' && (c.suspected || HEDGED.test(c.text)) ? `${c.text} (assumed)` : c.text;
       addStatement(this.b, section, { text, sources: [c.record], priority: PRIORITY_OF[section] }, 'narrative');
     }
@@ -414,7 +414,7 @@ export class Fold {
       if (committed) this.status = `last change ${committed}`;
     }
     // A look at paths that are not there found their absence: what it saw, not an approach that failed.
-    const looks = cmd !== undefined || family === 'read' || family === 'search' || family === 'list';
+    const looks = cmd !== undefined || (tool.isError === true && (family === 'read' || family === 'search' || family === 'list'));
     const absent = failed && looks ? absence(cmd, tool.output, redactor) : undefined;
     if (failed && absent === undefined) {
       if (cmd !== undefined && INFORMATIONAL_EXIT.test(cmd.trim()) && code === 1) return;
@@ -451,7 +451,7 @@ export class Fold {
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
       // A tool with no command (Grep, Read) is one subject per path it found missing.
-      const [label60, subject] = cmd !== undefined ? [`\`${commandLabel(cmd, redactor, 60)}\``, commandCore(cmd)] : [label(), `${label()} ${said[1]}`];
+      const [label60, subject] = cmd !== undefined ? [`\`${commandLabel(cmd, redactor, 60)}\``, commandCore(cmd)] : [lookLabel(tool, redactor, said[1]!), `${lookLabel(tool, redactor, said[1]!)} ${said[1]}`];
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
       // A look that found nothing there overcame no failure and replaced no command.
       if (absent !== undefined) {

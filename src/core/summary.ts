@@ -294,11 +294,11 @@ export function formatFact(f: FactLine): string {
  * request #11" above the answer itself). They are said as what happened, and the next step is the messages below.
  */
 const TURN_STATUS: readonly [RegExp, string][] = [
-  [/^the user's request (#\d+) is not answered yet$/, 'request $1 is the last message folded'],
+  [/^the user's request (#\d+) is not answered yet$/, 'request $1 was not yet answered where the folded part ends'],
   [/^awaiting the user's answer: /, 'the agent asked the user: '],
   [/^awaiting the user's choice of /, 'the agent offered the user a choice of '],
 ];
-const TURN_NEXT = /^(?:answer request #\d+|wait for the user's (?:next request|choice)).*?(?=; every item of the plan|$)/;
+const TURN_NEXT = /^(?:answer request #\d+(?: \(the goal\)|: .*?)?|wait for the user's (?:next request(?: \(the agent answered request #\d+(?:, its last command still failing)?\))?|choice))(?=; every item of the plan|$)/;
 const NEXT_BELOW = 'go on from the messages below';
 
 /** A goal as the fold keeps it: the request's number and record, its words, and where the work on it was taken up again. */

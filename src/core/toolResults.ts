@@ -7,7 +7,7 @@
 import { clipChars, clipCommand, handles, shortenPaths } from './digest';
 import type { Redactor } from './redact';
 import { planTitle, questionsAsked } from './shortReplies';
-import { decodeEntities } from './toolInput';
+import { asRecord, decodeEntities, stringField } from './toolInput';
 import { errorLine, outputLines, terminalText, TOOL_ERROR_TAGS } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
 import type { ToolInvocation } from './types';
@@ -446,6 +446,17 @@ export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   // (ExitPlanMode) by its title.
   const asked = questionsAsked(tool.input)[0] ?? planTitle(tool.input);
   return asked ? `${tool.name} "${clipChars(redactor.redact(asked).text, QUESTION_LABEL_CHARS)}"` : tool.name;
+}
+
+/**
+ * A call that looked at a path and saw `saw`, named with the path: a search or listing tool names no file of its own (`LS` →
+ * "LS /home/me/.config/a"), so two looks at two missing folders are not one.
+ */
+export function lookLabel(tool: ToolInvocation, redactor: Redactor, saw: string): string {
+  const label = toolLabel(tool, redactor);
+  const where = stringField(asRecord(tool.input), 'path', 'directory', 'dir_path', 'target_directory', 'relative_workspace_path');
+  // Unless the label or what it saw names the path already ("Grep → Path does not exist: ~/.tmux.conf").
+  return where === undefined || `${label} ${saw}`.includes(redactor.redact(where).text) ? label : `${label} ${redactor.redact(where).text}`;
 }
 
 /** The text a write call creates its file with (Claude Code Write, str_replace_editor create, Cursor, Copilot). */

@@ -1130,7 +1130,12 @@ describe('extractive summarizer', () => {
       .step('', [{ name: 'Grep', input: { pattern: 'tmux', path: '/home/me/.config/tmux' }, output: '<tool_use_error>Path does not exist: /home/me/.config/tmux</tool_use_error>', isError: true }])
       .step('', [{ name: 'Read', input: { file_path: '/home/me/.zshrc' }, output: '<tool_use_error>File does not exist.</tool_use_error>', isError: true }])
       // A read that failed for another reason is still a failure, said without the harness's tags.
-      .step('', [{ name: 'Read', input: { file_path: '/etc/shadow' }, output: '<tool_use_error>EACCES: permission denied</tool_use_error>', isError: true }]);
+      .step('', [{ name: 'Read', input: { file_path: '/etc/shadow' }, output: '<tool_use_error>EACCES: permission denied</tool_use_error>', isError: true }])
+      // A log that was read says what it says: a file it names missing is no absence the read saw.
+      .step('', [{ name: 'Read', input: { file_path: 'build.log' }, output: 'cp: dist/app.js: No such file or directory' }])
+      // Two folders listed missing with the same words are two findings.
+      .step('', [{ name: 'LS', input: { path: '/home/me/.config/a' }, output: '<tool_use_error>Directory does not exist</tool_use_error>', isError: true }])
+      .step('', [{ name: 'LS', input: { path: '/home/me/.config/b' }, output: '<tool_use_error>Directory does not exist</tool_use_error>', isError: true }]);
     const state = await foldAll(b);
     const findings = state.facts.Findings.map((l) => l.text);
     for (const seen of ['Grep → Path does not exist: /home/me/.tmux.conf', 'Grep → Path does not exist: /home/me/.config/tmux', 'Read /home/me/.zshrc → File does not exist.']) {
@@ -1139,6 +1144,8 @@ describe('extractive summarizer', () => {
     const ruledOut = state.facts['Ruled out'].map((l) => l.text);
     assert.ok(!ruledOut.some((t) => /does not exist/.test(t)), JSON.stringify(ruledOut));
     assert.ok(ruledOut.some((t) => /^Read \/etc\/shadow failed \(error\): EACCES: permission denied$/.test(t)), JSON.stringify(ruledOut));
+    assert.ok(!findings.some((t) => /build\.log → cp:/.test(t)), JSON.stringify(findings));
+    assert.equal(state.facts.Findings.filter((l) => /Directory does not exist/.test(l.text)).length, 2, JSON.stringify(findings));
   });
 
   it("current state: the last command run for an earlier ask is not the status of the next one", async () => {
@@ -1243,6 +1250,7 @@ describe('extractive summarizer', () => {
       .step('The README currently does not mention the new `tasks` command or its options, because it predates them.')
       .step('Leaving the pre-existing `verify.ts` type error untouched, since only newly introduced issues will be fixed.')
       .step('I will not modify `helpers.ts`, because its style is checked elsewhere.')
+      .step('I will keep the exported names unchanged and rewrite the body of `clearCookie.ts` to read the path.')
       .step('', [{ name: 'Edit', input: { file_path: 'src/core/verify.ts', old_string: 'let x', new_string: 'const x' }, output: 'The file src/core/verify.ts has been updated.' }])
       .step('The cause is that `clearCookie` ignores the cookie path from the config, so the browser keeps the old cookie.')
       .step('', [{ name: 'Edit', input: { file_path: 'README.md', old_string: '## Usage', new_string: '## Usage\n### tasks' }, output: 'The file README.md has been updated.' }])
@@ -1259,6 +1267,8 @@ describe('extractive summarizer', () => {
     const decisions = state.facts.Decisions.map((l) => l.text);
     assert.ok(decisions.some((t) => /`verify\.ts` type error untouched.* \(said before `src\/core\/verify\.ts` was changed at r\d+\)$/.test(t)), JSON.stringify(decisions));
     assert.ok(decisions.some((t) => /not modify `helpers\.ts`/.test(t) && !/said before/.test(t)), JSON.stringify(decisions));
+    // Carrying out a change the decision names beside what it keeps is no reversal of it.
+    assert.ok(decisions.some((t) => /exported names unchanged/.test(t) && !/said before/.test(t)), JSON.stringify(decisions));
   });
 
   it("aider's edits committed end its turn: Status says the commit, Next waits for the user", async () => {
@@ -1927,9 +1937,12 @@ describe('the Task Context as a digest', () => {
     const t = await fold(told);
     assert.deepEqual(t.facts['Ruled out'].map((l) => l.text), []);
     assert.ok(t.facts.Findings.some((l) => /expected to NOT find "Initial commit"/.test(l.text)), JSON.stringify(t.facts.Findings.map((l) => l.text)));
-    // A failure the agent did not mean is still ruled out.
+    // A failure the agent did not mean is still ruled out, said alone or after the one it meant.
     const unmeant = await fold(new RecordBuilder().user('Fix the pr command.').step('The build failed because `bun build` cannot import the Node.js builtin "child_process" for a browser target.', []));
     assert.ok(unmeant.facts['Ruled out'].some((l) => /child_process/.test(l.text)), JSON.stringify(unmeant.facts));
+    const both = await fold(new RecordBuilder().user('Check the test against the old `pr` logic.').step('The test failed exactly as we expected. The new test failed because it expected to NOT find "Initial commit" in the output of `pr`. Separately, I tried a build: the `bun build` of `src/cli.ts` failed because it cannot import the Node.js builtin "child_process" for a browser target.', []));
+    assert.ok(both.facts['Ruled out'].some((l) => /child_process/.test(l.text)), JSON.stringify(both.facts));
+    assert.ok(!both.facts['Ruled out'].some((l) => /Initial commit|exactly as we expected/.test(l.text)), JSON.stringify(both.facts));
   });
 
   it('an edit undone is ruled out; a viewed file is read, not modified; an edit without a path takes the file its step names', async () => {
@@ -2123,6 +2136,10 @@ describe('the Task Context as a digest', () => {
     assert.equal(overtaken.current.status, "the user's request #3 is not answered yet");
     const asking = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?');
     assert.equal((await fold(asking)).current.status, "awaiting the user's answer: Should I also add a `--json` flag?");
+    // The user's reply at the next fold ends the wait: the agent's answer to it is the status then.
+    const replied = new RecordBuilder().user('Port the exporter.').step('The exporter writes CSV now. Should I also add a `--json` flag?').user('Yes, add it.').step('Added the `--json` flag.');
+    const afterReply = await new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: await fold(asking), units: unitsOf(replied).units.slice(unitsOf(asking).units.length), coverageEnd: replied.records.length });
+    assert.doesNotMatch(afterReply.current.status, /awaiting/, afterReply.current.status);
     // Options a message ends by putting to the user: the status quotes them, and the agent waits.
     const offering = new RecordBuilder()
       .user('Commit the exporter.')
@@ -2132,7 +2149,7 @@ describe('the Task Context as a digest', () => {
     assert.equal(offered.current.next, "wait for the user's choice");
     // Rendered, whose turn it was is said as what happened: the messages after the head always go on from there.
     const shown = (st: SummaryState): string => formatCurrentState(st.current);
-    assert.match(shown(s), /^Status: request #2 is the last message folded$/m);
+    assert.match(shown(s), /^Status: request #2 was not yet answered where the folded part ends$/m);
     assert.match(shown(s), /^Next: go on from the messages below$/m);
     assert.match(shown(offered), /^Status: the agent offered the user a choice of 1\. Push to GitHub/m);
     assert.match(shown(await fold(asking)), /^Status: the agent asked the user: Should I also add a `--json` flag\?$/m);
