@@ -17,14 +17,14 @@ import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
 import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
-import { mergeSources, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
-import { CONTINUED_SUFFIX, dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
+import { dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
 
 /** Lines one step may contribute per class (a turn's closing report no more: it mostly restates what the steps found). */
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
@@ -44,7 +44,6 @@ const PLAN_DONE = 'every item of the plan (todo) is done';
 /** A harness's answer for a command it holds until the user approves it. */
 const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|permission)|(?:awaiting|waiting for) (?:the user's |user |your )?approval|was not approved by the user)\b/i;
 /** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
-const UNANSWERED_STATUS = /^the user's request #\d+ is not answered yet$/;
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 /** What Status says when aider committed the edits of its step: its turn is over. */
 const COMMITTED_STATUS = 'last change committed ';
@@ -451,7 +450,8 @@ export class Fold {
     const said = tests !== undefined ? ['tests', `→ ${tests}`] : observed !== undefined ? ['seen', `→ ${observed}`] : notice !== undefined ? ['notice', `worked but ${notice}`] : undefined;
     if (said) {
       // A tool with no command (Grep, Read) is one subject per path it found missing.
-      const [label60, subject] = cmd !== undefined ? [`\`${commandLabel(cmd, redactor, 60)}\``, commandCore(cmd)] : [lookLabel(tool, redactor, said[1]!), `${lookLabel(tool, redactor, said[1]!)} ${said[1]}`];
+      const label60 = cmd !== undefined ? `\`${commandLabel(cmd, redactor, 60)}\`` : lookLabel(tool, redactor, said[1]!);
+      const subject = cmd !== undefined ? commandCore(cmd) : `${label60} ${said[1]}`;
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
       // A look that found nothing there overcame no failure and replaced no command.
       if (absent !== undefined) {

@@ -293,22 +293,27 @@ export function formatFact(f: FactLine): string {
  * so a status or next step that says whose turn it is would be out of date the moment the head is sent ("answer
  * request #11" above the answer itself). They are said as what happened, and the next step is the messages below.
  */
+/** The status the fold writes for an ask the agent has not answered yet (group 1: its number). */
+export const UNANSWERED_STATUS = /^the user's request (#\d+) is not answered yet$/;
 const TURN_STATUS: readonly [RegExp, string][] = [
-  [/^the user's request (#\d+) is not answered yet$/, 'request $1 was not yet answered where the folded part ends'],
+  [UNANSWERED_STATUS, 'request $1 was not yet answered where the folded part ends'],
   [/^awaiting the user's answer: /, 'the agent asked the user: '],
   [/^awaiting the user's choice of /, 'the agent offered the user a choice of '],
 ];
 const TURN_NEXT = /^(?:answer request #\d+(?: \(the goal\)|: .*?)?|wait for the user's (?:next request(?: \(the agent answered request #\d+(?:, its last command still failing)?\))?|choice))(?=; every item of the plan|$)/;
 const NEXT_BELOW = 'go on from the messages below';
 
-/** A goal as the fold keeps it: the request's number and record, its words, and where the work on it was taken up again. */
-const GOAL = /^(#\d+ \(r\d+\)): .*?((?: — continued at r\d+)?)$/s;
+/** Where a goal says the work on it was taken up again ("#2 (r3): … — continued at r96"). */
+export const CONTINUED_SUFFIX = / — continued at r\d+$/;
+/** A goal as the fold keeps it: the request's number and record (group 1), then its words. */
+const GOAL = /^(#\d+ \(r\d+\)): /;
 
 export function formatCurrentState(c: CurrentState): string {
   const status = TURN_STATUS.reduce((text, [turn, said]) => text.replace(turn, said), c.status);
   const next = c.next.replace(TURN_NEXT, NEXT_BELOW);
   // The request log above says the goal's words in full: the goal names its request rather than say them again.
-  const goal = c.goal.replace(GOAL, 'request $1$2');
+  const named = GOAL.exec(c.goal);
+  const goal = named ? `request ${named[1]}${CONTINUED_SUFFIX.exec(c.goal)?.[0] ?? ''}` : c.goal;
   const lines = [`Goal: ${goal || '(none)'}`, `Deliverable: ${c.deliverable || '(none)'}`, `Status: ${status || '(none)'}`, `Next: ${next || '(none)'}`];
   if (c.plan) lines.push(`Plan: ${c.plan}`);
   return lines.join('\n');

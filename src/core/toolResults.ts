@@ -517,10 +517,9 @@ export function changedLine(before: string, after: string, redactor: Redactor): 
   const a = before.split('\n').map((l) => l.trim());
   const b = after.split('\n').map((l) => l.trim());
   const q = (t: string): string => (t === '' ? '(nothing)' : `\`${clipChars(redactor.redact(t).text.replace(/`/g, "'"), 70)}\``);
-  const added = onlyAdded(a, b);
-  if (added) return `added ${q(added.line)}${added.after ? ` after ${q(added.after)}` : ''}`;
-  const removed = onlyAdded(b, a);
-  if (removed) return `removed ${q(removed.line)}${removed.after ? ` after ${q(removed.after)}` : ''}`;
+  const moved = (verb: string, hit: ReturnType<typeof onlyAdded>): string | undefined => hit && `${verb} ${q(hit.line)}${hit.after ? ` after ${q(hit.after)}` : ''}`;
+  const shifted = moved('added', onlyAdded(a, b)) ?? moved('removed', onlyAdded(b, a));
+  if (shifted) return shifted;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   let old = a[i] ?? '';

@@ -96,7 +96,6 @@ function allQuoted(message: UserMessage): boolean {
 
 /** A reply that only says to go on with the work under way ("continue", "i agree, continue", "keep going"). */
 const CONTINUATION = /^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|perfect|thanks|thank you|i agree|agreed|looks good|sounds good|lgtm)[,.!]?\s*)*(?:please\s+)?(?:continue|go on|keep going|carry on|proceed|resume|next|go ahead|do it|do so|continue please|please continue|try (?:it |that )?again|retry|redo (?:it|that)|do (?:it|that) again)(?:\s+(?:please|then|as (?:planned|discussed|agreed|proposed|suggested|before)|and do (?:so|it|that)|with (?:the|that|it)(?: \w+)?|where you left off))?[.!]*$/i;
-export const CONTINUED_SUFFIX = / — continued at r\d+$/;
 
 /** Whether a reply only says to go on with the work under way (asks for nothing new). */
 export function isContinuation(words: string): boolean {
