@@ -336,6 +336,8 @@ export const RULE_CORRECTION =
  */
 export const REPROACH = /^(?:(?:no|nope|again|but|still|wait|hey)[,!.]?\s+)?(?:you(?:'re| are)|you(?:'ve| have) been|you keep)\b/i;
 export const OBJECTED = (words: string): string => `the user objected: "${words}"`;
+/** The frame OBJECTED puts around the user's words. */
+export const OBJECTION_FRAME = /^the user objected: "(.*)"$/;
 
 /**
  * The user saying that what the agent just reported did not happen: it still fails, it does not open, they

@@ -6,7 +6,7 @@
  * of a failed tool (`label failed (code): error`) is read here too.
  */
 import { sentencesOf } from './classify';
-import { SUCCESS_CLAIM, USER_REFUTES } from './cues';
+import { OBJECTION_FRAME, SUCCESS_CLAIM, USER_REFUTES } from './cues';
 import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, sharedWords, significant, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
 import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
@@ -159,7 +159,6 @@ export function repeatedObjection(b: SummaryBuilder, sentence: string): string |
 
 /** The user's reply a disputed line carries ("… — not so, the user (r324): "…""), and the frame of an objection. */
 const DISPUTED_SUFFIX = / — not so, the user \(r\d+\): ".*"$/;
-const OBJECTION_FRAME = /^the user objected: "(.*)"$/;
 
 /** What a fact line states, without its group tag, the ellipses of a gist, its "(as of rN)" or who disputed or objected to it. */
 function statementText(text: string): string {

@@ -14,6 +14,7 @@ import type { HeadPart } from './projection';
 import type { Redactor } from './redact';
 import { RetrievalIndex } from './retrieval';
 import { RETRIEVAL_KEY, type SnapshotEntry, type SnapshotStore } from './store';
+import { OBJECTION_FRAME } from './cues';
 import { renderSummary, SOURCES_SUFFIX, type SummaryState } from './summary';
 import type { CachedTokenCounter } from './tokens';
 import { currentTurnRecord } from './view';
@@ -166,32 +167,67 @@ export class Head {
 
 /** The sections of the protected block whose lines the Task Context's Constraints may already show. */
 const RULE_SECTIONS = new Set(['### constraint', '### preference']);
+/** The sections of the protected block that hold the user's own words, which a request line may already show. */
+const USER_SECTIONS = new Set([...RULE_SECTIONS, '### permission', '### decision']);
+/** A request line of the Task Context: `- #N (rM): text`, or `- [Request] #N (rM): text` at a later fold. */
+const REQUEST_LINE = /^- (?:\[Request\] )?#(\d+) \(r\d+(?:, r\d+)*\): (.*)$/;
+/** A line of the protected block: its value and its sources (a version note after them keeps the line whole). */
+const PROTECTED_LINE = /^- (.*) \(r\d+(?:, r\d+)*\)$/;
 
 /**
- * The protected block without the user's rules the Task Context (`summary`,
- * as rendered) already shows word for word under Constraints: each rule once
- * (a session that pasted a prompt of 27 rules sent each twice). One line says
- * where they are, so they keep their force, when it is shorter than the rules
- * it stands for; a rule the summary shortened or dropped, or one the user
+ * The protected block without the user's words the Task Context (`summary`,
+ * as rendered) already shows word for word: a rule under Constraints (a
+ * session that pasted a prompt of 27 rules sent each twice), or a whole
+ * request — a choice ("2" → chose "…"), an objection, a short rule — in the
+ * request log (a session of six chosen options sent each twice). One line says
+ * where they are, so they keep their force, when it is shorter than the lines
+ * it stands for; a line the summary shortened or dropped, or one the user
  * corrected since (`; v2, corrected by the user`), stays here whole.
  */
 export function withoutRepeatedRules(block: string, summary: string): string {
   if (!block.startsWith('## Protected state')) return block;
-  const said = new Set<string>();
-  let inConstraints = false;
+  const rules = new Set<string>();
+  const requests = new Map<string, string>();
+  let heading = '';
   for (const line of summary.split('\n')) {
-    if (line.startsWith('### ')) inConstraints = line === '### Constraints';
+    if (line.startsWith('### ')) heading = line;
+    const request = REQUEST_LINE.exec(line);
+    if (request && (heading === '### Requests' || line.startsWith('- [Request] '))) {
+      if (!requests.has(request[2]!)) requests.set(request[2]!, request[1]!);
+      continue;
+    }
     const m = /^- (\[Constraints\] )?(.*)$/.exec(line);
-    if (m && (inConstraints || m[1])) said.add(m[2]!.replace(SOURCES_SUFFIX, ''));
+    if (m && (heading === '### Constraints' || m[1])) rules.add(m[2]!.replace(SOURCES_SUFFIX, ''));
   }
-  if (said.size === 0) return block;
+  if (rules.size === 0 && requests.size === 0) return block;
   const out: string[] = [];
   let section: string[] = [];
-  // A section's repeated rules give way to one line that says where they are, when that line is the shorter.
+  // A section's repeated lines give way to one line that says where they are, when that line is the shorter.
   const close = (): void => {
-    const repeated = RULE_SECTIONS.has(section[0] ?? '') ? section.filter((line) => said.has(/^- (.*) \(r\d+(?:, r\d+)*\)$/.exec(line)?.[1] ?? '\n')) : [];
-    const pointer = `- ${repeated.length === 1 ? 'one more rule' : `${repeated.length} more rules`} of the user's, word for word in the Task Context above (under Constraints, or marked [Constraints] at a later fold): in force as if listed here`;
-    out.push(...(repeated.join('\n').length > pointer.length ? [...section.filter((line) => !repeated.includes(line)), pointer] : section));
+    const name = section[0] ?? '';
+    const where = new Map<string, string>();
+    if (USER_SECTIONS.has(name)) {
+      for (const line of section) {
+        const value = PROTECTED_LINE.exec(line)?.[1];
+        if (value === undefined) continue;
+        const request = requests.get(value) ?? requests.get(value.replace(OBJECTION_FRAME, '$1'));
+        if (request !== undefined) where.set(line, `#${request}`);
+        else if (RULE_SECTIONS.has(name) && rules.has(value)) where.set(line, 'Constraints');
+      }
+    }
+    const repeated = section.filter((line) => where.has(line));
+    const places = [...new Set(where.values())];
+    const numbers = places.filter((p) => p.startsWith('#'));
+    const said = [
+      ...(places.includes('Constraints') ? ['under Constraints (or marked [Constraints] at a later fold)'] : []),
+      ...(numbers.length ? [`as request${numbers.length > 1 ? 's' : ''} ${numbers.join(', ')}`] : []),
+    ].join(', and ');
+    const objections = repeated.every((line) => OBJECTION_FRAME.test(PROTECTED_LINE.exec(line)?.[1] ?? ''));
+    const count = (kind: string): string => (repeated.length === 1 ? `one more ${kind}` : `${repeated.length} more ${kind}s`);
+    const pointer = objections
+      ? `- the user's objection${repeated.length === 1 ? '' : 's'} to what the agent did, word for word in the Task Context above ${said}: in force as if listed here`
+      : `- ${count(RULE_SECTIONS.has(name) && !numbers.length ? 'rule' : name === '### decision' ? 'choice' : 'statement')} of the user's, word for word in the Task Context above ${said}: in force as if listed here`;
+    out.push(...(repeated.length && repeated.join('\n').length > pointer.length ? [...section.filter((line) => !where.has(line)), pointer] : section));
     section = [];
   };
   for (const line of block.split('\n')) {

@@ -142,4 +142,49 @@ describe('the protected block beside the Task Context', () => {
     assert.equal(withoutRepeatedRules(block, shortened), block);
     assert.equal(withoutRepeatedRules('## Workspace rules\n- Never push to main. (r3)', '### Constraints\n- Never push to main. (r3)'), '## Workspace rules\n- Never push to main. (r3)');
   });
+
+  it('does not repeat a choice or an objection the request log shows word for word, and names the requests', () => {
+    const protectedBlock = [
+      '## Protected state',
+      'Stated by the user or decided, verbatim with their source records; what the user stated overrides anything a summary says.',
+      '### constraint',
+      '- the user objected: "you\'re editing files in the main workspace" (r318)',
+      '- never commit without signing. (r901)',
+      '### decision',
+      '- "2" → chose "2. Close Claude Code and do a full rebase - for perfectionism" (offered r602) (r604)',
+      '- "1" → chose "1. Push to GitHub (`git push origin main`)" (offered r975) (r977)',
+      '- "3" → chose "3. Keep the old config" (offered r990) (r992)',
+      '### decision (the agent\'s own as of r999: later messages may have changed one)',
+      '- "1" → chose "1. Push to GitHub (`git push origin main`)" (offered r975) (r977)',
+    ].join('\n');
+    const summary = [
+      '## Task Context',
+      '### Requests',
+      '- #13 (r318): you\'re editing files in the main workspace',
+      '- #14 (r604): "2" → chose "2. Close Claude Code and do a full rebase - for perfectionism" (offered r602)',
+      '- #21 (r901): never commit without signing. use ps GPG alt',
+      '### Findings',
+      '- "3" → chose "3. Keep the old config" (offered r990) (r992)',
+      '### Added at later folds (newest last)',
+      '- [Request] #22 (r977): "1" → chose "1. Push to GitHub (`git push origin main`)" (offered r975)',
+    ].join('\n');
+    const out = withoutRepeatedRules(protectedBlock, summary);
+    // The two choices the request log holds, including one appended at a later fold, give way to one line naming them.
+    assert.match(out, /\n- 2 more choices of the user's, word for word in the Task Context above as requests #14, #22: in force as if listed here\n/);
+    assert.doesNotMatch(out, /### decision\n[^#]*full rebase/);
+    // The same words under another heading are no request: that choice stays.
+    assert.match(out, /- "3" → chose "3\. Keep the old config"/);
+    // One objection is shorter than a line pointing to it: it stays, as does a rule a longer request only contains.
+    assert.match(out, /### constraint\n- the user objected: "you're editing files in the main workspace" \(r318\)\n- never commit without signing\. \(r901\)\n/);
+    // Objections are named as such, so their framing survives.
+    const twice = withoutRepeatedRules(
+      protectedBlock.replace('(r318)', '(r318)\n- the user objected: "you\'re making changes in the main workspace" (r96)'),
+      summary.replace('### Requests', '### Requests\n- #6 (r96): you\'re making changes in the main workspace'),
+    );
+    assert.match(twice, /### constraint\n- never commit without signing\. \(r901\)\n- the user's objections to what the agent did, word for word in the Task Context above as requests #13, #6: in force as if listed here\n/);
+    // The agent's own decisions are not the user's words: never pointed away.
+    assert.match(out, /### decision \(the agent's own[^\n]*\n- "1" → chose "1\. Push to GitHub/);
+    // Without the request log, the block is whole.
+    assert.equal(withoutRepeatedRules(protectedBlock, '## Task Context\n### Findings\n- nothing'), protectedBlock);
+  });
 });
