@@ -6,7 +6,9 @@
  */
 import { FAILED_LINE } from './factLines';
 import { gistsOf, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
-import { COMMIT_LINE, commandCore, programOf } from './toolResults';
+import { handles } from './digest';
+import type { Redactor } from './redact';
+import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
 /** The command history of one fold, kept on the lines of the fold's builder. */
 export class CommandHistory {
@@ -38,11 +40,23 @@ export class CommandHistory {
   noteReplacement(cmd: string, label: string, record: number): boolean {
     const program = programOf(cmd);
     const failed = this.unreplaced.get(program);
-    if (!failed || !sameAttempt(failed.cmd, cmd)) return false;
-    this.unreplaced.delete(program);
-    if (failed.label === label) return false;
     const lines = this.b.facts['Ruled out'];
-    const at = lines.findIndex((l) => l.origin === 'exact' && FAILED_LINE.exec(l.text)?.[1] === failed.label && !/ → then `/.test(l.text));
+    const open = (l: FactLine): RegExpExecArray | null => (l.origin === 'exact' && !/ → then `|; later it worked \(r\d+\)$/.test(l.text) ? FAILED_LINE.exec(l.text) : null);
+    let at: number;
+    if (failed && sameAttempt(failed.cmd, cmd)) {
+      this.unreplaced.delete(program);
+      if (failed.label === label) return false;
+      at = lines.findIndex((l) => open(l)?.[1] === failed.label);
+    } else if (!failed) {
+      // A failure an earlier fold ruled out (its command whole in its label, never replaced since), the newest first:
+      // `git push` rejected, the commit amended, then `git push --force-with-lease` worked a fold later.
+      at = -1;
+      for (let i = lines.length - 1; i >= 0 && at < 0; i--) {
+        const m = open(lines[i]!);
+        const quoted = m && !m[2] ? /^`([^`…]+)`$/.exec(m[1]!) : null;
+        if (quoted && m![1] !== label && sameAttempt(quoted[1]!, cmd)) at = i;
+      }
+    } else return false;
     if (at < 0) return false;
     const line = lines[at]!;
     lines[at] = { ...line, text: `${line.text} → then ${label} worked (r${record})`, sources: [...new Set([...line.sources, record])].sort((x, y) => x - y) };
@@ -117,4 +131,23 @@ export function sameAttempt(failed: string, worked: string): boolean {
   const reached = words(shortCmd);
   const sameLead = short.every((w, i) => long[i] === w) && long.slice(short.length).every((w) => reached.includes(w));
   return sameLead && paths(failed) === paths(worked);
+}
+
+/** The words of an error that can say which command of a chain printed it: files and names, not short ones. */
+const LINK_HANDLE_MIN_CHARS = 4;
+
+/**
+ * Where a chain of commands (`a && b`, `a; b`) failed, when it is not at its first command: the error names a file
+ * or a name that only one later command holds (`mv test_*.py tests/ && mv test_connections.py tests/` →
+ * "mv: test_connections.py: No such file or directory"). The commands before it ran, and what they did stands:
+ * said after the error (" — at `mv test_connections.py tests/`; the commands before it ran"), or '' when the
+ * error does not tell.
+ */
+export function failedLinkNote(cmd: string, error: string, redactor: Redactor): string {
+  const links = commandProper(cmd).split(/\s*(?:&&|;)\s*/).map((l) => l.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+  if (links.length < 2) return '';
+  const named = handles(error).map((h) => h.replace(/`/g, '')).filter((h) => h.length >= LINK_HANDLE_MIN_CHARS);
+  const holders = links.flatMap((link, i) => (named.some((h) => link.includes(h)) ? [i] : []));
+  if (holders.length !== 1 || holders[0] === 0) return '';
+  return ` — at \`${commandLabel(links[holders[0]!]!, redactor, 60)}\`; the commands before it ran`;
 }

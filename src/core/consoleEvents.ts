@@ -24,9 +24,11 @@ export function consoleEvents(b: SummaryBuilder, removed: (paths: string[], reco
   }
   let committed: string | undefined;
   for (const m of output.matchAll(/^(Committing .+ before applying edits\.?\r?\n)?Commit ([0-9a-f]{7,40}) (.+)$/gm)) {
-    const line = `committed ${m[2]}: "${said(m[3]!)}"`;
+    // "Committing x before applying edits." then "Commit …": the user's own edits of x, saved before aider edits
+    // (its message written by aider, its content the user's: a user who undid the agent's change by hand did it
+    // here); no end of its turn.
+    const line = `${m[1] ? "the user's own edits " : ''}committed ${m[2]}: "${said(m[3]!)}"`;
     addStatement(b, 'Decisions', { text: line, sources, priority: 2 }, 'exact');
-    // "Committing x before applying edits." then "Commit …": the user's own changes, saved before aider edits; no end of its turn.
     if (!m[1]) committed = line;
   }
   const undo = /^Removed: ([0-9a-f]{7,40}) (.+)\r?\n\s*Now at:\s+([0-9a-f]{7,40}) (.+)$/m.exec(output);

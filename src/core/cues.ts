@@ -345,7 +345,7 @@ export const OBJECTION_FRAME = /^the user objected: "(.*)"$/;
  * tab", "still get list index out of range error", "you missed this part").
  */
 export const USER_REFUTES =
-  /\bstill\b.*(?:\bnot\b|n't\b|\b(?:isnt|doesnt|dont|didnt|cant|wont|arent|wasnt|werent|havent|hasnt)\b|\b(?:error|errors|blocked|broken|fail\w*|same|issue|problem|wrong|empty|missing)\b)|\b(?:is|are|was|were)(?:n'?t| not) (?:\w+ing|opened|shown|fixed|working|there|visible|right|correct)\b|\b(?:does|do|did)(?:n'?t| not) (?:work|change|fix|help|open|show|appear|run|load|save)\b|\byou (?:missed|forgot|broke)\b|\bthe opposite of\b|\bnothing (?:changed|happens?|happened)\b|\b(?:same|new) (?:error|exception)\b|\bwrong (?:files?|place|dir(?:ectory)?|branch|repo(?:sitory)?|workspace|path)\b/i;
+  /\bstill\b.*(?:\bnot\b|n't\b|\b(?:isnt|doesnt|dont|didnt|cant|wont|arent|wasnt|werent|havent|hasnt)\b|\b(?:error|errors|blocked|broken|fail\w*|same|issue|problem|wrong|empty|missing)\b)|\b(?:is|are|was|were)(?:n'?t| not) (?:\w+ing|opened|shown|fixed|working|there|visible|right|correct)\b|\b(?:does|do|did)(?:n'?t| not) (?:work|change|fix|help|open|show|appear|run|load|save)\b|\byou (?:missed|forgot|broke)\b|\bthe opposite of\b|\bnothing (?:changed|happens?|happened)\b|\b(?:same|new) (?:error|exception)\b|\bwrong (?:files?|place|dir(?:ectory)?|branch|repo(?:sitory)?|workspace|path)\b|\b(?:i|we) (?:still )?(?:do ?n'?t|do not|can'?t|cannot) see (?:the|those|these|that|this|any|it|them|your)\b|\b(?:i (?:still )?see|i'm seeing|there (?:are|is) (?:still )?(?:some )?) ?duplicat(?:es?|ed)\b/i;
 
 /**
  * What an agent says to report its change took effect: "This will now only open the new tab…", "✅ Fixed…",

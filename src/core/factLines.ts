@@ -99,14 +99,14 @@ export function sameFact(a: string, b: string): boolean {
 
 /** What an event line names: a commit its hash, a command applied its quoted command, a stop the request it stopped, anything else its text. */
 function eventSubject(text: string): string {
-  if (text.startsWith('committed')) return /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
+  if (text.startsWith('committed') || text.startsWith("the user's own edits")) return /\b[0-9a-f]{7,40}\b/.exec(text)?.[0] ?? text;
   if (text.startsWith('applied')) return /`[^`]+`/.exec(text)?.[0] ?? text;
   if (text.startsWith('the user stopped')) return /#\d+/.exec(text)?.[0] ?? text;
   return text.replace(SOURCES_SUFFIX, '');
 }
 
 /** The kind of event an exact line records: a commit and the undo that discards it are two facts; so are two stops of two asks. */
-const eventOf = memoized((text) => /^(?:committed|work discarded|applied|edit of|the user stopped)\b/.exec(text)?.[0] ?? '');
+const eventOf = memoized((text) => /^(?:committed|work discarded|applied|edit of|the user stopped|the user's own edits)\b/.exec(text)?.[0] ?? '');
 
 /** A failure's record is this close before the agent's sentence about it. */
 export const RESTATED_WITHIN_RECORDS = 4;

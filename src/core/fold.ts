@@ -7,7 +7,7 @@
 import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { splitThoughts } from './thoughts';
-import { CommandHistory } from './commandHistory';
+import { CommandHistory, failedLinkNote } from './commandHistory';
 import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, isGreeting, VAGUE_CHOICE } from './cues';
@@ -433,7 +433,7 @@ export class Fold {
       const silent = !tests && !error && code !== undefined && code !== 1 ? SILENT_FAILURE : '';
       // A harness that holds the command for the user's approval refused it, and will again (554b9fa6: `swift build` ×49).
       const gate = APPROVAL_GATE.test(error) ? ' (held for the user\'s approval: running it again will not help)' : '';
-      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}${gate}`).text;
+      const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}${gate}${cmd !== undefined && error ? failedLinkNote(cmd, error, redactor) : ''}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.failure(label(), codeText, why, sources);

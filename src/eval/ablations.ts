@@ -17,6 +17,7 @@ export interface Ablation {
 }
 
 export const ABLATIONS: readonly Ablation[] = [
+  { name: 'no block', description: 'no original-text block at any window: what the default block buys', variant: { retrieval: { share: 0, minEffective: 0, query: 'request' } } },
   { name: 'task query', description: "today's block (4% of wEff, above a 10k window), searched with the current task (request, goal, status, next step, last failures)", variant: { retrieval: { share: 0.04, minEffective: 10_000, query: 'task' } } },
   { name: 'block 10%', description: 'a block of 10% of wEff at every window, task query', variant: { retrieval: { share: 0.1, minEffective: 0, query: 'task' } } },
   { name: 'block 25%', description: "about a third of the history budget, as in seed 000's worked budget (25% of wEff), task query", variant: { retrieval: { share: 0.25, minEffective: 0, query: 'task' } } },

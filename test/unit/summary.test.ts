@@ -1282,7 +1282,7 @@ describe('extractive summarizer', () => {
     assert.equal(state.current.status, 'last change committed 9a6175d: "feat: add DAG scaffolding"');
     // What aider commits of the user's own changes before it edits is no end of its turn.
     const before = await foldAll(new RecordBuilder().user('Reorder the lists.').step('', [{ name: 'aider', input: {}, output: 'Committing CONVENTIONS.md before applying edits.\nCommit 969d455 docs: Add TypeScript coding conventions' }]));
-    assert.deepEqual(before.facts.Decisions.map((l) => l.text), ['committed 969d455: "docs: Add TypeScript coding conventions"']);
+    assert.deepEqual(before.facts.Decisions.map((l) => l.text), ['the user\'s own edits committed 969d455: "docs: Add TypeScript coding conventions"']);
     assert.match(before.current.next, /^continue request #1/);
     assert.match(state.current.next, /^wait for the user's next request/);
     // Edits not committed yet are work under way.
@@ -1510,6 +1510,14 @@ describe('the Task Context as a digest', () => {
     assert.ok(asked.facts.Decisions.some((l) => /window\.open/.test(l.text)));
     const typed = await fold(new RecordBuilder().user('Open the viewer in a new tab.').step('The key changes are: add `window.open()` to the `onComplete` handler to ensure the tab opens at the end.').user('i still want the old layout kept'));
     assert.equal(typed.facts['Ruled out'].length, 0, '"still want" disputes nothing');
+    // Not seeing what the report says it added, or seeing it twice, disputes it too.
+    for (const reply of ['i dont see those conversation references', 'i see duplicates']) {
+      const unseen = await fold(new RecordBuilder().user('Add the conversation references to the changelog.').step('I added the conversation references to each entry of `CHANGELOG.md`.').user(reply));
+      assert.ok(unseen.facts['Ruled out'].some((l) => l.text.startsWith(`I added the conversation references to each entry of \`CHANGELOG.md\` — not so, the user (r2): "${reply}"`)), JSON.stringify(unseen.facts));
+    }
+    const seen = await fold(new RecordBuilder().user('Add the conversation references to the changelog.').step('I added the conversation references to each entry of `CHANGELOG.md`.').user('i see them now, thanks. next, bump the version'));
+    assert.equal(seen.facts['Ruled out'].length, 0, JSON.stringify(seen.facts));
+
     assert.equal(asked.facts['Ruled out'].length, 0);
   });
 
@@ -1704,6 +1712,38 @@ describe('the Task Context as a digest', () => {
         .step('', [{ name: 'Bash', input: { command: 'pip install pytest' }, output: 'ERROR: Could not find a version that satisfies the requirement pytest\nExit code: 1', isError: true }]),
     );
     assert.ok(again.facts['Ruled out'].some((l) => /^`pip install pytest` failed \(exit 1\) ×2: .* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(l.text)), JSON.stringify(again.facts['Ruled out']));
+    // A chain that failed at a later command says where: the commands before it ran.
+    const chain = await fold(
+      new RecordBuilder()
+        .user('Move the tests into tests/integration.')
+        .step('', [{ name: 'Bash', input: { command: 'mv test_*.py tests/integration/ && mv test_connections.py tests/integration/' }, output: 'mv: test_connections.py: No such file or directory\nExit code: 1', isError: true }]),
+    );
+    const both = await fold(new RecordBuilder().user('Copy it twice.').step('', [{ name: 'Bash', input: { command: 'cp a.txt b.txt && cp a.txt c.txt' }, output: 'cp: a.txt: No such file or directory\nExit code: 1', isError: true }]));
+    const chained = [...chain.facts['Ruled out'], ...both.facts['Ruled out']].map((l) => l.text);
+    assert.ok(chained.some((t) => /^`mv test_\*\.py tests\/integration\/ && mv … tests\/integration\/` failed \(exit 1\): mv: test_connections\.py: No such file or directory — at `mv test_connections\.py tests\/integration\/`; the commands before it ran$/.test(t)), JSON.stringify(chained));
+    // An error every command of the chain could have printed names none of them.
+    assert.ok(chained.some((t) => /^`cp a\.txt b\.txt && cp a\.txt c\.txt` failed \(exit 1\): cp: a\.txt: No such file or directory$/.test(t)), JSON.stringify(chained));
+    // A failure a fold before ruled out is replaced by another attempt at it that works in a later fold.
+    const push = new RecordBuilder()
+      .user('Push the docs.')
+      .step('', [{ name: 'Bash', input: { command: 'cd /repo && git push' }, output: 'remote: error: GH013: Repository rule violations found\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'git commit --amend --no-edit' }, output: '[main 46daca0] Add docs\nExit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'cd /repo && git push --force-with-lease' }, output: 'b47e1f4..46daca0  main -> main\nExit code: 0' }]);
+    const pushUnits = unitsOf(push).units;
+    const pushFolds = new ExtractiveSummarizer(counter, redactor);
+    const firstPush = await pushFolds.fold({ previous: undefined, units: pushUnits.slice(0, 2), coverageEnd: pushUnits[2]!.firstRecord });
+    assert.ok(firstPush.facts['Ruled out'].some((l) => /^`git push` failed \(exit 1\): .*GH013[^→]*$/.test(l.text)), JSON.stringify(firstPush.facts['Ruled out']));
+    const secondPush = await pushFolds.fold({ previous: firstPush, units: pushUnits.slice(2), coverageEnd: push.records.length });
+    assert.ok(secondPush.facts['Ruled out'].some((l) => /^`git push` failed \(exit 1\): .*GH013.* → then `git push --force-with-lease` worked \(r\d+\)$/.test(l.text)), JSON.stringify(secondPush.facts['Ruled out']));
+    // Another command of the program a fold later replaces nothing.
+    const logPush = new RecordBuilder()
+      .user('Push the docs.')
+      .step('', [{ name: 'Bash', input: { command: 'git push' }, output: 'remote: error: GH013: Repository rule violations found\nExit code: 1', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'git log --oneline -3' }, output: '46daca0 Add docs\nExit code: 0' }]);
+    const logUnits = unitsOf(logPush).units;
+    const firstLog = await pushFolds.fold({ previous: undefined, units: logUnits.slice(0, 2), coverageEnd: logUnits[2]!.firstRecord });
+    const secondLog = await pushFolds.fold({ previous: firstLog, units: logUnits.slice(2), coverageEnd: logPush.records.length });
+    assert.ok(secondLog.facts['Ruled out'].every((l) => !/ → then /.test(l.text)), JSON.stringify(secondLog.facts['Ruled out']));
     assert.ok(!ruled.some((t) => /grep/.test(t)), 'grep finding nothing is an answer, not a failure');
     assert.ok(ruled.some((t) => /`--watch` flag does not work with the TS project references/.test(t)), 'a stated failure');
   });
