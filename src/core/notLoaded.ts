@@ -78,7 +78,7 @@ function evidenceLabel(part: Part, redactor: Redactor): string {
  * with how to get it back ('' when nothing was folded).
  */
 export function evidenceBlock(units: readonly Unit[], coverageUnit: number, coverageEnd: number, effective: number, redactor: Redactor): string {
-  const folded: { head: string; record: number; earlier: number }[] = [];
+  const folded: { head: string; record: number; earlier: number; silent: string }[] = [];
   // The same call made again (a command re-run, one file read twice) takes one entry, its newest run, and counts the others.
   const byLabel = new Map<string, (typeof folded)[number]>();
   let more = false;
@@ -98,7 +98,10 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
         more = true;
         break;
       }
-      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, record: part.record, earlier: 0 };
+      // A call that printed nothing (an export that kept no output, a snippet it turned into a call) says so: nothing
+      // there tells what it did, or that it ran at all.
+      const silent = !part.tool.isError && part.tool.output?.trim() === '' ? 'no output recorded; ' : '';
+      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, record: part.record, earlier: 0, silent };
       folded.push(entry);
       byLabel.set(label, entry);
     }
@@ -107,7 +110,7 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
   return [
     '## Evidence not loaded',
     `Tool calls folded into this summary, newest first${more ? ` (earlier ones of records r0–r${coverageEnd - 1} too)` : ''}; shortened results below carry their own pointer.`,
-    ...folded.map((e) => `${e.head} (folded, r${e.record}${e.earlier ? `; made ${e.earlier} more time${e.earlier > 1 ? 's' : ''} before` : ''})`),
+    ...folded.map((e) => `${e.head} (${e.silent}folded, r${e.record}${e.earlier ? `; made ${e.earlier} more time${e.earlier > 1 ? 's' : ''} before` : ''})`),
   ].join('\n');
 }
 

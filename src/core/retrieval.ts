@@ -30,7 +30,7 @@ interface Passage {
   readonly text: string;
   /** How many distinct terms it holds: a block quotes only passages with BLOCK_MIN_TERMS or more. */
   readonly size: number;
-  /** Its quoted form in the retrieval block, made the first time it is quoted (a passage is quoted again at every fold it stays relevant). */
+  /** Its quoted text (fenced) in the retrieval block, made the first time it is quoted (a passage is quoted again at every fold it stays relevant). */
   quoted?: string;
 }
 
@@ -116,6 +116,9 @@ function onlyNarration(text: string): boolean {
   return sentences.length > 0 && sentences.every((s) => ['process', 'pleasantry'].includes(classifySentence(s.text, 'assistant').cls));
 }
 
+/** A passage the head already holds this share of the terms of says nothing the head does not. */
+const SAID_SHARE = 0.8;
+
 export class RetrievalIndex {
   private readonly passages: Passage[] = [];
   private readonly postings = new Map<string, number[]>();
@@ -180,7 +183,7 @@ export class RetrievalIndex {
       }
     }
     const ranked = [...scores.entries()]
-      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms && !inHead(this.passages[id]!.text))
+      .filter(([id, score]) => score > 0 && this.passages[id]!.record !== excludeRecord && this.passages[id]!.size >= minTerms)
       .sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     const out: { id: number; score: number }[] = [];
     // `once`: a passage said again word for word (the same error printed at every retry) is quoted once, its newest sending.
@@ -195,7 +198,9 @@ export class RetrievalIndex {
       }
       if (used + p.text.length > budgetChars) continue;
       used += p.text.length;
-      out.push({ id, score });
+      // What the head already says was found as relevant as the rest, and is not quoted: its room is not given to
+      // a passage less relevant than it.
+      if (!inHead(p.text)) out.push({ id, score });
       if (used >= budgetChars * 0.9) break;
     }
     return out;
@@ -207,7 +212,14 @@ export class RetrievalIndex {
    */
   block(query: string, budgetChars: number, excludeRecord?: number, shown = ''): string {
     const head = shown.replace(/\s+/g, ' ');
-    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS, true, (text) => head.includes(text.replace(/\s+/g, ' ').trim()));
+    const headTerms = terms(shown);
+    // Said already: word for word, or nearly every term of it is in the head (a finding the summary states, a request it lists).
+    const said = (text: string): boolean => {
+      if (head.includes(text.replace(/\s+/g, ' ').trim())) return true;
+      const t = [...terms(text)];
+      return t.filter((w) => headTerms.has(w)).length >= SAID_SHARE * t.length;
+    };
+    const found = this.rank(query, budgetChars, excludeRecord, false, BLOCK_MIN_TERMS, true, said);
     if (found.length === 0) return '';
     const ordered = found.map((f) => this.passages[f.id]!).sort((a, b) => a.record - b.record);
     return [
@@ -215,7 +227,8 @@ export class RetrievalIndex {
       'Original text of folded records most relevant to the current request, word for word:',
       // Quoted evidence, never structure: fenced, a heading inside a passage ("### Constraints") stays text, and the
       // passage stays word for word (a shell script's `# comment` lines too).
-      ...ordered.map((p) => (p.quoted ??= `[r${p.record}]\n${fenced(this.redactor.redact(p.text).text)}`)),
+      // Two passages of one record go under one label.
+      ...ordered.map((p, i) => `${ordered[i - 1]?.record === p.record ? '' : `[r${p.record}]\n`}${(p.quoted ??= fenced(this.redactor.redact(p.text).text))}`),
     ].join('\n');
   }
 }

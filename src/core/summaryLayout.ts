@@ -6,8 +6,9 @@
  */
 import { CACHE_BLOCK_TOKENS } from './budget';
 import { NEGATION } from './digest';
-import { ARCHIVED_FROM, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
+import { ARCHIVED_FROM, CAUSE_JOIN, FACT_SECTIONS, factLine, GIST_SEPARATOR, gistsOf, renderFacts, requestLines, SOURCES_SUFFIX, type SummaryLineCounter, type SummaryState } from './summary';
 import { EVICTED_KEY, evictedCount } from './summaryCap';
+import { FAILED_LINE } from './factLines';
 import { forwardSlashes } from './paths';
 
 /** How a head was laid out at a fold: appended to the text already sent, or rendered in full. */
@@ -22,6 +23,28 @@ const LAYOUT_CAP_SLACK = 0.4;
 const EVICTED_ID = `Archived\u0000${EVICTED_KEY}`;
 /** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
 const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
+
+/**
+ * A failure line appended again — the command failed more times, or for one more cause — as what the head above
+ * does not say yet: the causes the frozen head shows for the same command are "as above", the rest word for word
+ * (a test suite failing again for its known reasons is not its whole error line again). Unchanged when the
+ * frozen head does not show the command's failure, or shares none of its causes.
+ */
+function failureSince(frozen: string, text: string): string {
+  const sources = SOURCES_SUFFIX.exec(text)?.[0] ?? '';
+  const now = FAILED_LINE.exec(text.slice(2, text.length - sources.length));
+  if (!now) return text;
+  const [, label, more, code, times, error] = now;
+  let shown: string[] | undefined;
+  for (const line of frozen.split('\n')) {
+    const m = line.startsWith('- ') ? FAILED_LINE.exec(line.slice(2).replace(SOURCES_SUFFIX, '')) : null;
+    if (m && m[1] === label && m[2] === more) shown = m[5]!.split(CAUSE_JOIN);
+  }
+  const causes = error!.split(CAUSE_JOIN);
+  const fresh = causes.filter((c) => !shown?.includes(c));
+  if (!shown || fresh.length === causes.length) return text;
+  return `- ${label}${more ? ` and ${more} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: as above${fresh.length ? `, and ${fresh.join(CAUSE_JOIN)}` : ''}${sources}`;
+}
 
 /** Each archived key's gist and the section it came from (a grouped line's gists by member, in order). */
 function archivedGists(state: SummaryState): Map<string, { tag: string; gist: string }> {
@@ -191,6 +214,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       at = addedIds.indexOf(`${from}\u0000${key}`);
       if (at >= 0) addedIds[at] = id;
     }
+    if (id.startsWith('Ruled out\u0000')) shown = failureSince(frozen, shown);
     // The line says it moved: the head above may still show it (or an earlier wording of it) under its old section.
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
     if (at >= 0) added[at] = addedLine(id, shown, from);

@@ -63,6 +63,10 @@ describe('notLoaded: what the model does not see in full', () => {
     quoted.step('', [{ name: 'Bash', input: { command: 'make all' }, output: 'done' }]);
     const q = recordOf(quoted);
     assert.deepEqual(evidenceBlock(q.units, q.units.length, q.records.length, 10_000, redactor).split('\n').slice(2).map((l) => l.replace(/ \(folded, r\d+\)$/, '')), ['- view_tool_call("call_2"): Bash `make all`']);
+    // A call that printed nothing says so: nothing shows what it did, or that it ran.
+    const empty = new RecordBuilder().user('go').step('', [{ name: 'run_terminal_cmd', input: { command: 'minsky git pr --path .' }, output: '' }]);
+    const e = recordOf(empty);
+    assert.match(evidenceBlock(e.units, e.units.length, e.records.length, 10_000, redactor), /- view_tool_call\("call_1"\): run_terminal_cmd `minsky git pr --path \.` \(no output recorded; folded, r1\)$/);
     // The same call made again takes one entry (its newest run) and counts the others; they leave room for more.
     const again = new RecordBuilder().user('go');
     for (let i = 0; i < 6; i++) again.step('', [{ name: 'Bash', input: { command: i % 2 ? 'swift build' : `make step${i}` }, output: 'done' }]);

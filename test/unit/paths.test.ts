@@ -162,6 +162,25 @@ describe('the head written relative to the workspace', () => {
     assert.ok(counted.state.layout!.added.some((l) => /CONVENTIONS\.md: modified ×2/.test(l)), counted.state.layout!.added.join('\n'));
   });
 
+  it('a failure appended again says only what the head above does not: its causes already sent are "as above"', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.upsert('Ruled out', { key: 'bun-test', text: '`bun test` failed (error) ×2: 61 passed, 20 failed; error: Session "test-session" already exists · TypeError: db.getNewSessionRepoPath is not a function', sources: [375, 378], priority: 2, origin: 'exact' });
+    const laid0 = layoutAfterFold(undefined, b.build(380, 1)).state;
+    const again = (causes: string, times: number): readonly string[] => {
+      const next = new SummaryBuilder(laid0, redactor);
+      next.upsert('Ruled out', { key: 'bun-test', text: `\`bun test\` failed (error) ×${times}: ${causes}`, sources: [375, 378, 432], priority: 2, origin: 'exact' });
+      next.upsert('Findings', { key: 'mock-calls', text: 'The `execAsync` mock is never called: `git.ts` builds it at module scope', sources: [433], priority: 3 });
+      const laid = layoutAfterFold(laid0, next.build(440, 2));
+      assert.equal(laid.kind, 'appended');
+      return laid.state.layout!.added;
+    };
+    const shown = '61 passed, 20 failed; error: Session "test-session" already exists · TypeError: db.getNewSessionRepoPath is not a function';
+    assert.ok(again(`${shown} · error: expect(received).toHaveBeenCalledWith(expected) — at git.test.ts:49`, 5).includes('- [Ruled out] `bun test` failed (error) ×5: as above, and error: expect(received).toHaveBeenCalledWith(expected) — at git.test.ts:49 (r375, r378, r432)'));
+    assert.ok(again(shown, 3).includes('- [Ruled out] `bun test` failed (error) ×3: as above (r375, r378, r432)'));
+    // Causes all new: the line is said whole.
+    assert.ok(again('error: Cannot find module "bun:test"', 3).includes('- [Ruled out] `bun test` failed (error) ×3: error: Cannot find module "bun:test" (r375, r378, r432)'));
+  });
+
   it('a line the cap compressed since is kept as sent; a line superseded renders the head in full', () => {
     const b = new SummaryBuilder(emptySummary(), redactor);
     b.upsert('Findings', { key: 'parser-slow', text: 'The parser reads `config.yml` twice on every start', sources: [3], priority: 3 });

@@ -461,7 +461,7 @@ describe('secrets', () => {
 describe('original-text retrieval', () => {
   it('quotes the folded passage most relevant to the current request, not the most recent one', async () => {
     const b = new RecordBuilder().user('Stabilise the test suite.');
-    b.step('', [{ name: 'Bash', input: { command: 'cat notes/ci.md' }, output: 'CI notes\nThe flaky timezone test needs TZ=UTC exported in jest.config.js before the suite starts.\nOther notes follow.' }]);
+    b.step('', [{ name: 'Bash', input: { command: 'cat notes/ci.md' }, output: 'CI notes\nThe flaky timezone test needs TZ=UTC exported in jest.config.js before the suite starts.\nThe nightly job runs on ubuntu-22.04 with a cold cache, so the first shard is slow.\nRetries are disabled for the e2e project because they hide race conditions between workers.\nOther notes follow.' }]);
     for (let i = 0; i < 80; i++) b.read(`src/unrelated${i}.ts`, 60, `Reading unrelated file ${i}.`);
     b.user('Why does the timezone test keep failing on CI, and what did the notes say about TZ?');
     for (let i = 0; i < 40; i++) b.read(`src/more${i}.ts`, 60);
@@ -522,6 +522,10 @@ describe('original-text retrieval', () => {
     const head = '### Requests\n- #1 (r0): Update the tmux shortcut so that claude starts with the skip flag.';
     assert.doesNotMatch(index.block(query, 10_000, undefined, head), /\[r0\]/);
     assert.match(index.block(query, 10_000, undefined, head), /\[r2\]/);
+    // A passage whose every term the head already holds in other words (a finding it states) is not quoted either.
+    const stated = `${head}\n### Findings\n- line 16 of ~/bin/claude-tmux sends the tmux shortcut \`claude\` with no skip flag (r2)`;
+    assert.doesNotMatch(index.block(query, 10_000, undefined, stated), /\[r2\]/);
+    assert.match(index.block(query, 10_000, undefined, `${head}\n### Findings\n- the tmux shortcut lives in ~/bin (r2)`), /\[r2\]/);
   });
 
   it("a tool's output is quoted with the record of its result, not of its call", async () => {
