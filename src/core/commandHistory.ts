@@ -137,14 +137,14 @@ export function sameAttempt(failed: string, worked: string): boolean {
 const LINK_HANDLE_MIN_CHARS = 4;
 
 /**
- * Where a chain of commands (`a && b`, `a; b`) failed, when it is not at its first command: the error names a file
+ * Where a chain of commands (`a && b`) failed, when it is not at its first command: the error names a file
  * or a name that only one later command holds (`mv test_*.py tests/ && mv test_connections.py tests/` →
  * "mv: test_connections.py: No such file or directory"). The commands before it ran, and what they did stands:
  * said after the error (" — at `mv test_connections.py tests/`; the commands before it ran"), or '' when the
  * error does not tell.
  */
 export function failedLinkNote(cmd: string, error: string, redactor: Redactor): string {
-  const links = commandProper(cmd).split(/\s*(?:&&|;)\s*/).map((l) => l.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+  const links = commandProper(cmd).split(/\s*&&\s*/).map((l) => l.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
   if (links.length < 2) return '';
   const named = handles(error).map((h) => h.replace(/`/g, '')).filter((h) => h.length >= LINK_HANDLE_MIN_CHARS);
   const holders = links.flatMap((link, i) => (named.some((h) => link.includes(h)) ? [i] : []));

@@ -1515,8 +1515,10 @@ describe('the Task Context as a digest', () => {
       const unseen = await fold(new RecordBuilder().user('Add the conversation references to the changelog.').step('I added the conversation references to each entry of `CHANGELOG.md`.').user(reply));
       assert.ok(unseen.facts['Ruled out'].some((l) => l.text.startsWith(`I added the conversation references to each entry of \`CHANGELOG.md\` — not so, the user (r2): "${reply}"`)), JSON.stringify(unseen.facts));
     }
-    const seen = await fold(new RecordBuilder().user('Add the conversation references to the changelog.').step('I added the conversation references to each entry of `CHANGELOG.md`.').user('i see them now, thanks. next, bump the version'));
-    assert.equal(seen.facts['Ruled out'].length, 0, JSON.stringify(seen.facts));
+    for (const reply of ['i see them now, thanks. next, bump the version', "i don't see the point of a second changelog, drop it", "i don't see any problem with that"]) {
+      const seen = await fold(new RecordBuilder().user('Add the conversation references to the changelog.').step('I added the conversation references to each entry of `CHANGELOG.md`.').user(reply));
+      assert.equal(seen.facts['Ruled out'].length, 0, JSON.stringify(seen.facts));
+    }
 
     assert.equal(asked.facts['Ruled out'].length, 0);
   });
@@ -1719,6 +1721,9 @@ describe('the Task Context as a digest', () => {
         .step('', [{ name: 'Bash', input: { command: 'mv test_*.py tests/integration/ && mv test_connections.py tests/integration/' }, output: 'mv: test_connections.py: No such file or directory\nExit code: 1', isError: true }]),
     );
     const both = await fold(new RecordBuilder().user('Copy it twice.').step('', [{ name: 'Bash', input: { command: 'cp a.txt b.txt && cp a.txt c.txt' }, output: 'cp: a.txt: No such file or directory\nExit code: 1', isError: true }]));
+    // A `;` inside a script is no chain of commands the shell ran one after another.
+    const script = await fold(new RecordBuilder().user('Check the import.').step('', [{ name: 'Bash', input: { command: 'python -c "import yaml; print(yaml.safe_load_all)"' }, output: "AttributeError: module 'yaml' has no attribute 'safe_load_all'\nExit code: 1", isError: true }]));
+    assert.ok(script.facts['Ruled out'].every((l) => !/the commands before it ran/.test(l.text)), JSON.stringify(script.facts['Ruled out']));
     const chained = [...chain.facts['Ruled out'], ...both.facts['Ruled out']].map((l) => l.text);
     assert.ok(chained.some((t) => /^`mv test_\*\.py tests\/integration\/ && mv … tests\/integration\/` failed \(exit 1\): mv: test_connections\.py: No such file or directory — at `mv test_connections\.py tests\/integration\/`; the commands before it ran$/.test(t)), JSON.stringify(chained));
     // An error every command of the chain could have printed names none of them.
