@@ -4,7 +4,7 @@
  * failure's line), and the commits a new commit replaces on its branch
  * (amended, or redone after the branch's history was rewritten).
  */
-import { FAILED_LINE } from './factLines';
+import { FAILED_LINE, REPLACED_TAIL, RESOLVED } from './factLines';
 import { gistsOf, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
 import type { Redactor } from './redact';
@@ -41,7 +41,8 @@ export class CommandHistory {
     const program = programOf(cmd);
     const failed = this.unreplaced.get(program);
     const lines = this.b.facts['Ruled out'];
-    const open = (l: FactLine): RegExpExecArray | null => (l.origin === 'exact' && !/ → then `|; later it worked \(r\d+\)$/.test(l.text) ? FAILED_LINE.exec(l.text) : null);
+    // A failure line not yet said to be replaced or overcome.
+    const open = (l: FactLine): RegExpExecArray | null => (l.origin === 'exact' && !REPLACED_TAIL.test(l.text) && !RESOLVED.test(l.text) ? FAILED_LINE.exec(l.text) : null);
     let at: number;
     if (failed && sameAttempt(failed.cmd, cmd)) {
       this.unreplaced.delete(program);

@@ -208,7 +208,8 @@ export class RetrievalIndex {
 
   /**
    * The retrieval block for `query`: the passages `search` finds, quoted verbatim (secrets redacted), oldest first;
-   * none the head already says word for word (`shown`: a request the Task Context lists).
+   * none the head (`shown`) already says: word for word (a request the Task Context lists), or with nearly every term
+   * of it (SAID_SHARE; a finding it states). Those still take their room in the budget.
    */
   block(query: string, budgetChars: number, excludeRecord?: number, shown = ''): string {
     const head = shown.replace(/\s+/g, ' ');

@@ -24,22 +24,21 @@ const EVICTED_ID = `Archived\u0000${EVICTED_KEY}`;
 /** An archived line as rendered ("- [key: ][Findings] gist · gist"): its section, then its gists. */
 const ARCHIVED_GISTS = new RegExp(`^- (?:\\S+: )?${ARCHIVED_FROM.source.slice(1)}(.*)$`);
 
+/** A failure line's identity across folds: its command, and how many more commands share its line. */
+const failureKey = (label: string, more: string | undefined): string => `${label}\u0000${more ?? ''}`;
+
 /**
  * A failure line appended again — the command failed more times, or for one more cause — as what the head above
- * does not say yet: the causes the frozen head shows for the same command are "as above", the rest word for word
- * (a test suite failing again for its known reasons is not its whole error line again). Unchanged when the
- * frozen head does not show the command's failure, or shares none of its causes.
+ * does not say yet: the causes the frozen head shows for the same command (`shownCauses`, by failureKey) are
+ * "as above", the rest word for word (a test suite failing again for its known reasons is not its whole error
+ * line again). Unchanged when the frozen head does not show the command's failure, or shares none of its causes.
  */
-function failureSince(frozen: string, text: string): string {
+function failureSince(shownCauses: ReadonlyMap<string, readonly string[]>, text: string): string {
   const sources = SOURCES_SUFFIX.exec(text)?.[0] ?? '';
   const now = FAILED_LINE.exec(text.slice(2, text.length - sources.length));
   if (!now) return text;
   const [, label, more, code, times, error] = now;
-  let shown: string[] | undefined;
-  for (const line of frozen.split('\n')) {
-    const m = line.startsWith('- ') ? FAILED_LINE.exec(line.slice(2).replace(SOURCES_SUFFIX, '')) : null;
-    if (m && m[1] === label && m[2] === more) shown = m[5]!.split(CAUSE_JOIN);
-  }
+  const shown = shownCauses.get(failureKey(label!, more));
   const causes = error!.split(CAUSE_JOIN);
   const fresh = causes.filter((c) => !shown?.includes(c));
   if (!shown || fresh.length === causes.length) return text;
@@ -142,11 +141,16 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     return [...tokens(g.gist)].every((t) => said.has(t));
   };
   const frozen = previous.layout?.frozen ?? renderFacts(previous).join('\n');
-  // The gists the frozen head shows, whole: an archived gist counts as shown only when it stands there as one.
+  // The gists the frozen head shows, whole: an archived gist counts as shown only when it stands there as one;
+  // and the causes each failure line there shows (see failureSince; the last line of a command counts).
   const frozenGists = new Set<string>();
+  const frozenCauses = new Map<string, readonly string[]>();
   for (const l of frozen.split('\n')) {
-    const m = ARCHIVED_GISTS.exec(l.replace(SOURCES_SUFFIX, ''));
+    const bare = l.replace(SOURCES_SUFFIX, '');
+    const m = ARCHIVED_GISTS.exec(bare);
     if (m) for (const g of m[2]!.split(GIST_SEPARATOR)) frozenGists.add(g);
+    const failed = l.startsWith('- ') ? FAILED_LINE.exec(bare.slice(2)) : null;
+    if (failed) frozenCauses.set(failureKey(failed[1]!, failed[2]), failed[5]!.split(CAUSE_JOIN));
   }
   const kept = new Set<string>();
   // Keys whose line moved to another section since: the section the head as sent shows them in.
@@ -214,7 +218,7 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
       at = addedIds.indexOf(`${from}\u0000${key}`);
       if (at >= 0) addedIds[at] = id;
     }
-    if (id.startsWith('Ruled out\u0000')) shown = failureSince(frozen, shown);
+    if (id.startsWith('Ruled out\u0000')) shown = failureSince(frozenCauses, shown);
     // The line says it moved: the head above may still show it (or an earlier wording of it) under its old section.
     // A line added at an earlier fold and changed again is rewritten where it stands, not repeated.
     if (at >= 0) added[at] = addedLine(id, shown, from);
