@@ -2,13 +2,23 @@
  * What later commands of a fold say about earlier ones: a failed command
  * replaced by the next command of the same program that worked (said on the
  * failure's line), and the commits a new commit replaces on its branch
- * (amended, or redone after the branch's history was rewritten).
+ * (amended, or redone after the branch's history was rewritten); and what the
+ * agent says of a failure: that it reproduced the bug it was meant to.
  */
-import { FAILED_LINE, REPLACED_TAIL, RESOLVED } from './factLines';
-import { gistsOf, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
+import { FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
 import type { Redactor } from './redact';
 import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
+
+/** What a program prints when it refuses the arguments it was called with. */
+const USAGE_ERROR = /\b(?:missing (?:required )?(?:argument|option|operand)|unknown (?:option|command|flag|argument|subcommand)|unrecognized (?:option|argument|arguments|command)|invalid (?:option|argument|choice|flag)|too (?:many|few) arguments|no such option|expected \d+ arguments?)\b|^usage:/im;
+
+/** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
+export const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b|\b(?:fails|failed) (?:exactly )?as (?:we )?expected\b/i;
+/** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
+const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
+const REPRODUCES = ' reproduced the bug ';
 
 /** The command history of one fold, kept on the lines of the fold's builder. */
 export class CommandHistory {
@@ -22,6 +32,33 @@ export class CommandHistory {
   /** A command failed: it stays the failure of its program until another attempt at the same thing works. */
   noteFailure(cmd: string, label: string, record: number): void {
     this.unreplaced.set(programOf(cmd), { cmd, label, record });
+  }
+
+  /**
+   * "The script has reproduced the bug" (`text`, said at `record`): the command that just failed was the
+   * reproduction, meant to fail. Its line moves from Ruled out to Findings as what reproduces the bug, with its
+   * verbatim error; the sentence joins it. Whether the sentence was taken so.
+   */
+  reproduced(text: string, record: number): boolean {
+    const confirms = CONFIRMS.test(text);
+    if (!confirms && !REPRODUCED.test(text)) return false;
+    const near = (l: FactLine): boolean => l.sources.some((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS);
+    // A second sentence saying so ("This confirms the issue described.") joins the line already moved.
+    const moved = this.b.facts.Findings.findIndex((l) => l.text.includes(REPRODUCES) && near(l));
+    if (moved >= 0) {
+      const line = this.b.facts.Findings[moved]!;
+      this.b.facts.Findings[moved] = { ...line, sources: mergeSources(line.sources, [record]) };
+      return true;
+    }
+    if (!REPRODUCED.test(text)) return false;
+    const lines = this.b.facts['Ruled out'];
+    let at = lines.length - 1;
+    while (at >= 0 && !(lines[at]!.origin === 'exact' && near(lines[at]!))) at--;
+    const m = at >= 0 ? FAILED_LINE.exec(lines[at]!.text) : null;
+    if (!m || m[2] !== undefined || m[4] !== undefined || m[5]!.includes(' → then ')) return false;
+    const line = lines.splice(at, 1)[0]!;
+    this.b.upsert('Findings', { ...line, text: `${m[1]}${REPRODUCES}(${m[3]}): ${m[5]}`, sources: mergeSources(line.sources, [record]), priority: 3 });
+    return true;
   }
 
   /** A command worked: one that rewrote a branch's history (`git reset`, `git rebase`) is remembered. */
@@ -60,6 +97,13 @@ export class CommandHistory {
     } else return false;
     if (at < 0) return false;
     const line = lines[at]!;
+    // A program that refused how it was called (a missing argument, an unknown option), once, then ran when called
+    // right, ruled nothing out: the next attempt starts from the call that worked.
+    const [, , more, , times, error] = FAILED_LINE.exec(line.text) ?? [];
+    if (failed && !more && !times && USAGE_ERROR.test(error ?? '')) {
+      lines.splice(at, 1);
+      return true;
+    }
     lines[at] = { ...line, text: `${line.text} → then ${label} worked (r${record})`, sources: [...new Set([...line.sources, record])].sort((x, y) => x - y) };
     return true;
   }

@@ -7,17 +7,17 @@
 import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { splitThoughts } from './thoughts';
-import { CommandHistory, failedLinkNote } from './commandHistory';
+import { CommandHistory, failedLinkNote, REPRODUCED } from './commandHistory';
 import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR, isGreeting, VAGUE_CHOICE } from './cues';
+import { ASKS_USER_FOR, CONCLUDES, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, askOf, discardWork, disputeClaims, progressReport, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
 import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
-import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
@@ -58,14 +58,12 @@ const PLAIN_FINDING_WORDS = 8;
 const REASONING_MIN_SALIENCE = 3;
 /** A classifier vote this strong keeps a statement that names no identifier (a cause, a contrast, a failure). */
 const STRONG_CUE = 2;
+/** A plain finding (a vote this weak) among the first words after a command whose outcome is kept reads that outcome out. */
+const READOUT_MAX_SCORE = 2;
+const READOUT_SHARED_WORDS = 2;
 /** A statement of the step after an ask that shares this many of the ask's words answers it (see step). */
 const ANSWER_SHARED_WORDS = 2;
 
-/** The agent saying the command that just failed reproduced the bug: the failure was the aim. */
-const REPRODUCED = /\breproduced (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b|\b(?:bug|issue|error|problem) (?:is|was|has been) (?:successfully )?reproduced\b|\b(?:fails|failed) (?:exactly )?as (?:we )?expected\b/i;
-/** A sentence that only says so again ("This confirms the issue described."): it joins the line already moved. */
-const CONFIRMS = /\bconfirms (?:the |this |our )?(?:bug|issue|error|problem|behaviou?r)\b/i;
-const REPRODUCES = ' reproduced the bug ';
 /** What `rm` or `git rm` prints when it removes nothing: a line that failed after its leading removals ran them otherwise. */
 const REMOVAL_FAILED = /^(?:rm|rmdir): |^fatal: pathspec /m;
 /** A plan sentence that says it is the next step. */
@@ -118,8 +116,11 @@ export class Fold {
   private stated: { sentence: string | undefined; spoke: boolean } = { sentence: undefined, spoke: false };
   /** The user's latest ask: `answered` once a step followed it, `closed` while the latest step made no tool call (the agent replied). */
   private lastAsk: { ordinal: number; text: string; answered: boolean; closed?: boolean } | undefined;
-  /** The latest step of this span made no tool call (or aider committed its edits): the agent replied. */
-  private replied = false;
+  /**
+   * The latest step of this span: whether it made no tool call (or aider committed its edits: the agent replied),
+   * and whether a command of it had its outcome kept as a line (the agent's next words read it; see READOUT_MAX_SCORE).
+   */
+  private readonly latest = { replied: false, outcomeKept: false };
   private question: string | undefined;
   private interrupted: number | undefined;
   /** The files read and written. */
@@ -184,6 +185,8 @@ export class Fold {
     if (UNANSWERED_STATUS.test(this.status)) this.status = '';
     if (/^answer request #/.test(this.next)) this.next = '';
     const statusBefore = this.status;
+    const readsOutcome = this.latest.outcomeKept;
+    this.latest.outcomeKept = false;
     const candidates: Candidate[] = [];
     let order = 0;
     // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
@@ -255,6 +258,8 @@ export class Fold {
             text = statementOf(`${text.replace(/[.…]$/, '')} — ${after.text}`);
           }
           if (saysNothing(text)) continue;
+          // The first words after a command whose outcome is a line say that outcome again, unless they conclude from it.
+          if (readsOutcome && cls === 'finding' && score <= READOUT_MAX_SCORE && candidates.length === 0 && i <= 1 && !CONCLUDES.test(text) && !HEDGED.test(text) && this.readOut(text, part.record)) continue;
           // Items of one list under one intro ("I recommend this order because: type checking…; linting…") are one line.
           const previous = listedUnder !== undefined && listedUnder.intro === s.intro && listedUnder.at === candidates.length - 1 ? candidates[listedUnder.at]! : undefined;
           // A hedged item does not join certain ones: the line's "(assumed)" would cover them all.
@@ -289,8 +294,8 @@ export class Fold {
     if (offer) this.b.offer = offer;
     if (this.lastAsk) this.lastAsk.answered = true;
     // Whether the agent's latest step replied (no tool call, or aider's edits committed in it) or its work goes on.
-    this.replied = (this.status !== statusBefore && this.status.startsWith(COMMITTED_STATUS)) || !unit.parts.some((p) => p.kind === 'tool');
-    if (this.lastAsk) this.lastAsk.closed = this.replied;
+    this.latest.replied = (this.status !== statusBefore && this.status.startsWith(COMMITTED_STATUS)) || !unit.parts.some((p) => p.kind === 'tool');
+    if (this.lastAsk) this.lastAsk.closed = this.latest.replied;
     this.keep(candidates, PER_STEP);
   }
 
@@ -340,7 +345,7 @@ export class Fold {
     for (const c of chosen) {
       // A commit or a push is said by its exact line (hash, branch, message), not by the prose about it.
       if (c.cls === 'change' && (/^(?:committed|pushed)\b/i.test(c.text) || this.deliverables.noteChange(c.text) || handles(c.text).length === 0)) continue;
-      if ((c.cls === 'finding' || c.cls === 'failure') && this.reproduced(c)) continue;
+      if ((c.cls === 'finding' || c.cls === 'failure') && this.commands.reproduced(c.text, c.record)) continue;
       if (c.cls === 'failure' && REPRODUCED.test(c.text)) aimed = c.order;
       const section = c.cls === 'failure' && (c.order === aimed || c.order === aimed + 1) ? 'Findings' : SECTION_OF[c.cls]!;
       const text = c.cls === 'finding' && (c.suspected || HEDGED.test(c.text)) ? `${c.text} (assumed)` : c.text;
@@ -349,29 +354,22 @@ export class Fold {
   }
 
   /**
-   * "The script has reproduced the bug": the command that just failed was the reproduction, meant to fail. Its line
-   * moves from Ruled out to Findings as what reproduces the bug, with its verbatim error; the sentence joins it.
+   * The exact line of an outcome just recorded takes the record of the agent's words (`text`) that read it out (see
+   * READOUT_MAX_SCORE), when they are about it (share two of its words). Whether they were taken so.
    */
-  private reproduced(c: Candidate): boolean {
-    const confirms = CONFIRMS.test(c.text);
-    if (!confirms && !REPRODUCED.test(c.text)) return false;
-    const near = (l: FactLine): boolean => l.sources.some((r) => r < c.record && r >= c.record - RESTATED_WITHIN_RECORDS);
-    // A second sentence saying so ("This confirms the issue described.") joins the line already moved.
-    const moved = this.b.facts.Findings.findIndex((l) => l.text.includes(REPRODUCES) && near(l));
-    if (moved >= 0) {
-      const line = this.b.facts.Findings[moved]!;
-      this.b.facts.Findings[moved] = { ...line, sources: mergeSources(line.sources, [c.record]) };
-      return true;
+  private readOut(text: string, record: number): boolean {
+    const said = stems(text);
+    for (const section of ['Findings', 'Ruled out'] as const) {
+      const lines = this.b.facts[section];
+      for (let at = lines.length - 1; at >= 0; at--) {
+        const line = lines[at]!;
+        if (line.origin !== 'exact' || !line.sources.some((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS)) continue;
+        if (sharedWords(said, stems(line.text)) < READOUT_SHARED_WORDS) return false;
+        lines[at] = { ...line, sources: mergeSources(line.sources, [record]), refs: (line.refs ?? 0) + 1 };
+        return true;
+      }
     }
-    if (!REPRODUCED.test(c.text)) return false;
-    const lines = this.b.facts['Ruled out'];
-    let at = lines.length - 1;
-    while (at >= 0 && !(lines[at]!.origin === 'exact' && near(lines[at]!))) at--;
-    const m = at >= 0 ? FAILED_LINE.exec(lines[at]!.text) : null;
-    if (!m || m[2] !== undefined || m[4] !== undefined || m[5]!.includes(' → then ')) return false;
-    const line = lines.splice(at, 1)[0]!;
-    this.b.upsert('Findings', { ...line, text: `${m[1]}${REPRODUCES}(${m[3]}): ${m[5]}`, sources: mergeSources(line.sources, [c.record]), priority: PRIORITY_OF.Findings });
-    return true;
+    return false;
   }
 
   private tool(tool: ToolInvocation, touches: readonly FileTouch[]): void {
@@ -436,7 +434,7 @@ export class Fold {
       const why = redactor.redact(`${tests ? `${tests}; ` : ''}${error}${where}${silent}${gate}${cmd !== undefined && error ? failedLinkNote(cmd, error, redactor) : ''}`).text;
       const codeText = code !== undefined ? `exit ${code}` : 'error';
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
-      this.failure(label(), codeText, why, sources);
+      this.latest.outcomeKept = this.failure(label(), codeText, why, sources);
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
       return;
     }
@@ -453,6 +451,7 @@ export class Fold {
       const label60 = cmd !== undefined ? `\`${commandLabel(cmd, redactor, 60)}\`` : lookLabel(tool, redactor, said[1]!);
       const subject = cmd !== undefined ? commandCore(cmd) : `${label60} ${said[1]}`;
       this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      this.latest.outcomeKept = true;
       // A look that found nothing there overcame no failure and replaced no command.
       if (absent !== undefined) {
         this.status = `last command ${label()} ${clipChars(said[1]!, STATUS_OUTPUT_CHARS)}`;
@@ -496,10 +495,10 @@ export class Fold {
    * other commands failing with the same error join the line ("and 3 more").
    * An interruption by the user is not an approach that failed.
    */
-  private failure(label: string, codeText: string, why: string, sources: number[]): void {
+  private failure(label: string, codeText: string, why: string, sources: number[]): boolean {
     // An interruption by the user is no failed approach; a failure that says nothing about why is no line
     // (a remote command exiting 1 in silence, dozens of times, would bury the failures that say why).
-    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '' || TOOL_PROTOCOL_ERROR.test(why)) return;
+    if (/\binterrupted by (?:the )?user\b/i.test(why) || why.trim() === '' || TOOL_PROTOCOL_ERROR.test(why)) return false;
     const signatures = errorSignatures(why);
     const shared = (error: string): boolean => [...errorSignatures(error)].some((sig) => signatures.has(sig));
     const lines = this.b.facts['Ruled out'];
@@ -516,14 +515,14 @@ export class Fold {
       if (first === label && !more && label.startsWith('`') && !label.includes('…')) {
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
         lines[i] = { ...line, text: `${failedAgain(label, codeText, times, error!, why, shared)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };
-        return;
+        return true;
       }
       // A bare tool name says nothing of the attempt but its error: two different errors are two attempts.
       const bare = !label.startsWith('`') || !first!.startsWith('`');
       if (shared(error!) && (!bare || error!.replace(/\d+/g, '#') === why.replace(/\d+/g, '#'))) {
         const others = Number(more ?? 0) + (first === label ? 0 : 1);
         lines[i] = { ...line, text: `${first}${others ? ` and ${others} more` : ''} failed (${code})${times ? ` ×${times}` : ''}: ${error}`, sources: kept, refs: (line.refs ?? 0) + 1 };
-        return;
+        return true;
       }
     }
     // The same failure after it was once overcome is ruled out again (its finding moves back).
@@ -532,9 +531,10 @@ export class Fold {
       // It says again what it failed with before it worked: those causes are still ruled out.
       const [, , , , times, error] = FAILED_LINE.exec(resolved.text.replace(RESOLVED, ''))!;
       this.b.upsert('Ruled out', { ...resolved, text: failedAgain(label, codeText, times, error!, why, shared), sources: mergeSources(resolved.sources, sources), priority: 2 });
-      return;
+      return true;
     }
     addStatement(this.b, 'Ruled out', { text: `${label} failed (${codeText}): ${why}`, sources, priority: 2 }, 'exact');
+    return true;
   }
 
   /** What follows a request's number in Next: its words, unless the Goal line just above quotes that request already. */
@@ -557,7 +557,7 @@ export class Fold {
     // "wait for the user's next request" holds only as far as its span: it is said again below when it still does.
     let next =
       (this.lastAsk?.answered && /^answer request #/.test(this.next)) ||
-      ((this.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
+      ((this.latest.replied || this.lastAsk) && /^continue request #/.test(this.next)) ||
       (this.lastAsk && PLAN_NEXT.test(this.next)) ||
       this.next.startsWith(WAITING_NEXT) ||
       (this.stated.spoke && this.next.endsWith(STATED_NEXT))
@@ -576,7 +576,7 @@ export class Fold {
     const planDone = next === '' && todo !== undefined && todo.open.length === 0;
     // The span ends with the agent's answer to the last ask and nothing planned: the turn is the user's.
     const ask = this.lastAsk?.ordinal ?? askOf(this.goal);
-    const answered = last?.kind === 'step' && this.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
+    const answered = last?.kind === 'step' && this.latest.replied && (this.lastAsk ? this.lastAsk.answered && this.lastAsk.closed : ask !== undefined);
     if (answered && next.startsWith(`answer request #${ask}`)) next = '';
     // The span ends while the agent is still calling tools for the last ask, or for the goal asked before it: that work goes on.
     if (next === '' && last?.kind === 'step' && (this.lastAsk ? this.lastAsk.answered && !this.lastAsk.closed : !answered && ask !== undefined)) next = `continue request #${ask}${this.lastAsk ? this.quoted(this.lastAsk, 'in progress') : ' (the goal, in progress)'}`;

@@ -1631,6 +1631,25 @@ describe('the Task Context as a digest', () => {
     assert.ok(!lines.some((t) => /first step|may be vulnerable/.test(t)), JSON.stringify(lines));
   });
 
+  it('the first words after a command whose outcome is a line do not say it again, unless they conclude from it', async () => {
+    const s = await fold(
+      new RecordBuilder()
+        .user('Lint the project and fix what it finds.')
+        .step('', [{ name: 'Bash', input: { command: 'bun run lint' }, output: 'error: Script not found "lint"\nExit code: 1' }])
+        .step('I see that there isn\'t a `lint` script defined in the package.json.', [{ name: 'Bash', input: { command: 'curl -s http://localhost:8000/cgi-bin/' }, output: '<html><title>Perl Examples</title><a href="/cgi-bin/hello.pl">hello</a><a href="/cgi-bin/file.pl">file</a></html>' }])
+        .step('The index page lists `hello.pl` and `file.pl`, which means the server runs Perl CGI scripts from `/cgi-bin`.')
+        .step('The `eslint` binary is installed in `node_modules/.bin`.'),
+    );
+    const lines = everyLine(s);
+    assert.ok(lines.some((t) => /bun run lint.*Script not found/.test(t)), JSON.stringify(lines));
+    // Said again in prose right after the failure that is its own line.
+    assert.ok(!lines.some((t) => /there isn't a `lint` script/.test(t)), JSON.stringify(lines));
+    // A reading that concludes something from the output stays.
+    assert.ok(lines.some((t) => /which means the server runs Perl CGI scripts/.test(t)), JSON.stringify(lines));
+    // Not the first words after a kept outcome (the step before ran no command): a finding as ever.
+    assert.ok(lines.some((t) => /`eslint` binary is installed/.test(t)), JSON.stringify(lines));
+  });
+
   it('items of one list under one intro are one line that says the intro once', async () => {
     const s = await fold(
       new RecordBuilder()
@@ -1686,6 +1705,19 @@ describe('the Task Context as a digest', () => {
     assert.ok(ruled.some((t) => /^`ssh pi "ls \/opt"` and 1 more failed \(exit 1\): .*cygheap read copy failed/.test(t)), 'one cause, one line');
     assert.ok(ruled.some((t) => /^`pip install pytest` failed .*Could not find a version.* → then `pip install --index-url https:\/\/pypi\.org\/simple pytest` worked \(r\d+\)$/.test(t)), 'what replaced it');
     assert.ok(!s.facts.Decisions.some((l) => /pip install/.test(l.text)), 'what replaced a failure is said once, on its line');
+    // A program that refused how it was called, then ran when called right, ruled nothing out; refused again, it stands.
+    const usage = await fold(
+      new RecordBuilder()
+        .user('Show the session of task 4.')
+        .step('', [{ name: 'Bash', input: { command: 'minsky session get' }, output: "error: missing required argument 'session'\nExit code: 1", isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'minsky session get 004' }, output: 'Session: 004\nBranch: task#004\nExit code: 0' }])
+        .step('', [{ name: 'Bash', input: { command: 'bun install gen.ts -o' }, output: 'error: Invalid Argument "-o"\nExit code: 1', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'bun install gen.ts -o' }, output: 'error: Invalid Argument "-o"\nExit code: 1', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'bun install gen.ts' }, output: 'installed gen.ts\nExit code: 0' }]),
+    );
+    const usageLines = everyLine(usage);
+    assert.ok(!usageLines.some((t) => /minsky session get` failed/.test(t)), JSON.stringify(usageLines));
+    assert.ok(usage.facts['Ruled out'].some((l) => /^`bun install gen\.ts -o` failed \(exit 1\) ×2: .*Invalid Argument.* → then `bun install gen\.ts` worked/.test(l.text)), JSON.stringify(usageLines));
     // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
     const sub = await fold(
       new RecordBuilder()
@@ -1825,8 +1857,11 @@ describe('the Task Context as a digest', () => {
     assert.ok(texts.some((t) => /mock `execAsync` is never called/.test(t)), `a diagnosis is a finding: ${JSON.stringify(texts)}`);
     const answer = facts.Findings.find((l) => /we have 2 failing tests out of 12 total tests/.test(l.text));
     assert.ok(answer, `the answer to the user's question stays: ${JSON.stringify(texts)}`);
-    // Both snapshots went into the first later status of the suite (the answer): their records are cited there.
-    assert.strictEqual(answer.sources.length, 3, `a superseded snapshot's record joins the line that superseded it: ${JSON.stringify(answer)}`);
+    // The file's snapshot went into the first later status of the suite (the answer): its record is cited there. The
+    // suite's snapshot, said right after the run it reads out, joined that run's line.
+    assert.strictEqual(answer.sources.length, 2, `a superseded snapshot's record joins the line that superseded it: ${JSON.stringify(answer)}`);
+    const run = [...facts.Findings, ...facts['Ruled out']].find((l) => /^`bun test` failed/.test(l.text));
+    assert.ok(run && run.sources.length >= 3, `the read-out run cites the words that read it out: ${JSON.stringify(texts)}`);
   });
 
   it("the agent's recap that says nothing the digest does not already say joins the line it repeats; news stays", async () => {
