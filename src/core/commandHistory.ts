@@ -11,6 +11,8 @@ import { handles } from './digest';
 import type { Redactor } from './redact';
 import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
+/** What an edit tool says when the text it was to replace is not in the file as given. */
+const EDIT_MISMATCH = /\b(?:string to replace not found|old_string (?:was )?not found|not found in (?:the )?file|did not match|no (?:exact )?match(?:es)? found|SearchReplaceNoExactMatch|found \d+ matches of the string to replace)\b/i;
 /** What a program prints when it refuses the arguments it was called with. */
 const USAGE_ERROR = /\b(?:missing (?:required )?(?:argument|option|operand)|unknown (?:option|command|flag|argument|subcommand)|unrecognized (?:option|argument|arguments|command)|invalid (?:option|argument|choice|flag)|too (?:many|few) arguments|no such option|expected \d+ arguments?)\b|^usage:/im;
 
@@ -26,6 +28,8 @@ export class CommandHistory {
   private readonly unreplaced = new Map<string, { cmd: string; label: string; record: number }>();
   /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
   private rewrittenAt = -1;
+  /** The edits of this fold that failed, by label, until an edit of the same file works. */
+  private readonly failedEdits = new Set<string>();
 
   constructor(private readonly b: SummaryBuilder) {}
 
@@ -59,6 +63,26 @@ export class CommandHistory {
     const line = lines.splice(at, 1)[0]!;
     this.b.upsert('Findings', { ...line, text: `${m[1]}${REPRODUCES}(${m[3]}): ${m[5]}`, sources: mergeSources(line.sources, [record]), priority: 3 });
     return true;
+  }
+
+  /** An edit failed: a later edit of the same file that works may overcome it (see noteEditWorked). */
+  noteEditFailure(label: string): void {
+    this.failedEdits.add(label);
+  }
+
+  /**
+   * An edit worked: an edit of the same file earlier in this fold that failed because the text it was to replace
+   * did not match (Claude Code's "String to replace not found in file", a search block that matched nothing) ruled
+   * nothing out — the file was read again and the edit made — and its line goes.
+   */
+  noteEditWorked(label: string): void {
+    if (!this.failedEdits.delete(label)) return;
+    const lines = this.b.facts['Ruled out'];
+    const at = lines.findIndex((l) => {
+      const m = l.origin === 'exact' ? FAILED_LINE.exec(l.text) : null;
+      return m !== null && m[1] === label && m[2] === undefined && EDIT_MISMATCH.test(m[5]!);
+    });
+    if (at >= 0) lines.splice(at, 1);
   }
 
   /** A command worked: one that rewrote a branch's history (`git reset`, `git rebase`) is remembered. */

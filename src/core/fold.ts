@@ -160,8 +160,7 @@ export class Fold {
         this.goal = `${this.goal.replace(CONTINUED_SUFFIX, '')} — continued at r${part.record}`;
         resumedWork(this.b, this.goal);
       } else if (!isGreeting(split.words) && (req.resolved || this.goal === '' || !onlyRules(split.words))) {
-        // A message that only lays down rules ("Do not reinit task-master") leaves the goal where it was:
-        // its rules are constraints, and the work asked before goes on.
+        // A message that only lays down rules ("Do not reinit task-master") leaves the goal: the work asked goes on.
         // A short reply ("1", "yes, do that") is worth what it chose: the next step names that, not the digit.
         this.lastAsk = { ordinal: req.ordinal, text: req.resolved ? choiceText(req.resolved) : req.text, answered: false };
         this.goal = `#${req.ordinal} (r${part.record}): ${goalText(req)}`;
@@ -189,10 +188,8 @@ export class Fold {
     this.latest.outcomeKept = false;
     const candidates: Candidate[] = [];
     let order = 0;
-    // The next step a message states: the first one that says it comes next ("Next, I'll X", "Then run Y"),
-    // otherwise its last one. One stated in an earlier message is overtaken when the agent speaks again without
-    // stating another: it was acted on ("The first step is to look at the server", said 40 records before, is no
-    // next step); a step of tool calls alone leaves it standing.
+    // The next step a message states: the first that says it comes next ("Then run Y"), else its last. One stated
+    // earlier is overtaken (acted on) when the agent speaks again without stating another; tool calls alone leave it.
     const speaks = unit.parts.some((p) => p.kind === 'text' && p.text.trim() !== '');
     if (speaks) this.stated = { sentence: undefined, spoke: true };
     let marked = false;
@@ -436,6 +433,7 @@ export class Fold {
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.latest.outcomeKept = this.failure(label(), codeText, why, sources);
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
+      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label());
       return;
     }
     // What the command's output says, one finding per command (a later run supersedes it; two alike in their first
@@ -461,8 +459,7 @@ export class Fold {
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
       this.commands.noteRewrite(cmd, tool.callRecord);
-      // A command that failed before and now succeeds (see showsItWorked) is no longer ruled out; what it failed with
-      // stays a finding (the error and that it was overcome), so the same error is recognised next time.
+      // A command that failed before and now succeeds (showsItWorked) is no longer ruled out; its error stays a finding.
       const worked = tool.resultRecord ?? tool.callRecord;
       for (const line of showsItWorked(cmd, tool.output, code) ? [...this.b.facts['Ruled out']] : []) {
         const m = line.origin === 'exact' ? FAILED_LINE.exec(line.text) : null;
@@ -486,6 +483,7 @@ export class Fold {
       // The file and what was done to it, not the tool's name ("edit_file_v2 tests/utils.test.ts").
       const changed = touches.find((t) => t.access !== 'read');
       this.status = `last change: ${changed ? `${changed.access === 'create' ? 'created' : 'edited'} ${redactor.redact(changed.path).text}` : label()}`;
+      this.commands.noteEditWorked(label());
     }
   }
 
@@ -509,9 +507,8 @@ export class Fold {
       if (!m) continue;
       const [, first, more, code, times, error] = m;
       const kept = mergeSources(line.sources, sources);
-      // The same command again (a bare tool name — aider's console, an unnamed result — is no command: only the
-      // error can match it). One line per command: what replaced it stays said, the line being the only place
-      // that names it.
+      // The same command again (a bare tool name — aider's console — is no command: only the error can match it).
+      // One line per command: what replaced it stays said, the line being the only place that names it.
       if (first === label && !more && label.startsWith('`') && !label.includes('…')) {
         const replaced = REPLACED_TAIL.exec(line.text)?.[0] ?? '';
         lines[i] = { ...line, text: `${failedAgain(label, codeText, times, error!, why, shared)}${replaced}`, sources: kept, refs: (line.refs ?? 0) + 1 };

@@ -81,6 +81,14 @@ const REQUEST_CLIP_CHARS = 240;
  * r18]") costs about what it saves, and the words it hides are often the point ("…like i cannot click on it").
  */
 const REQUEST_CLIP_MIN_ELIDED = 100;
+
+/**
+ * Whether the request log shows `text` word for word in an ask the cap never clips (one of fewer than
+ * REQUEST_CLIP_CHARS + REQUEST_CLIP_MIN_ELIDED characters, whole): a rule said there needs no line of its own.
+ */
+function inRequestShownWhole(requests: readonly RequestLine[], text: string): boolean {
+  return requests.some((r) => r.elided === 0 && r.text.length < REQUEST_CLIP_CHARS + REQUEST_CLIP_MIN_ELIDED && r.text.includes(text));
+}
 /** A clip ends at the last space this close before its length, rather than inside a word. */
 const CLIP_WORD_BACKOFF = 20;
 /** Archived lines of one section grouped into one line, gists kept. */
@@ -207,7 +215,7 @@ export function enforceCap(
       sectionLines.splice(at, 1);
       demoted++;
       // A rule the request log shows word for word (and the protected state keeps) needs no gist of its own.
-      if (section === 'Constraints' && b.requests.some((r) => r.text.includes(line.text))) {
+      if (section === 'Constraints' && inRequestShownWhole(b.requests, line.text)) {
         tokens -= lineTokens(line);
         continue;
       }

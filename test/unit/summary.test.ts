@@ -138,6 +138,16 @@ describe('demotion under the cap', () => {
     }
   });
 
+  it('a rule inside an ask the cap may clip keeps its gist when demoted', () => {
+    const b = new SummaryBuilder(emptySummary(), redactor);
+    b.requests.push({ ordinal: 1, text: `Port the parser to the new grammar. ${'Every rule of the old grammar has a counterpart in the new one, named alike. '.repeat(6)}Keep the public API unchanged.`, record: 0, elided: 0 });
+    b.upsert('Constraints', { key: 'keep-public-api', text: 'Keep the public API unchanged.', sources: [0], priority: 2 });
+    for (let i = 0; i < 60; i++) b.upsert('Findings', { key: `finding-${i}`, text: `Module ${i} reads its settings from the environment at start-up, so a change to the configuration file is only seen after the whole service is restarted by hand`, sources: [10 + i * 10], priority: 3 });
+    const { state: capped } = enforceCap(b.build(610, 1), counter, redactor, 1200);
+    const kept = [...capped.facts.Constraints, ...capped.facts.Archived].map((l) => l.text);
+    assert.ok(kept.some((t) => /public API/.test(t)), JSON.stringify(kept));
+  });
+
   it('a demoted line keeps more of its words when the head is larger', () => {
     assert.equal(gistWordsFor(2500), 12);
     assert.equal(gistWordsFor(3500), 16);
@@ -1718,6 +1728,18 @@ describe('the Task Context as a digest', () => {
     const usageLines = everyLine(usage);
     assert.ok(!usageLines.some((t) => /minsky session get` failed/.test(t)), JSON.stringify(usageLines));
     assert.ok(usage.facts['Ruled out'].some((l) => /^`bun install gen\.ts -o` failed \(exit 1\) ×2: .*Invalid Argument.* → then `bun install gen\.ts` worked/.test(l.text)), JSON.stringify(usageLines));
+    // An edit whose old text did not match, then made after the file was read again, ruled nothing out; one of another file stands.
+    const edits = await fold(
+      new RecordBuilder()
+        .user('Ignore the caches in git.')
+        .step('', [{ name: 'Edit', input: { file_path: '/repo/.gitignore', old_string: '# pytest', new_string: '# pytest\n.cache/' }, output: '<tool_use_error>String to replace not found in file.\nString: # pytest</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Edit', input: { file_path: '/repo/setup.cfg', old_string: '[tool]', new_string: '[tool]\ncache=off' }, output: '<tool_use_error>Found 2 matches of the string to replace, but replace_all is false.</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Read', input: { file_path: '/repo/.gitignore' }, output: '# Python\n__pycache__/' }])
+        .step('', [{ name: 'Edit', input: { file_path: '/repo/.gitignore', old_string: '# Python', new_string: '# Python\n.cache/' }, output: 'The file /repo/.gitignore has been updated.' }]),
+    );
+    const editRuled = edits.facts['Ruled out'].map((l) => l.text);
+    assert.ok(!editRuled.some((t) => /\.gitignore/.test(t)), JSON.stringify(editRuled));
+    assert.ok(editRuled.some((t) => /setup\.cfg failed .*Found 2 matches/.test(t)), JSON.stringify(editRuled));
     // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
     const sub = await fold(
       new RecordBuilder()
