@@ -58,7 +58,6 @@ export const LOOK_NARRATION =
 export const CHOSEN_ACTION =
   /^(?:(?:ok(?:ay)?|so|now|first|then)[,]?\s+)*(?:i|we)(?:'ll| will| need to| have to| must| should|'m going to| am going to)(?: \w+ly)? (?:create|write|implement|use|switch|change|modify|add|remove|drop|fix|update|move|rename|delete|keep|skip|avoid|do|build|set up|install|replace|revert|disable|enable|restructure|rewrite|split|merge|handle)\b/i;
 
-/** A reason given for what the sentence does ("since the agents cannot write", "to avoid a second lock"). */
 /**
  * What a reading of a result draws from it beyond what it showed: a cause, a consequence, a contrast, a guess
  * ("looks like OpenWrt"), what it requires ("you need to configure `queryLog`"). A plain statement the agent makes
@@ -66,6 +65,7 @@ export const CHOSEN_ACTION =
  * outcome again in prose ("I see that there isn't a `lint` script" after `Script not found "lint"`).
  */
 export const CONCLUDES = /\b(?:because|since|so|therefore|thus|hence|means?|meaning|indicat\w*|suggest\w*|impl(?:y|ies)|caus\w*|root|turns out|instead of|rather than|but|however|although|though|whereas|why|expected|unexpected\w*|looks? like|needs?|should|must|by default)\b/i;
+/** A reason given for what the sentence does ("since the agents cannot write", "to avoid a second lock"). */
 export const REASON_CLAUSE = /\b(?:since|because|as (?:the|it|they|this|we)|so that|to avoid|to prevent|otherwise)\b/i;
 /** A reason put first ("Since this is a Perl CGI environment, "): what follows it says what the agent does. */
 export const LEADING_REASON = /^(?:since|because|as|given that|now that)\b[^,]{0,160},\s*/i;

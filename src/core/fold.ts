@@ -17,7 +17,7 @@ import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
 import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
-import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
+import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
@@ -355,18 +355,19 @@ export class Fold {
    * READOUT_MAX_SCORE), when they are about it (share two of its words). Whether they were taken so.
    */
   private readOut(text: string, record: number): boolean {
-    const said = stems(text);
-    for (const section of ['Findings', 'Ruled out'] as const) {
-      const lines = this.b.facts[section];
-      for (let at = lines.length - 1; at >= 0; at--) {
-        const line = lines[at]!;
-        if (line.origin !== 'exact' || !line.sources.some((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS)) continue;
-        if (sharedWords(said, stems(line.text)) < READOUT_SHARED_WORDS) return false;
-        lines[at] = { ...line, sources: mergeSources(line.sources, [record]), refs: (line.refs ?? 0) + 1 };
-        return true;
-      }
+    // The outcome recorded last before the words: the exact line with the latest source just before them.
+    const latest = (l: FactLine): number => Math.max(-1, ...l.sources.filter((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS));
+    let found: { lines: FactLine[]; at: number; source: number } | undefined;
+    for (const lines of [this.b.facts.Findings, this.b.facts['Ruled out']]) {
+      lines.forEach((l, at) => {
+        const source = l.origin === 'exact' ? latest(l) : -1;
+        if (source >= 0 && (!found || source > found.source)) found = { lines, at, source };
+      });
     }
-    return false;
+    if (!found || sharedWords(stems(text), stems(found.lines[found.at]!.text)) < READOUT_SHARED_WORDS) return false;
+    const line = found.lines[found.at]!;
+    found.lines[found.at] = { ...line, sources: mergeSources(line.sources, [record]), refs: (line.refs ?? 0) + 1 };
+    return true;
   }
 
   private tool(tool: ToolInvocation, touches: readonly FileTouch[]): void {

@@ -1645,15 +1645,20 @@ describe('the Task Context as a digest', () => {
     const s = await fold(
       new RecordBuilder()
         .user('Lint the project and fix what it finds.')
-        .step('', [{ name: 'Bash', input: { command: 'bun run lint' }, output: 'error: Script not found "lint"\nExit code: 1' }])
+        .step('', [
+          { name: 'Bash', input: { command: 'git rev-parse --abbrev-ref HEAD' }, output: 'feature/lint-setup' },
+          { name: 'Bash', input: { command: 'bun run lint' }, output: 'error: Script not found "lint"\nExit code: 1' },
+        ])
         .step('I see that there isn\'t a `lint` script defined in the package.json.', [{ name: 'Bash', input: { command: 'curl -s http://localhost:8000/cgi-bin/' }, output: '<html><title>Perl Examples</title><a href="/cgi-bin/hello.pl">hello</a><a href="/cgi-bin/file.pl">file</a></html>' }])
         .step('The index page lists `hello.pl` and `file.pl`, which means the server runs Perl CGI scripts from `/cgi-bin`.')
         .step('The `eslint` binary is installed in `node_modules/.bin`.'),
     );
     const lines = everyLine(s);
-    assert.ok(lines.some((t) => /bun run lint.*Script not found/.test(t)), JSON.stringify(lines));
-    // Said again in prose right after the failure that is its own line.
+    const lint = s.facts['Ruled out'].find((l) => /bun run lint.*Script not found/.test(l.text));
+    assert.ok(lint, JSON.stringify(lines));
+    // Said again in prose right after the failure that is its own line (the outcome recorded last): it joins that line.
     assert.ok(!lines.some((t) => /there isn't a `lint` script/.test(t)), JSON.stringify(lines));
+    assert.ok(lint.sources.length >= 3, JSON.stringify(lint));
     // A reading that concludes something from the output stays.
     assert.ok(lines.some((t) => /which means the server runs Perl CGI scripts/.test(t)), JSON.stringify(lines));
     // Not the first words after a kept outcome (the step before ran no command): a finding as ever.
