@@ -5,7 +5,7 @@
  * (amended, or redone after the branch's history was rewritten); and what the
  * agent says of a failure: that it reproduced the bug it was meant to.
  */
-import { FAILED_LINE, REPLACED_TAIL, RESOLVED, RESTATED_WITHIN_RECORDS } from './factLines';
+import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLines';
 import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
 import type { Redactor } from './redact';
@@ -46,7 +46,7 @@ export class CommandHistory {
   reproduced(text: string, record: number): boolean {
     const confirms = CONFIRMS.test(text);
     if (!confirms && !REPRODUCED.test(text)) return false;
-    const near = (l: FactLine): boolean => l.sources.some((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS);
+    const near = (l: FactLine): boolean => sourceJustBefore(l.sources, record) >= 0;
     // A second sentence saying so ("This confirms the issue described.") joins the line already moved.
     const moved = this.b.facts.Findings.findIndex((l) => l.text.includes(REPRODUCES) && near(l));
     if (moved >= 0) {

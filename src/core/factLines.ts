@@ -109,12 +109,14 @@ function eventSubject(text: string): string {
 const eventOf = memoized((text) => /^(?:committed|work discarded|applied|edit of|the user stopped|the user's own edits)\b/.exec(text)?.[0] ?? '');
 
 /** A failure's record is this close before the agent's sentence about it. */
-export const RESTATED_WITHIN_RECORDS = 4;
+const RESTATED_WITHIN_RECORDS = 4;
+/** The latest of `sources` just before `record` (at most RESTATED_WITHIN_RECORDS), or -1: what words said at `record` may be about. */
+export const sourceJustBefore = (sources: readonly number[], record: number): number => Math.max(-1, ...sources.filter((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS));
 
 /** Whether a sentence of the agent says again, in its words, what a tool's exact line just recorded. */
 function restatesExact(line: Omit<FactLine, 'key'>, exact: FactLine): boolean {
   const first = Math.min(...line.sources);
-  if (!exact.sources.some((s) => s < first && s >= first - RESTATED_WITHIN_RECORDS)) return false;
+  if (sourceJustBefore(exact.sources, first) < 0) return false;
   const recorded = stems(exact.text);
   const covered = (text: string): [number, number] => {
     const said = stems(text);

@@ -12,7 +12,7 @@ import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, CONCLUDES, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
-import { addStatement, askOf, discardWork, disputeClaims, progressReport, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, RESTATED_WITHIN_RECORDS } from './factLines';
+import { addStatement, askOf, discardWork, disputeClaims, progressReport, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, sourceJustBefore } from './factLines';
 import { contentHash } from './hash';
 import { cursorToolErrors, editFailureReport, splitUserText, withoutInjectedBlocks } from './harness';
 import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, withIntro, withReferent } from './sentenceReading';
@@ -356,11 +356,10 @@ export class Fold {
    */
   private readOut(text: string, record: number): boolean {
     // The outcome recorded last before the words: the exact line with the latest source just before them.
-    const latest = (l: FactLine): number => Math.max(-1, ...l.sources.filter((r) => r < record && r >= record - RESTATED_WITHIN_RECORDS));
     let found: { lines: FactLine[]; at: number; source: number } | undefined;
     for (const lines of [this.b.facts.Findings, this.b.facts['Ruled out']]) {
       lines.forEach((l, at) => {
-        const source = l.origin === 'exact' ? latest(l) : -1;
+        const source = l.origin === 'exact' ? sourceJustBefore(l.sources, record) : -1;
         if (source >= 0 && (!found || source > found.source)) found = { lines, at, source };
       });
     }
