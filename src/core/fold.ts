@@ -6,7 +6,7 @@
  */
 import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
-import { splitThoughts } from './thoughts';
+import { splitThoughts, thoughtsSaidAgain } from './thoughts';
 import { CommandHistory, failedLinkNote, REPRODUCED } from './commandHistory';
 import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
@@ -94,6 +94,8 @@ interface Candidate {
   readonly order: number;
   /** Said under a lead-in of suspected causes ("Likely causes:"): a finding only assumed. */
   readonly suspected?: boolean;
+  /** Said in the agent's private reasoning. */
+  readonly thought?: boolean;
 }
 
 const SECTION_OF: Partial<Record<SentenceClass, FactSection>> = { finding: 'Findings', decision: 'Decisions', failure: 'Ruled out', change: 'Decisions' };
@@ -315,7 +317,7 @@ export class Fold {
       if (saysNothing(statement)) continue;
       const carried = salience(statement);
       if (carried >= REASONING_MIN_SALIENCE || (score >= STRONG_CUE && carried >= 1)) {
-        candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), ...suspicionOf(s) });
+        candidates.push({ cls, score, text: statement, record, salience: carried - 1, order: next(), thought: true, ...suspicionOf(s) });
         madeBy = i;
       }
     }
@@ -337,6 +339,7 @@ export class Fold {
       pool.sort((x, y) => y.salience - x.salience || x.order - y.order);
       chosen.push(...pool.slice(0, limits[cls] ?? 0));
     }
+    for (const c of thoughtsSaidAgain(chosen)) chosen.splice(chosen.indexOf(c), 1);
     chosen.sort((x, y) => x.order - y.order);
     let aimed = -2; // the candidate saying a failure was meant ("The test failed exactly as we expected"): it and the next are found
     for (const c of chosen) {

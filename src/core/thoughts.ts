@@ -4,6 +4,7 @@
  * transcript kept inline (`<think>`, aider's `<thinking-content-…>`). The
  * fold reads them as reasoning, keeping only their most telling statements.
  */
+import { handles, sharedWords, stems } from './digest';
 
 /**
  * A thought summary some agents print among their answer (Copilot and Gemini
@@ -49,4 +50,32 @@ export function splitThoughts(text: string): { thoughts: string; answer: string 
     answer.push(paragraphs[i]!);
   }
   return thoughts.length ? { thoughts: thoughts.join('\n\n'), answer: answer.join('\n\n') } : { thoughts: '', answer: text };
+}
+
+/** Two thoughts of one class naming this many of the same identifiers, most of the lighter one's words shared, think one thing. */
+const SAME_THOUGHT_HANDLES = 2;
+
+/**
+ * The statements of a step's reasoning that another of the same class says again: reasoning turns one thought over
+ * several times ("My plan is to change the `typescript` feature to activate both `typescript-typescript` and
+ * `typescript-tsx`…", then "My intention is to ensure that activating the `typescript` feature correctly enables both
+ * …"). Of two that name at least SAME_THOUGHT_HANDLES identifiers in common and share half the lighter one's words, the
+ * less telling (less salient; of equals, the earlier) goes.
+ */
+export function thoughtsSaidAgain<T extends { readonly cls: string; readonly text: string; readonly salience: number; readonly order: number; readonly thought?: boolean }>(
+  statements: readonly T[],
+): T[] {
+  const thoughts = statements.filter((s) => s.thought).sort((x, y) => x.salience - y.salience || x.order - y.order);
+  const gone: T[] = [];
+  for (const [i, s] of thoughts.entries()) {
+    const named = handles(s.text);
+    const said = stems(s.text);
+    const again = thoughts.slice(i + 1).some((t) => {
+      if (t.cls !== s.cls || gone.includes(t)) return false;
+      const by = stems(t.text);
+      return named.filter((h) => handles(t.text).includes(h)).length >= SAME_THOUGHT_HANDLES && sharedWords(said, by) * 2 >= Math.min(said.size, by.size);
+    });
+    if (again) gone.push(s);
+  }
+  return gone;
 }

@@ -1641,6 +1641,22 @@ describe('the Task Context as a digest', () => {
     assert.ok(!lines.some((t) => /first step|may be vulnerable/.test(t)), JSON.stringify(lines));
   });
 
+  it('reasoning that turns one thought over several times leaves it once; distinct thoughts each stay', async () => {
+    // Copilot's thought summaries, printed among the answer: each paragraph restates the plan as it firms up.
+    const thoughts = [
+      '**Planning the Feature Fix**',
+      'My plan is to change the `typescript` feature in `Cargo.toml` to activate both `typescript-typescript` and `typescript-tsx`, which will enable the parser and TSX support.',
+      '**Confirming the Feature Mapping**',
+      'My intention is to ensure that activating the `typescript` feature correctly enables both `typescript-typescript` and `typescript-tsx`.',
+      '**Choosing the Build Fix**',
+      "I've decided to wrap the `extern \"C\"` block in `build.rs` with `unsafe` because the 2024 edition requires it.",
+    ].join('\n\n');
+    const s = await fold(new RecordBuilder().user('Make the highlighter example build with the typescript feature.').step(thoughts).step('Done.'));
+    const lines = everyLine(s);
+    assert.equal(lines.filter((t) => /typescript-tsx/.test(t)).length, 1, JSON.stringify(lines));
+    assert.ok(s.facts.Decisions.some((l) => /`build\.rs` with `unsafe`/.test(l.text)), JSON.stringify(lines));
+  });
+
   it('the first words after a command whose outcome is a line do not say it again, unless they conclude from it', async () => {
     const s = await fold(
       new RecordBuilder()
