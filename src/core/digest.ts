@@ -277,7 +277,7 @@ function fileName(handle: string): string {
 export const stems: (text: string) => ReadonlySet<string> = memoized((text) => new Set([...significant(text)].map((w) => w.replace(/(?:ation|ations|ing|ed|es|s)$/, '')).filter((w) => w.length >= 3)));
 
 /** A statement is said again by another that holds this share of its words, weighted by their rarity. */
-const RESTATED_SHARE = 0.6;
+const RESTATED_SHARE = 0.55;
 /** A word used by at most this share of the statements (and at least two) is rare. */
 const RARE_SHARE = 0.05;
 

@@ -909,6 +909,9 @@ describe('statements, gists and keys', () => {
       'The `needs_ix_tag()` check only looks at: whether the XBRL context exists in the workbook',
       'Blocky on port 5335 is not answering queries from the LAN.',
       'Blocky on port 5335 answers queries from the router itself, tested with dig against localhost.',
+      // Most of it, not all: the lighter line's "protection feature on this router" is said by "guards against".
+      'The `lan_drop_leaked_dns` rule is a VPN DNS leak protection feature on this router.',
+      'The firewall rule `lan_drop_leaked_dns` guards against DNS leaks for the VPN; it was also dropping local queries from the LAN.',
     ];
     const into = restatedBy(lines);
     assert.equal(into[0], 1, 'the shorter wording of the dnsmasq fact goes into the fuller one');
@@ -920,6 +923,8 @@ describe('statements, gists and keys', () => {
     assert.equal(into[8], undefined, 'another count is another fact');
     assert.equal(into[10], undefined, 'two items under one lead-in are two facts');
     assert.equal(into[12], undefined, 'a denial is not restated by an assertion');
+    assert.equal(into[14], 15, 'a statement whose rarer words the fuller one mostly holds goes into it');
+    assert.equal(into[15], undefined);
   });
 
   it('the same measured values in other words are one fact; other values are another', () => {
