@@ -9,6 +9,7 @@
  *   of their content. Response ids split steps but never become addresses.
  */
 import { contentHash, contentHashOf } from './hash';
+import { codexOutputText } from './toolInput';
 import type { Part, RawRecord, ToolInvocation, Unit, UnitKind } from './types';
 
 interface MutableUnit {
@@ -252,7 +253,7 @@ export class SessionRecord {
       if (previous.resultRecord === undefined) {
         const tool: ToolInvocation = {
           ...previous,
-          output: record.toolOutput ?? record.content,
+          output: toolOutputOf(record),
           isError: reportsError(record),
           resultRecord: record.index,
         };
@@ -270,7 +271,7 @@ export class SessionRecord {
       callId: callId ?? `r${record.index}`,
       name: record.toolName ?? 'unknown',
       input: undefined,
-      output: record.toolOutput ?? record.content,
+      output: toolOutputOf(record),
       isError: reportsError(record),
       callRecord: record.index,
       resultRecord: record.index,
@@ -303,6 +304,11 @@ export class SessionRecord {
     unit.parts.push(part);
     events.push({ type: 'part', unitIndex: this.mutableUnits.length - 1, part });
   }
+}
+
+/** A tool result's output as the tool part holds it (Codex CLI's forms read as any agent's: codexOutputText). */
+function toolOutputOf(record: RawRecord): string {
+  return record.toolOutput !== undefined ? codexOutputText(record.toolOutput) : record.content;
 }
 
 /**

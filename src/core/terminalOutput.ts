@@ -82,8 +82,13 @@ const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
  */
 const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)|^[\w.-]+:[^\s$%>]*\s+[\w.-]+\s*[$#](?:\s|$)/;
 
-/** What SWE-agent's shell prints after every command: the open file, the directory and its prompt. */
-const HARNESS_TRAILER = /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/;
+/**
+ * What a harness prints around every command's output: SWE-agent's open file, directory and prompt; OpenHands'
+ * "[The command completed with exit code 1.]", working directory and interpreter; Roo Code's "Command executed in
+ * terminal within working directory '…'. Exit code: 1" and "Output:" (exit codes are read apart: findExitCode).
+ */
+const HARNESS_TRAILER =
+  /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$|^\[(?:The command completed with exit code -?\d+\.|Command finished with exit code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.)\]$|^Command executed in terminal within working directory '[^']*'\..*$|^Output:$/;
 /** SWE-agent's end-of-command marker, glued to the last line ("Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///"). */
 const PROCESS_DONE = /\/{3}PROCESS-DONE:-?\d+:PROCESS-DONE\/{3}/g;
 /** curl's progress meter on stderr: its two header lines and its rows of counts and times. */

@@ -94,8 +94,9 @@ function toCode(s: string | undefined): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
+// A code ends a sentence ("[The command completed with exit code 1.]", OpenHands) but is not a hex status or a decimal.
 const GENERIC_EXIT_RE =
-  /\b(?:exit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)|exit\s*code|return\s*code|returncode)\s*[:=]?\s*(-?\d+)(?![\w.])/i;
+  /\b(?:exit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)|exit\s*code|return\s*code|returncode)\s*[:=]?\s*(-?\d+)(?!\w|\.\d)/i;
 
 // Structured exit-code markers, each with a literal that every match contains (undefined for the
 // case-insensitive execa marker, which always runs).
@@ -104,6 +105,8 @@ const HEAD_MARKERS: ReadonlyArray<readonly [string | undefined, RegExp]> = [
   ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
   ['"exitCode"', /"exitCode"\s*:\s*(-?\d+)/],
   [undefined, /Command failed with exit code (-?\d+)/i],
+  // Roo Code's execute_command: "Command executed in terminal within working directory '…'. Exit code: N", then "Output:".
+  ['Command executed in terminal', /^Command executed in terminal within working directory '[^'\n]*'\.\s*(?:Exit code:|Command exited with code)\s*(-?\d+)/],
 ];
 const TAIL_MARKERS: ReadonlyArray<readonly [string, RegExp]> = [
   [':PROCESS-DONE', /PROCESS-DONE:(-?\d+):PROCESS-DONE/],
@@ -158,7 +161,7 @@ const EXIT_CODE_FAMILIES: ReadonlySet<ToolFamily> = new Set<ToolFamily>(['shell'
 
 /**
  * Exit code of a command, when the log states it: Claude Code "Exit code N"
- * (first line) and `<exit_code>`, mini-swe-agent `<returncode>`, Copilot
+ * (first line) and `<exit_code>`, mini-swe-agent `<returncode>`, Roo's first line, Copilot
  * `"exitCode": N`, execa "Command failed with exit code N", SWE-agent
  * `PROCESS-DONE:N:`, and prose markers ("exited with code N", "exit status N")
  * on the last lines. Only for shell / task / unknown tools: a file's content

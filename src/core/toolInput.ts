@@ -30,6 +30,51 @@ export function asRecord(v: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/** An output longer than this is not looked into for a JSON envelope (a hostile 50 MB result is kept as it is). */
+const ENVELOPE_MAX_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The header Codex CLI's shell tools print above a command's output: `shell_command`'s "Exit code: 1", "Wall time:
+ * 0.4 seconds" (and "Total output lines: N" when cut), `exec_command`'s "Chunk ID", "Wall time", "Process exited
+ * with code 1" or "Process running with session ID 3" and "Original token count"; both end with "Output:".
+ */
+const CODEX_HEADER =
+  /^(?:Exit code: (-?\d+)\n|Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n(?:Process exited with code (-?\d+)\n|(Process running with session ID [^\n]*)\n)?(?:Original token count: \d+\n)?(?:Total output lines: \d+\n)?Output:\n/;
+
+/**
+ * A command's result as Codex CLI wrote it, read as any agent's: "Exit code: N" and the output, without the
+ * header's timing and bookkeeping lines (CODEX_HEADER), or out of the JSON envelope of its older `shell` tool,
+ * `{"output": "…", "metadata": {"exit_code": 1, "duration_seconds": 0.4}}`. So the exit code, the error lines and
+ * what the command printed are found as in any agent's output, and the model reads the output's lines rather than
+ * one line of escapes. Any other output is returned as it is.
+ */
+export function codexOutputText(output: string): string {
+  const first = output.charCodeAt(0);
+  if (first === 0x7b /* { */) return unwrapEnvelope(output);
+  if (first !== 0x45 /* E */ && first !== 0x43 /* C */ && first !== 0x57 /* W */) return output;
+  const header = CODEX_HEADER.exec(output);
+  if (!header) return output;
+  const code = header[1] ?? header[2];
+  const lead = code !== undefined ? `Exit code: ${code}\n` : header[3] !== undefined ? `${header[3]}\n` : '';
+  return `${lead}${output.slice(header[0].length)}`;
+}
+
+function unwrapEnvelope(output: string): string {
+  if (output.length > ENVELOPE_MAX_CHARS) return output;
+  if (!output.slice(0, 256).includes('"exit_code"') && !output.slice(-256).includes('"exit_code"')) return output;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output);
+  } catch {
+    return output;
+  }
+  const rec = asRecord(parsed);
+  const text = getField(rec, 'output');
+  const code = getField(asRecord(getField(rec, 'metadata')), 'exit_code');
+  if (!rec || typeof text !== 'string' || Object.keys(rec).some((k) => k !== 'output' && k !== 'metadata')) return output;
+  return typeof code === 'number' && Number.isSafeInteger(code) ? `Exit code: ${code}\n${text}` : output;
+}
+
 export function getField(rec: Record<string, unknown> | undefined, key: string): unknown {
   if (!rec) return undefined;
   try {

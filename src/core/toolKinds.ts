@@ -49,7 +49,7 @@ const FAMILY_BY_NAME: ReadonlyMap<string, ToolFamily> = (() => {
   ]);
   add('shell', [
     'bash', 'sh', 'shell', 'zsh', 'powershell', 'terminal', 'runterminalcmd', 'runterminalcommand', 'runinterminal',
-    'executebash', 'executecommand', 'execcommand', 'exec', 'runcommand', 'runshellcommand', 'localshell',
+    'executebash', 'executecommand', 'execcommand', 'shellcommand', 'exec', 'runcommand', 'runshellcommand', 'localshell',
     'containerexec', 'bashoutput', 'getterminaloutput', 'writestdin', 'executeipythoncell',
   ]);
   add('todo', ['todowrite', 'todoread', 'todo', 'todos', 'updateplan', 'managetodolist', 'updatetodolist']);

@@ -386,6 +386,53 @@ describe('fact lines said once', () => {
     assert.match(lines[0]!, /^`cargo test` failed \(.*\) ×3: .*unlinked crate `pepegsitter` · .*could not find `bash`/);
   });
 
+  it("a Codex CLI command that failed is ruled out with its exit code, whichever of Codex's result forms it came in", async () => {
+    const b = new RecordBuilder()
+      .user('Fix the leap-year bug.')
+      .step('', [{ name: 'shell', input: { command: ['bash', '-lc', 'npm test'] }, output: JSON.stringify({ output: 'FAIL src/date.test.ts\n  Expected: 2024-02-29\n', metadata: { exit_code: 1, duration_seconds: 3.1 } }) }])
+      .step('', [{ name: 'exec_command', input: { cmd: 'npx tsc --noEmit' }, output: "Chunk ID: 7c1e\nWall time: 2.0113 seconds\nProcess exited with code 2\nOriginal token count: 31\nOutput:\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n" }])
+      .step('', [{ name: 'shell_command', input: { command: 'cargo build', workdir: '/repo' }, output: 'Exit code: 101\nWall time: 9.5 seconds\nOutput:\nerror[E0425]: cannot find value `x` in this scope\n' }]);
+    const lines = (await foldAll(b)).facts['Ruled out'].map((l) => l.text);
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.match(lines[0]!, /^`npm test` failed \(exit 1\): .*FAIL src\/date\.test\.ts/);
+    assert.match(lines[1]!, /^`npx tsc --noEmit` failed \(exit 2\): .*error TS2304: Cannot find name 'isLeap'/);
+    assert.match(lines[2]!, /^`cargo build` failed \(exit 101\): error\[E0425\]: cannot find value `x`/);
+  });
+
+  it("an OpenHands command's exit code is read from the lines it closes every output with, and those lines are no finding", async () => {
+    const trailer = (code: number): string => `[The command completed with exit code ${code}.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /openhands/poetry/bin/python]`;
+    const b = new RecordBuilder()
+      .user('Fix the failing test.')
+      .step('', [{ name: 'execute_bash', input: { command: 'cat VERSION' }, output: `2.4.1\n${trailer(0)}` }])
+      .step('', [{ name: 'execute_bash', input: { command: 'python -m pytest tests/test_date.py -q' }, output: `F\nE   AssertionError: assert '2024-03-01' == '2024-02-29'\n1 failed in 0.12s\n${trailer(1)}` }]);
+    const state = await foldAll(b);
+    assert.deepEqual(state.facts.Findings.map((l) => l.text), ['`cat VERSION` → 2.4.1 (as of r2)']);
+    const ruled = state.facts['Ruled out'].map((l) => l.text);
+    assert.equal(ruled.length, 1, ruled.join('\n'));
+    assert.match(ruled[0]!, /^`python -m pytest tests\/test_date\.py -q` failed \(exit 1\): .*AssertionError: assert '2024-03-01' == '2024-02-29'/);
+    assert.doesNotMatch(ruled[0]!, /working directory|interpreter/);
+  });
+
+  it("a Roo Code command's exit code is read from its first line, and its header lines are no finding", async () => {
+    const head = (code: number): string => `Command executed in terminal within working directory '/home/u/proj'. Exit code: ${code}\nOutput:\n`;
+    const b = new RecordBuilder()
+      .user('Fix the failing test.')
+      .step('', [{ name: 'execute_command', input: { command: 'node --version' }, output: `${head(0)}v20.20.2\n` }])
+      .step('', [{ name: 'execute_command', input: { command: 'npx tsc --noEmit' }, output: `${head(2)}src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n` }]);
+    const state = await foldAll(b);
+    assert.deepEqual(state.facts.Findings.map((l) => l.text), ['`node --version` → v20.20.2 (as of r2)']);
+    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ["`npx tsc --noEmit` failed (exit 2): src/a.ts(3,1): error TS2304: Cannot find name 'x'."]);
+  });
+
+  it("what a Codex CLI command printed is its finding, without Codex's timing lines", async () => {
+    const b = new RecordBuilder()
+      .user('Which branch are we on, and which port does the server use?')
+      .step('', [{ name: 'exec_command', input: { cmd: 'git branch --show-current' }, output: 'Chunk ID: 1a\nWall time: 0.0102 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nfeature/leap-year\n' }])
+      .step('', [{ name: 'shell_command', input: { command: 'grep -n PORT .env' }, output: 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3:PORT=8081\n' }]);
+    const lines = (await foldAll(b)).facts.Findings.map((l) => l.text);
+    assert.deepEqual(lines, ['`git branch --show-current` → feature/leap-year (as of r2)', '`grep -n PORT .env` → 3:PORT=8081 (as of r4)']);
+  });
+
   it('a commit is recorded with its hash; a configuration change is quoted once, after its description; a file edit by shell is not a decision', async () => {
     const b = new RecordBuilder()
       .user('Commit the fix.')

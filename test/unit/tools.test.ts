@@ -13,6 +13,8 @@ import {
   shellRemovals,
   type ToolFamily,
 } from '../../src/core/tools';
+import { codexOutputText } from '../../src/core/toolInput';
+import { SessionRecord } from '../../src/core/parts';
 
 function inv(name: string, input: unknown, output: string | undefined, callId = 'toolu_1', isError = false): ToolInvocation {
   return { callId, name, input, output, isError, callRecord: 0, resultRecord: output === undefined ? undefined : 1 };
@@ -53,6 +55,9 @@ describe('tools: classifyTool', () => {
     ['mcp:TodoWrite', '* todos: [object Object]', 'todo'],
     // Claude Code
     ['Bash', { command: 'ls', description: 'list' }, 'shell'],
+    // Codex CLI
+    ['shell_command', { command: 'ls', workdir: '/repo' }, 'shell'],
+    ['exec_command', { cmd: 'ls' }, 'shell'],
     ['Read', { file_path: '/a.ts' }, 'read'],
     ['Write', { file_path: '/a.ts', content: 'x' }, 'write'],
     ['Edit', { file_path: '/a.ts', old_string: 'a', new_string: 'b' }, 'edit'],
@@ -375,6 +380,13 @@ describe('tools: exitCode', () => {
     ['bash', 'curl x', 'Hello World!///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: n/a)\nbash-$', 0],
     ['run_in_terminal', '', '{\n  "terminalCommandState": {\n    "exitCode": 101,\n    "duration": 3\n  }\n}', 101],
     ['Bash', { command: 'go test' }, 'FAIL\nexit status 2', 2],
+    // OpenHands closes the output with its own lines (older versions: "[Command finished with exit code N]").
+    ['execute_bash', { command: 'pytest' }, 'FAILED tests/test_a.py::test_x\n1 failed\n[The command completed with exit code 1.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /usr/bin/python]', 1],
+    ['execute_bash', { command: 'make' }, 'make: *** [all] Error 2\n[Command finished with exit code 2]', 2],
+    // Roo Code states it in its first line.
+    ['execute_command', { command: 'npm test' }, "Command executed in terminal within working directory '/home/u/proj'. Exit code: 1\nOutput:\nFAIL src/a.test.ts", 1],
+    // Codex CLI: shell_command prints its code first.
+    ['shell_command', { command: 'npm test' }, 'Exit code: 1\nWall time: 1.2 seconds\nOutput:\nFAIL src/a.test.ts', 1],
   ];
   for (const [name, input, output, code] of cases) {
     it(`${name}: ${JSON.stringify(output.slice(0, 40))} → ${code}`, () => {
@@ -395,6 +407,55 @@ describe('tools: exitCode', () => {
     // mid-output mention in a shell result, not first line nor last lines
     const mid = `start\n${lines(10, (i) => `l${i}`)}\nthe previous run had exit code 3\n${lines(10, (i) => `m${i}`)}`;
     assert.equal(exitCode(inv('Bash', { command: 'x' }, mid)), undefined);
+  });
+});
+
+describe('tools: codexOutputText', () => {
+  const envelope = (output: string, metadata: unknown): string => JSON.stringify({ output, metadata });
+
+  it("reads Codex's results as any agent's: the exit code, then the output", () => {
+    const json = codexOutputText(envelope('FAIL src/a.test.ts\nTests: 1 failed, 4 passed\n', { exit_code: 1, duration_seconds: 3.1 }));
+    assert.equal(json, 'Exit code: 1\nFAIL src/a.test.ts\nTests: 1 failed, 4 passed\n');
+    assert.equal(exitCode(inv('shell', { command: ['bash', '-lc', 'npm test'] }, json)), 1);
+    assert.equal(codexOutputText('Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3:PORT=8081\n'), 'Exit code: 0\n3:PORT=8081\n');
+    assert.equal(codexOutputText('Exit code: 1\nWall time: 2 seconds\nTotal output lines: 900\nOutput:\nerror'), 'Exit code: 1\nerror');
+    const exec = codexOutputText("Chunk ID: 7c1e\nWall time: 2.0113 seconds\nProcess exited with code 2\nOriginal token count: 31\nOutput:\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n");
+    assert.equal(exec, "Exit code: 2\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n");
+    assert.equal(exitCode(inv('exec_command', { cmd: 'npx tsc --noEmit' }, exec)), 2);
+    // A process still running keeps its session id (write_stdin goes on with it) and has no exit code yet.
+    const running = codexOutputText('Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 3\nOriginal token count: 4\nOutput:\nlistening on :8080\n');
+    assert.equal(running, 'Process running with session ID 3\nlistening on :8080\n');
+    assert.equal(exitCode(inv('exec_command', { cmd: 'npm run dev' }, running)), undefined);
+  });
+
+  it('leaves every other output as it is', () => {
+    for (const output of [
+      '{"output": "x"}',
+      envelope('x', { exit_code: '1' }),
+      envelope('x', { exit_code: 1.5 }),
+      JSON.stringify({ output: 'x', metadata: { exit_code: 1 }, other: true }),
+      JSON.stringify({ output: 7, metadata: { exit_code: 1 } }),
+      '{"output": "x", "metadata": {"exit_code": 1}', // cut short
+      ' {"output": "x", "metadata": {"exit_code": 1}}', // not a result Codex wrote
+      'Exit code 1\nerror: boom', // Claude Code's
+      'Wall time: 3 s\nfinished', // a program's own lines, no header
+      `Compiling\n${lines(5, (i) => `l${i}`)}\nWall time: 2.0 seconds\nOutput:\nx`, // not at the top
+      'plain text with "exit_code"',
+      '',
+    ]) {
+      assert.equal(codexOutputText(output), output);
+    }
+  });
+
+  it("is how a Codex session's tool part holds the result", () => {
+    const record = new SessionRecord();
+    record.append({ index: 0, role: 'user', content: 'run the tests' });
+    record.append({ index: 1, role: 'assistant', content: '', toolName: 'shell', toolCallId: 'call_1', toolInput: { command: ['bash', '-lc', 'npm test'] } });
+    record.append({ index: 2, role: 'tool', content: '', toolName: 'shell', toolCallId: 'call_1', toolOutput: envelope('FAIL\n', { exit_code: 1, duration_seconds: 0.5 }) });
+    const tool = record.units[1]!.parts[0]!.tool!;
+    assert.equal(tool.output, 'Exit code: 1\nFAIL\n');
+    assert.equal(exitCode(tool), 1);
+    assert.equal(record.records[2]!.toolOutput, envelope('FAIL\n', { exit_code: 1, duration_seconds: 0.5 }), 'the record keeps what the agent wrote');
   });
 });
 
