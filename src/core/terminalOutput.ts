@@ -83,12 +83,22 @@ const TERMINAL_COLUMNS = new Set([80, 100, 120, 132, 160]);
 const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\s$%>]+)?\s*[%$#>](?:\s|$)|^PS [A-Za-z]:\\[^>]*>(?:\s|$)|^[\w.-]+:[^\s$%>]*\s+[\w.-]+\s*[$#](?:\s|$)/;
 
 /**
- * What a harness prints around every command's output: SWE-agent's open file, directory and prompt; OpenHands'
- * "[The command completed with exit code 1.]", working directory and interpreter; Roo Code's "Command executed in
- * terminal within working directory '…'. Exit code: 1" and "Output:" (exit codes are read apart: findExitCode).
+ * What a harness prints around every command's output (exit codes are read apart: findExitCode): SWE-agent's open
+ * file, directory and prompt; OpenHands' "[The command completed with exit code 1.]", "[Command finished with exit
+ * code 1]", working directory and interpreter; Roo Code's "Command executed in terminal within working directory
+ * '…'. Exit code: 1", its "not successful" notice and "Output:"; Cline's status line; Gemini CLI's empty fields.
  */
-const HARNESS_TRAILER =
-  /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$|^\[(?:The command completed with exit code -?\d+\.|Command finished with exit code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.)\]$|^Command executed in terminal within working directory '[^']*'\..*$|^Output:$/;
+const HARNESS_TRAILER = new RegExp(
+  [
+    /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/,
+    /^\[(?:The command completed with exit code -?\d+\.[^\]]*|Command finished with exit code -?\d+|Command exited with code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.)\]$/,
+    /^Command executed in (?:terminal within working directory )?'[^']*'\..*$|^Command execution was not successful, inspect the cause and adjust as needed\.$|^Output:$/,
+    /^Command (?:executed successfully \(exit code 0\)|failed with exit code -?\d+|executed)\.$/,
+    /^(?:Directory|Error|Signal|Background PIDs): \(none\)$|^Exit Code: (?:-?\d+|\(none\))$|^Process Group PGID: \d+$|^<\/?untrusted_context>$/,
+  ]
+    .map((re) => re.source)
+    .join('|'),
+);
 /** SWE-agent's end-of-command marker, glued to the last line ("Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///"). */
 const PROCESS_DONE = /\/{3}PROCESS-DONE:-?\d+:PROCESS-DONE\/{3}/g;
 /** curl's progress meter on stderr: its two header lines and its rows of counts and times. */

@@ -105,11 +105,16 @@ const HEAD_MARKERS: ReadonlyArray<readonly [string | undefined, RegExp]> = [
   ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
   ['"exitCode"', /"exitCode"\s*:\s*(-?\d+)/],
   [undefined, /Command failed with exit code (-?\d+)/i],
-  // Roo Code's execute_command: "Command executed in terminal within working directory '…'. Exit code: N", then "Output:".
-  ['Command executed in terminal', /^Command executed in terminal within working directory '[^'\n]*'\.\s*(?:Exit code:|Command exited with code)\s*(-?\d+)/],
+  // Roo Code's execute_command: "Command executed in terminal within working directory '…'. Exit code: N" (a failure
+  // says so first, on its own line), then "Output:"; its output saved aside: "Command executed in '…'. Exit code: N".
+  ['Command executed in', /^Command executed in (?:terminal within working directory )?'[^'\n]*'\.\s*(?:Command execution was not successful[^\n]*\n)?Exit code:\s*(-?\d+)/],
+  // Cline: "[Command exited with code N]" before the output (its SDK), "Command failed with exit code N." (above).
+  ['[Command exited with code', /^\[Command exited with code (-?\d+)\]/],
 ];
 const TAIL_MARKERS: ReadonlyArray<readonly [string, RegExp]> = [
   [':PROCESS-DONE', /PROCESS-DONE:(-?\d+):PROCESS-DONE/],
+  // Gemini CLI's run_shell_command: an "Exit Code: N" line, then at most its signal, background PIDs and process group.
+  ['Exit Code: ', /^Exit Code: (-?\d+)$/m],
   ['</exit_code>', /<exit_code>\s*(-?\d+)\s*<\/exit_code>/],
   ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
 ];
@@ -161,7 +166,8 @@ const EXIT_CODE_FAMILIES: ReadonlySet<ToolFamily> = new Set<ToolFamily>(['shell'
 
 /**
  * Exit code of a command, when the log states it: Claude Code "Exit code N"
- * (first line) and `<exit_code>`, mini-swe-agent `<returncode>`, Roo's first line, Copilot
+ * (first line) and `<exit_code>`, mini-swe-agent `<returncode>`, Roo's first line, Cline's
+ * `[Command exited with code N]`, Gemini CLI's `Exit Code: N` line, Copilot
  * `"exitCode": N`, execa "Command failed with exit code N", SWE-agent
  * `PROCESS-DONE:N:`, and prose markers ("exited with code N", "exit status N")
  * on the last lines. Only for shell / task / unknown tools: a file's content

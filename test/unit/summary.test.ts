@@ -424,6 +424,26 @@ describe('fact lines said once', () => {
     assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ["`npx tsc --noEmit` failed (exit 2): src/a.ts(3,1): error TS2304: Cannot find name 'x'."]);
   });
 
+  it("a Gemini CLI command's exit code is read from its fields, and its empty fields are no finding", async () => {
+    const b = new RecordBuilder()
+      .user('Fix the failing test.')
+      .step('', [{ name: 'run_shell_command', input: { command: 'node --version' }, output: 'Command: node --version\nDirectory: (root)\nOutput: v20.20.2\nError: (none)\nExit Code: (none)\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242' }])
+      .step('', [{ name: 'run_shell_command', input: { command: 'npx tsc --noEmit' }, output: "Output: src/a.ts(3,1): error TS2304: Cannot find name 'x'.\nExit Code: 2\nProcess Group PGID: 4243" }]);
+    const state = await foldAll(b);
+    assert.deepEqual(state.facts['Ruled out'].map((l) => l.text), ["`npx tsc --noEmit` failed (exit 2): Output: src/a.ts(3,1): error TS2304: Cannot find name 'x'."]);
+    for (const line of state.facts.Findings.map((l) => l.text)) assert.doesNotMatch(line, /\(none\)|PGID/, line);
+  });
+
+  it('a Codex patch that did not apply is ruled out, and its file is not written', async () => {
+    const patch = '*** Begin Patch\n*** Update File: src/date.ts\n@@\n-const days = 28;\n+const days = 29;\n*** End Patch';
+    const b = new RecordBuilder()
+      .user('Fix the leap-year bug.')
+      .step('', [{ name: 'apply_patch', input: patch, output: 'apply_patch verification failed: Failed to find expected lines in src/date.ts:\nconst days = 28;' }]);
+    const state = await foldAll(b);
+    assert.match(state.facts['Ruled out'].map((l) => l.text).join('\n'), /failed \(error\): apply_patch verification failed: Failed to find expected lines in src\/date\.ts/);
+    assert.deepEqual(state.facts.Deliverables, []);
+  });
+
   it("what a Codex CLI command printed is its finding, without Codex's timing lines", async () => {
     const b = new RecordBuilder()
       .user('Which branch are we on, and which port does the server use?')

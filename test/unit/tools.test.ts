@@ -383,8 +383,15 @@ describe('tools: exitCode', () => {
     // OpenHands closes the output with its own lines (older versions: "[Command finished with exit code N]").
     ['execute_bash', { command: 'pytest' }, 'FAILED tests/test_a.py::test_x\n1 failed\n[The command completed with exit code 1.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /usr/bin/python]', 1],
     ['execute_bash', { command: 'make' }, 'make: *** [all] Error 2\n[Command finished with exit code 2]', 2],
-    // Roo Code states it in its first line.
-    ['execute_command', { command: 'npm test' }, "Command executed in terminal within working directory '/home/u/proj'. Exit code: 1\nOutput:\nFAIL src/a.test.ts", 1],
+    // Roo Code states it in its first line (a failure says so first); Cline before the output or in a status line.
+    ['execute_command', { command: 'npm test' }, "Command executed in terminal within working directory '/home/u/proj'. Exit code: 0\nOutput:\nok", 0],
+    ['execute_command', { command: 'npm test' }, "Command executed in terminal within working directory '/home/u/proj'. Command execution was not successful, inspect the cause and adjust as needed.\nExit code: 1\nOutput:\nFAIL src/a.test.ts\n" + lines(6, (i) => `  ✓ case ${i}`), 1],
+    ['run_commands', { commands: ['npm test'] }, `[Command exited with code 2]\nnpm ERR! missing script: test\n${lines(4, (i) => `npm ERR! line ${i}`)}`, 2],
+    ['execute_command', { command: 'npm test' }, 'Command failed with exit code 1.\nOutput:\nFAIL src/a.test.ts', 1],
+    // Gemini CLI: an "Exit Code" field, then the signal, background PIDs and process group.
+    ['run_shell_command', { command: 'npm test' }, 'Command: npm test\nDirectory: (root)\nOutput: FAIL src/a.test.ts\n  expected 1\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242', 1],
+    ['run_shell_command', { command: 'npm test' }, '<untrusted_context>\nOutput: FAIL\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>', 1],
+    ['execute_bash', { command: 'sleep 9' }, '^C\n[The command completed with exit code 130. CTRL+C was sent.]', 130],
     // Codex CLI: shell_command prints its code first.
     ['shell_command', { command: 'npm test' }, 'Exit code: 1\nWall time: 1.2 seconds\nOutput:\nFAIL src/a.test.ts', 1],
   ];
