@@ -313,7 +313,9 @@ export class PayloadStore {
     for (const n of names) {
       const file = path.join(this.dir, n);
       try {
-        if (fs.statSync(file).mtimeMs <= cutoff) {
+        // With no age given every leftover goes: a file written within this millisecond has an mtime (with its
+        // fraction of a millisecond) past Date.now(), which is whole milliseconds.
+        if (olderThanMs <= 0 || fs.statSync(file).mtimeMs <= cutoff) {
           fs.unlinkSync(file);
           removed++;
         }

@@ -128,7 +128,10 @@ describe('store payloads', function () {
     const dir = freshDir();
     const store = new PayloadStore(dir);
     const { hash } = store.putSync('keep me');
-    fs.writeFileSync(path.join(dir, '.tmp-12345-abcdef'), 'partial');
+    const temp = path.join(dir, '.tmp-12345-abcdef');
+    fs.writeFileSync(temp, 'partial');
+    // Written within the current millisecond its mtime is past Date.now() (whole ms), as it is after a clock step back: it still goes.
+    fs.utimesSync(temp, new Date(), new Date(Date.now() + 1000));
     assert.deepEqual(store.list(), [hash]);
     assert.equal(store.removeTempFiles(), 1);
     assert.deepEqual(fs.readdirSync(dir), [hash]);
