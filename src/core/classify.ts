@@ -164,6 +164,9 @@ const NAMED_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|can
 /** A declarative statement: a subject and a verb, not a fragment. */
 const STATEMENT_VERB = /\b(?:is|are|was|were|has|have|had|does|did|do|can|cannot|can't|will|won't|would|should|could|may|might|must|uses?|used|works?|worked|fails?|failed|passes|passed|returns?|returned|contains?|stores?|calls?|reads?|writes?|runs?|ran|shows?|showed|exists?|seems?|appears?|looks?|means?|requires?|supports?|expects?|handles?|creates?|sets?|gets?|gives?|generates?|produces?|points?|listens?|resolves?|breaks?|blocks?|ignores?|includes?|lacks?|needs?|takes?|accepts?|checks?|matches?|leads?|causes?|caused|defines?|keeps?|found|became|got|went|came|stops?|stopped|starts?|started|arrives?|goes|go|[a-z]+(?:s|ed))\b/i;
 
+/** Interjections a concession may open with ("Ah yes, you're right - …", "Oh, I apologize"). */
+const INTERJECTIONS = /^(?:(?:ah+|oh+|hmm+|yes|yeah|right|ok(?:ay)?|i see)[\s!.,:;—–-]+)+/i;
+
 function classifyAssistant(sentence: string, lead?: string): Classified {
   if (looksLikeCode(sentence) || /^[+-]\s{2,}|^[+-](?=[^\s+-])/.test(sentence)) return { cls: 'other', score: 0 };
   // Code on its own (a command, a call) states nothing: what it did is in its result.
@@ -171,7 +174,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // A quotation alone (a test's name, a message echoed) is a name, not a statement.
   if (/^["“][^"“”]+["”][.,;]?$/.test(sentence)) return { cls: 'other', score: 0 };
   // Agreeing with the user or apologising restates what the user said (their request keeps it): no statement of its own.
-  if (CONCEDING.test(sentence)) return { cls: 'pleasantry', score: 0 };
+  if (CONCEDING.test(sentence.replace(INTERJECTIONS, ''))) return { cls: 'pleasantry', score: 0 };
   // A pleasantry opening: what follows it decides ("Perfect! The commit is signed." is a finding).
   const afterPleasantry = sentence.replace(PLEASANTRY_OPENING, '').trim();
   const body = afterPleasantry.replace(DISCOURSE_OPENING, '').trim();

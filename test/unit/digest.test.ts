@@ -366,6 +366,10 @@ describe('sentence classes', () => {
     assert.equal(agent('Thank you for pointing this out.'), 'pleasantry');
     // Conceding the user's point restates it: the request already says it.
     assert.equal(agent("You're absolutely right - I've been making changes in the main workspace instead of the session directory."), 'pleasantry');
+    // … after an interjection too ("Ah yes, …" was read as the decision "I need to use…").
+    assert.equal(agent("Ah yes, you're right - I need to use the correct session name format."), 'pleasantry');
+    assert.equal(agent('Oh, I apologize for the confusion.'), 'pleasantry');
+    assert.equal(agent("Right, the cache is stale because the key ignores the locale."), 'finding');
     // So does telling the user what they want; advice in that form is content.
     assert.equal(agent('Great question — you want personal visibility into your DNS queries without trusting a third party.'), 'pleasantry');
     assert.equal(agent("You're looking for a way to log each client's queries apart."), 'pleasantry');
