@@ -113,8 +113,9 @@ const HEAD_MARKERS: ReadonlyArray<readonly [string | undefined, RegExp]> = [
 ];
 const TAIL_MARKERS: ReadonlyArray<readonly [string, RegExp]> = [
   [':PROCESS-DONE', /PROCESS-DONE:(-?\d+):PROCESS-DONE/],
-  // Gemini CLI's run_shell_command: an "Exit Code: N" line, then at most its signal, background PIDs and process group.
-  ['Exit Code: ', /^Exit Code: (-?\d+)$/m],
+  // Gemini CLI's run_shell_command: an "Exit Code: N" line, then only its signal, background PIDs and process group
+  // (and the end of its untrusted_context wrapper) to the end of the output.
+  ['Exit Code: ', /(?:^|\n)Exit Code: (-?\d+)(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*(?:<\/untrusted_context>\s*)?$/],
   ['</exit_code>', /<exit_code>\s*(-?\d+)\s*<\/exit_code>/],
   ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
 ];

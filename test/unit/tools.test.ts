@@ -409,6 +409,8 @@ describe('tools: exitCode', () => {
   it('does not mistake text for a marker', () => {
     // cygwin fork error: a hex status inside prose, not the command's exit code
     assert.equal(exitCode(inv('Bash', { command: 'x' }, 'fork: child -1 - CreateProcessW failed for x, exit code 0xC0000142, errno 11')), undefined);
+    // a step's own "Exit Code" line amid the output is not Gemini's field, which only its other fields follow
+    assert.equal(exitCode(inv('run_shell_command', { command: 'make all' }, `step a\nExit Code: 1\nretrying step a\n${lines(4, (i) => `step b${i}`)}`)), undefined);
     // a file's content quoting an exit code is not a command's exit code
     assert.equal(exitCode(inv('Read', { file_path: '/a.md' }, 'Exit code 127\n/usr/bin/bash: gh: command not found')), undefined);
     // mid-output mention in a shell result, not first line nor last lines
