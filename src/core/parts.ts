@@ -9,7 +9,7 @@
  *   of their content. Response ids split steps but never become addresses.
  */
 import { contentHash, contentHashOf } from './hash';
-import { codexOutputText } from './toolInput';
+import { agentOutputText } from './toolInput';
 import type { Part, RawRecord, ToolInvocation, Unit, UnitKind } from './types';
 
 interface MutableUnit {
@@ -306,9 +306,9 @@ export class SessionRecord {
   }
 }
 
-/** A tool result's output as the tool part holds it (Codex CLI's forms read as any agent's: codexOutputText). */
+/** A tool result's output as the tool part holds it (Codex and Gemini CLI's forms read as any agent's: agentOutputText). */
 function toolOutputOf(record: RawRecord): string {
-  return record.toolOutput !== undefined ? codexOutputText(record.toolOutput) : record.content;
+  return record.toolOutput !== undefined ? agentOutputText(record.toolOutput) : record.content;
 }
 
 /**

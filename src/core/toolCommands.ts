@@ -113,9 +113,6 @@ const HEAD_MARKERS: ReadonlyArray<readonly [string | undefined, RegExp]> = [
 ];
 const TAIL_MARKERS: ReadonlyArray<readonly [string, RegExp]> = [
   [':PROCESS-DONE', /PROCESS-DONE:(-?\d+):PROCESS-DONE/],
-  // Gemini CLI's run_shell_command: an "Exit Code: N" line, then only its signal, background PIDs and process group
-  // (and the end of its untrusted_context wrapper) to the end of the output.
-  ['Exit Code: ', /(?:^|\n)Exit Code: (-?\d+)(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*(?:<\/untrusted_context>\s*)?$/],
   ['</exit_code>', /<exit_code>\s*(-?\d+)\s*<\/exit_code>/],
   ['</returncode>', /<returncode>\s*(-?\d+)\s*<\/returncode>/],
 ];
@@ -168,7 +165,7 @@ const EXIT_CODE_FAMILIES: ReadonlySet<ToolFamily> = new Set<ToolFamily>(['shell'
 /**
  * Exit code of a command, when the log states it: Claude Code "Exit code N"
  * (first line) and `<exit_code>`, mini-swe-agent `<returncode>`, Roo's first line, Cline's
- * `[Command exited with code N]`, Gemini CLI's `Exit Code: N` line, Copilot
+ * `[Command exited with code N]`, Copilot
  * `"exitCode": N`, execa "Command failed with exit code N", SWE-agent
  * `PROCESS-DONE:N:`, and prose markers ("exited with code N", "exit status N")
  * on the last lines. Only for shell / task / unknown tools: a file's content

@@ -42,21 +42,54 @@ const CODEX_HEADER =
   /^(?:Exit code: (-?\d+)\n|Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n(?:Process exited with code (-?\d+)\n|(Process running with session ID [^\n]*)\n)?(?:Original token count: \d+\n)?(?:Total output lines: \d+\n)?Output:\n/;
 
 /**
- * A command's result as Codex CLI wrote it, read as any agent's: "Exit code: N" and the output, without the
- * header's timing and bookkeeping lines (CODEX_HEADER), or out of the JSON envelope of its older `shell` tool,
- * `{"output": "…", "metadata": {"exit_code": 1, "duration_seconds": 0.4}}`. So the exit code, the error lines and
- * what the command printed are found as in any agent's output, and the model reads the output's lines rather than
- * one line of escapes. Any other output is returned as it is.
+ * A command's result as Codex CLI or Gemini CLI wrote it, read as any agent's: "Exit code: N" and the output.
+ * Codex: without its header's timing and bookkeeping lines (CODEX_HEADER), or out of the JSON envelope of its older
+ * `shell` tool, `{"output": "…", "metadata": {"exit_code": 1, "duration_seconds": 0.4}}`. Gemini CLI: out of its
+ * fields (geminiFields). So the exit code, the error lines and what the command printed are found as in any agent's
+ * output, and the model reads the output's lines rather than JSON escapes or empty fields. Any other output is
+ * returned as it is.
  */
-export function codexOutputText(output: string): string {
+export function agentOutputText(output: string): string {
   const first = output.charCodeAt(0);
   if (first === 0x7b /* { */) return unwrapEnvelope(output);
+  if (first === 0x3c /* < */ || first === 0x4f /* O */ || first === 0x53 /* S */ || (first === 0x43 /* C */ && output.startsWith('Command: '))) return geminiFields(output);
   if (first !== 0x45 /* E */ && first !== 0x43 /* C */ && first !== 0x57 /* W */) return output;
   const header = CODEX_HEADER.exec(output);
   if (!header) return output;
   const code = header[1] ?? header[2];
   const lead = code !== undefined ? `Exit code: ${code}\n` : header[3] !== undefined ? `${header[3]}\n` : '';
   return `${lead}${output.slice(header[0].length)}`;
+}
+
+/** Gemini CLI's run_shell_command result: its command and directory, then "Output:" (older: "Stdout:") and the output. */
+const GEMINI_HEAD = /^(?:Command: [^\n]*\nDirectory: [^\n]*\n)?(?:Output|Stdout): /;
+/** The fields that close it, each on its own line: only those that apply, in this order (older versions: all). */
+const GEMINI_FIELD = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$/;
+
+/**
+ * Gemini CLI's fields read as any agent's result (the result wrapped in `<untrusted_context>` as well): "Exit code:
+ * N" when it states one, the output ("(empty)" is none), then its error and signal when it names them. A text that
+ * does not end in its process-group or exit-code field is not Gemini's and is returned as it is.
+ */
+function geminiFields(output: string): string {
+  const wrapped = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>\s*$/.exec(output);
+  const text = wrapped ? wrapped[1]! : output;
+  const head = GEMINI_HEAD.exec(text);
+  if (!head) return output;
+  const lines = text.slice(head[0].length).split('\n');
+  const fields = new Map<string, string>();
+  for (let m = GEMINI_FIELD.exec(lines[lines.length - 1]!); lines.length > 1 && m; m = GEMINI_FIELD.exec(lines[lines.length - 1]!)) {
+    fields.set(m[1]!, m[2]!);
+    lines.pop();
+  }
+  if (!fields.has('Process Group PGID') && !fields.has('Exit Code')) return output;
+  const code = fields.get('Exit Code');
+  const body = lines.join('\n');
+  const named = (field: string): string[] => {
+    const value = fields.get(field);
+    return value !== undefined && value !== '(none)' ? [`${field}: ${value}`] : [];
+  };
+  return [...(code !== undefined && /^-?\d+$/.test(code) ? [`Exit code: ${code}`] : []), ...(body === '(empty)' ? [] : [body]), ...named('Error'), ...named('Signal')].join('\n');
 }
 
 function unwrapEnvelope(output: string): string {

@@ -13,7 +13,7 @@ import {
   shellRemovals,
   type ToolFamily,
 } from '../../src/core/tools';
-import { codexOutputText } from '../../src/core/toolInput';
+import { agentOutputText } from '../../src/core/toolInput';
 import { SessionRecord } from '../../src/core/parts';
 
 function inv(name: string, input: unknown, output: string | undefined, callId = 'toolu_1', isError = false): ToolInvocation {
@@ -388,9 +388,6 @@ describe('tools: exitCode', () => {
     ['execute_command', { command: 'npm test' }, "Command executed in terminal within working directory '/home/u/proj'. Command execution was not successful, inspect the cause and adjust as needed.\nExit code: 1\nOutput:\nFAIL src/a.test.ts\n" + lines(6, (i) => `  ✓ case ${i}`), 1],
     ['run_commands', { commands: ['npm test'] }, `[Command exited with code 2]\nnpm ERR! missing script: test\n${lines(4, (i) => `npm ERR! line ${i}`)}`, 2],
     ['execute_command', { command: 'npm test' }, 'Command failed with exit code 1.\nOutput:\nFAIL src/a.test.ts', 1],
-    // Gemini CLI: an "Exit Code" field, then the signal, background PIDs and process group.
-    ['run_shell_command', { command: 'npm test' }, 'Command: npm test\nDirectory: (root)\nOutput: FAIL src/a.test.ts\n  expected 1\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242', 1],
-    ['run_shell_command', { command: 'npm test' }, '<untrusted_context>\nOutput: FAIL\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>', 1],
     ['execute_bash', { command: 'sleep 9' }, '^C\n[The command completed with exit code 130. CTRL+C was sent.]', 130],
     // Codex CLI: shell_command prints its code first.
     ['shell_command', { command: 'npm test' }, 'Exit code: 1\nWall time: 1.2 seconds\nOutput:\nFAIL src/a.test.ts', 1],
@@ -409,8 +406,6 @@ describe('tools: exitCode', () => {
   it('does not mistake text for a marker', () => {
     // cygwin fork error: a hex status inside prose, not the command's exit code
     assert.equal(exitCode(inv('Bash', { command: 'x' }, 'fork: child -1 - CreateProcessW failed for x, exit code 0xC0000142, errno 11')), undefined);
-    // a step's own "Exit Code" line amid the output is not Gemini's field, which only its other fields follow
-    assert.equal(exitCode(inv('run_shell_command', { command: 'make all' }, `step a\nExit Code: 1\nretrying step a\n${lines(4, (i) => `step b${i}`)}`)), undefined);
     // a file's content quoting an exit code is not a command's exit code
     assert.equal(exitCode(inv('Read', { file_path: '/a.md' }, 'Exit code 127\n/usr/bin/bash: gh: command not found')), undefined);
     // mid-output mention in a shell result, not first line nor last lines
@@ -419,22 +414,34 @@ describe('tools: exitCode', () => {
   });
 });
 
-describe('tools: codexOutputText', () => {
+describe('tools: agentOutputText', () => {
   const envelope = (output: string, metadata: unknown): string => JSON.stringify({ output, metadata });
 
   it("reads Codex's results as any agent's: the exit code, then the output", () => {
-    const json = codexOutputText(envelope('FAIL src/a.test.ts\nTests: 1 failed, 4 passed\n', { exit_code: 1, duration_seconds: 3.1 }));
+    const json = agentOutputText(envelope('FAIL src/a.test.ts\nTests: 1 failed, 4 passed\n', { exit_code: 1, duration_seconds: 3.1 }));
     assert.equal(json, 'Exit code: 1\nFAIL src/a.test.ts\nTests: 1 failed, 4 passed\n');
     assert.equal(exitCode(inv('shell', { command: ['bash', '-lc', 'npm test'] }, json)), 1);
-    assert.equal(codexOutputText('Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3:PORT=8081\n'), 'Exit code: 0\n3:PORT=8081\n');
-    assert.equal(codexOutputText('Exit code: 1\nWall time: 2 seconds\nTotal output lines: 900\nOutput:\nerror'), 'Exit code: 1\nerror');
-    const exec = codexOutputText("Chunk ID: 7c1e\nWall time: 2.0113 seconds\nProcess exited with code 2\nOriginal token count: 31\nOutput:\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n");
+    assert.equal(agentOutputText('Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3:PORT=8081\n'), 'Exit code: 0\n3:PORT=8081\n');
+    assert.equal(agentOutputText('Exit code: 1\nWall time: 2 seconds\nTotal output lines: 900\nOutput:\nerror'), 'Exit code: 1\nerror');
+    const exec = agentOutputText("Chunk ID: 7c1e\nWall time: 2.0113 seconds\nProcess exited with code 2\nOriginal token count: 31\nOutput:\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n");
     assert.equal(exec, "Exit code: 2\nsrc/date.ts(3,26): error TS2304: Cannot find name 'isLeap'.\n");
     assert.equal(exitCode(inv('exec_command', { cmd: 'npx tsc --noEmit' }, exec)), 2);
     // A process still running keeps its session id (write_stdin goes on with it) and has no exit code yet.
-    const running = codexOutputText('Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 3\nOriginal token count: 4\nOutput:\nlistening on :8080\n');
+    const running = agentOutputText('Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 3\nOriginal token count: 4\nOutput:\nlistening on :8080\n');
     assert.equal(running, 'Process running with session ID 3\nlistening on :8080\n');
     assert.equal(exitCode(inv('exec_command', { cmd: 'npm run dev' }, running)), undefined);
+  });
+
+  it("reads Gemini CLI's fields as any agent's result: the exit code, the output, an error or signal it names", () => {
+    const old = agentOutputText('Command: npm test\nDirectory: (root)\nOutput: FAIL src/a.test.ts\n  expected 1\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242');
+    assert.equal(old, 'Exit code: 1\nFAIL src/a.test.ts\n  expected 1');
+    assert.equal(exitCode(inv('run_shell_command', { command: 'npm test' }, old)), 1);
+    assert.equal(agentOutputText('<untrusted_context>\nOutput: FAIL\nError: spawn failed\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>'), 'Exit code: 1\nFAIL\nError: spawn failed');
+    // Newer versions state a code only when it is not 0; "(empty)" is no output.
+    assert.equal(agentOutputText('Output: v20.20.2\nProcess Group PGID: 4243'), 'v20.20.2');
+    assert.equal(agentOutputText('Output: (empty)\nSignal: SIGTERM\nProcess Group PGID: 4244'), 'Signal: SIGTERM');
+    // A step's own "Exit Code" line amid the output is no field: only the fields close the result.
+    assert.equal(agentOutputText(`Output: step a\nExit Code: 1\nretrying step a\nProcess Group PGID: 7`), 'step a\nExit Code: 1\nretrying step a');
   });
 
   it('leaves every other output as it is', () => {
@@ -447,12 +454,14 @@ describe('tools: codexOutputText', () => {
       '{"output": "x", "metadata": {"exit_code": 1}', // cut short
       ' {"output": "x", "metadata": {"exit_code": 1}}', // not a result Codex wrote
       'Exit code 1\nerror: boom', // Claude Code's
+      'Output: 42\nall good', // a program's own label, no Gemini fields
+      'Command: make\nDirectory: src\nfinished', // no output field
       'Wall time: 3 s\nfinished', // a program's own lines, no header
       `Compiling\n${lines(5, (i) => `l${i}`)}\nWall time: 2.0 seconds\nOutput:\nx`, // not at the top
       'plain text with "exit_code"',
       '',
     ]) {
-      assert.equal(codexOutputText(output), output);
+      assert.equal(agentOutputText(output), output);
     }
   });
 
