@@ -65,10 +65,11 @@ const OUTPUT_TAIL_LINES = 40;
  * A tool saying, at the top of its output, that it did not apply the change it
  * was asked for (SWE-agent's linting `edit`: "Your proposed edit has introduced
  * new syntax error(s)", followed by the file as it would have looked; Codex's
- * "apply_patch verification failed: Failed to find expected lines in …").
+ * "apply_patch verification failed: Failed to find expected lines in …"; Gemini
+ * CLI's "Failed to edit, 0 occurrences found for old_string in … No edits made.").
  */
 const CHANGE_NOT_APPLIED =
-  /\bproposed edit has introduced new syntax error|\b(?:changes?|edits?) (?:has|have|was|were) not (?:been )?applied\b|\bwould have looked if applied\b|^apply_patch verification failed:/i;
+  /\bproposed edit has introduced new syntax error|\b(?:changes?|edits?) (?:has|have|was|were) not (?:been )?applied\b|\bwould have looked if applied\b|^apply_patch verification failed:|^Failed to edit, (?:0 occurrences found|expected \d+ occurrences?)\b/i;
 /** How much of the start of an output is searched for CHANGE_NOT_APPLIED. */
 const OUTPUT_HEAD_CHARS = 1000;
 

@@ -444,6 +444,15 @@ describe('fact lines said once', () => {
     assert.deepEqual(state.facts.Deliverables, []);
   });
 
+  it("a Gemini CLI edit that found nothing to replace is ruled out, and its file is not written", async () => {
+    const b = new RecordBuilder()
+      .user('Fix the leap-year bug.')
+      .step('', [{ name: 'replace', input: { file_path: 'src/date.ts', old_string: 'const days = 28;', new_string: 'const days = 29;' }, output: 'Failed to edit, 0 occurrences found for old_string in src/date.ts. No edits made. The exact text in old_string was not found.' }]);
+    const state = await foldAll(b);
+    assert.match(state.facts['Ruled out'].map((l) => l.text).join('\n'), /failed \(error\): Failed to edit, 0 occurrences found for old_string in src\/date\.ts/);
+    assert.deepEqual(state.facts.Deliverables, []);
+  });
+
   it("what a Codex CLI command printed is its finding, without Codex's timing lines", async () => {
     const b = new RecordBuilder()
       .user('Which branch are we on, and which port does the server use?')
