@@ -65,6 +65,8 @@ export function agentOutputText(output: string): string {
 const GEMINI_HEAD = /^(?:Command: [^\n]*\nDirectory: [^\n]*\n)?(?:Output|Stdout): /;
 /** The fields that close it, each on its own line: only those that apply, in this order (older versions: all). */
 const GEMINI_FIELD = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$/;
+/** The longest closing field looked for (an error message can be long; the output before it is not a field). */
+const GEMINI_FIELD_MAX_CHARS = 4096;
 
 /**
  * Gemini CLI's fields read as any agent's result (the result wrapped in `<untrusted_context>` as well): "Exit code:
@@ -76,15 +78,22 @@ function geminiFields(output: string): string {
   const text = wrapped ? wrapped[1]! : output;
   const head = GEMINI_HEAD.exec(text);
   if (!head) return output;
-  const lines = text.slice(head[0].length).split('\n');
+  // The fields are peeled off the end, a line at a time (a long output is not split into lines for it).
   const fields = new Map<string, string>();
-  for (let m = GEMINI_FIELD.exec(lines[lines.length - 1]!); lines.length > 1 && m; m = GEMINI_FIELD.exec(lines[lines.length - 1]!)) {
+  let end = text.length;
+  for (;;) {
+    // A field is one line of at most GEMINI_FIELD_MAX_CHARS: only that much before it is searched for its start.
+    const from = Math.max(head[0].length, end - GEMINI_FIELD_MAX_CHARS);
+    const at = text.slice(from, end).lastIndexOf('\n');
+    const m = at < 0 ? null : GEMINI_FIELD.exec(text.slice(from + at + 1, end));
+    if (!m) break;
+    const nl = from + at;
     fields.set(m[1]!, m[2]!);
-    lines.pop();
+    end = nl;
   }
   if (!fields.has('Process Group PGID') && !fields.has('Exit Code')) return output;
   const code = fields.get('Exit Code');
-  const body = lines.join('\n');
+  const body = text.slice(head[0].length, end);
   const named = (field: string): string[] => {
     const value = fields.get(field);
     return value !== undefined && value !== '(none)' ? [`${field}: ${value}`] : [];
