@@ -85,13 +85,14 @@ const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\
 /**
  * What a harness prints around every command's output (exit codes are read apart: findExitCode): SWE-agent's open
  * file, directory and prompt; OpenHands' "[The command completed with exit code 1.]", "[Command finished with exit
- * code 1]", working directory and interpreter; Roo Code's "Command executed in terminal within working directory
- * '…'. Exit code: 1", its "not successful" notice and "Output:"; Cline's status line.
+ * code 1]", working directory, interpreter and its notes of output cut or shown before; Roo Code's "Command executed
+ * in terminal within working directory '…'. Exit code: 1", its "not successful" notice and "Output:"; Cline's status
+ * line.
  */
 const HARNESS_TRAILER = new RegExp(
   [
     /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/,
-    /^\[(?:The command completed with exit code -?\d+\.[^\]]*|Command finished with exit code -?\d+|Command exited with code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.)\]$/,
+    /^\[(?:The command completed with exit code -?\d+\.[^\]]*|Command finished with exit code -?\d+|Command exited with code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.|Previous command outputs are truncated\. Showing the last \d+ lines of the output below\.)\]$|^(?:EXECUTION RESULT of \[[\w-]+\]|Observed result of command executed by user):$/,
     /^Command executed in (?:terminal within working directory )?'[^']*'\..*$|^Command execution was not successful, inspect the cause and adjust as needed\.$|^Output:$/,
     /^Command (?:executed successfully \(exit code 0\)|failed with exit code -?\d+|executed)\.$/,
   ]

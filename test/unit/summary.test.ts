@@ -403,7 +403,7 @@ describe('fact lines said once', () => {
     const trailer = (code: number): string => `[The command completed with exit code ${code}.]\n[Current working directory: /workspace/repo]\n[Python interpreter: /openhands/poetry/bin/python]`;
     const b = new RecordBuilder()
       .user('Fix the failing test.')
-      .step('', [{ name: 'execute_bash', input: { command: 'cat VERSION' }, output: `2.4.1\n${trailer(0)}` }])
+      .step('', [{ name: 'execute_bash', input: { command: 'cat VERSION' }, output: `[Previous command outputs are truncated. Showing the last 1 lines of the output below.]\n2.4.1\n${trailer(0)}` }])
       .step('', [{ name: 'execute_bash', input: { command: 'python -m pytest tests/test_date.py -q' }, output: `F\nE   AssertionError: assert '2024-03-01' == '2024-02-29'\n1 failed in 0.12s\n${trailer(1)}` }]);
     const state = await foldAll(b);
     assert.deepEqual(state.facts.Findings.map((l) => l.text), ['`cat VERSION` → 2.4.1 (as of r2)']);
