@@ -379,10 +379,9 @@ export class Fold {
     const cmd = shellCommand(tool);
     const redactor = this.b.redactor;
     const counts = tool.output !== undefined ? testSummary(tool.output) : undefined;
-    const output = tool.output;
     // A change the tool says it did not apply (SWE-agent's lint, Codex's apply_patch verification) failed.
-    const unapplied = (family === 'edit' || family === 'write') && output !== undefined && changeNotApplied(output) !== undefined;
-    const failed = tool.isError || unapplied || (code !== undefined && code !== 0) || (code === undefined && output !== undefined && (commandReportsError(cmd, output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
+    const unapplied = (family === 'edit' || family === 'write') && tool.output !== undefined && changeNotApplied(tool.output) !== undefined;
+    const failed = tool.isError || unapplied || (code !== undefined && code !== 0) || (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
     if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
     if (!failed && cmd !== undefined && tool.output !== undefined) {
       // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.

@@ -89,7 +89,7 @@ const PROMPT_LINE = /^(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+(?::[^\s$%>]*)?(?:\s+[^\
  * in terminal within working directory '…'. Exit code: 1", its "not successful" notice and "Output:"; Cline's status
  * line.
  */
-const HARNESS_TRAILER = new RegExp(
+const HARNESS_LINE = new RegExp(
   [
     /^\((?:Open file|Current directory): [^)]*\)$|^bash-\$$/,
     /^\[(?:The command completed with exit code -?\d+\.[^\]]*|Command finished with exit code -?\d+|Command exited with code -?\d+|Current working directory: [^\]]*|Python interpreter: [^\]]*|Below is the output of the previous command\.|Previous command outputs are truncated\. Showing the last \d+ lines of the output below\.)\]$|^(?:EXECUTION RESULT of \[[\w-]+\]|Observed result of command executed by user):$/,
@@ -110,7 +110,7 @@ export function outputLines(output: string): string[] {
     .replace(PROCESS_DONE, '')
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !PROMPT_LINE.test(l) && !HARNESS_TRAILER.test(l) && !CURL_PROGRESS.test(l));
+    .filter((l) => l !== '' && !PROMPT_LINE.test(l) && !HARNESS_LINE.test(l) && !CURL_PROGRESS.test(l));
 }
 
 /** How telling an output line is about why a tool failed. */

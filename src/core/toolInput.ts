@@ -50,12 +50,9 @@ const CODEX_HEADER =
  * returned as it is.
  */
 export function agentOutputText(output: string): string {
-  const first = output.charCodeAt(0);
-  if (first === 0x7b /* { */) return unwrapEnvelope(output);
-  if (first === 0x3c /* < */ || first === 0x4f /* O */ || first === 0x53 /* S */ || (first === 0x43 /* C */ && output.startsWith('Command: '))) return geminiFields(output);
-  if (first !== 0x45 /* E */ && first !== 0x43 /* C */ && first !== 0x57 /* W */) return output;
+  if (output.startsWith('{')) return unwrapEnvelope(output);
   const header = CODEX_HEADER.exec(output);
-  if (!header) return output;
+  if (!header) return geminiFields(output);
   const code = header[1] ?? header[2];
   const lead = code !== undefined ? `Exit code: ${code}\n` : header[3] !== undefined ? `${header[3]}\n` : '';
   return `${lead}${output.slice(header[0].length)}`;
@@ -87,9 +84,8 @@ function geminiFields(output: string): string {
     const at = text.slice(from, end).lastIndexOf('\n');
     const m = at < 0 ? null : GEMINI_FIELD.exec(text.slice(from + at + 1, end));
     if (!m) break;
-    const nl = from + at;
     fields.set(m[1]!, m[2]!);
-    end = nl;
+    end = from + at;
   }
   if (!fields.has('Process Group PGID') && !fields.has('Exit Code')) return output;
   const code = fields.get('Exit Code');
