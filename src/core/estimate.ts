@@ -10,7 +10,7 @@ import { renderToolCall, renderToolResult } from './projection';
 import type { Anchor, ReducedForm } from './store';
 import type { SummaryLineCounter, SummaryState } from './summary';
 import type { CachedTokenCounter } from './tokens';
-import { renderToolInput } from './tools';
+import { outputAsSent, renderToolInput } from './tools';
 import type { Part, ToolInvocation, Unit } from './types';
 
 function proportional(rawTokens: number, rawChars: number, chars: number): number {
@@ -46,13 +46,14 @@ export class ViewMeter {
     }
     const tool = part.tool;
     const inTokens = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
-    const outTokens = tool.output === undefined ? 0 : this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, tool.output!));
+    const output = outputAsSent(tool, part.address.slice('tool:'.length));
+    const outTokens = output === undefined ? 0 : this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, output));
     if (form) {
       // A reduced form is mostly a subset of the raw lines: estimate it in
       // proportion to the raw count instead of tokenizing it again. The
       // increment is an estimate anyway; the next real measurement corrects it.
       const rawInChars = this.rawInputChars(part);
-      const rawOutChars = tool.output === undefined ? 0 : renderedLength(tool, tool.output, 'out');
+      const rawOutChars = output === undefined ? 0 : renderedLength(tool, output, 'out');
       return (
         proportional(inTokens, rawInChars, renderedLength(tool, form.input, 'in')) +
         proportional(outTokens, rawOutChars, renderedLength(tool, form.output, 'out')) +
@@ -77,13 +78,14 @@ export class ViewMeter {
     return total;
   }
 
-  /** Tokens of a part as recorded, whatever form it is sent in. */
+  /** Tokens of a part as recorded (binary bytes as the note that stands for them), whatever form it is sent in. */
   rawTokens(part: Part): number {
     if (part.kind !== 'tool' || !part.tool) return this.counter.countKeyed(`${part.address}|raw`, part.text);
     const tool = part.tool;
     const input = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
-    if (tool.output === undefined) return input;
-    return input + this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, tool.output!));
+    const output = outputAsSent(tool, part.address.slice('tool:'.length));
+    if (output === undefined) return input;
+    return input + this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, output));
   }
 
   /** Tokens of the Task Context as a message (remembered for the last state measured). */

@@ -8,7 +8,7 @@ import { KeyedMemo, type RevisedView } from './memo';
 import type { SessionRecord } from './parts';
 import type { Redactor } from './redact';
 import type { ReducedForm } from './store';
-import { renderToolInput } from './tools';
+import { outputAsSent, renderToolInput } from './tools';
 import type { ToolInvocation, Unit } from './types';
 
 export interface ProjectedMessage {
@@ -77,7 +77,7 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
       const input = form ? form.input : renderToolInput(part.tool);
       pieces.push(renderToolCall(part.tool, input));
       calls.push({ callId: part.tool.callId, name: part.tool.name, input });
-      const output = form ? form.output : part.tool.output;
+      const output = form ? form.output : outputAsSent(part.tool, part.address.slice('tool:'.length));
       if (output !== undefined) {
         results.push({ role: 'tool', content: renderToolResult(part.tool, output), result: { callId: part.tool.callId, output, isError: part.tool.isError } });
       }

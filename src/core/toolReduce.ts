@@ -264,6 +264,29 @@ function badShare(sample: string): number {
   return bad / sample.length;
 }
 
+/** What stands for binary bytes in what the model reads: their size and the way to them (the record keeps them). */
+export function binaryNote(output: string, callId: unknown): string {
+  return `[binary content, ${utf8Length(output)} bytes; full output: ${pointer(callId)}]`;
+}
+
+const sentOutputs = new WeakMap<ToolInvocation, string>();
+
+/**
+ * A tool's output as the model reads it in full (raw) form: binary bytes as binaryNote, any other output as it is. An
+ * image a tool printed is noise to a model, costs thousands of tokens, and some providers reject a NUL in a message.
+ * Remembered per invocation: the view renders and counts a part again at every call.
+ */
+export function outputAsSent(tool: ToolInvocation, key: string): string | undefined {
+  const output = tool.output;
+  if (output === undefined) return undefined;
+  let sent = sentOutputs.get(tool);
+  if (sent === undefined) {
+    sent = isBinary(output) ? binaryNote(output, key) : output;
+    sentOutputs.set(tool, sent);
+  }
+  return sent;
+}
+
 /** NUL anywhere, or more than 10% control/replacement chars in the first or last 8 KiB. */
 export function isBinary(s: string): boolean {
   const w = 8192;
@@ -385,7 +408,7 @@ export function reduceTool(inv: ToolInvocation, minChars: number = PRECOMPACT_MI
     let outText: string;
     let input: string;
     if (binary) {
-      outText = `[binary content, ${utf8Length(output)} bytes; full output: ${ptr}]`;
+      outText = binaryNote(output, inv.callId);
     } else {
       const r = reduceOutput(kind.family, output, ptr);
       if (r === undefined) return undefined;

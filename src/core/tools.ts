@@ -32,6 +32,7 @@ export {
   TODO_KEEP_LINES,
   WEB_KEEP_LINES,
   isBinary,
+  outputAsSent,
   reduceTool,
   type ReducedTool,
 } from './toolReduce';

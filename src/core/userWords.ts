@@ -190,7 +190,9 @@ export function quotedRules(text: string | UserMessage, limit = MAX_CONSTRAINTS_
       .replace(/<\/?[a-zA-Z_-]+[^>]*>/g, '\n')
       .replace(/^\s*(?:\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d\S*\s+)?(?:##\[\w+\]\s*|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|NOTICE)\]?:?\s+)?/gim, '');
     for (const { sentence } of ruleSentences(plain, limit - out.length)) {
-      if (sentence.length <= 300) out.push({ sentence, injected: fromHarness });
+      // A sentence that ends in a comma was cut where its line wrapped (a docstring in a file listing: "Must be 'days',
+      // 'seconds', 'microseconds',"): no statement a user could confirm.
+      if (sentence.length <= 300 && !/,\s*$/.test(sentence)) out.push({ sentence, injected: fromHarness });
     }
     if (out.length >= limit) break;
   }

@@ -661,6 +661,9 @@ describe('harness text is not the user', () => {
     // The summary's rules wait for the user; the harness's own trailer ("go on without asking") is none of them.
     const continued = 'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nThe user said: never push to main without review.\n\nIf you need specific details from before compaction, read the full transcript at: /home/u/.claude/x.jsonl\nPlease continue the conversation from where we left it off without asking the user any further questions. Continue with the last task that you were asked to work on.';
     assert.deepEqual(quotedRules(continued), [{ sentence: 'The user said: never push to main without review.', injected: true }]);
+    // SWE-agent's demonstration shows a file listing: a docstring line cut where it wraps is no rule to confirm.
+    const listing = "Here is a demonstration of how to correctly accomplish this task.\n[File: src/marshmallow/fields.py (1997 lines total)]\n(1424 more lines above)\n1426:    :param precision: Influences how the integer is interpreted during\n1427:        (de)serialization. Must be 'days', 'seconds', 'microseconds',\n1428:        'milliseconds', 'minutes', 'hours' or 'weeks'.\n(568 more lines below)\n\nFix the bug. Always run the tests after an edit.";
+    assert.deepEqual(quotedRules(listing), [{ sentence: 'Always run the tests after an edit.', injected: true }]);
   });
 
   it('Copilot Chat, OpenHands, Gemini CLI, Codex and Cline: the context they add beside the request is not the request', () => {

@@ -89,4 +89,23 @@ describe('hostile input at the CLI', function () {
     assert.equal(view.code, 0, view.err);
     assert.ok(view.out.includes('tail after the NUL bytes'), view.out);
   });
+
+  it('the model is sent a note for binary bytes a tool printed, not the bytes; view_tool_call still has them', async () => {
+    const png = `\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR${Array.from({ length: 4000 }, (_, i) => String.fromCharCode((i * 37) % 256)).join('')}`;
+    const text = [
+      line({ role: 'user', content: 'What is in logo.png?' }),
+      line({ role: 'assistant', content: '', tool_name: 'Bash', tool_call_id: 'png1', tool_input: { command: 'cat logo.png' } }),
+      line({ role: 'tool', content: '', tool_name: 'Bash', tool_call_id: 'png1', tool_output: png }),
+      line({ role: 'tool', content: '', tool_name: 'Bash', tool_call_id: 'txt1', tool_output: 'plain \u001b[31mred\u001b[0m text' }),
+    ].join('\n');
+    const file = write('png.jsonl', text);
+    const r = await cli('project', file, '--window', '200000', '--json');
+    assert.equal(r.code, 0, r.err);
+    const sent = (JSON.parse(r.out) as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    assert.equal(sent[0], `<tool_result id="png1">\n[binary content, ${Buffer.byteLength(png)} bytes; full output: view_tool_call("png1")]\n</tool_result>`);
+    // Text with colour codes is text.
+    assert.match(sent[1]!, /plain \u001b\[31mred/);
+    const view = await cli('view-tool-call', file, 'png1', '--json');
+    assert.ok(view.out.includes('IHDR'), view.out.slice(0, 200));
+  });
 });
