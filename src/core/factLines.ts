@@ -576,9 +576,10 @@ const LEFT_ALONE = /\b(?:leav(?:e|ing)|left|keep(?:ing)?|kept)\b[^;]{0,80}?\b(?:
 
 /**
  * A snapshot of how far the work is: "We have completed about 60% of the planned implementation", "All planned
- * components have been implemented", "3 of 7 steps done".
+ * components have been implemented", "3 of 7 steps done", a count of what is built so far ("Now 12 Swift files
+ * created.", "Now we have 28 Swift files.", "4 files created so far.").
  */
-const PROGRESS = /\b(?:completed|finished|done|implemented)\b[^.;]*\b\d{1,3}\s?%|\b\d{1,3}\s?%[^.;]*\b(?:complete|completed|done|implemented|finished)\b|\ball (?:the )?(?:planned |remaining |listed )?(?:components|items|tasks|steps|phases|parts|changes)\b[^.;]*\b(?:have been|are|were)\b[^.;]*\b(?:implemented|complete|completed|done|finished)\b|\b\d+ (?:of|out of) \d+ (?:steps|tasks|items|phases|components)\b[^.;]*\b(?:done|complete|completed|implemented|finished)\b/i;
+const PROGRESS = /\b(?:now|so far|in total|already)\b[^.;]{0,40}?\b\d+ (?:[\w-]+ ){0,2}(?:files|modules|components|classes|screens|pages|endpoints)\b(?! (?:to|that|which|need|needs|still|left|remain))|^\d+ (?:[\w-]+ ){0,2}(?:files|modules|components|classes|screens|pages|endpoints) (?:have been |were |are )?(?:created|written|added|implemented|in place)\b|\b(?:completed|finished|done|implemented)\b[^.;]*\b\d{1,3}\s?%|\b\d{1,3}\s?%[^.;]*\b(?:complete|completed|done|implemented|finished)\b|\ball (?:the )?(?:planned |remaining |listed )?(?:components|items|tasks|steps|phases|parts|changes)\b[^.;]*\b(?:have been|are|were)\b[^.;]*\b(?:implemented|complete|completed|done|finished)\b|\b\d+ (?:of|out of) \d+ (?:steps|tasks|items|phases|components)\b[^.;]*\b(?:done|complete|completed|implemented|finished)\b/i;
 
 /**
  * The agent's report of how far the work is holds until its next one: a

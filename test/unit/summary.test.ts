@@ -1330,6 +1330,18 @@ describe('extractive summarizer', () => {
     assert.ok(state.facts.Findings.some((l) => /^All planned components have been implemented\.?$/.test(l.text) && l.sources.length === 2), JSON.stringify(state.facts.Findings));
   });
 
+  it('a count of what is built so far is a report of how far the work is: the latest count stands for the earlier ones', async () => {
+    const b = new RecordBuilder()
+      .user('Build the tiling app from the plan.')
+      .step('The background agents are writing the window tracker. Now 12 Swift files created.')
+      .step('', [{ name: 'Bash', input: { command: 'ls Sources' }, output: 'App\nLayout' }])
+      .step('Now we have 28 Swift files. The layout tree compiles on its own.')
+      .step('', [{ name: 'Bash', input: { command: 'ls Sources/App' }, output: 'main.swift' }]);
+    const state = await foldAll(b);
+    const counts = state.facts.Findings.filter((l) => /\bSwift files\b/.test(l.text));
+    assert.deepEqual(counts.map((l) => [l.text, l.sources]), [['Now we have 28 Swift files.', [1, 4]]], JSON.stringify(state.facts.Findings));
+  });
+
   it('a finding that says what a file lacks or does wrong, or a choice to leave it alone, is dated by the later write that changed the file', async () => {
     const b = new RecordBuilder()
       .user('Document the tasks command.')
