@@ -24,7 +24,7 @@
  *     directory fsync'd. A crash leaves each file either old or new; rerunning the purge finishes it.
  */
 import { describeFsError, errorCode } from './fsErrors';
-import { fsyncDirectory, unlinkQuiet } from './durableFiles';
+import { fsyncDirectory, fsyncDirectoryAsync, unlinkQuiet } from './durableFiles';
 import { dedupe, encodeHighWater, encodeJournalLine, maxSeq, parseJournal, type ParsedFile } from './journalFormat';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -148,6 +148,29 @@ export class Journal {
   /** Counts the closings of `fd`: an fsync in flight when its descriptor was closed is no failure (see appendDeferred). */
   private fdGeneration = 0;
 
+  /**
+   * A segment this open created has its name made durable by its directory's fsync on the thread pool (an fsync on
+   * the event loop held the extension host at every new task): a line is acknowledged durable only after it.
+   */
+  private named: Promise<void> = Promise.resolve();
+  /** Whether that fsync has not ended yet (a synchronous append then syncs the directory itself). */
+  private namePending = false;
+
+  private syncNewName(): void {
+    this.namePending = true;
+    this.named = fsyncDirectoryAsync(path.dirname(this.currentPath)).then(
+      () => {
+        this.namePending = false;
+      },
+      (e: unknown) => {
+        this.namePending = false;
+        throw new JournalWriteError(this.currentPath, 'open', e);
+      },
+    );
+    // Whoever waits for a line's durability sees a failure; no one waiting is no unhandled rejection.
+    this.named.catch(() => undefined);
+  }
+
   /** Highest seq seen in either file (0 if empty); for a writer, the seq of the last append. */
   get lastSeq(): number {
     return this.seq;
@@ -183,7 +206,7 @@ export class Journal {
       unlinkQuiet(`${this.archivePath}.tmp`);
       const { fd, created } = openAppend(this.currentPath);
       this.fd = fd;
-      if (created) fsyncDirectory(path.dirname(this.currentPath));
+      if (created) this.syncNewName();
     } catch (e) {
       throw new JournalWriteError(this.currentPath, 'open', e);
     }
@@ -300,10 +323,11 @@ export class Journal {
   appendDeferred(task: string, op: string, data: unknown): { readonly seq: number; readonly durable: Promise<void> } {
     const { fd, seq } = this.writeLine(task, op, data, false);
     const generation = this.fdGeneration;
-    const durable = this.io.fsync(fd).catch((e: unknown) => {
+    const synced = this.io.fsync(fd).catch((e: unknown) => {
       if (this.fdGeneration !== generation) return;
       throw new JournalWriteError(this.currentPath, 'append to', e);
     });
+    const durable = Promise.all([synced, this.named]).then(() => undefined);
     return { seq, durable };
   }
 
@@ -315,6 +339,7 @@ export class Journal {
     try {
       this.writeAll(fd, buf);
       if (syncNow) this.io.fsyncSync(fd);
+      if (syncNow && this.namePending) fsyncDirectory(path.dirname(this.currentPath));
     } catch (e) {
       if (!this.rollBack(fd, this.length)) this.dirty = true;
       throw new JournalWriteError(this.currentPath, 'append to', e);

@@ -43,7 +43,7 @@ export interface LockAcquireOptions {
 const DEFAULT_STALE_MS = 30_000;
 const POLL_MS = 100;
 const MUTEX_STALE_MS = 10_000;
-/** An unparseable lock file (only possible through the O_EXCL fallback, mid-write) is stale after this. */
+/** An unparseable lock file (the O_EXCL fallback mid-write, or a lock a machine crash left unwritten) is stale after this. */
 const UNREADABLE_STALE_MS = 2_000;
 
 function errorCode(e: unknown): string | undefined {
@@ -118,11 +118,15 @@ function publicHolder(r: LockRecord | undefined): LockHolder | undefined {
   return r && { pid: r.pid, host: r.host, since: r.since, heartbeat: r.heartbeat };
 }
 
+/**
+ * A lock is no data, so its writes are not fsync'd (each fsync held the extension host's event loop, at every open and
+ * heartbeat): a machine that crashed left no live holder, and a lock it left unreadable or half-written is stale after
+ * UNREADABLE_STALE_MS by its mtime, as a readable one is by its dead pid.
+ */
 function writeTemp(file: string, text: string): void {
   const fd = fs.openSync(file, 'wx');
   try {
     fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
@@ -152,7 +156,6 @@ function createExclusive(file: string, text: string, token: string): boolean {
   }
   try {
     fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }

@@ -13,7 +13,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { nextTurn } from '../core/turns';
-import { fsyncDirectory, unlinkQuiet } from './durableFiles';
+import { fsyncDirectory, fsyncDirectoryAsync, unlinkQuiet } from './durableFiles';
 
 export const PAYLOAD_THRESHOLD_BYTES = 32 * 1024;
 
@@ -56,18 +56,6 @@ function errorCode(e: unknown): string | undefined {
 }
 
 
-async function fsyncDirectoryAsync(dir: string): Promise<void> {
-  let fh: fsp.FileHandle | undefined;
-  try {
-    fh = await fsp.open(dir, 'r');
-    await fh.sync();
-  } catch (e) {
-    const code = errorCode(e);
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EBADF') throw e;
-  } finally {
-    await fh?.close();
-  }
-}
 
 /** End of the slice starting at `i`: about `size` UTF-16 units, never splitting a surrogate pair. */
 function sliceEnd(text: string, i: number, size: number): number {

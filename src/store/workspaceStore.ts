@@ -18,7 +18,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import * as path from 'node:path';
 import { contentHash } from '../core/hash';
 import { nextTurn } from '../core/turns';
-import { writeFileAtomic } from './durableFiles';
+import { asyncTempWriter, unlinkQuiet, writeFileAtomic, writeFileAtomicAsync } from './durableFiles';
+import { pidAlive } from './lock';
 import { SessionStore, type SessionSummary, type StoreOptions } from './sessionStore';
 import { SCHEMA_VERSION } from './tables';
 
@@ -108,6 +109,7 @@ export class WorkspaceStore {
       /* each task's store reports an unwritable folder itself, and runs in memory */
     }
     const ws = new WorkspaceStore(dir, notify, options);
+    if (!options.readOnly) ws.removeIndexTemps();
     ws.readIndex();
     try {
       await ws.migrateLegacy();
@@ -154,7 +156,7 @@ export class WorkspaceStore {
         /* a folder without its task.json is not a task */
       }
     }
-    if (this.entries.size > 0 || existsSync(this.indexFile)) this.writeIndex();
+    if (this.entries.size > 0 || existsSync(this.indexFile)) void this.writeIndex();
   }
 
   private taskFolders(): string[] {
@@ -165,8 +167,22 @@ export class WorkspaceStore {
     }
   }
 
-  private writeIndex(): void {
-    if (this.options.readOnly) return;
+  /** Temp files of index writes whose process is gone (a window closed mid-write); a live window's are its own. */
+  private removeIndexTemps(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const pid = asyncTempWriter(name, this.indexFile);
+      if (pid !== undefined && !pidAlive(pid)) unlinkQuiet(path.join(this.dir, name));
+    }
+  }
+
+  /** The index as it stands now, with what another window added since this one read it. */
+  private indexNow(): string {
     // Another window may have added a task since this one read the index: its entry is kept
     // (a task this window deleted is not brought back; one whose folder is gone is not kept).
     for (const t of this.readIndexFile()?.tasks ?? []) {
@@ -174,10 +190,37 @@ export class WorkspaceStore {
       this.entries.set(t.id, t);
     }
     const index: IndexFile = { version: 1, schema: SCHEMA_VERSION, tasks: this.byId() };
+    return JSON.stringify(index);
+  }
+
+  private indexWriteFailed(error: unknown): void {
+    this.notify('warning', `Context Keeper could not write its task index ${this.indexFile} (${(error as Error).message}); the tasks are safe in their folders.`);
+  }
+
+  /** Each index write takes the next number; a write still syncing when a later one began leaves the file to it. */
+  private indexWrites = 0;
+
+  /**
+   * Writes the index as it stands now, its fsyncs on the thread pool (a first turn wrote it twice, each with two
+   * fsyncs on the extension host's event loop). The latest write wins; resolves once it is durable (or superseded).
+   */
+  private writeIndex(): Promise<void> {
+    if (this.options.readOnly) return Promise.resolve();
+    const write = ++this.indexWrites;
+    return writeFileAtomicAsync(this.indexFile, this.indexNow(), () => write === this.indexWrites).then(
+      () => undefined,
+      (error: unknown) => this.indexWriteFailed(error),
+    );
+  }
+
+  /** The last index write of a closing store, synchronous (nothing after it would wait for one in flight). */
+  private writeIndexNow(): void {
+    if (this.options.readOnly) return;
+    this.indexWrites++;
     try {
-      writeFileAtomic(this.indexFile, JSON.stringify(index));
+      writeFileAtomic(this.indexFile, this.indexNow());
     } catch (error) {
-      this.notify('warning', `Context Keeper could not write its task index ${this.indexFile} (${(error as Error).message}); the tasks are safe in their folders.`);
+      this.indexWriteFailed(error);
     }
   }
 
@@ -202,7 +245,7 @@ export class WorkspaceStore {
 
   /** The stored tasks, from the index (and, for a task open in this window, its live counts); no database is opened. */
   sessions(): SessionSummary[] {
-    if (this.refreshOpen()) this.writeIndex();
+    if (this.refreshOpen()) void this.writeIndex();
     return this.byId().map((t) => ({ id: t.id, title: t.title, records: t.records, lastUsed: t.lastUsed }));
   }
 
@@ -234,7 +277,7 @@ export class WorkspaceStore {
     const folder = this.folderOf(id);
     mkdirSync(folder, { recursive: true });
     const meta = path.join(folder, TASK_META);
-    if (!existsSync(meta) && !this.options.readOnly) writeFileAtomic(meta, JSON.stringify({ id, title }));
+    if (!existsSync(meta) && !this.options.readOnly) await writeFileAtomicAsync(meta, JSON.stringify({ id, title }));
     const store = await SessionStore.open(path.join(folder, TASK_DB), this.options);
     // Opening, registering the session and writing the index each end in fsyncs: three turns of the event loop.
     await nextTurn();
@@ -246,7 +289,7 @@ export class WorkspaceStore {
     const live = store.sessions().find((s) => s.id === id);
     this.entries.set(id, { id, title: live?.title || title, records: live?.records ?? 0, bytes: folderBytes(folder), lastUsed: Date.now() });
     await nextTurn();
-    this.writeIndex();
+    await this.writeIndex();
     if (this.closed) store.close();
     return store;
   }
@@ -271,7 +314,7 @@ export class WorkspaceStore {
     this.entries.delete(id);
     this.deleted.add(id);
     await this.deleteFromLegacy(id);
-    this.writeIndex();
+    await this.writeIndex();
     return true;
   }
 
@@ -307,7 +350,7 @@ export class WorkspaceStore {
       this.closeTask(id, store);
       closed.push(id);
     }
-    if (closed.length) this.writeIndex();
+    if (closed.length) void this.writeIndex();
     return closed;
   }
 
@@ -332,7 +375,7 @@ export class WorkspaceStore {
     this.closed = true;
     for (const [id, store] of [...this.stores]) this.closeTask(id, store);
     this.open.clear();
-    this.writeIndex();
+    this.writeIndexNow();
   }
 
   // --------------------------------------------------------------- migration
@@ -375,7 +418,7 @@ export class WorkspaceStore {
         if (JSON.stringify(store.exportSession(session.id)) !== JSON.stringify(exported)) failed.push(session.id);
         await nextTurn();
       }
-      if (this.refreshOpen()) this.writeIndex();
+      if (this.refreshOpen()) await this.writeIndex();
       if (failed.length) {
         this.notify('error', `Context Keeper kept its earlier session store ${legacy}: ${failed.length} task(s) did not read back the same after moving them to one database per task (${failed.slice(0, 3).join(', ')}).`);
         return;

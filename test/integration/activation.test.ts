@@ -238,7 +238,10 @@ describe('activation with months of other tasks in the store', function () {
     // 2026-12-06 (7 runs) the first turn was 19-48 ms, and the longest gaps while the chat view opened (37-175 ms) were
     // the thread waiting for a core, or a minor collection waiting for its helper threads (one of 119 ms, the thread
     // running 23 ms of it; the warm-ups grow the heap by about 19 MB, and run alone in node 24 none of their
-    // collections takes over 11 ms). Reported above, not judged on time (a shared machine's load moves it); a
+    // collections takes over 11 ms). On 2026-12-07, 4 runs gave a first turn of 26-63 ms, once with the loop held 41.7
+    // ms of which the thread ran 16.5 ms: the rest was the disk (six fsyncs on the event loop for a new task: its
+    // task.json, its lock, its journal's name, the index twice). With those on the thread pool (or gone, for the
+    // lock), 8 runs: the first turn 21-29 ms, held 13-22 ms; activation 12-32 ms. Reported above, not judged on time (a shared machine's load moves it); a
     // regression of the store (opening the other tasks) fails on the open databases just above, and
     // test/unit/package.test.ts fails on a module too large to load in one block.
   });

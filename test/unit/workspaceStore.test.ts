@@ -4,6 +4,8 @@
  * a single-file store of an earlier version is migrated task by task.
  */
 import { strict as assert } from 'node:assert';
+// The module object itself (not a namespace copy of it): the test counts the fsyncs the store makes through it.
+import fs = require('node:fs');
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +13,7 @@ import { defaultBudget } from '../../src/core/budget';
 import { replay } from '../../src/core/replay';
 import { CharRatioTokenCounter } from '../../src/core/tokens';
 import { DATABASE_READ_LIMIT_BYTES, StoreTooLargeError } from '../../src/store/checkpoints';
+import { writeFileAtomicAsync } from '../../src/store/durableFiles';
 import { SessionStore } from '../../src/store/sessionStore';
 import { loadSqlJs } from '../../src/store/sqljs';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/tables';
@@ -53,6 +56,59 @@ describe("the extension's workspace session store", function () {
     assert.equal((reopened as unknown as { stores: Map<string, unknown> }).stores.size, 0, 'listing opened no task database');
     assert.equal((await reopened.task('task/b')).records('task/b')[0]!.content, 'Rename things');
     reopened.close();
+  });
+
+  it('a new task and its first records make no fsync on the event loop: every one runs on the thread pool', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const seen = collect();
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 60_000, redactor });
+    const mutable = fs;
+    const [sync, pooled] = [mutable.fsyncSync, mutable.fsync];
+    let onLoop = 0;
+    let onPool = 0;
+    mutable.fsyncSync = (fd) => {
+      onLoop++;
+      sync(fd);
+    };
+    mutable.fsync = ((fd: number, callback: (e: NodeJS.ErrnoException | null) => void) => {
+      onPool++;
+      pooled(fd, callback);
+    }) as typeof fs.fsync;
+    try {
+      const store = await ws.task('task-new', 'Say hello');
+      await store.appendRecord('task-new', { index: 0, role: 'user', content: 'say hello' });
+      await store.appendRecord('task-new', { index: 1, role: 'assistant', content: 'Hello.' });
+    } finally {
+      mutable.fsyncSync = sync;
+      mutable.fsync = pooled;
+    }
+    assert.equal(onLoop, 0, 'fsyncs on the event loop');
+    assert.ok(onPool >= 4, `fsyncs on the thread pool: ${onPool}`);
+    // Durable before task() resolved: the task's own file and its entry in the index.
+    assert.deepEqual(JSON.parse(readFileSync(path.join(ws.folderOf('task-new'), 'task.json'), 'utf8')), { id: 'task-new', title: 'Say hello' });
+    assert.deepEqual((JSON.parse(readFileSync(ws.indexFile, 'utf8')) as { tasks: { id: string }[] }).tasks.map((t) => t.id), ['task-new']);
+    ws.close();
+    assert.deepEqual(seen.messages, []);
+  });
+
+  it('of two durable writes of one file in flight, the later one stays, whichever fsync ends first; no temp file is left', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const file = path.join(dir, 'index.json');
+    let writes = 0;
+    const first = ++writes;
+    const a = writeFileAtomicAsync(file, 'first', () => first === writes);
+    const second = ++writes;
+    const b = writeFileAtomicAsync(file, 'second', () => second === writes);
+    assert.deepEqual(await Promise.all([a, b]), [false, true]);
+    assert.equal(readFileSync(file, 'utf8'), 'second');
+    assert.deepEqual(readdirSync(dir), ['index.json']);
+    // A temp file a closed window left behind (its process is gone) is removed when the store opens; a live one's is not.
+    const storage = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    writeFileSync(path.join(storage, 'index.json.999999999-3.tmp'), 'left');
+    writeFileSync(path.join(storage, `index.json.${process.pid}-7.tmp`), 'live');
+    const ws = await WorkspaceStore.open(storage, collect().notify, { checkpointDelayMs: 0, redactor });
+    assert.deepEqual(readdirSync(storage).filter((n) => n.endsWith('.tmp')), [`index.json.${process.pid}-7.tmp`]);
+    ws.close();
   });
 
   it('closes the tasks not used for a while (a checkpoint each), keeps the ones in use, and opens a closed one again', async () => {
