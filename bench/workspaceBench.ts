@@ -20,15 +20,21 @@ const TASK_MB = 10;
 export const WORKSPACE_CHILD_FLAG = '--workspace-child';
 
 const quiet = (): void => undefined;
-/** Small tasks to delete: deleting one is a few milliseconds of file removal and fsyncs, so the bench takes the median of five. */
-const TINY_TASKS = ['tiny-0', 'tiny-1', 'tiny-2', 'tiny-3', 'tiny-4'];
+/**
+ * How many times a few-millisecond operation (a checkpoint, a delete) is timed: each is mostly fsyncs, whose latency
+ * on a shared disk varies by 2-3× from one call to the next, so the bench takes the median of this many (with five, a
+ * ratio of two medians still moved from 0.67 to 2.2 between runs of one build).
+ */
+const SAMPLES = 9;
+/** Small tasks to delete, SAMPLES of them. */
+const TINY_TASKS = Array.from({ length: SAMPLES }, (_, i) => `tiny-${i}`);
 
 function record(index: number, chars: number): RawRecord {
   const line = `${index.toString(36)} result line with some ordinary log text in it\n`;
   return { index, role: 'tool', content: '', toolName: 'Bash', toolCallId: `t${index}`, toolOutput: line.repeat(Math.ceil(chars / line.length)).slice(0, chars) };
 }
 
-/** A workspace store of about `mb` MB: tasks of TASK_MB MB of tool output each, a small `work` task and five tiny ones. */
+/** A workspace store of about `mb` MB: tasks of TASK_MB MB of tool output each, a small `work` task and SAMPLES tiny ones. */
 export async function buildWorkspace(dir: string, mb: number, redactor: Redactor): Promise<void> {
   const ws = await WorkspaceStore.open(dir, quiet, { checkpointDelayMs: 0, redactor });
   const template = await ws.task('other-0', 'other task 0');
@@ -60,9 +66,9 @@ export async function workspaceChild(dir: string, redactor: Redactor): Promise<v
   const tasks = ws.sessions().length;
   const [work, task] = await time(() => ws.task('work'));
   const [, append] = await time(() => work.appendRecord('work', record(work.recordCount('work'), 2_000)));
-  // A checkpoint, like a delete, is a few milliseconds of writes and fsyncs: the median of five, each after an append.
+  // A checkpoint, like a delete, is a few milliseconds of writes and fsyncs: the median of SAMPLES, each after an append.
   const checkpoints = [(await time(() => work.checkpoint()))[1]];
-  while (checkpoints.length < 5) {
+  while (checkpoints.length < SAMPLES) {
     await work.appendRecord('work', record(work.recordCount('work'), 2_000));
     checkpoints.push((await time(() => work.checkpoint()))[1]);
   }
