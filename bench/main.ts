@@ -190,7 +190,7 @@ function start(): Promise<void> {
   const redactor = new SecretRedactor();
   const child = process.argv.indexOf(WORKSPACE_CHILD_FLAG);
   const tiny = process.argv.indexOf(TINY_CHILD_FLAG);
-  return child >= 0 ? workspaceChild(process.argv[child + 1]!, redactor) : tiny >= 0 ? tinyChild(Number(process.argv[tiny + 1]), Number(process.argv[tiny + 2]), redactor) : main(redactor);
+  return child >= 0 ? workspaceChild(process.argv[child + 1]!, Number(process.argv[child + 2] ?? 0), redactor) : tiny >= 0 ? tinyChild(Number(process.argv[tiny + 1]), Number(process.argv[tiny + 2]), redactor) : main(redactor);
 }
 
 void start();

@@ -3,7 +3,10 @@
  * 500 MB of other tasks (10 MB each) plus a small task in use. In a fresh
  * process for each (so peak RSS is that workspace's): opening the workspace,
  * opening the task in use, one append, a checkpoint of it and deleting a small
- * task (each the median of five). Ratios 500 MB ÷ 10 MB: open ≤ 2, checkpoint ≤ 1.5, delete ≤ 1.5.
+ * task (the last two each the median of SAMPLES). The three workspaces are built
+ * first and measured in ROUNDS rounds, a round measuring each once, so a slow
+ * spell of the shared disk falls on every size alike; a row is the median of its
+ * rounds. Ratios 500 MB ÷ 10 MB: open ≤ 2, checkpoint ≤ 1.5, delete ≤ 1.5.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,8 +29,10 @@ const quiet = (): void => undefined;
  * ratio of two medians still moved from 0.67 to 2.2 between runs of one build).
  */
 const SAMPLES = 9;
-/** Small tasks to delete, SAMPLES of them. */
-const TINY_TASKS = Array.from({ length: SAMPLES }, (_, i) => `tiny-${i}`);
+/** Rounds of the three workspaces' measurements. */
+const ROUNDS = 3;
+/** Small tasks to delete, SAMPLES of them a round. */
+const TINY_TASKS = Array.from({ length: SAMPLES * ROUNDS }, (_, i) => `tiny-${i}`);
 
 function record(index: number, chars: number): RawRecord {
   const line = `${index.toString(36)} result line with some ordinary log text in it\n`;
@@ -55,8 +60,8 @@ export async function buildWorkspace(dir: string, mb: number, redactor: Redactor
   for (let n = 1; n < mb / TASK_MB; n++) copyFileSync(source, path.join(ws.folderOf(`other-${n}`), 'task.db'));
 }
 
-/** The child: times each operation on an existing workspace and prints them as JSON. */
-export async function workspaceChild(dir: string, redactor: Redactor): Promise<void> {
+/** The child: times each operation on an existing workspace (deleting the small tasks of `round`) and prints them as JSON. */
+export async function workspaceChild(dir: string, round: number, redactor: Redactor): Promise<void> {
   const time = async <T>(f: () => Promise<T> | T): Promise<[T, number]> => {
     const t = performance.now();
     const value = await f();
@@ -74,7 +79,7 @@ export async function workspaceChild(dir: string, redactor: Redactor): Promise<v
   }
   const checkpoint = median(checkpoints);
   const removals: number[] = [];
-  for (const id of TINY_TASKS) removals.push((await time(() => ws.deleteSession(id)))[1]);
+  for (const id of TINY_TASKS.slice(round * SAMPLES, (round + 1) * SAMPLES)) removals.push((await time(() => ws.deleteSession(id)))[1]);
   const remove = median(removals);
   ws.close();
   process.stdout.write(JSON.stringify({ tasks, open, task, append, checkpoint, remove, rss: process.resourceUsage().maxRSS * 1024 }));
@@ -82,25 +87,33 @@ export async function workspaceChild(dir: string, redactor: Redactor): Promise<v
 
 export async function runWorkspaceBench(redactor: Redactor): Promise<void> {
   console.log('');
-  console.log('Workspace store: one database per task; each size measured in a fresh process');
+  console.log(`Workspace store: one database per task; each size measured in a fresh process, the median of ${ROUNDS} rounds`);
   console.log('| workspace | tasks | open ms | open the task in use ms | one append ms | checkpoint of the task ms | delete a small task ms | peak RSS MB |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const rows: { mb: number; open: number; checkpoint: number; remove: number; rss: number }[] = [];
-  for (const mb of WORKSPACE_MB) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-bench-'));
-    try {
-      await buildWorkspace(dir, mb, redactor);
-      // What building wrote is flushed first: the child's own fsyncs would otherwise wait behind
-      // the writeback of the copies (423 ms vs 129 ms to open the task in use at 500 MB).
-      if (process.platform !== 'win32') spawnSync('sync');
-      const child = spawnSync(process.execPath, [process.argv[1]!, WORKSPACE_CHILD_FLAG, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      if (child.status !== 0) throw new Error(`the workspace bench child failed: ${child.stderr}`);
-      const r = JSON.parse(child.stdout) as { tasks: number; open: number; task: number; append: number; checkpoint: number; remove: number; rss: number };
-      rows.push({ mb, open: r.open, checkpoint: r.checkpoint, remove: r.remove, rss: r.rss });
-      console.log(`| ${mb} MB | ${r.tasks} | ${r.open.toFixed(1)} | ${r.task.toFixed(1)} | ${r.append.toFixed(2)} | ${r.checkpoint.toFixed(1)} | ${r.remove.toFixed(1)} | ${(r.rss / 1048576).toFixed(0)} |`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  type Measured = { tasks: number; open: number; task: number; append: number; checkpoint: number; remove: number; rss: number };
+  const dirs = WORKSPACE_MB.map(() => mkdtempSync(path.join(tmpdir(), 'ck-ws-bench-')));
+  const rows: ({ mb: number } & Measured)[] = [];
+  try {
+    for (const [i, mb] of WORKSPACE_MB.entries()) await buildWorkspace(dirs[i]!, mb, redactor);
+    // What building wrote is flushed first: the child's own fsyncs would otherwise wait behind
+    // the writeback of the copies (423 ms vs 129 ms to open the task in use at 500 MB).
+    if (process.platform !== 'win32') spawnSync('sync');
+    const rounds: Measured[][] = WORKSPACE_MB.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, dir] of dirs.entries()) {
+        const child = spawnSync(process.execPath, [process.argv[1]!, WORKSPACE_CHILD_FLAG, dir, String(round)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        if (child.status !== 0) throw new Error(`the workspace bench child failed: ${child.stderr}`);
+        rounds[i]!.push(JSON.parse(child.stdout) as Measured);
+      }
     }
+    for (const [i, mb] of WORKSPACE_MB.entries()) {
+      const of = (k: keyof Measured): number => median(rounds[i]!.map((r) => r[k]));
+      const r = { mb, tasks: rounds[i]![0]!.tasks, open: of('open'), task: of('task'), append: of('append'), checkpoint: of('checkpoint'), remove: of('remove'), rss: of('rss') };
+      rows.push(r);
+      console.log(`| ${mb} MB | ${r.tasks} | ${r.open.toFixed(1)} | ${r.task.toFixed(1)} | ${r.append.toFixed(2)} | ${r.checkpoint.toFixed(1)} | ${r.remove.toFixed(1)} | ${(r.rss / 1048576).toFixed(0)} |`);
+    }
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
   const first = rows[0]!;
   const last = rows[rows.length - 1]!;
