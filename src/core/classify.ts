@@ -239,6 +239,9 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // whatever its purpose clause says it is for.
   const instruction = isInstruction(body);
   if (instruction && lead === undefined && !/[:：]\s*$/.test(body)) return { cls: 'plan', score: 1 };
+  // A later step of an approach about to be taken ("Then, `Promise.all` will be used to await them", "Finally, the array
+  // will be iterated to fill the `Set`"): how the work will go, read with the steps before it, not a choice of its own.
+  if (SEQUENCED_STEP.test(body.replace(/`[^`]*`/g, 'x'))) return { cls: 'plan', score: 1.5 };
   const scores = new Map<SentenceClass, number>();
   for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
   const fromLead = leadClass(lead);
@@ -277,6 +280,9 @@ function isInstruction(body: string): boolean {
   if (IMPERATIVE_OPENING.test(body)) return true;
   return IMPERATIVE_PLURAL.test(body) && !STATEMENT_VERB.test(body.split(PURPOSE_CLAUSE)[0]!.split(/\s+/).slice(2).join(' '));
 }
+
+/** A sentence that opens as the next step of a sequence and says what will be done in it. */
+const SEQUENCED_STEP = /^(?:then|next|finally|afterwards|after that|subsequently|lastly),?\s+(?!(?:the\s+)?(?:root cause|cause|reason|issue|problem|error|bug)\b)[^.;:]*\b(?:will|'ll|is going to|are going to)\b/i;
 
 /** A reference by number to a part of a document or a list: "Section 2.3", "steps 3 & 4.6". */
 const NUMBERED_REFERENCE = /\b(?:sections?|steps?|parts?|phases?|chapters?|items?|options?|tables?|figures?|appendix)\s*\d+(?:\.\d+)*(?:\s*(?:&|and|,)\s*\d+(?:\.\d+)*)*/gi;

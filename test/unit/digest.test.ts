@@ -26,6 +26,14 @@ describe('sentence classes', () => {
   const agent = (s: string): string => classifySentence(s, 'assistant').cls;
   const user = (s: string): string => classifySentence(s, 'user').cls;
 
+  it('a later step of an approach about to be taken is part of the plan, not a choice or a finding of its own', () => {
+    assert.equal(agent('Then, `Promise.all` will be used to await all these promises concurrently.'), 'plan');
+    assert.equal(agent('Finally, the resulting array of arrays will be iterated to populate the `Set`.'), 'plan');
+    // Without a sequence word the same kind of sentence is the choice itself; a cause found last is still found.
+    assert.equal(agent('`Promise.all` will be used to await all these promises concurrently.'), 'decision');
+    assert.equal(agent('Finally, the root cause will be clear once we log the request headers.'), 'finding');
+  });
+
   it('a preference stated is a decision; code that "prefers" one input describes behaviour', () => {
     assert.equal(agent('I prefer the sliding window over the token bucket here.'), 'decision');
     assert.equal(agent('Our preference is PostgreSQL for the session store.'), 'decision');
