@@ -91,6 +91,41 @@ describe("the extension's workspace session store", function () {
     assert.deepEqual(seen.messages, []);
   });
 
+  it('deleting a task moves its folder aside and removes it on the thread pool; what a closed window left aside goes at the next open', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
+    const seen = collect();
+    const ws = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
+    const store = await ws.task('big', 'Many outputs');
+    // Outputs over the payload threshold are files of their own: a folder of many files.
+    for (let i = 0; i < 12; i++) await store.appendRecord('big', { index: i, role: 'tool', content: '', toolName: 'Bash', toolCallId: `c${i}`, toolOutput: `line ${i}\n`.repeat(8_000) });
+    const folder = ws.folderOf('big');
+    assert.ok(filesUnder(folder).length > 12, 'the task has its payload files');
+    const rmSync = fs.rmSync;
+    let onLoop = 0;
+    fs.rmSync = (...args: Parameters<typeof fs.rmSync>) => {
+      onLoop++;
+      rmSync(...args);
+    };
+    try {
+      assert.equal(await ws.deleteSession('big'), true);
+    } finally {
+      fs.rmSync = rmSync;
+    }
+    assert.equal(onLoop, 0, 'removals on the event loop');
+    assert.ok(!existsSync(folder));
+    assert.deepEqual(readdirSync(path.join(dir, 'deleting')), [], 'nothing left aside');
+    assert.deepEqual(ws.sessions(), []);
+    ws.close();
+    // A deletion a closed window did not finish (its process is gone) is finished when the store opens; a live one's is its own.
+    mkdirSync(path.join(dir, 'deleting', 'old-task-1234abcd-999999999-k2'), { recursive: true });
+    writeFileSync(path.join(dir, 'deleting', 'old-task-1234abcd-999999999-k2', 'task.db'), 'secret bytes');
+    mkdirSync(path.join(dir, 'deleting', `live-task-1234abcd-${process.pid}-k3`), { recursive: true });
+    const reopened = await WorkspaceStore.open(dir, seen.notify, { checkpointDelayMs: 0, redactor });
+    assert.deepEqual(readdirSync(path.join(dir, 'deleting')), [`live-task-1234abcd-${process.pid}-k3`]);
+    reopened.close();
+    assert.deepEqual(seen.messages, []);
+  });
+
   it('of two durable writes of one file in flight, the later one stays, whichever fsync ends first; no temp file is left', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ck-ws-'));
     const file = path.join(dir, 'index.json');
