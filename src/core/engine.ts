@@ -26,7 +26,7 @@ import { FoldPlanner, type FloorSource } from './foldPlanner';
 import { DEFAULT_RETRIEVAL, Head, type ContextBlock, type RetrievalOptions } from './head';
 import { AntiThrashGate, CompactionLog, EMERGENCY_MIN_SHARE_CHARS, clippableParts, clippedForm, firstClipShare, highestTier, reduceAlongLadder, type Compaction, type Tier } from './ladder';
 import { NotLoadedList, type NotLoadedEntry } from './notLoaded';
-import type { AppendEvent, SessionRecord } from './parts';
+import { toolKey, type AppendEvent, type SessionRecord } from './parts';
 import { Projection, type ProjectedMessage } from './projection';
 import type { Redactor } from './redact';
 import { ANCHOR_KEY, GATE_KEY, type ReducedForm, type SnapshotStore, type ToolCompactionStore } from './store';
@@ -214,16 +214,12 @@ export class CompactionEngine {
     }
   }
 
-  private toolKey(part: Part): string {
-    return part.address.slice('tool:'.length);
-  }
-
   private mintToolForm(part: Part): void {
     const tools = this.options.tools;
-    if (!part.tool || tools.get(this.toolKey(part))) return;
+    if (!part.tool || tools.get(toolKey(part))) return;
     // The recovery pointer names the part's own key, which stays unique when a log reused a call id.
-    const reduced = reduceTool({ ...part.tool, callId: this.toolKey(part) }, this.options.shrinkMinChars);
-    if (reduced) tools.put(this.toolKey(part), reduced);
+    const reduced = reduceTool({ ...part.tool, callId: toolKey(part) }, this.options.shrinkMinChars);
+    if (reduced) tools.put(toolKey(part), reduced);
   }
 
   private restorePart(part: Part): void {
@@ -436,7 +432,7 @@ export class CompactionEngine {
       if (unit.kind !== 'step') continue;
       for (const part of unit.parts) {
         if (part.kind !== 'tool' || view.forms.has(part.address)) continue;
-        const form = this.options.tools.get(this.toolKey(part));
+        const form = this.options.tools.get(toolKey(part));
         if (!form) continue; // a miss is a skip, never a drop
         const beforeTokens = view.partTokens(part);
         view.setForm(part.address, form);
@@ -547,7 +543,7 @@ export class CompactionEngine {
   private clipParts(index: number, clippable: readonly Part[], originals: ReadonlyMap<string, ReducedForm | undefined>, share: number): void {
     for (const part of clippable) {
       const before = this.view.partTokens(part);
-      const recover = part.kind === 'tool' && part.tool ? `view_tool_call("${this.toolKey(part)}")` : `record r${part.record}`;
+      const recover = part.kind === 'tool' && part.tool ? `view_tool_call("${toolKey(part)}")` : `record r${part.record}`;
       const form = clippedForm(part, originals.get(part.address), share, recover);
       this.view.setForm(part.address, form);
       this.stored.putForm(part.address, form);

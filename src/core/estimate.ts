@@ -6,6 +6,7 @@
  */
 import { MESSAGE_OVERHEAD_TOKENS } from './budget';
 import { KeyedMemo } from './memo';
+import { toolKey } from './parts';
 import { renderToolCall, renderToolResult } from './projection';
 import type { Anchor, ReducedForm } from './store';
 import type { SummaryLineCounter, SummaryState } from './summary';
@@ -46,7 +47,7 @@ export class ViewMeter {
     }
     const tool = part.tool;
     const inTokens = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
-    const output = outputAsSent(tool, part.address.slice('tool:'.length));
+    const output = outputAsSent(tool, toolKey(part));
     const outTokens = output === undefined ? 0 : this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, output));
     if (form) {
       // A reduced form is mostly a subset of the raw lines: estimate it in
@@ -83,7 +84,7 @@ export class ViewMeter {
     if (part.kind !== 'tool' || !part.tool) return this.counter.countKeyed(`${part.address}|raw`, part.text);
     const tool = part.tool;
     const input = this.counter.countKeyed(`${part.address}|raw|in`, () => renderToolCall(tool, renderToolInput(tool)));
-    const output = outputAsSent(tool, part.address.slice('tool:'.length));
+    const output = outputAsSent(tool, toolKey(part));
     if (output === undefined) return input;
     return input + this.counter.countKeyed(`${part.address}|raw|out`, () => renderToolResult(tool, output));
   }

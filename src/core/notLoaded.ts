@@ -6,7 +6,7 @@
  * what it does not know.
  */
 import { PrefixFold } from './memo';
-import type { SessionRecord } from './parts';
+import { toolKey, type SessionRecord } from './parts';
 import type { Redactor } from './redact';
 import { quotedSnippet } from './toolResults';
 import { shellCommand, toolSubject } from './tools';
@@ -101,7 +101,7 @@ export function evidenceBlock(units: readonly Unit[], coverageUnit: number, cove
       // A call that printed nothing (an export that kept no output, a snippet it turned into a call) says so: nothing
       // there tells what it did, or that it ran at all.
       const silent = !part.tool.isError && part.tool.output?.trim() === '' ? 'no output recorded; ' : '';
-      const entry = { head: `- view_tool_call("${part.address.slice(5)}"): ${label}`, record: part.record, earlier: 0, silent };
+      const entry = { head: `- view_tool_call("${toolKey(part)}"): ${label}`, record: part.record, earlier: 0, silent };
       folded.push(entry);
       byLabel.set(label, entry);
     }

@@ -12,6 +12,11 @@ import { contentHash, contentHashOf } from './hash';
 import { agentOutputText } from './toolInput';
 import type { Part, RawRecord, ToolInvocation, Unit, UnitKind } from './types';
 
+/** The key a tool part is known by (view_tool_call, its reduced forms): its address minus `tool:`, i.e. `<callId>`, or `<callId>#r<record>` for a reused id. */
+export function toolKey(part: Part): string {
+  return part.address.slice('tool:'.length);
+}
+
 interface MutableUnit {
   kind: UnitKind;
   step: number | undefined;

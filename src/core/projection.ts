@@ -5,7 +5,7 @@
  * a render and a redaction of the whole view.
  */
 import { KeyedMemo, type RevisedView } from './memo';
-import type { SessionRecord } from './parts';
+import { toolKey, type SessionRecord } from './parts';
 import type { Redactor } from './redact';
 import type { ReducedForm } from './store';
 import { outputAsSent, renderToolInput } from './tools';
@@ -77,7 +77,7 @@ export function renderUnit(unit: Unit, formOf: (address: string) => ReducedForm 
       const input = form ? form.input : renderToolInput(part.tool);
       pieces.push(renderToolCall(part.tool, input));
       calls.push({ callId: part.tool.callId, name: part.tool.name, input });
-      const output = form ? form.output : outputAsSent(part.tool, part.address.slice('tool:'.length));
+      const output = form ? form.output : outputAsSent(part.tool, toolKey(part));
       if (output !== undefined) {
         results.push({ role: 'tool', content: renderToolResult(part.tool, output), result: { callId: part.tool.callId, output, isError: part.tool.isError } });
       }
