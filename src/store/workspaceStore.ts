@@ -174,16 +174,7 @@ export class WorkspaceStore {
 
   /** Temp files of index writes whose process is gone (a window closed mid-write); a live window's are its own. */
   private removeIndexTemps(): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const pid = asyncTempWriter(name, this.indexFile);
-      if (pid !== undefined && !pidAlive(pid)) unlinkQuiet(path.join(this.dir, name));
-    }
+    for (const file of leftBehind(this.dir, (name) => asyncTempWriter(name, this.indexFile))) unlinkQuiet(file);
   }
 
   /** The index as it stands now, with what another window added since this one read it. */
@@ -330,7 +321,7 @@ export class WorkspaceStore {
    */
   private async removeFolder(folder: string): Promise<void> {
     if (!existsSync(folder)) return;
-    const aside = path.join(this.dir, DELETING_DIR, `${path.basename(folder)}-${process.pid}-${Date.now().toString(36)}`);
+    const aside = path.join(this.dir, DELETING_DIR, asideName(folder));
     try {
       mkdirSync(path.dirname(aside), { recursive: true });
       renameSync(folder, aside);
@@ -343,19 +334,9 @@ export class WorkspaceStore {
 
   /** Folders of deletions a crash or a closed window interrupted: removed on the thread pool (a failure is retried at the next open). */
   private async removeInterruptedDeletions(): Promise<void> {
-    const dir = path.join(this.dir, DELETING_DIR);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
     // Another window's deletion in flight is its own: only folders of processes that are gone.
-    const left = names.filter((name) => {
-      const pid = Number(/-(\d+)-[0-9a-z]+$/.exec(name)?.[1]);
-      return !Number.isFinite(pid) || !pidAlive(pid);
-    });
-    await Promise.all(left.map((name) => fsp.rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined)));
+    const left = leftBehind(path.join(this.dir, DELETING_DIR), asideWriter);
+    await Promise.all(left.map((folder) => fsp.rm(folder, { recursive: true, force: true }).catch(() => undefined)));
   }
 
   /**
@@ -475,6 +456,35 @@ export class WorkspaceStore {
     for (const file of legacyFiles(legacy)) rmSync(file, { recursive: true, force: true });
     this.notify('warning', `Context Keeper moved ${moved} task(s) from ${legacy} to one database per task in ${path.join(this.dir, TASKS_DIR)}; the old file was removed after every task read back the same.`);
   }
+}
+
+/** The name a task folder is moved aside under while it is removed: its own, the process removing it and when. */
+function asideName(folder: string): string {
+  return `${path.basename(folder)}-${process.pid}-${Date.now().toString(36)}`;
+}
+
+/** The process that moved a folder aside under `name` (asideName); NaN, no live process, for a name asideName did not make. */
+function asideWriter(name: string): number {
+  return Number(/-(\d+)-[0-9a-z]+$/.exec(name)?.[1]);
+}
+
+/**
+ * The entries of `dir` a process left behind that is gone: `writer` reads the process from a name (undefined: no
+ * such leftover).
+ */
+function leftBehind(dir: string, writer: (name: string) => number | undefined): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => {
+      const pid = writer(name);
+      return pid !== undefined && !pidAlive(pid);
+    })
+    .map((name) => path.join(dir, name));
 }
 
 /** The files of a legacy single-file store that exist. */
