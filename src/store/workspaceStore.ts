@@ -275,7 +275,8 @@ export class WorkspaceStore {
     const meta = path.join(folder, TASK_META);
     if (!existsSync(meta) && !this.options.readOnly) await writeFileAtomicAsync(meta, JSON.stringify({ id, title }));
     const store = await SessionStore.open(path.join(folder, TASK_DB), this.options);
-    // Opening, registering the session and writing the index each end in fsyncs: three turns of the event loop.
+    // Opening, registering the session and writing the index are each a slice of synchronous work (their fsyncs run on
+    // the thread pool): a turn of the event loop between them.
     await nextTurn();
     const label = `task ${id}`;
     for (const message of store.notices) this.notify(severityOf(store, message), `${message} (${label})`);
