@@ -8,9 +8,14 @@
 import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLines';
 import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
+import { nameOneFile } from './paths';
 import type { Redactor } from './redact';
 import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
+/** A command's answer as its finding says it: "`pwd` → /repo/app (as of r12)"; group 1 is the answer. */
+/** An answer of this many words is a statement (`Status for task #027: IN-REVIEW`), not a bare value. */
+const STATEMENT_WORDS = 4;
+const OBSERVED_ANSWER = /^`[^`]+` → (.*) \(as of r\d+\)$/;
 /** What an edit tool says when the text it was to replace is not in the file as given. */
 const EDIT_MISMATCH = /\b(?:string to replace not found|old_string (?:was )?not found|not found in (?:the )?file|did not match|no (?:exact )?match(?:es)? found|SearchReplaceNoExactMatch|found \d+ matches of the string to replace)\b/i;
 /** What a program prints when it refuses the arguments it was called with. */
@@ -28,8 +33,8 @@ export class CommandHistory {
   private readonly unreplaced = new Map<string, { cmd: string; label: string; record: number }>();
   /** The record of the latest command that rewrote a branch's history (`git reset`, `git rebase`). */
   private rewrittenAt = -1;
-  /** The edits of this fold that failed, by label, until an edit of the same file works. */
-  private readonly failedEdits = new Set<string>();
+  /** The edits of this fold that failed, by label, with the files they were to write, until one of them is written. */
+  private readonly failedEdits = new Map<string, readonly string[]>();
 
   constructor(private readonly b: SummaryBuilder) {}
 
@@ -65,9 +70,20 @@ export class CommandHistory {
     return true;
   }
 
-  /** An edit failed: a later edit of the same file that works may overcome it (see noteEditWorked). */
-  noteEditFailure(label: string): void {
-    this.failedEdits.add(label);
+  /** An edit of `paths` failed: a later edit of the same file that works, or any write of it, may overcome it (see noteEditWorked). */
+  noteEditFailure(label: string, paths: readonly string[]): void {
+    this.failedEdits.set(label, paths);
+  }
+
+  /**
+   * A tool that worked wrote `paths` (an edit, a write, a command that appends to a file): an edit of one of them
+   * earlier in this fold that failed on its text (see noteEditWorked) was overcome another way — `echo … >>
+   * .gitignore` after Claude Code's Edit of `/…/.gitignore` found its old text missing.
+   */
+  noteWritten(paths: readonly string[]): void {
+    for (const [label, failed] of this.failedEdits) {
+      if (failed.some((f) => paths.some((p) => nameOneFile(f, p)))) this.noteEditWorked(label);
+    }
   }
 
   /**
@@ -83,6 +99,20 @@ export class CommandHistory {
       return m !== null && m[1] === label && m[2] === undefined && EDIT_MISMATCH.test(m[5]!);
     });
     if (at >= 0) lines.splice(at, 1);
+  }
+
+  /**
+   * Another command's finding that printed the same answer, when the answer is a path or a statement (not a bare
+   * value: two files may both hold `2.4.1`), goes, and its sources are returned for the finding of the command that
+   * printed it now (`own`, its key): `pwd`, `cd $(minsky session dir task#022) && pwd` and `minsky session dir
+   * task#022` printing one directory state one fact, said once by the latest command.
+   */
+  sameAnswer(observed: string, own: string): number[] {
+    if (!handles(observed).some((h) => /[\\/]/.test(h)) && observed.split(/\s+/).length < STATEMENT_WORDS) return [];
+    const same = this.b.facts.Findings.filter((l) => l.origin === 'exact' && l.key !== own && l.key.startsWith('seen-') && OBSERVED_ANSWER.exec(l.text)?.[1] === observed);
+    if (same.length === 0) return [];
+    this.b.facts.Findings = this.b.facts.Findings.filter((l) => !same.includes(l));
+    return same.flatMap((l) => l.sources);
   }
 
   /** A command worked: one that rewrote a branch's history (`git reset`, `git rebase`) is remembered. */

@@ -9,9 +9,9 @@ import { declaredOf, handles, purposeOf, statementOf, subjectKey, words } from '
 import { addStatement } from './factLines';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
-import { fileTouches, type FileTouch, type ToolFamily } from './tools';
+import { fileTouches, shellMoves, shellRemovals, shellRestores, type FileTouch, type ToolFamily } from './tools';
 import type { ToolInvocation, Unit } from './types';
-import { forwardSlashes, onlyLongerPath, onlyPartialName } from './paths';
+import { forwardSlashes, nameOneFile, onlyLongerPath, onlyPartialName } from './paths';
 
 /** A file written in the session, as its Deliverables line says it. */
 interface Written {
@@ -34,6 +34,9 @@ const DISPOSABLE = new RegExp(
   `${SCRATCH_FILE.source}|(?:^|/)(?:dist|build|out|target|coverage|node_modules|__pycache__|\\.pytest_cache|\\.cache|\\.next|\\.turbo)(?:/|$)|\\.(?:log|out|pyc|o|tmp|bak|orig)$|(?:^|/)[^/]*(?:output|result|log)s?[^/]*\\.txt$`,
   'i',
 );
+/** What a deletion line says of a file this session did not write, and such a line (group 1: the file). */
+const UNWRITTEN = ' (not written in this session)';
+const DELETED_UNWRITTEN = /^deleted `(.+)` \(not written in this session\)$/;
 /** A change sentence is a note of the file it names within its first this many words (see noteChange). */
 const NOTE_SUBJECT_WORDS = 12;
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
@@ -156,7 +159,7 @@ export class Deliverables {
       const key = this.deliverableKey(path);
       const entry = this.writes.get(key);
       if (entry === undefined && !DISPOSABLE.test(forwardSlashes(path))) {
-        addStatement(this.b, 'Decisions', { text: `deleted \`${this.b.redactor.redact(path).text}\` (not written in this session)`, sources: [record], priority: 2 }, 'exact');
+        addStatement(this.b, 'Decisions', { text: `deleted \`${this.b.redactor.redact(path).text}\`${UNWRITTEN}`, sources: [record], priority: 2 }, 'exact');
       }
       if (entry === undefined || entry.deleted) continue;
       entry.deleted = true;
@@ -164,6 +167,28 @@ export class Deliverables {
       // Gone, it is no longer among the files written latest.
       this.modified = this.modified.filter((k) => k !== key);
     }
+  }
+
+  /** A command that worked (at `record`): the files it removed, moved or put back from git; `written`, the files it wrote. */
+  commandWorked(cmd: string, written: readonly string[], record: number): void {
+    // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
+    this.removed(shellRemovals(cmd).filter((p) => !written.includes(p)), record);
+    this.moved(shellMoves(cmd), record);
+    this.restored(shellRestores(cmd));
+  }
+
+  /**
+   * Files a command that worked put back from git (`git checkout -- f`, `git restore f`): a deletion of one of them
+   * this session made is undone, and its "deleted" line goes (the command's own line says the work was discarded).
+   */
+  restored(paths: readonly string[]): void {
+    if (paths.length === 0) return;
+    const shown = paths.map((p) => this.b.redactor.redact(p).text);
+    const undone = (text: string): boolean => {
+      const m = DELETED_UNWRITTEN.exec(text);
+      return m !== null && shown.some((p) => nameOneFile(p, m[1]!));
+    };
+    this.b.facts.Decisions = this.b.facts.Decisions.filter((l) => l.origin !== 'exact' || !undone(l.text));
   }
 
   /** Files a command that worked moved (`mv a.py src/`): a deliverable among them is now at its new path, counts kept. */

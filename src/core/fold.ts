@@ -21,7 +21,7 @@ import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type 
 import { errorLine, errorSignatures } from './terminalOutput';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
-import { classifyTool, exitCode, shellCommand, shellMoves, shellRemovals, madeInStep, type FileTouch } from './tools';
+import { classifyTool, exitCode, shellCommand, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
 import { dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -382,13 +382,11 @@ export class Fold {
     // A change the tool says it did not apply (SWE-agent's lint, Codex's apply_patch verification) failed.
     const unapplied = (family === 'edit' || family === 'write') && tool.output !== undefined && changeNotApplied(tool.output) !== undefined;
     const failed = tool.isError || unapplied || (code !== undefined && code !== 0) || (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
+    const written = touches.filter((t) => t.access !== 'read').map((t) => t.path);
     if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
-    if (!failed && cmd !== undefined && tool.output !== undefined) {
-      // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
-      const written = new Set(touches.filter((t) => t.access !== 'read').map((t) => t.path));
-      this.deliverables.removed(shellRemovals(cmd).filter((p) => !written.has(p)), tool.resultRecord ?? tool.callRecord);
-      this.deliverables.moved(shellMoves(cmd), tool.resultRecord ?? tool.callRecord);
-    } else if (cmd !== undefined && tool.output !== undefined && !REMOVAL_FAILED.test(tool.output)) this.deliverables.removed(shellRemovals(cmd, true), tool.resultRecord ?? tool.callRecord);
+    if (!failed) this.commands.noteWritten(written);
+    if (!failed && cmd !== undefined && tool.output !== undefined) this.deliverables.commandWorked(cmd, written, tool.resultRecord ?? tool.callRecord);
+    else if (cmd !== undefined && tool.output !== undefined && !REMOVAL_FAILED.test(tool.output)) this.deliverables.removed(shellRemovals(cmd, true), tool.resultRecord ?? tool.callRecord);
     if (family === 'todo' && !failed) {
       const plan = todoPlanOf(tool);
       if (plan) this.plan = { ...plan, record: tool.resultRecord ?? tool.callRecord };
@@ -435,7 +433,7 @@ export class Fold {
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.latest.outcomeKept = this.failure(label(), codeText, why, sources);
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
-      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label());
+      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label(), written);
       return;
     }
     // What the command's output says, one finding per command (a later run supersedes it; two alike in their first
@@ -450,7 +448,9 @@ export class Fold {
       // A tool with no command (Grep, Read) is one subject per path it found missing.
       const label60 = cmd !== undefined ? `\`${commandLabel(cmd, redactor, 60)}\`` : lookLabel(tool, redactor, said[1]!);
       const subject = cmd !== undefined ? commandCore(cmd) : `${label60} ${said[1]}`;
-      this.b.upsert('Findings', { key: `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources, priority: 3, origin: 'exact' });
+      const key = `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`;
+      const earlier = observed !== undefined && cmd !== undefined ? this.commands.sameAnswer(observed, key) : [];
+      this.b.upsert('Findings', { key, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources: mergeSources(earlier, sources), priority: 3, origin: 'exact' });
       this.latest.outcomeKept = true;
       // A look that found nothing there overcame no failure and replaced no command.
       if (absent !== undefined) {

@@ -23,6 +23,12 @@ function endsWithPath(path: string, tail: string): boolean {
   return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
 }
 
+/** Whether two names of files name one file: the same, or one a relative name the other ends in (`.gitignore`, `/repo/.gitignore`). */
+export function nameOneFile(a: string, b: string): boolean {
+  const [x, y] = [forwardSlashes(a).replace(/^\.\//, ''), forwardSlashes(b).replace(/^\.\//, '')];
+  return x === y || (!rooted(y) && endsWithPath(x, y)) || (!rooted(x) && endsWithPath(y, x));
+}
+
 /**
  * Of the `known` paths, the one that ends in `path` (a longer name of the file `path` names in part: `tasks.ts`,
  * `session/get.ts`), when exactly one does; never for a rooted `path`.

@@ -474,6 +474,26 @@ export function shellRemovals(command: string, leadingOnly = false): string[] {
 }
 
 /**
+ * The files a command line puts back as a commit holds them: `git checkout [<commit>] -- path…` and `git restore
+ * [options] path…` (not `--staged` alone, which only unstages). Relative paths are taken as for removals.
+ */
+export function shellRestores(command: string): string[] {
+  const out: string[] = [];
+  for (const { words: w, at } of commandsOf(command)) {
+    if (w[0] !== 'git' || (w[1] !== 'checkout' && w[1] !== 'restore')) continue;
+    const dashes = w.indexOf('--');
+    if (w[1] === 'checkout' && dashes < 0) continue;
+    if (w[1] === 'restore' && w.includes('--staged') && !w.includes('--worktree') && !w.includes('-W')) continue;
+    const operands = dashes >= 0 ? w.slice(dashes + 1) : w.slice(2).filter((a, i, all) => !a.startsWith('-') && !['-s', '--source'].includes(all[i - 1] ?? ''));
+    for (const a of operands) {
+      const path = isFileToken(a) ? at(a) : undefined;
+      if (path !== undefined) out.push(path);
+    }
+  }
+  return out;
+}
+
+/**
  * The files a command line moves: `mv [-f|-v…] src… dest` and `git mv` (with or without sudo; no globs). Several
  * sources, or a destination ending in `/` or with no extension, go into that directory under their own names;
  * one source to a file name is a rename. Relative paths are taken as for removals.

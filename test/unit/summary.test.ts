@@ -413,6 +413,25 @@ describe('fact lines said once', () => {
     assert.doesNotMatch(ruled[0]!, /working directory|interpreter/);
   });
 
+  it('commands that print the same answer naming something state one fact, said by the latest; a bare value is not merged', async () => {
+    const bash = (command: string, output: string) => ({ name: 'Bash', input: { command }, output: `${output}\nExit code: 0` });
+    const b = new RecordBuilder()
+      .user('Work in the session of task 22.')
+      .step('', [bash('pwd', '/home/u/minsky')])
+      .step('', [bash('minsky session dir task#022', '/home/u/state/sessions/task#022')])
+      .step('', [bash('cat VERSION', '2.4.1')])
+      .step('', [bash('cat packages/core/VERSION', '2.4.1')])
+      .step('', [bash('cd $(minsky session dir task#022) && pwd', '/home/u/state/sessions/task#022')])
+      .step('', [bash('pwd', '/home/u/state/sessions/task#022')]);
+    const findings = (await foldAll(b)).facts.Findings;
+    const texts = findings.map((l) => l.text);
+    // `pwd` said /home/u/minsky before: its later answer supersedes that, and the two commands that printed it before go into it.
+    assert.deepEqual(texts.filter((t) => /sessions\/task#022|minsky \(as of/.test(t)), ['`pwd` → /home/u/state/sessions/task#022 (as of r12)']);
+    // Its sources: the earlier `pwd` and both commands taken in (the first two and the last four kept).
+    assert.deepEqual(findings.find((l) => l.text.startsWith('`pwd`'))!.sources, [1, 2, 9, 10, 11, 12]);
+    assert.equal(texts.filter((t) => /→ 2\.4\.1/.test(t)).length, 2, JSON.stringify(texts));
+  });
+
   it("a Roo Code command's exit code is read from its first line, and its header lines are no finding", async () => {
     const head = (code: number): string => `Command executed in terminal within working directory '/home/u/proj'. Exit code: ${code}\nOutput:\n`;
     const b = new RecordBuilder()
@@ -863,6 +882,14 @@ describe('demotion by later references', () => {
       .step('', [{ name: 'Bash', input: { command: 'rm src/legacy/parser.ts' }, output: 'Exit code: 0' }]);
     const decisions = (await foldAll(b)).facts.Decisions.map((l) => l.text);
     assert.deepEqual(decisions, ['deleted `~/.local/state/minsky/session-db.json` (not written in this session)', 'deleted `src/legacy/parser.ts` (not written in this session)']);
+    // Put back from git, a file is not gone: its deletion line goes, the discarded work is said; one not put back stays deleted.
+    const restored = new RecordBuilder()
+      .user('Fix the session tests.')
+      .step('', [{ name: 'Bash', input: { command: 'rm src/domain/session.test.ts src/domain/old.test.ts' }, output: 'Exit code: 0' }])
+      .step('', [{ name: 'Bash', input: { command: 'git checkout -- src/domain/session.test.ts' }, output: 'Exit code: 0' }]);
+    const after = await foldAll(restored);
+    assert.deepEqual(after.facts.Decisions.map((l) => l.text), ['deleted `src/domain/old.test.ts` (not written in this session)']);
+    assert.ok(after.facts['Ruled out'].some((l) => /work discarded: .*git checkout -- src\/domain\/session\.test\.ts/.test(l.text)), JSON.stringify(after.facts['Ruled out']));
   });
 
   it('one file written by its absolute and its workspace-relative path is one deliverable', async () => {
@@ -1849,6 +1876,17 @@ describe('the Task Context as a digest', () => {
     const editRuled = edits.facts['Ruled out'].map((l) => l.text);
     assert.ok(!editRuled.some((t) => /\.gitignore/.test(t)), JSON.stringify(editRuled));
     assert.ok(editRuled.some((t) => /setup\.cfg failed .*Found 2 matches/.test(t)), JSON.stringify(editRuled));
+    // The same miss overcome another way: the file written by a command (its relative name); a miss on a file nothing wrote stands.
+    const appended = await fold(
+      new RecordBuilder()
+        .user('Ignore the gitleaks reports.')
+        .step('', [{ name: 'Edit', input: { file_path: '/repo/.gitignore', old_string: '# pytest', new_string: '# pytest\nreport.json' }, output: '<tool_use_error>String to replace not found in file.\nString: # pytest</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Edit', input: { file_path: '/repo/setup.cfg', old_string: '[tool]', new_string: '[tool]\ncache=off' }, output: '<tool_use_error>Found 2 matches of the string to replace, but replace_all is false.</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Bash', input: { command: 'echo "gitleaks-report.json" >> .gitignore' }, output: 'Exit code: 0' }]),
+    );
+    const appendRuled = appended.facts['Ruled out'].map((l) => l.text);
+    assert.ok(!appendRuled.some((t) => /\.gitignore/.test(t)), JSON.stringify(appendRuled));
+    assert.ok(appendRuled.some((t) => /setup\.cfg failed .*Found 2 matches/.test(t)), JSON.stringify(appendRuled));
     // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
     const sub = await fold(
       new RecordBuilder()

@@ -11,6 +11,7 @@ import {
   shellCommand,
   shellMoves,
   shellRemovals,
+  shellRestores,
   type ToolFamily,
 } from '../../src/core/tools';
 import { agentOutputText } from '../../src/core/toolInput';
@@ -309,6 +310,17 @@ describe('tools: fileTouches', () => {
     assert.deepEqual(fileTouches(inv('Read', 42, undefined)), []);
     assert.deepEqual(fileTouches(inv('Read', { file_path: '' }, undefined)), []);
     assert.deepEqual(fileTouches(inv('Write', { file_path: { nested: true } }, undefined)), []);
+  });
+});
+
+describe('tools: shellRestores', () => {
+  it('names the files git checkout -- and git restore put back, not a branch switch or an unstage', () => {
+    assert.deepEqual(shellRestores('git checkout -- src/a.ts src/b.ts'), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(shellRestores('cd /repo && git checkout HEAD~1 -- README.md'), ['/repo/README.md']);
+    assert.deepEqual(shellRestores('git restore --source HEAD~2 src/x.py'), ['src/x.py']);
+    assert.deepEqual(shellRestores('git checkout main'), [], 'a branch switch restores no named file');
+    assert.deepEqual(shellRestores('git restore --staged src/x.py'), [], 'unstaging leaves the working file as it is');
+    assert.deepEqual(shellRestores('git restore --staged --worktree src/x.py'), ['src/x.py']);
   });
 });
 
