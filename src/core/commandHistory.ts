@@ -6,16 +6,28 @@
  * agent says of a failure: that it reproduced the bug it was meant to.
  */
 import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLines';
-import { gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
+import { gistsOf, mergeSources, OBSERVATION, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
 import { nameOneFile } from './paths';
 import type { Redactor } from './redact';
 import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
-/** A command's answer as its finding says it: "`pwd` → /repo/app (as of r12)"; group 1 is the answer. */
 /** An answer of this many words is a statement (`Status for task #027: IN-REVIEW`), not a bare value. */
 const STATEMENT_WORDS = 4;
-const OBSERVED_ANSWER = /^`[^`]+` → (.*) \(as of r\d+\)$/;
+
+/**
+ * What a command that sets something to a value given last sets, when its answer is a statement that names the value
+ * last: `… tasks status set 027 DONE` → "Status for task #027 updated to: DONE" sets "… tasks status set 027" (and
+ * says "Status for task #027 updated to:"). Setting it again to another value (`… set 027 IN-REVIEW`) is the same
+ * finding, which the later answer supersedes. Undefined for any other command.
+ */
+export function settingOf(core: string, observed: string): string | undefined {
+  const command = /^(.*\S)\s+([\w-]+)$/.exec(core);
+  const answer = observed.trim().split(/\s+/);
+  if (!command || command[2]!.startsWith('-') || answer.length < STATEMENT_WORDS || answer[answer.length - 1] !== command[2]) return undefined;
+  return `${command[1]} → ${answer.slice(0, -1).join(' ')}`;
+}
+
 /** What an edit tool says when the text it was to replace is not in the file as given. */
 const EDIT_MISMATCH = /\b(?:string to replace not found|old_string (?:was )?not found|not found in (?:the )?file|did not match|no (?:exact )?match(?:es)? found|SearchReplaceNoExactMatch|found \d+ matches of the string to replace)\b/i;
 /** What a program prints when it refuses the arguments it was called with. */
@@ -108,8 +120,8 @@ export class CommandHistory {
    * task#022` printing one directory state one fact, said once by the latest command.
    */
   sameAnswer(observed: string, own: string): number[] {
-    if (!handles(observed).some((h) => /[\\/]/.test(h)) && observed.split(/\s+/).length < STATEMENT_WORDS) return [];
-    const same = this.b.facts.Findings.filter((l) => l.origin === 'exact' && l.key !== own && l.key.startsWith('seen-') && OBSERVED_ANSWER.exec(l.text)?.[1] === observed);
+    if (!handles(observed).some((h) => /[\\/]/.test(h)) && observed.trim().split(/\s+/).length < STATEMENT_WORDS) return [];
+    const same = this.b.facts.Findings.filter((l) => l.origin === 'exact' && l.key !== own && l.key.startsWith('seen-') && OBSERVATION.exec(l.text)?.[1] === observed);
     if (same.length === 0) return [];
     this.b.facts.Findings = this.b.facts.Findings.filter((l) => !same.includes(l));
     return same.flatMap((l) => l.sources);

@@ -9,7 +9,7 @@ import { sentencesOf } from './classify';
 import { OBJECTION_FRAME, SUCCESS_CLAIM, USER_REFUTES } from './cues';
 import { clipChars, handles, handlesWithin, measures, memoized, NEGATION, PLACEHOLDER, restatedBy, sameStatement, sharedWords, significant, stems, subjectKey } from './digest';
 import { askText, splitQuoted } from './harness';
-import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
+import { CAUSE_JOIN, FACT_SECTIONS, gistsOf, mergeSources, OBSERVATION, SOURCES_SUFFIX, type FactLine, type FactSection, type LineOrigin, type SummaryBuilder, type SummaryState } from './summary';
 import { CUT_TRACEBACK, errorSignatures } from './terminalOutput';
 import { TEST_COMMAND } from './tools';
 import type { Unit } from './types';
@@ -84,8 +84,9 @@ export function addStatement(b: SummaryBuilder, section: FactSection, line: Omit
  */
 export function sameFact(a: string, b: string): boolean {
   if (isFailedLine(a) !== isFailedLine(b) || eventOf(a) !== eventOf(b)) return false;
-  // Two commands applied, two commits: the same event only when they quote the same command or hash.
+  // Two commands applied, two commits: one event when they quote one command or hash; two outputs, never when they differ.
   if (eventOf(a) !== '') return eventSubject(a) === eventSubject(b);
+  if (OBSERVATION.test(a) && OBSERVATION.test(b) && OBSERVATION.exec(a)![1]!.trim() !== OBSERVATION.exec(b)![1]!.trim()) return false;
   // Two failures of one command are one only when they share a cause: a run that fails for another reason is news.
   const fa = FAILED_LINE.exec(a);
   const fb = fa ? FAILED_LINE.exec(b) : null;

@@ -7,7 +7,7 @@
 import { leadInOf, renderedEdits, touchesInStep } from './artifacts';
 import { CONTENT_CLASSES, classifySentence, isFragment, sentencesOf, SUSPECTED_LEAD, type Sentence, type SentenceClass } from './classify';
 import { splitThoughts, thoughtsSaidAgain } from './thoughts';
-import { CommandHistory, failedLinkNote, REPRODUCED } from './commandHistory';
+import { CommandHistory, failedLinkNote, REPRODUCED, settingOf } from './commandHistory';
 import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
 import { ASKS_USER_FOR, CONCLUDES, isGreeting, VAGUE_CHOICE } from './cues';
@@ -447,8 +447,9 @@ export class Fold {
     if (said) {
       // A tool with no command (Grep, Read) is one subject per path it found missing.
       const label60 = cmd !== undefined ? `\`${commandLabel(cmd, redactor, 60)}\`` : lookLabel(tool, redactor, said[1]!);
-      const subject = cmd !== undefined ? commandCore(cmd) : `${label60} ${said[1]}`;
-      const key = `${said[0]}-${subjectKey(label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`;
+      const setting = cmd !== undefined && observed !== undefined ? settingOf(commandCore(cmd), observed) : undefined;
+      const subject = setting ?? (cmd !== undefined ? commandCore(cmd) : `${label60} ${said[1]}`);
+      const key = `${said[0]}-${subjectKey(setting ?? label60, redactor, 6)}-${contentHash(subject).slice(0, 6)}`;
       const earlier = observed !== undefined && cmd !== undefined ? this.commands.sameAnswer(observed, key) : [];
       this.b.upsert('Findings', { key, text: `${label60} ${said[1]} (as of r${tool.resultRecord ?? tool.callRecord})`, sources: mergeSources(earlier, sources), priority: 3, origin: 'exact' });
       this.latest.outcomeKept = true;

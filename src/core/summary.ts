@@ -250,6 +250,9 @@ export function mergeSources(a: readonly number[], b: readonly number[]): number
   return all.length > 6 ? [...all.slice(0, 2), ...all.slice(-4)] : all;
 }
 
+/** A command's output as a finding: "`which gpg` → /usr/bin/gpg (as of r794)"; group 1 is what it printed. */
+export const OBSERVATION = /^(?:\[[^\]]+\] )?`[^`]+` (?:→|worked but) (.*?)(?: \(as of r\d+\))?$/;
+
 /** The source pointer `formatSources` puts at the end of a line, as a pattern (to compare lines without it). */
 export const SOURCES_SUFFIX = / \((?:r\d+(?:, r\d+)*|r\d+, …, r\d+; \d+ refs)\)$/;
 

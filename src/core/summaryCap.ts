@@ -7,7 +7,7 @@
  */
 import { ROLLING_SUMMARY_BUDGET_TOKENS } from './budget';
 import { clipCommand, gistOf, GIST_WORDS, salience, words } from './digest';
-import { ARCHIVED_FROM, CAUSE_JOIN, DELIVERABLE_NOTE, formatFact, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
+import { ARCHIVED_FROM, CAUSE_JOIN, DELIVERABLE_NOTE, formatFact, OBSERVATION, formatRequest, GIST_SEPARATOR, GROUP_KEY, mergeSources, SummaryBuilder, SummaryLineCounter, type FactLine, type FactSection, type Priority, type RequestLine, type SummaryState } from './summary';
 import type { Redactor } from './redact';
 import type { TokenCounter } from './tokens';
 
@@ -27,8 +27,6 @@ function worth(line: FactLine, coverageEnd: number): number {
   return Math.min(line.refs ?? 0, WORTH_REFS_MAX) + salience(said) / 2 + WORTH_RECENCY * recency + concluded;
 }
 
-/** A command's output as a finding: "`which gpg` → /usr/bin/gpg (as of r794)"; group 1 is what it printed. */
-const OBSERVATION = /^(?:\[[^\]]+\] )?`[^`]+` (?:→|worked but) (.*?)(?: \(as of r\d+\))?$/;
 /**
  * A statement of what caused a problem, what resolved it or what a tool cannot do: the conclusion of a stretch of
  * work, what the next decision builds on, worth more than any one observation that led to it.

@@ -430,6 +430,17 @@ describe('fact lines said once', () => {
     // Its sources: the earlier `pwd` and both commands taken in (the first two and the last four kept).
     assert.deepEqual(findings.find((l) => l.text.startsWith('`pwd`'))!.sources, [1, 2, 9, 10, 11, 12]);
     assert.equal(texts.filter((t) => /→ 2\.4\.1/.test(t)).length, 2, JSON.stringify(texts));
+    // A setting set again supersedes its earlier value; another command's answer with another value is not the earlier one said again.
+    const status = new RecordBuilder()
+      .user('Mark task 27 done.')
+      .step('', [bash('minsky tasks status set 027 DONE', 'Status for task #027 updated to: DONE')])
+      .step('', [bash('minsky tasks status get 027', 'Status for task #027: DONE')])
+      .step('', [bash('minsky tasks status set 027 IN-REVIEW', 'Status for task #027 updated to: IN-REVIEW')])
+      .step('', [bash('minsky tasks status get 027', 'Status for task #027: IN-REVIEW')]);
+    assert.deepEqual((await foldAll(status)).facts.Findings.map((l) => l.text), [
+      '`minsky tasks status set 027 IN-REVIEW` → Status for task #027 updated to: IN-REVIEW (as of r6)',
+      '`minsky tasks status get 027` → Status for task #027: IN-REVIEW (as of r8)',
+    ]);
   });
 
   it("a Roo Code command's exit code is read from its first line, and its header lines are no finding", async () => {
