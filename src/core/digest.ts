@@ -17,7 +17,7 @@ export const STATEMENT_MAX_WORDS = 32;
 export const GIST_WORDS = 12;
 
 const STOP = new Set(
-  'a an the to of in on for and or but is are be been being it its this that these those with as at by we i you he she they them our your my me us there here do does did not no so if then than from into also all any just can could will would should must may might has have had was were which what when where who how why very more most some such about over under after before again only own same too out up down off now let lets okay ok well yes ill ive im youre weve thats theres dont doesnt isnt cant wont didnt'.split(
+  'a an the to of in on for and or but is are be been being it its this that these those with as at by we i you he she they them our your my me us there here do does did not no so if then than from into also all any just can could will would should must may might has have had was were which what when where who how why very more most some such about over under after before again only own same too out up down off now let lets okay ok well yes ill ive im youre weve thats theres dont doesnt isnt cant wont didnt however although though therefore thus hence during regarding related moreover furthermore additionally meanwhile'.split(
     ' ',
   ),
 );

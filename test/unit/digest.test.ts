@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { classifySentence, isFragment, isRuleSentence, ruleKind, sentencesOf } from '../../src/core/classify';
 import { splitThoughts } from '../../src/core/thoughts';
-import { clipCommand, gistOf, handles, purposeOf, restatedBy, sameStatement, statementOf, subjectKey, withSubject } from '../../src/core/digest';
+import { clipCommand, gistOf, handles, purposeOf, restatedBy, sameStatement, significant, statementOf, subjectKey, withSubject } from '../../src/core/digest';
 import { resolveReply } from '../../src/core/shortReplies';
 import { quotedRules } from '../../src/core/userWords';
 import { errorLine, errorSignatures, outputLines } from '../../src/core/terminalOutput';
@@ -906,6 +906,11 @@ describe('statements, gists and keys', () => {
     assert.deepEqual(handles('C:\\Users\\me\\rebase.ps1: created'), ['c:\\users\\me\\rebase.ps1']);
     // A flag is a word of its own (`--no-verify`), never the end of a hyphenated word ("single-quoted", "read-only").
     assert.deepEqual(handles('run it with --no-verify on the single-quoted, read-only strings'), ['--no-verify']);
+  });
+
+  it('connectives say nothing about what a statement is about: they are not significant words', () => {
+    const words = [...significant('However, I encountered an error during dependency checks related to `tree-sitter-markdown`; therefore, moreover, meanwhile.')];
+    assert.deepEqual(words, ['encountered', 'error', 'dependency', 'checks', 'tree-sitter-markdown']);
   });
 
   it('a statement said again with more, in other words, is found by its rare words', () => {
