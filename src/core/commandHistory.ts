@@ -114,16 +114,19 @@ export class CommandHistory {
   }
 
   /**
-   * Another command's finding that printed the same answer, when the answer is a path or a statement (not a bare
+   * Another command's finding (live or archived) that printed the same answer, when the answer is a path or a statement (not a bare
    * value: two files may both hold `2.4.1`), goes, and its sources are returned for the finding of the command that
    * printed it now (`own`, its key): `pwd`, `cd $(minsky session dir task#022) && pwd` and `minsky session dir
    * task#022` printing one directory state one fact, said once by the latest command.
    */
   sameAnswer(observed: string, own: string): number[] {
     if (!handles(observed).some((h) => /[\\/]/.test(h)) && observed.trim().split(/\s+/).length < STATEMENT_WORDS) return [];
-    const same = this.b.facts.Findings.filter((l) => l.origin === 'exact' && l.key !== own && l.key.startsWith('seen-') && OBSERVATION.exec(l.text)?.[1] === observed);
+    // An earlier fold's answer archived whole (not grouped with others) is said again all the same.
+    const said = (l: FactLine): boolean => l.origin === 'exact' && !l.members && l.key !== own && l.key.startsWith('seen-') && OBSERVATION.exec(l.text)?.[1] === observed;
+    const same = [...this.b.facts.Findings.filter(said), ...this.b.facts.Archived.filter(said)];
     if (same.length === 0) return [];
     this.b.facts.Findings = this.b.facts.Findings.filter((l) => !same.includes(l));
+    this.b.facts.Archived = this.b.facts.Archived.filter((l) => !same.includes(l));
     return same.flatMap((l) => l.sources);
   }
 

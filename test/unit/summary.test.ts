@@ -35,7 +35,7 @@ import { CharRatioTokenCounter } from '../../src/core/tokens';
 import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 import { SecretRedactor } from '../../src/core/redact';
-import { sameAttempt } from '../../src/core/commandHistory';
+import { CommandHistory, sameAttempt } from '../../src/core/commandHistory';
 
 const redactor = new SecretRedactor();
 
@@ -430,6 +430,14 @@ describe('fact lines said once', () => {
     // Its sources: the earlier `pwd` and both commands taken in (the first two and the last four kept).
     assert.deepEqual(findings.find((l) => l.text.startsWith('`pwd`'))!.sources, [1, 2, 9, 10, 11, 12]);
     assert.equal(texts.filter((t) => /→ 2\.4\.1/.test(t)).length, 2, JSON.stringify(texts));
+    // An answer an earlier fold archived whole is said again all the same; one archived in a group of others stays there.
+    const archived = new SummaryBuilder(emptySummary(), redactor);
+    archived.facts.Archived.push(
+      { key: 'seen-dir', text: '[Findings] `minsky session dir task#022` → /home/u/state/sessions/task#022', sources: [3, 4], priority: 3, origin: 'exact' },
+      { key: 'seen-grouped', text: '[Findings] `pwd` → /home/u/state/sessions/task#022', sources: [5, 6], priority: 3, origin: 'exact', members: [] },
+    );
+    assert.deepEqual(new CommandHistory(archived).sameAnswer('/home/u/state/sessions/task#022', 'seen-pwd'), [3, 4]);
+    assert.deepEqual(archived.facts.Archived.map((l) => l.key), ['seen-grouped']);
     // A setting set again supersedes its earlier value; another command's answer with another value is not the earlier one said again.
     const status = new RecordBuilder()
       .user('Mark task 27 done.')
