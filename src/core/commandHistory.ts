@@ -8,9 +8,17 @@
 import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLines';
 import { gistsOf, mergeSources, OBSERVATION, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
-import { nameOneFile } from './paths';
+import { forwardSlashes, nameOneFile } from './paths';
+import type { FileTouch } from './tools';
 import type { Redactor } from './redact';
-import { COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
+import { ABSENT_LINE, COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
+
+/** A look's finding: what looked (group 1) and what it saw (group 2), without its "(as of rN)". */
+const LOOK_LINE = /^(.*?) → (.*?)(?: \(as of r\d+\))?$/;
+/** A path's last segment, whatever its separators. */
+function baseName(path: string): string {
+  return forwardSlashes(path).replace(/\/+$/, '').split('/').pop() ?? path;
+}
 
 /** An answer of this many words is a statement (`Status for task #027: IN-REVIEW`), not a bare value. */
 const STATEMENT_WORDS = 4;
@@ -88,14 +96,35 @@ export class CommandHistory {
   }
 
   /**
-   * A tool that worked wrote `paths` (an edit, a write, a command that appends to a file): an edit of one of them
-   * earlier in this fold that failed on its text (see noteEditWorked) was overcome another way — `echo … >>
-   * .gitignore` after Claude Code's Edit of `/…/.gitignore` found its old text missing.
+   * A tool that worked (at `record`) touched these files. An edit of one of them earlier in this fold that failed on
+   * its text (see noteEditWorked) was overcome if this wrote it another way: `echo … >> .gitignore` after Claude
+   * Code's Edit of `/…/.gitignore` found its old text missing. A look that found no such file is followed by where a
+   * file of that name was then read or written ("Read /c/Users/me/repo/README.md → File does not exist. → then
+   * `C:\Users\me\repo\README.md` read (r23)"): the next attempt starts from the path that worked.
    */
-  noteWritten(paths: readonly string[]): void {
+  noteTouched(touches: readonly FileTouch[], record: number): void {
+    const written = touches.filter((t) => t.access !== 'read').map((t) => t.path);
     for (const [label, failed] of this.failedEdits) {
-      if (failed.some((f) => paths.some((p) => nameOneFile(f, p)))) this.noteEditWorked(label);
+      if (failed.some((f) => written.some((p) => nameOneFile(f, p)))) this.noteEditWorked(label);
     }
+    for (const t of touches) this.foundElsewhere(t, record);
+  }
+
+  /** A look that found no file of `touch`'s name where it looked (any fold's finding) says where one was then touched. */
+  private foundElsewhere(touch: FileTouch, record: number): void {
+    const name = baseName(touch.path);
+    const shown = this.b.redactor.redact(touch.path).text;
+    const lines = this.b.facts.Findings;
+    const at = lines.findIndex((l) => {
+      const m = l.origin === 'exact' && l.key.startsWith('seen-') && !l.text.includes(' → then ') ? LOOK_LINE.exec(l.text) : null;
+      if (!m || !m[2]!.split('; ').every((said) => ABSENT_LINE.test(said))) return false;
+      const looked = `${m[1]} ${m[2]}`.split(/[\s`'":;,()]+/).filter((w) => /[\\/]/.test(w));
+      return looked.some((p) => baseName(p) === name) && !looked.includes(shown);
+    });
+    if (at < 0) return;
+    const line = lines[at]!;
+    const then = ` → then \`${shown}\` ${touch.access === 'read' ? 'read' : 'written'} (r${record})`;
+    lines[at] = { ...line, text: line.text.replace(/( \(as of r\d+\))?$/, `${then}$1`), sources: mergeSources(line.sources, [record]) };
   }
 
   /**

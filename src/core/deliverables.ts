@@ -169,10 +169,10 @@ export class Deliverables {
     }
   }
 
-  /** A command that worked (at `record`): the files it removed, moved or put back from git; `written`, the files it wrote. */
-  commandWorked(cmd: string, written: readonly string[], record: number): void {
+  /** A command that worked (at `record`; `touches`, the files it read and wrote): the files it removed, moved or put back from git. */
+  commandWorked(cmd: string, touches: readonly FileTouch[], record: number): void {
     // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
-    this.removed(shellRemovals(cmd).filter((p) => !written.includes(p)), record);
+    this.removed(shellRemovals(cmd).filter((p) => !touches.some((t) => t.access !== 'read' && t.path === p)), record);
     this.moved(shellMoves(cmd), record);
     this.restored(shellRestores(cmd));
   }

@@ -382,10 +382,9 @@ export class Fold {
     // A change the tool says it did not apply (SWE-agent's lint, Codex's apply_patch verification) failed.
     const unapplied = (family === 'edit' || family === 'write') && tool.output !== undefined && changeNotApplied(tool.output) !== undefined;
     const failed = tool.isError || unapplied || (code !== undefined && code !== 0) || (code === undefined && tool.output !== undefined && (commandReportsError(cmd, tool.output) || /\b[1-9]\d* failed\b/.test(counts ?? '')));
-    const written = touches.filter((t) => t.access !== 'read').map((t) => t.path);
     if (!failed) this.deliverables.toolWorked(tool, touches, family, cmd, sources);
-    if (!failed) this.commands.noteWritten(written);
-    if (!failed && cmd !== undefined && tool.output !== undefined) this.deliverables.commandWorked(cmd, written, tool.resultRecord ?? tool.callRecord);
+    if (!failed) this.commands.noteTouched(touches, tool.resultRecord ?? tool.callRecord);
+    if (!failed && cmd !== undefined && tool.output !== undefined) this.deliverables.commandWorked(cmd, touches, tool.resultRecord ?? tool.callRecord);
     else if (cmd !== undefined && tool.output !== undefined && !REMOVAL_FAILED.test(tool.output)) this.deliverables.removed(shellRemovals(cmd, true), tool.resultRecord ?? tool.callRecord);
     if (family === 'todo' && !failed) {
       const plan = todoPlanOf(tool);
@@ -433,7 +432,7 @@ export class Fold {
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.latest.outcomeKept = this.failure(label(), codeText, why, sources);
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
-      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label(), written);
+      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label(), touches.filter((t) => t.access !== 'read').map((t) => t.path));
       return;
     }
     // What the command's output says, one finding per command (a later run supersedes it; two alike in their first

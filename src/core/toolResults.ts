@@ -181,7 +181,7 @@ const QUERY_COMMAND =
 /** A command that only looks at paths: its failure to find one is what it found. */
 const PATH_LOOK = /^(?:\S+=\S+\s+)*(?:ls|stat|file|cat|head|tail|wc|du|test -[edfs]|\[ -[edfs])\s/;
 /** A line saying a path is not there, as ls, cat, stat and zsh's globbing say it. */
-const ABSENT_LINE = /(?:no such file or directory|cannot access|cannot stat|does not exist|no matches found)/i;
+export const ABSENT_LINE = /(?:no such file or directory|cannot access|cannot stat|does not exist|no matches found)/i;
 
 /**
  * What a look at paths that failed found (`ls -ld CHAT_LOGS transcripts` after

@@ -1906,6 +1906,17 @@ describe('the Task Context as a digest', () => {
     const appendRuled = appended.facts['Ruled out'].map((l) => l.text);
     assert.ok(!appendRuled.some((t) => /\.gitignore/.test(t)), JSON.stringify(appendRuled));
     assert.ok(appendRuled.some((t) => /setup\.cfg failed .*Found 2 matches/.test(t)), JSON.stringify(appendRuled));
+    // A read that found no file says where a file of that name was then read; one whose name nothing touched stays as it was.
+    const looked = await fold(
+      new RecordBuilder()
+        .user('Explore the repository.')
+        .step('', [{ name: 'Read', input: { file_path: '/c/Users/me/repo/README.md' }, output: '<tool_use_error>File does not exist.</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Read', input: { file_path: '/c/Users/me/repo/LICENSE.txt' }, output: '<tool_use_error>File does not exist.</tool_use_error>', isError: true }])
+        .step('', [{ name: 'Read', input: { file_path: 'C:\\Users\\me\\repo\\README.md' }, output: '# repo\nA tool that does things.' }]),
+    );
+    const lookLines = looked.facts.Findings.map((l) => l.text);
+    assert.ok(lookLines.some((t) => /^Read \/c\/Users\/me\/repo\/README\.md → File does not exist\. → then `C:\\Users\\me\\repo\\README\.md` read \(r6\) \(as of r2\)$/.test(t)), JSON.stringify(lookLines));
+    assert.ok(lookLines.some((t) => /LICENSE\.txt → File does not exist\. \(as of r4\)$/.test(t)), JSON.stringify(lookLines));
     // A tool of subcommands is as many programs: `git add` working replaces no failed `git log`.
     const sub = await fold(
       new RecordBuilder()
