@@ -62,6 +62,8 @@ const HANDLE = /`[^`\n]{2,80}`|(?:\b[A-Za-z]:(?=\\))?(?:[\w.-]*[/\\][\w.@:\\/-]+
  * different values, so it names nothing a later record could refer back to.
  */
 export const PLACEHOLDER = /^\[?(?:redacted\b|redacted_|user\]?$)/i;
+/** A placeholder that stands for a segment of a path (group 1: its name, which the path keeps in its place). */
+const PLACEHOLDER_SEGMENT = /(?<=[/\\])\[(USER|REDACTED[\w:-]*)\](?=[/\\])/g;
 
 /** Entries a text memo holds before it starts again (a fold's statements, many times over). */
 const MEMO_LIMIT = 20_000;
@@ -87,7 +89,9 @@ export function memoized<T>(compute: (text: string) => T): (text: string) => T {
 /** The handles of a statement, lower-cased, in order of appearance. */
 export const handles: (text: string) => readonly string[] = memoized((text) => {
   const out: string[] = [];
-  for (const m of text.matchAll(HANDLE)) {
+  // A placeholder between two separators is a segment of its path (`/Users/[USER]/repo/README.md` is one path, not two).
+  const joined = text.includes('[') ? text.replace(PLACEHOLDER_SEGMENT, '$1') : text;
+  for (const m of joined.matchAll(HANDLE)) {
     const h = m[0].replace(/^`|`$/g, '').replace(/[.,;:]+$/, '').toLowerCase();
     if (h.length >= 2 && !out.includes(h) && !PLACEHOLDER.test(h)) out.push(h);
   }

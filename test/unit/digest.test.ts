@@ -1127,6 +1127,9 @@ describe('what a command printed', () => {
 
   it('a placeholder for hidden text is no handle', () => {
     assert.deepEqual(handles('dnsmasq forwards to [REDACTED_IP]:5335 for [USER] in `config.yml`'), ['5335', 'config.yml']);
+    // Inside a path it is a segment of that path: two files under the hidden home directory are two files.
+    assert.deepEqual(handles('Read /c/Users/[USER]/repo/README.md → File does not exist.'), ['/c/users/user/repo/readme.md']);
+    assert.equal(sameStatement('Read /c/Users/[USER]/repo/README.md → File does not exist.', 'Read /c/Users/[USER]/repo/LICENSE → File does not exist.'), false);
   });
 });
 
