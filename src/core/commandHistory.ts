@@ -8,16 +8,16 @@
 import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLines';
 import { gistsOf, mergeSources, OBSERVATION, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
-import { forwardSlashes, nameOneFile } from './paths';
+import { lastSegment, nameOneFile } from './paths';
 import type { FileTouch } from './tools';
 import type { Redactor } from './redact';
 import { ABSENT_LINE, COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
 /** A look's finding: what looked (group 1) and what it saw (group 2), without its "(as of rN)". */
 const LOOK_LINE = /^(.*?) → (.*?)(?: \(as of r\d+\))?$/;
-/** A path's last segment, whatever its separators. */
-function baseName(path: string): string {
-  return forwardSlashes(path).replace(/\/+$/, '').split('/').pop() ?? path;
+/** The files a tool wrote (or was to write), of all it touched. */
+function writtenPaths(touches: readonly FileTouch[]): string[] {
+  return touches.filter((t) => t.access !== 'read').map((t) => t.path);
 }
 
 /** An answer of this many words is a statement (`Status for task #027: IN-REVIEW`), not a bare value. */
@@ -90,9 +90,9 @@ export class CommandHistory {
     return true;
   }
 
-  /** An edit of `paths` failed: a later edit of the same file that works, or any write of it, may overcome it (see noteEditWorked). */
-  noteEditFailure(label: string, paths: readonly string[]): void {
-    this.failedEdits.set(label, paths);
+  /** An edit of the files it was to write (of `touches`) failed: a later edit of the same file that works, or any write of it, may overcome it (see noteEditWorked). */
+  noteEditFailure(label: string, touches: readonly FileTouch[]): void {
+    this.failedEdits.set(label, writtenPaths(touches));
   }
 
   /**
@@ -103,28 +103,32 @@ export class CommandHistory {
    * `C:\Users\me\repo\README.md` read (r23)"): the next attempt starts from the path that worked.
    */
   noteTouched(touches: readonly FileTouch[], record: number): void {
-    const written = touches.filter((t) => t.access !== 'read').map((t) => t.path);
+    const written = writtenPaths(touches);
     for (const [label, failed] of this.failedEdits) {
       if (failed.some((f) => written.some((p) => nameOneFile(f, p)))) this.noteEditWorked(label);
     }
-    for (const t of touches) this.foundElsewhere(t, record);
+    if (touches.length > 0) this.foundElsewhere(touches, record);
   }
 
-  /** A look that found no file of `touch`'s name where it looked (any fold's finding) says where one was then touched. */
-  private foundElsewhere(touch: FileTouch, record: number): void {
-    const name = baseName(touch.path);
-    const shown = this.b.redactor.redact(touch.path).text;
+  /** Each look that found no file of a touched file's name where it looked (any fold's finding) says where one was then touched. */
+  private foundElsewhere(touches: readonly FileTouch[], record: number): void {
     const lines = this.b.facts.Findings;
-    const at = lines.findIndex((l) => {
+    // The looks not yet followed, with the paths they name (read once for all the touches).
+    const looks: { at: number; looked: string[] }[] = [];
+    lines.forEach((l, at) => {
       const m = l.origin === 'exact' && l.key.startsWith('seen-') && !l.text.includes(' → then ') ? LOOK_LINE.exec(l.text) : null;
-      if (!m || !m[2]!.split('; ').every((said) => ABSENT_LINE.test(said))) return false;
-      const looked = `${m[1]} ${m[2]}`.split(/[\s`'":;,()]+/).filter((w) => /[\\/]/.test(w));
-      return looked.some((p) => baseName(p) === name) && !looked.includes(shown);
+      if (m && m[2]!.split('; ').every((said) => ABSENT_LINE.test(said))) looks.push({ at, looked: `${m[1]} ${m[2]}`.split(/[\s`'":;,()]+/).filter((w) => /[\\/]/.test(w)) });
     });
-    if (at < 0) return;
-    const line = lines[at]!;
-    const then = ` → then \`${shown}\` ${touch.access === 'read' ? 'read' : 'written'} (r${record})`;
-    lines[at] = { ...line, text: line.text.replace(/( \(as of r\d+\))?$/, `${then}$1`), sources: mergeSources(line.sources, [record]) };
+    for (const touch of touches) {
+      const name = lastSegment(touch.path);
+      const shown = this.b.redactor.redact(touch.path).text;
+      const i = looks.findIndex(({ looked }) => looked.some((p) => lastSegment(p) === name) && !looked.includes(shown));
+      if (i < 0) continue;
+      const { at } = looks.splice(i, 1)[0]!;
+      const line = lines[at]!;
+      const then = ` → then \`${shown}\` ${touch.access === 'read' ? 'read' : 'written'} (r${record})`;
+      lines[at] = { ...line, text: line.text.replace(/( \(as of r\d+\))?$/, `${then}$1`), sources: mergeSources(line.sources, [record]) };
+    }
   }
 
   /**

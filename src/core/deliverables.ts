@@ -34,9 +34,8 @@ const DISPOSABLE = new RegExp(
   `${SCRATCH_FILE.source}|(?:^|/)(?:dist|build|out|target|coverage|node_modules|__pycache__|\\.pytest_cache|\\.cache|\\.next|\\.turbo)(?:/|$)|\\.(?:log|out|pyc|o|tmp|bak|orig)$|(?:^|/)[^/]*(?:output|result|log)s?[^/]*\\.txt$`,
   'i',
 );
-/** What a deletion line says of a file this session did not write, and such a line (group 1: the file). */
+/** What a deletion line says of a file this session did not write. */
 const UNWRITTEN = ' (not written in this session)';
-const DELETED_UNWRITTEN = /^deleted `(.+)` \(not written in this session\)$/;
 /** A change sentence is a note of the file it names within its first this many words (see noteChange). */
 const NOTE_SUBJECT_WORDS = 12;
 /** A Deliverables line as `finish` writes it: created, modified ×n, deleted, then its note. */
@@ -185,7 +184,7 @@ export class Deliverables {
     if (paths.length === 0) return;
     const shown = paths.map((p) => this.b.redactor.redact(p).text);
     const undone = (text: string): boolean => {
-      const m = DELETED_UNWRITTEN.exec(text);
+      const m = text.endsWith(UNWRITTEN) ? /^deleted `(.+)`$/.exec(text.slice(0, -UNWRITTEN.length)) : null;
       return m !== null && shown.some((p) => nameOneFile(p, m[1]!));
     };
     this.b.facts.Decisions = this.b.facts.Decisions.filter((l) => l.origin !== 'exact' || !undone(l.text));

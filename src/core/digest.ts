@@ -9,6 +9,7 @@
  *
  * Pure functions over strings; deterministic.
  */
+import { lastSegment } from './paths';
 import type { Redactor } from './redact';
 
 /** A fact line states one thing: this many words at most (identifiers count as one word each). */
@@ -274,7 +275,7 @@ export function handlesWithin(said: string, by: string): boolean {
 
 /** A path handle by its last segment (`~/bin/claude-tmux` and `/Users/me/bin/claude-tmux` name one file); others as they are. */
 function fileName(handle: string): string {
-  return /[/\\]/.test(handle) ? (handle.split(/[/\\]/).filter(Boolean).pop() ?? handle) : handle;
+  return /[/\\]/.test(handle) ? lastSegment(handle) : handle;
 }
 
 /** Words cut to a rough stem: "installation", "installed" and "install" meet; so do "locked" and "lock". */

@@ -432,7 +432,7 @@ export class Fold {
       this.status = `blocked: ${label()} failed (${codeText})${why ? `: ${why}` : ''}`;
       this.latest.outcomeKept = this.failure(label(), codeText, why, sources);
       if (cmd !== undefined) this.commands.noteFailure(cmd, label(), tool.callRecord);
-      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label(), touches.filter((t) => t.access !== 'read').map((t) => t.path));
+      else if (family === 'write' || family === 'edit') this.commands.noteEditFailure(label(), touches);
       return;
     }
     // What the command's output says, one finding per command (a later run supersedes it; two alike in their first

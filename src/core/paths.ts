@@ -23,6 +23,11 @@ function endsWithPath(path: string, tail: string): boolean {
   return forwardSlashes(path).endsWith(`/${forwardSlashes(tail)}`);
 }
 
+/** A path's last segment, either separator (`~/bin/claude-tmux` and `C:\\Users\\me\\bin\\claude-tmux` end in one name). */
+export function lastSegment(path: string): string {
+  return forwardSlashes(path).split('/').filter(Boolean).pop() ?? path;
+}
+
 /** Whether two names of files name one file: the same, or one a relative name the other ends in (`.gitignore`, `/repo/.gitignore`). */
 export function nameOneFile(a: string, b: string): boolean {
   const [x, y] = [forwardSlashes(a).replace(/^\.\//, ''), forwardSlashes(b).replace(/^\.\//, '')];
