@@ -25,8 +25,13 @@ const INTEGRATION_WAIT_MS = 5_000;
 const FIRST_PROMPT_SETTLE_MS = 750;
 /** After Ctrl+C, how long the command has to stop before its terminal is closed. */
 const INTERRUPT_GRACE_MS = 2_000;
-/** After the execution ends, how long the last output may take to arrive. */
-const OUTPUT_DRAIN_MS = 500;
+/**
+ * After the execution ends, how long its output stream may take to close (it closes as soon as the last output is
+ * in; on a loaded machine that came after 500 ms, and the command's output was lost).
+ */
+const OUTPUT_DRAIN_MS = 2_000;
+/** After the output stream closes, how long a late end event (its exit code) is waited for. */
+const END_EVENT_WAIT_MS = 1_000;
 
 export class KeeperTerminals implements CommandRunner, vscode.Disposable {
   private readonly idle = new Map<string, vscode.Terminal>();
@@ -79,7 +84,7 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
       else options.signal.addEventListener('abort', () => stop('cancelled'), { once: true });
     });
     // The output stream ends with the command too: if the end event is late (or lost), its exit code is waited for briefly.
-    const streamEnded = reading.then(() => Promise.race([ended, delay(OUTPUT_DRAIN_MS * 2).then(() => undefined)]));
+    const streamEnded = reading.then(() => Promise.race([ended, delay(END_EVENT_WAIT_MS).then(() => undefined)]));
     const end = await Promise.race([ended, streamEnded, interrupted.then(() => 'stopped' as const)]);
     clearTimeout(timer);
     if (end === 'stopped') {
