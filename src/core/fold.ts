@@ -19,6 +19,7 @@ import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, wi
 import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
 import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
+import { layPlan } from './planLists';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellRemovals, madeInStep, type FileTouch } from './tools';
@@ -30,7 +31,6 @@ import { dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, 
 const PER_STEP: Partial<Record<SentenceClass, number>> = { finding: 5, decision: 4, failure: 3, change: 2 };
 /** A statement must carry at least this much to be kept (see digest.salience). */
 const MIN_SALIENCE: Partial<Record<SentenceClass, number>> = { finding: 1, decision: 0, failure: 0, change: 1 };
-
 /** Current state once the agent answered the last ask and nothing is planned: said only of the span that ends so. */
 const WAITING_NEXT = "wait for the user's next request";
 /** What a failure says of its cause when the command printed nothing but its exit code. */
@@ -216,6 +216,7 @@ export class Fold {
       if (part.kind === 'text') {
         progressReport(this.b, answer, part.record);
         const sentences = sentencesOf(answer);
+        layPlan(this.b, sentences, part.record);
         // The candidate the last item under an intro made: the next item under the same intro joins it.
         let listedUnder: { intro: string; at: number } | undefined;
         // The sentence that made the last candidate of this text.

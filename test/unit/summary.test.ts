@@ -36,6 +36,7 @@ import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 import { SecretRedactor } from '../../src/core/redact';
 import { CommandHistory, sameAttempt } from '../../src/core/commandHistory';
+import { PLAN_KEY } from '../../src/core/planLists';
 
 const redactor = new SecretRedactor();
 
@@ -1533,6 +1534,27 @@ describe('extractive summarizer', () => {
 describe('the Task Context as a digest', () => {
   const fold = async (b: RecordBuilder): Promise<SummaryState> => new ExtractiveSummarizer(counter, redactor, 1e6).fold({ previous: undefined, units: unitsOf(b).units, coverageEnd: b.records.length });
   const everyLine = (s: SummaryState): string[] => (['Decisions', 'Constraints', 'Ruled out', 'Findings', 'Archived'] as const).flatMap((k) => s.facts[k].map((l) => l.text));
+
+  it('a plan laid out as a list is one Decisions line, its steps in order; the plan laid out last replaces it', async () => {
+    const b = new RecordBuilder()
+      .user('Find why saving profile B overwrites profile A, and plan the fix.')
+      .step('Root causes:\n- `updateApiConfiguration` in `ClineProvider.ts` writes each field to global state.\n\n**Implementation Order:**\n1. First implement the data structure changes and add validation\n2. Update ConfigManager with new methods for profile management\n3. Modify ClineProvider to properly handle state updates\n4. Add migration code for existing profiles\n\nWould you like me to proceed?');
+    const first = await fold(b);
+    const plan = first.facts.Decisions.filter((l) => l.key === PLAN_KEY);
+    assert.equal(plan.length, 1, JSON.stringify(first.facts.Decisions));
+    assert.match(plan[0]!.text, /^Implementation Order: 1\. first implement the data structure changes.*; 2\. update ConfigManager.*; 3\. modify ClineProvider.*; 4\. add migration code for existing profiles$/);
+    assert.deepEqual(plan[0]!.sources, [1]);
+    // A list under a lead that is no plan, a progress report, the reasons for a choice: no plan line.
+    const none = new RecordBuilder()
+      .user('What does the config hold?')
+      .step('The file includes:\n- the profiles\n- the current profile name\n- the global settings\n\nInitial plan status:\n1. ✅ Data structure separation\n2. ✅ ConfigManager changes\n3. ⚠️ UI component updates\n\nThis approach is cleaner as it:\n1. keeps styling separate from behavior\n2. is more maintainable\n3. will be consistently applied');
+    assert.deepEqual((await fold(none)).facts.Decisions.filter((l) => l.key === PLAN_KEY), []);
+    b.user('yes, go ahead').step('Next steps:\n1. Update `ApiConfigManager.tsx` to handle profile switching\n2. Update `SettingsView.tsx` for the new data structure\n3. Implement profile validation');
+    const later = (await fold(b)).facts.Decisions.filter((l) => l.key === PLAN_KEY);
+    assert.equal(later.length, 1);
+    assert.match(later[0]!.text, /^Next steps: 1\. update `ApiConfigManager\.tsx`/);
+    assert.deepEqual(later[0]!.sources, [3]);
+  });
 
   it('a statement that says nothing a reader could use is not a line', async () => {
     const b = new RecordBuilder()

@@ -1,0 +1,77 @@
+/**
+ * A plan the agent laid out as a list ("Implementation Order: 1. First
+ * implement the data structure changes… 2. Update ConfigManager… 3. …"):
+ * each step alone is narration of work to come and never a line of the
+ * summary, but the list is what the user approves ("please go ahead and
+ * implement everything discussed above") and later checks the work against
+ * ("recheck the initial implementation plan"). It is kept as one line, its
+ * steps in order, each shortened.
+ */
+import { classifySentence, type Sentence } from './classify';
+import { statementOf, words } from './digest';
+import { lowerFirst } from './sentenceReading';
+import { FACT_SECTIONS, type SummaryBuilder } from './summary';
+
+/** The key of the plan's line: one plan at a time, the one laid out last. */
+export const PLAN_KEY = 'plan-laid-out';
+
+/** A lead that announces steps: "Implementation Order:", "Proposed plan:", "Next steps:", "Migration strategy:". */
+const PLAN_LEAD = /\b(?:plan|steps|order|approach|roadmap|phases?|strategy|proposal|proposed (?:changes|fix(?:es)?|solution))\b/i;
+/** A mark of an item's state: done, partly done, failed. */
+const STATUS_MARK = /^(?:\[[x ]\]|[✅✔☑⚠❌✗🟡🟢🔴⏳🚧])/u;
+/** A lead whose items are the reasons for something, each already said with it (sentenceReading.listed). */
+const GIVES_REASONS = /\b(?:because|since|why|reasons?|benefits?|advantages?|as (?:it|this|they))\b/i;
+/** Fewer steps than this are not a plan worth a line of their own (one or two read as next steps). */
+const MIN_STEPS = 3;
+/** Words each step keeps. */
+const STEP_WORDS = 8;
+/** Words the whole line keeps (its lead included): at most a dozen steps. */
+const PLAN_LINE_WORDS = 60;
+
+/**
+ * Writes the plan a text lays out, if any, as the Decisions line of the plan:
+ * the plan laid out last is the plan, and an earlier one (carried out, or
+ * replaced) leaves with its sources rather than standing beside it.
+ */
+export function layPlan(b: SummaryBuilder, sentences: readonly Sentence[], record: number): void {
+  const plan = listedPlan(sentences);
+  if (plan === undefined) return;
+  for (const name of FACT_SECTIONS) {
+    const at = b.facts[name].findIndex((l) => l.key === PLAN_KEY);
+    if (at >= 0) b.facts[name].splice(at, 1);
+  }
+  b.upsert('Decisions', { key: PLAN_KEY, text: b.redactor.redact(plan).text, sources: [record], priority: 3, origin: 'exact' });
+}
+
+/**
+ * The longest list of at least MIN_STEPS items under one lead that plans,
+ * as "Lead: 1. step; 2. step; …" — or undefined when the text lays out no
+ * such list. Items whose own text ends in a colon head sub-lists: a list of
+ * headings is an outline, not steps, and is left to the rest of the fold.
+ */
+export function listedPlan(sentences: readonly Sentence[]): string | undefined {
+  const groups = new Map<string, string[]>();
+  for (const s of sentences) {
+    if (!s.item || s.lead === undefined || /[:：]$/.test(s.text)) continue;
+    const steps = groups.get(s.lead) ?? [];
+    steps.push(s.text);
+    groups.set(s.lead, steps);
+  }
+  let best: { lead: string; steps: string[] } | undefined;
+  for (const [lead, steps] of groups) {
+    // Items that report what is done ("✅ Data Structure Separation") make a progress report (see progressReport), not a plan.
+    if (steps.length < MIN_STEPS || (best && best.steps.length >= steps.length) || !plans(lead) || steps.some((s) => STATUS_MARK.test(s))) continue;
+    best = { lead, steps };
+  }
+  if (!best) return undefined;
+  const lead = best.lead.replace(/^#+\s*/, '').replace(/[:：]\s*$/, '');
+  const steps = best.steps.map((step, i) => `${i + 1}. ${lowerFirst(statementOf(step, STEP_WORDS)).replace(/[.;]$/, '')}`);
+  return statementOf(`${lead}: ${steps.join('; ')}`, PLAN_LINE_WORDS + words(lead).length);
+}
+
+/** Whether a lead announces steps to take (not "Root causes:", "The file includes:", "in this order because:"). */
+function plans(lead: string): boolean {
+  const text = lead.replace(/[:：]\s*$/, '');
+  if (GIVES_REASONS.test(text)) return false;
+  return PLAN_LEAD.test(text) || classifySentence(`${text}:`, 'assistant').cls === 'plan';
+}
