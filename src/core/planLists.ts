@@ -15,8 +15,10 @@ import { FACT_SECTIONS, type SummaryBuilder } from './summary';
 /** The key of the plan's line: one plan at a time, the one laid out last. */
 export const PLAN_KEY = 'plan-laid-out';
 
-/** A lead that announces steps: "Implementation Order:", "Proposed plan:", "Next steps:", "Migration strategy:". */
-const PLAN_LEAD = /\b(?:plan|steps|order|approach|roadmap|phases?|strategy|proposal|proposed (?:changes|fix(?:es)?|solution))\b/i;
+/** A lead that announces steps: "Implementation Order:", "Proposed plan:", "Next steps:", "Immediate Actions Required:", "Następne kroki:". */
+const PLAN_LEAD = /\b(?:plan|steps|order|approach (?:is|would be)$|roadmap|phases?|strategy|proposal|proposed (?:changes|fix(?:es)?|solution)|action items|actions (?:required|needed)|kroki|шаги|план)(?![\p{L}])/iu;
+/** A lead over steps already taken ("Steps completed:", "Wykonane kroki:"): a report of work done, not a plan. */
+const DONE_LEAD = /\b(?:taken|completed|done|performed|finished|wykonane|zrobione|выполнен\p{L}*)(?![\p{L}])/iu;
 /** A mark of an item's state: done, partly done, failed. */
 const STATUS_MARK = /^(?:\[[x ]\]|[✅✔☑⚠❌✗🟡🟢🔴⏳🚧])/u;
 /** A lead whose items are the reasons for something, each already said with it (sentenceReading.listed). */
@@ -72,6 +74,6 @@ export function listedPlan(sentences: readonly Sentence[]): string | undefined {
 /** Whether a lead announces steps to take (not "Root causes:", "The file includes:", "in this order because:"). */
 function plans(lead: string): boolean {
   const text = lead.replace(/[:：]\s*$/, '');
-  if (GIVES_REASONS.test(text)) return false;
+  if (GIVES_REASONS.test(text) || DONE_LEAD.test(text)) return false;
   return PLAN_LEAD.test(text) || classifySentence(`${text}:`, 'assistant').cls === 'plan';
 }

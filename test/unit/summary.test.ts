@@ -36,7 +36,8 @@ import type { RawRecord, Unit } from '../../src/core/types';
 import { RecordBuilder } from './engineHarness';
 import { SecretRedactor } from '../../src/core/redact';
 import { CommandHistory, sameAttempt } from '../../src/core/commandHistory';
-import { PLAN_KEY } from '../../src/core/planLists';
+import { listedPlan, PLAN_KEY } from '../../src/core/planLists';
+import { sentencesOf } from '../../src/core/classify';
 
 const redactor = new SecretRedactor();
 
@@ -1554,6 +1555,18 @@ describe('the Task Context as a digest', () => {
     assert.equal(later.length, 1);
     assert.match(later[0]!.text, /^Next steps: 1\. update `ApiConfigManager\.tsx`/);
     assert.deepEqual(later[0]!.sources, [3]);
+  });
+
+  it('a plan is a list under a lead that announces steps to take, never work done, reasons or what an approach does', () => {
+    const plan = (text: string): string | undefined => listedPlan(sentencesOf(text));
+    const items = '\n1. Stop dnsmasq from listening on port 53\n2. Have blocky listen on port 53\n3. Keep dnsmasq for DHCP only';
+    assert.equal(plan(`The best approach is:${items}`), 'The best approach is: 1. stop dnsmasq from listening on port 53; 2. have blocky listen on port 53; 3. keep dnsmasq for DHCP only');
+    assert.match(plan(`Immediate Actions Required:${items}`) ?? '', /^Immediate Actions Required: 1\. stop dnsmasq/);
+    assert.match(plan(`Następne kroki:${items}`) ?? '', /^Następne kroki: 1\./);
+    for (const lead of ['This approach will:', 'Steps completed:', 'Wykonane kroki:', 'I recommend this order because:', 'Key changes:']) assert.equal(plan(`${lead}${items}`), undefined, lead);
+    // Two steps are a next step, not a plan; each step keeps its first words.
+    assert.equal(plan('Plan:\n1. Stop dnsmasq\n2. Start blocky'), undefined);
+    assert.match(plan('Plan:\n1. Rewrite the whole configuration loader so that every profile is read from one atomic object\n2. Add tests\n3. Ship it') ?? '', /^Plan: 1\. rewrite the whole configuration loader so that every…; 2\. add tests; 3\. ship it$/);
   });
 
   it('a statement that says nothing a reader could use is not a line', async () => {
