@@ -8,7 +8,7 @@
  * steps in order, each shortened.
  */
 import { classifySentence, type Sentence } from './classify';
-import { statementOf, words } from './digest';
+import { statementOf } from './digest';
 import { lowerFirst } from './sentenceReading';
 import { FACT_SECTIONS, type SummaryBuilder } from './summary';
 
@@ -25,10 +25,11 @@ const STATUS_MARK = /^(?:\[[x ]\]|[✅✔☑⚠❌✗🟡🟢🔴⏳🚧])/u;
 const GIVES_REASONS = /\b(?:because|since|why|reasons?|benefits?|advantages?|as (?:it|this|they))\b/i;
 /** Fewer steps than this are not a plan worth a line of their own (one or two read as next steps). */
 const MIN_STEPS = 3;
-/** Words each step keeps. */
+/** Words a step keeps at most, and at least (the plan's line shares its words among its steps). */
 const STEP_WORDS = 8;
-/** Words the whole line keeps (its lead included): at most a dozen steps. */
-const PLAN_LINE_WORDS = 60;
+const MIN_STEP_WORDS = 3;
+/** Words the steps of a plan's line keep in all, numbers included (its lead beside them): a plan is one statement. */
+const PLAN_LINE_WORDS = 40;
 
 /**
  * Writes the plan a text lays out, if any, as the Decisions line of the plan:
@@ -67,8 +68,12 @@ export function listedPlan(sentences: readonly Sentence[]): string | undefined {
   }
   if (!best) return undefined;
   const lead = best.lead.replace(/^#+\s*/, '').replace(/[:：]\s*$/, '');
-  const steps = best.steps.map((step, i) => `${i + 1}. ${lowerFirst(statementOf(step, STEP_WORDS)).replace(/[.;]$/, '')}`);
-  return statementOf(`${lead}: ${steps.join('; ')}`, PLAN_LINE_WORDS + words(lead).length);
+  // Every step keeps its first words rather than the last steps being cut: past what the line can say, the rest are counted.
+  const shown = Math.min(best.steps.length, Math.floor(PLAN_LINE_WORDS / (MIN_STEP_WORDS + 1)));
+  const each = Math.max(MIN_STEP_WORDS, Math.min(STEP_WORDS, Math.floor(PLAN_LINE_WORDS / shown) - 1));
+  const steps = best.steps.slice(0, shown).map((step, i) => `${i + 1}. ${lowerFirst(statementOf(step, each)).replace(/[.;]$/, '')}`);
+  const more = best.steps.length - shown;
+  return `${lead}: ${steps.join('; ')}${more > 0 ? `; … and ${more} more step${more === 1 ? '' : 's'}` : ''}`;
 }
 
 /** Whether a lead announces steps to take (not "Root causes:", "The file includes:", "in this order because:"). */

@@ -1567,6 +1567,10 @@ describe('the Task Context as a digest', () => {
     // Two steps are a next step, not a plan; each step keeps its first words.
     assert.equal(plan('Plan:\n1. Stop dnsmasq\n2. Start blocky'), undefined);
     assert.match(plan('Plan:\n1. Rewrite the whole configuration loader so that every profile is read from one atomic object\n2. Add tests\n3. Ship it') ?? '', /^Plan: 1\. rewrite the whole configuration loader so that every…; 2\. add tests; 3\. ship it$/);
+    // A long plan keeps every step it shows to its first words, and counts the steps past what one line can say.
+    const long = plan(`Migration plan:\n${Array.from({ length: 14 }, (_, i) => `${i + 1}. Move table t${i} to the new schema and backfill it`).join('\n')}`) ?? '';
+    assert.match(long, /^Migration plan: 1\. move table t0…; 2\. move table t1…; .*; 10\. move table t9…; … and 4 more steps$/);
+    assert.ok(long.split(/\s+/).length <= 50, long);
   });
 
   it('a statement that says nothing a reader could use is not a line', async () => {
