@@ -19,7 +19,7 @@ import { continued, listed, LISTED_ITEM_WORDS, LISTED_LINE_WORDS, lowerFirst, wi
 import { awaitedChoice, choiceText, dialogDecisions, lastQuestion } from './shortReplies';
 import { CONTINUED_SUFFIX, mergeSources, UNANSWERED_STATUS, type FactLine, type FactSection, type SummaryBuilder, type SummaryState } from './summary';
 import { errorLine, errorSignatures } from './terminalOutput';
-import { layPlan } from './planLists';
+import { answerPlan, layPlan } from './planLists';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
 import { classifyTool, exitCode, shellCommand, shellRemovals, madeInStep, type FileTouch } from './tools';
@@ -47,7 +47,6 @@ const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|per
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 /** What Status says when aider committed the edits of its step: its turn is over. */
 const COMMITTED_STATUS = 'last change committed ';
-
 /** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
 const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
 
@@ -152,6 +151,7 @@ export class Fold {
       const split = splitUserText(part.text);
       if (split.interrupted) this.interrupted = stoppedWork(this.b, part.record, this.goal);
       if (split.words === '') continue;
+      answerPlan(this.b, split.words, part.record);
       const req = resolvedRequest(this.b.requests.length + 1, part, this.b.offer, this.b.redactor, split.words);
       this.b.requests.push(req);
       // "Go ahead and implement it" ends an earlier "do not modify any code": that rule no longer stands.

@@ -11,6 +11,7 @@ import { classifySentence, type Sentence } from './classify';
 import { statementOf } from './digest';
 import { lowerFirst } from './sentenceReading';
 import { FACT_SECTIONS, type SummaryBuilder } from './summary';
+import { isContinuation, liftsReadOnly } from './userWords';
 
 /** The key of the plan's line: one plan at a time, the one laid out last. */
 export const PLAN_KEY = 'plan-laid-out';
@@ -23,6 +24,13 @@ const DONE_LEAD = /\b(?:taken|completed|done|performed|finished|wykonane|zrobion
 const STATUS_MARK = /^(?:\[[x ]\]|[✅✔☑⚠❌✗🟡🟢🔴⏳🚧])/u;
 /** A lead whose items are the reasons for something, each already said with it (sentenceReading.listed). */
 const GIVES_REASONS = /\b(?:because|since|why|reasons?|benefits?|advantages?|as (?:it|this|they))\b/i;
+/** A reply that agrees to what was just proposed ("yes, but only after…", "sounds good", "let's do it"). */
+const AGREES = /^(?:y|yes|yeah|yep|sure|ok(?:ay)?|agreed|i agree|approved|sounds good|looks good|lgtm|perfect|great|go ahead|go for it|proceed|let'?s do (?:it|that|this)|do it|please (?:go ahead|proceed|do|implement|continue))\b/i;
+/** Words of the user's reply the plan's line quotes. */
+const REPLY_WORDS = 14;
+/** Per fold (its builder): the plan a step laid out that no user message has answered yet. */
+const unanswered = new WeakSet<SummaryBuilder>();
+
 /** Fewer steps than this are not a plan worth a line of their own (one or two read as next steps). */
 const MIN_STEPS = 3;
 /** Words a step keeps at most, and at least (the plan's line shares its words among its steps). */
@@ -39,11 +47,27 @@ const PLAN_LINE_WORDS = 40;
 export function layPlan(b: SummaryBuilder, sentences: readonly Sentence[], record: number): void {
   const plan = listedPlan(sentences);
   if (plan === undefined) return;
+  unanswered.add(b);
   for (const name of FACT_SECTIONS) {
     const at = b.facts[name].findIndex((l) => l.key === PLAN_KEY);
     if (at >= 0) b.facts[name].splice(at, 1);
   }
   b.upsert('Decisions', { key: PLAN_KEY, text: b.redactor.redact(plan).text, sources: [record], priority: 3, origin: 'exact' });
+}
+
+/**
+ * The user's first words after a plan: a reply that agrees to it ("yes, go
+ * ahead", "please implement everything discussed above", "continue as
+ * planned") makes it theirs too, and its line says so with their words, a
+ * condition included ("yes, but only after you have updated the
+ * documentation"); anything else leaves it the agent's proposal.
+ */
+export function answerPlan(b: SummaryBuilder, words: string, record: number): void {
+  if (!unanswered.delete(b)) return;
+  const reply = words.trim();
+  if (!AGREES.test(reply) && !isContinuation(reply) && !liftsReadOnly(reply)) return;
+  const line = b.facts.Decisions.find((l) => l.key === PLAN_KEY);
+  if (line) b.upsert('Decisions', { ...line, text: `${line.text} — agreed by the user: "${b.redactor.redact(statementOf(reply, REPLY_WORDS)).text}"`, sources: [record] });
 }
 
 /**

@@ -1550,11 +1550,19 @@ describe('the Task Context as a digest', () => {
       .user('What does the config hold?')
       .step('The file includes:\n- the profiles\n- the current profile name\n- the global settings\n\nInitial plan status:\n1. ✅ Data structure separation\n2. ✅ ConfigManager changes\n3. ⚠️ UI component updates\n\nThis approach is cleaner as it:\n1. keeps styling separate from behavior\n2. is more maintainable\n3. will be consistently applied');
     assert.deepEqual((await fold(none)).facts.Decisions.filter((l) => l.key === PLAN_KEY), []);
-    b.user('yes, go ahead').step('Next steps:\n1. Update `ApiConfigManager.tsx` to handle profile switching\n2. Update `SettingsView.tsx` for the new data structure\n3. Implement profile validation');
+    b.user('yes, go ahead');
+    const agreed = (await fold(b)).facts.Decisions.find((l) => l.key === PLAN_KEY)!;
+    assert.match(agreed.text, /; 4\. add migration code for existing profiles — agreed by the user: "yes, go ahead"$/);
+    assert.deepEqual(agreed.sources, [1, 2]);
+    // A reply that asks something else leaves the plan the agent's proposal, and a later "yes" answers that, not the plan.
+    const asked = new RecordBuilder().user('Plan the fix.').step('Plan:\n1. Add the profile type\n2. Save profiles atomically\n3. Migrate old profiles').user('what about the tests?').user('yes');
+    assert.doesNotMatch((await fold(asked)).facts.Decisions.find((l) => l.key === PLAN_KEY)!.text, /agreed/);
+    b.step('Next steps:\n1. Update `ApiConfigManager.tsx` to handle profile switching\n2. Update `SettingsView.tsx` for the new data structure\n3. Implement profile validation');
     const later = (await fold(b)).facts.Decisions.filter((l) => l.key === PLAN_KEY);
     assert.equal(later.length, 1);
     assert.match(later[0]!.text, /^Next steps: 1\. update `ApiConfigManager\.tsx`/);
     assert.deepEqual(later[0]!.sources, [3]);
+    assert.doesNotMatch(later[0]!.text, /agreed/);
   });
 
   it('a plan is a list under a lead that announces steps to take, never work done, reasons or what an approach does', () => {
