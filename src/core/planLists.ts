@@ -26,6 +26,8 @@ const STATUS_MARK = /^(?:\[[x ]\]|[✅✔☑⚠❌✗🟡🟢🔴⏳🚧])/u;
 const GIVES_REASONS = /\b(?:because|since|why|reasons?|benefits?|advantages?|as (?:it|this|they))\b/i;
 /** A reply that agrees to what was just proposed ("yes, but only after…", "sounds good", "let's do it"). */
 const AGREES = /^(?:y|yes|yeah|yep|sure|ok(?:ay)?|agreed|i agree|approved|sounds good|looks good|lgtm|perfect|great|go ahead|go for it|proceed|let'?s do (?:it|that|this)|do it|please (?:go ahead|proceed|do|implement|continue))\b/i;
+/** What a plan's line says once the user agreed to it, before their words. */
+const AGREED = ' — agreed by the user: ';
 /** Words of the user's reply the plan's line quotes. */
 const REPLY_WORDS = 14;
 /** Per fold (its builder): the plan a step laid out that no user message has answered yet. */
@@ -63,11 +65,12 @@ export function layPlan(b: SummaryBuilder, sentences: readonly Sentence[], recor
  * documentation"); anything else leaves it the agent's proposal.
  */
 export function answerPlan(b: SummaryBuilder, words: string, record: number): void {
-  if (!unanswered.delete(b)) return;
-  const reply = words.trim();
-  if (!AGREES.test(reply) && !isContinuation(reply) && !liftsReadOnly(reply)) return;
   const line = b.facts.Decisions.find((l) => l.key === PLAN_KEY);
-  if (line) b.upsert('Decisions', { ...line, text: `${line.text} — agreed by the user: "${b.redactor.redact(statementOf(reply, REPLY_WORDS)).text}"`, sources: [record] });
+  // Laid out in this fold and not answered yet, or by the message just before this one (an earlier fold's last step).
+  const pending = unanswered.delete(b) || (line !== undefined && line.sources.at(-1) === record - 1 && !line.text.includes(AGREED));
+  const reply = words.trim();
+  if (!pending || (!AGREES.test(reply) && !isContinuation(reply) && !liftsReadOnly(reply))) return;
+  if (line) b.upsert('Decisions', { ...line, text: `${line.text}${AGREED}"${b.redactor.redact(statementOf(reply, REPLY_WORDS)).text}"`, sources: [record] });
 }
 
 /**

@@ -1557,6 +1557,14 @@ describe('the Task Context as a digest', () => {
     // A reply that asks something else leaves the plan the agent's proposal, and a later "yes" answers that, not the plan.
     const asked = new RecordBuilder().user('Plan the fix.').step('Plan:\n1. Add the profile type\n2. Save profiles atomically\n3. Migrate old profiles').user('what about the tests?').user('yes');
     assert.doesNotMatch((await fold(asked)).facts.Decisions.find((l) => l.key === PLAN_KEY)!.text, /agreed/);
+    // The reply may come in the next fold: the plan laid out by the message just before it is the one it answers.
+    const summarizer = new ExtractiveSummarizer(counter, redactor, 1e6);
+    const split = new RecordBuilder().user('Plan the fix.').step('Plan:\n1. Add the profile type\n2. Save profiles atomically\n3. Migrate old profiles');
+    const before = await summarizer.fold({ previous: undefined, units: unitsOf(split).units, coverageEnd: split.records.length });
+    split.user('sounds good, go ahead');
+    const units = unitsOf(split).units;
+    const after = await summarizer.fold({ previous: before, units: units.slice(2), coverageEnd: split.records.length, before: units.slice(0, 2) });
+    assert.match(after.facts.Decisions.find((l) => l.key === PLAN_KEY)!.text, /— agreed by the user: "sounds good, go ahead"$/);
     b.step('Next steps:\n1. Update `ApiConfigManager.tsx` to handle profile switching\n2. Update `SettingsView.tsx` for the new data structure\n3. Implement profile validation');
     const later = (await fold(b)).facts.Decisions.filter((l) => l.key === PLAN_KEY);
     assert.equal(later.length, 1);
