@@ -9,16 +9,12 @@ import { FAILED_LINE, REPLACED_TAIL, RESOLVED, sourceJustBefore } from './factLi
 import { gistsOf, mergeSources, OBSERVATION, SOURCES_SUFFIX, type FactLine, type SummaryBuilder } from './summary';
 import { handles } from './digest';
 import { lastSegment, nameOneFile } from './paths';
-import type { FileTouch } from './tools';
+import { writtenPaths, type FileTouch } from './tools';
 import type { Redactor } from './redact';
 import { ABSENT_LINE, COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
 
 /** A look's finding: what looked (group 1) and what it saw (group 2), without its "(as of rN)". */
 const LOOK_LINE = /^(.*?) → (.*?)(?: \(as of r\d+\))?$/;
-/** The files a tool wrote (or was to write), of all it touched. */
-function writtenPaths(touches: readonly FileTouch[]): string[] {
-  return touches.filter((t) => t.access !== 'read').map((t) => t.path);
-}
 
 /** An answer of this many words is a statement (`Status for task #027: IN-REVIEW`), not a bare value. */
 const STATEMENT_WORDS = 4;

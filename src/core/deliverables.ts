@@ -9,7 +9,7 @@ import { declaredOf, handles, purposeOf, statementOf, subjectKey, words } from '
 import { addStatement } from './factLines';
 import { mergeSources, type SummaryBuilder } from './summary';
 import { changedLine, editTexts, firstLine, heredocBody, readContent, toolDescription, writtenContent } from './toolResults';
-import { fileTouches, shellMoves, shellRemovals, shellRestores, type FileTouch, type ToolFamily } from './tools';
+import { fileTouches, shellMoves, shellRemovals, shellRestores, writtenPaths, type FileTouch, type ToolFamily } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { forwardSlashes, nameOneFile, onlyLongerPath, onlyPartialName } from './paths';
 
@@ -171,7 +171,8 @@ export class Deliverables {
   /** A command that worked (at `record`; `touches`, the files it read and wrote): the files it removed, moved or put back from git. */
   commandWorked(cmd: string, touches: readonly FileTouch[], record: number): void {
     // `rm -f out.txt && gen > out.txt` leaves the file there: what the same command writes is not gone.
-    this.removed(shellRemovals(cmd).filter((p) => !touches.some((t) => t.access !== 'read' && t.path === p)), record);
+    const written = writtenPaths(touches);
+    this.removed(shellRemovals(cmd).filter((p) => !written.includes(p)), record);
     this.moved(shellMoves(cmd), record);
     this.restored(shellRestores(cmd));
   }

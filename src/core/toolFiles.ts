@@ -20,6 +20,11 @@ export interface FileTouch {
   readonly capture?: true;
 }
 
+/** The files a tool wrote (or was to write), of all it touched. */
+export function writtenPaths(touches: readonly FileTouch[]): string[] {
+  return touches.filter((t) => t.access !== 'read').map((t) => t.path);
+}
+
 // ---------------------------------------------------------------------------
 // File touches
 // ---------------------------------------------------------------------------

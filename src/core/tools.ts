@@ -16,7 +16,7 @@ import { classifyTool } from './toolKinds';
 import type { ToolInvocation } from './types';
 
 export { exitCode, shellCommand, TEST_COMMAND } from './toolCommands';
-export { aiderAppliedEdits, aiderHeldBack, heldBackEdit, fileTouches, samePathKey, shellMoves, shellRemovals, shellRestores, shellTouches, madeInStep, type FileTouch } from './toolFiles';
+export { aiderAppliedEdits, aiderHeldBack, heldBackEdit, fileTouches, samePathKey, shellMoves, shellRemovals, shellRestores, shellTouches, madeInStep, writtenPaths, type FileTouch } from './toolFiles';
 export { decodeEntities, renderToolInput } from './toolInput';
 export { classifyTool, type ToolFamily, type ToolKind } from './toolKinds';
 export {
