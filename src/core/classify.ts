@@ -243,7 +243,7 @@ function classifyAssistant(sentence: string, lead?: string): Classified {
   // will be iterated to fill the `Set`"): how the work will go, read with the steps before it, not a choice of its own.
   if (SEQUENCED_STEP.test(body.replace(/`[^`]*`/g, 'x'))) return { cls: 'plan', score: 1.5 };
   const scores = new Map<SentenceClass, number>();
-  for (const cue of AGENT_CUES) if (cue.pattern.test(body)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
+  for (const cue of AGENT_CUES) if (cue.pattern.test(body) && (cue.also?.test(body) ?? true)) scores.set(cue.cls, (scores.get(cue.cls) ?? 0) + cue.weight);
   const fromLead = leadClass(lead);
   // Items under "Options:" or "Would you like me to:" are offers, under "Usage:" instructions: not facts.
   if (fromLead === 'other' && !/\b(?:root cause|because|turns out|is caused by|failed|didn't work|does not work)\b/i.test(body)) return { cls: 'other', score: 0 };

@@ -18,6 +18,8 @@ export interface Cue {
   readonly weight: number;
   /** Only sentences of this speaker. */
   readonly role?: SpeakerRole;
+  /** A second pattern the sentence must match too (case-sensitive where `pattern` is not). */
+  readonly also?: RegExp;
 }
 
 // ----------------------------------------------------------------- openings
@@ -366,6 +368,20 @@ export const SUCCESS_CLAIM =
 /** A choice said in so many words: the one list the sentence classes and the protected decisions (state.ts) share. */
 export const CHOICE_CUE = /\b(?:I'll use|I will use|we'll use|let's use|let's go with|going with|decided to|switch(?:ing)? to|instead of|opt(?:ing)? for|I chose|we chose)\b/i;
 
+/**
+ * What the thing being built will do, said of it by name ("The `fid` claim will be injected inside the refresh
+ * handler…", "When rotate:true is configured, the resolver will warn if isRevoked is missing", "F3 will be addressed
+ * alongside F1 because…"): a design choice, when it names the code (an identifier) or gives its reason ("because…",
+ * "so the…"), which then backs the choice and makes no finding. "The test suite will catch regressions" names neither.
+ * Not a consequence ("…will become invalid", "this will cause…"), not what existing code does for the user ("if you
+ * pass `--repo`, it will look for…"), not what a statement means ("This change means that … will be buffered").
+ */
+export const DESIGNED_BEHAVIOUR =
+  /^(?!(?:so )?(?:if|when|once|whenever) (?:you|the user)\b)(?![^.?!]*\b(?:means?|meaning|suggests?|indicates?|implies|probably|likely|might|may)\b)(?!(?:i|we|you|it|this|that|these|those|they|there|which|what|here)\s)[^.?!]{0,80}?\b(?:will|shall)\s+(?:now\s+|also\s+|instead\s+|then\s+|only\s+|first\s+)?(?!(?:be\s+(?:able|a|an|the|very|more|less|much|in|on|at|available|visible|lost|gone|invalid|empty|slow|fast|expensive|difficult|hard|easy|possible|necessary|needed|required|broken|fixed|fine|ok|okay|done|ready|useful|helpful)\b)|become|cause|fail|break|result|happen|need|take|remain|stay|appear|seem|depend|look|show|get|see|notice|find|have|not|never|no longer|still|likely|probably|continue|keep failing|stop working|work)\w+/i;
+
+/** A sentence naming code (a quoted name, a camelCase or snake_case identifier) or giving a reason. */
+export const NAMES_CODE_OR_REASON = /`|\b[a-z]+[A-Z]\w*|\b[a-z]+_\w+|\b(?:[Bb]ecause|[Ss]ince|so (?:that|the)|to (?:avoid|prevent|ensure))\b/;
+
 export const AGENT_CUES: readonly Cue[] = [
   // findings: a discovered truth
   { cls: 'finding', weight: 3.5, pattern: DESCRIBED_INSTEAD },
@@ -398,7 +414,8 @@ export const AGENT_CUES: readonly Cue[] = [
   // decisions: a choice made
   { cls: 'decision', weight: 3, pattern: new RegExp(`${CHOICE_CUE.source}|^(?:my|our) (?:\\w+ )?(?:plan|intention) (?:now |here )?is to\\b|^(?:the )?plan:\\s|\\b(?:we will use|go with|decided on|decision:|chose to|opt(?:ed|ing)? (?:for|to)|the (?:best |right |better |simplest |cleanest |correct )?(?:approach|solution|plan|fix|strategy|option) (?:is|will be|here is|would be)|the plan is to|better (?:approach|option|to)|best (?:approach|option|practice|way)|recommend(?:ed|ation)?(?![a-z])|prefer(?:red|ence|abl[ey])?\\b|switched to|rather than|in favou?r of|let's call it|we'll call it|we'll name|will be (?:stored|kept|named|called|handled|used|moved|placed)|should be (?:stored|kept|named|called|handled|moved|placed)|solution:|fix:|approach:|strategy:|(?:the|my|our) decision (?:is|was)\\b)`, 'i') },
   { cls: 'decision', weight: 1.5, pattern: /\b(?:we(?: should| will|'ll| can) (?:use|store|keep|move|add|switch|replace|rename|extract|change|implement|make|create|split|merge|drop|remove|avoid)|i(?:'ll| will) (?:use|store|keep|switch|replace|rename|extract|split|merge|drop|avoid)|(?:will|would) (?:be better|work better|be simpler|be cleaner)|so that|to avoid|to prevent|to ensure|which (?:avoids|prevents|ensures|keeps))\b/i },
-  { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
+  { cls: 'decision', weight: 1.5, pattern: /^(?!(?:i|we|let's|let me|you)\b)(?![^.?!]*\b(?:means?|meaning|suggests?|indicates?|implies)\b)[^.?!]{0,80}\b(?:will|shall) (?:be (?:\w+ed|moved|kept|set|made)|expose|inject|wire|embed|store|keep|preserve|handle|use|call|register|reject|accept|return|wrap|delegate|replace|own)\b/i },
+  { cls: 'decision', weight: 2, pattern: DESIGNED_BEHAVIOUR, also: NAMES_CODE_OR_REASON },
   { cls: 'decision', weight: 1.5, pattern: /\b(?:we|i) need to (?:modify|change|amend|rewrite|replace|switch|move|use|exclude|restructure|bypass|skip|disable|enable)\b|\b(?:is|are|seems|looks) (?:the )?(?:simpler|cleaner|more robust|better|safer|best path)\b|\bdeferred\b|\bcan handle\b|\bmay be added\b/i },
   // plans: a next step beyond the immediate action
   { cls: 'plan', weight: 3, pattern: /\b(?:next steps?(?: (?:is|are|would be|will be))?:?|the (?:next|first) step|remaining(?: work| tasks| items)?:|still (?:need|needs|have|has) to|still to (?:do|be)|left to do|to ?do:|TODO:|follow[- ]up|not (?:yet|done yet) (?:implemented|done|tested|verified)|we(?:'ll| will) (?:then|next|also need|need)|after (?:that|this),? (?:we|i)|then (?:we|i)(?:'ll| will| can| should)|once (?:that|this) is done|we (?:still )?need to (?:\w+ly )?(?:add|update|implement|write|create|fix|migrate|handle|support|test|refactor|make|change|remove|move|document|verify|mock|rewrite|clean|rename|split|extract)|it's important to|don't forget to|remember to|should also|will (?:also )?need to|pending:?|future (?:work|improvements?))\b/i },

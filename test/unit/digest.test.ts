@@ -34,6 +34,17 @@ describe('sentence classes', () => {
     assert.equal(agent('Finally, the root cause will be clear once we log the request headers.'), 'finding');
   });
 
+  it('what the code being built will do, by name or with its reason, is a design choice; a consequence is a finding', () => {
+    assert.equal(agent('When rotate:true is configured, the resolver will warn if isRevoked is missing.'), 'decision');
+    assert.equal(agent('F3, F4, and F5 will be addressed alongside F1 and F2 because they are interdependent for a solid refresh flow.'), 'decision');
+    assert.equal(agent('Reuse detection will invoke the hook with the decoded family ID so the application can revoke all JTIs in that family.'), 'decision');
+    // Naming neither the code nor a reason, what will happen is a claim; a consequence, a meaning, a user's action are findings.
+    assert.notEqual(agent('The test suite will catch regressions or edge cases in the future.'), 'decision');
+    assert.equal(agent('Old commit SHAs referenced in GitHub issues will become invalid because the history is rewritten.'), 'finding');
+    assert.equal(agent('So if you pass `--repo ../chitin/synthase`, it will read `../chitin/synthase/process/tasks.md`.'), 'finding');
+    assert.equal(agent('This change means that for each iterable, all its items will be buffered in memory before any are yielded.'), 'finding');
+  });
+
   it('a preference stated is a decision; code that "prefers" one input describes behaviour', () => {
     assert.equal(agent('I prefer the sliding window over the token bucket here.'), 'decision');
     assert.equal(agent('Our preference is PostgreSQL for the session store.'), 'decision');
