@@ -17,9 +17,9 @@
 
 import { commentNote } from './aiderWatch';
 import { looksLikeCode, looksLikeLog, withoutMarkdownDocuments } from './classify';
-import { clipChars } from './digest';
 import { errorLine, errorWeight } from './terminalOutput';
 import { forwardSlashes } from './paths';
+import { codePlaceholder } from './codePaste';
 
 export type HarnessKind =
   | 'task-notification'
@@ -395,47 +395,6 @@ function pastedLine(line: string): boolean {
  */
 function continuesPaste(line: string): boolean {
   return /^(?: {2,}|\t)\S/.test(line) || /^\s*(?:done|fi|esac|end|else|[}\])]+[);,]*)\s*$/.test(line);
-}
-
-/** The line of pasted code that names what it defines ("export const FooSchema = z.object({"), clipped. */
-const DECLARATION = /^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:const|let|var|function|class|interface|type|enum|def|struct|fn|func|module|trait|impl|CREATE\s+TABLE)\b/i;
-
-/** Else its first assignment ("td_field = TimeDelta(precision=…)"): what a script builds names it too. */
-const ASSIGNMENT = /^\s*[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?\s*(?::\s*[\w.[\]]+\s*)?=(?!=)\s*\S/;
-
-function declarationOf(lines: readonly string[]): string {
-  const line = (lines.find((l) => DECLARATION.test(l)) ?? lines.find((l) => ASSIGNMENT.test(l)))?.trim();
-  return line === undefined ? '' : clipChars(line, 80);
-}
-
-/** How many of a code block's other names its placeholder lists. */
-const BLOCK_NAMES = 8;
-
-/**
- * What a block of code names besides its declaration, as a later record would
- * name it: identifiers in camelCase, PascalCase with two humps or more, or
- * snake_case (`FloatPixelData`, `pixel_array`), in order of first use, the
- * last segment of a dotted name (`ds.FloatPixelData`). Plain words and
- * keywords say nothing of what the code touches.
- */
-function namesOf(lines: readonly string[], declared: string): string[] {
-  const out: string[] = [];
-  for (const m of lines.join('\n').matchAll(/[A-Za-z_][\w]*/g)) {
-    const name = m[0];
-    if (name.length < 4 || out.includes(name) || declared.includes(name)) continue;
-    if (!/[a-z][A-Z]|[A-Z][a-z]+[A-Z]|[a-z0-9]_[a-z0-9]/.test(name)) continue;
-    out.push(name);
-    if (out.length === BLOCK_NAMES) break;
-  }
-  return out;
-}
-
-/** A code block in an ask as its placeholder says it: its size, the name it declares and the other names it uses. */
-function codePlaceholder(kind: string, lines: readonly string[]): string {
-  const name = declarationOf(lines);
-  const names = namesOf(lines, name);
-  const said = [name, names.length ? `names ${names.join(', ')}` : ''].filter((x) => x !== '').join('; ');
-  return ` [${kind}${said ? `: ${said}` : ''}] `;
 }
 
 /** Whether most lines of a paste are code rather than terminal output. */

@@ -844,7 +844,10 @@ describe('harness text is not the user', () => {
     assert.equal(askText(script), 'Output of this snippet is `344`: [5-line code block: td_field = TimeDelta(precision="milliseconds")]');
     // A reproduction names what it touches: the identifiers a later record would use, in order, at most eight.
     const repro = 'To reproduce:\n```python\nds = Dataset()\nds.file_meta = FileMetaDataset()\nds.BitsAllocated = 32\nds.Rows = 5\nds.FloatPixelData = pixel_array.flatten().tobytes()\nnp.array_equal(ds.pixel_array, pixel_array)\n```';
-    assert.equal(askText(repro), 'To reproduce: [6-line code block: ds = Dataset(); names file_meta, FileMetaDataset, BitsAllocated, FloatPixelData, pixel_array, array_equal]');
+    assert.equal(askText(repro), 'To reproduce: [6-line code block: ds = Dataset(); names file_meta, FileMetaDataset, BitsAllocated, FloatPixelData, pixel_array, array_equal; values 32]');
+    // And the values it sets that no one could guess (a UID, a mode, numbers of two digits or more), not a module it imports.
+    const uid = 'Steps:\n```python\nimport numpy as np\nfrom pydicom.dataset import Dataset\nds = Dataset()\nds.TransferSyntaxUID = "1.2.840.10008.1.2.1"\nds.PhotometricInterpretation = \'MONOCHROME2\'\nds.Rows = 5\nds.Note = "a longer sentence of prose"\nprint(ds.pixel_array)\n```';
+    assert.equal(askText(uid), 'Steps: [8-line code block: ds = Dataset(); names TransferSyntaxUID, PhotometricInterpretation, pixel_array; values "1.2.840.10008.1.2.1", \'MONOCHROME2\']');
     // Prose after the paste is the user's again.
     assert.match(askText(`${schema}\nWhy does this fail to parse?`), /\] Why does this fail to parse\?$/);
   });
