@@ -11,6 +11,7 @@ import { asRecord, decodeEntities, stringField } from './toolInput';
 import { errorLine, outputLines, terminalText, TOOL_ERROR_TAGS } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
 import type { ToolInvocation } from './types';
+import { PUSH_COMMAND, pushedRefs } from './gitPush';
 
 /** A command as a failure or an applied change quotes it. */
 const LABEL_CHARS = 72;
@@ -33,9 +34,9 @@ export function withoutHeredocBodies(cmd: string): string {
 }
 
 /**
- * A commit that went through: its hash and message, and how it was made when
- * that is unusual (unsigned, amended, forced). A milestone the next step
- * builds on.
+ * A commit that went through: its hash and message, how it was made when that
+ * is unusual (unsigned, amended, forced), and whether the same command pushed
+ * it (`git commit … && git push`). A milestone the next step builds on.
  */
 export function commitOf(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (!/\bgit\b[^|;&]*\bcommit\b/.test(cmd)) return undefined;
@@ -43,7 +44,7 @@ export function commitOf(cmd: string, output: string, redactor: Redactor): strin
   if (!head) return undefined;
   // The flags of the command, not words of its message (a here-document or a quoted `-m` may say `--no-verify`).
   const bare = withoutHeredocBodies(cmd).replace(/(["'])(?:\\.|(?!\1)[^\\])*\1/g, '""');
-  const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]);
+  const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]).concat(PUSH_COMMAND.test(cmd) && pushedRefs(output) !== undefined ? ['pushed'] : []);
   // An export that numbered the message's lines and joined them ("[dev d38df25]    1 docs: expand…    2    3 Add…"):
   // its first line is the subject.
   const subject = /^\s{2,}1\s/.test(head[3]!) ? head[3]!.replace(/^\s+1\s+/, '').split(/\s{2,}\d+(?:\s|$)/)[0]! : head[3]!;
@@ -205,6 +206,7 @@ export function absence(cmd: string | undefined, output: string, redactor: Redac
  */
 export function observation(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
+  if (PUSH_COMMAND.test(cmd) && pushedRefs(output) !== undefined) return redactor.redact(pushedRefs(output)!).text;
   const page = htmlPage(output);
   if (page !== undefined) return redactor.redact(page).text;
   // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`, a prompt of another

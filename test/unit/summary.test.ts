@@ -520,6 +520,12 @@ describe('fact lines said once', () => {
     };
     // A flag the message mentions is not the command's.
     assert.deepEqual(await decided('git commit -m "$(cat <<\'EOF\'\nAdd the hook\n\nIt can be skipped with --no-verify.\nEOF\n)"', '[main 3ed6817] Add the hook\n 1 file changed'), ['committed 3ed6817 on main: "Add the hook"']);
+    // A commit pushed by the same command says so; a push alone is what the remote now has, in Findings and in Status.
+    const pushOutput = 'Enumerating objects: 5, done.\nWriting objects: 100% (3/3), 310 bytes, done.\nTo github.com:acme/app.git\n   7205d50..7a23400  main -> main\n';
+    assert.deepEqual(await decided('git commit -m "fix parser" && git push', `[main 7a23400] fix parser\n 1 file changed\n${pushOutput}`), ['committed 7a23400 on main: "fix parser" (pushed)']);
+    const pushed = await foldAll(new RecordBuilder().user('Push it.').step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: `From github.com:acme/app\n   1111111..2222222  main       -> origin/main\n${pushOutput} + 56a43b7...4f43a16 dev -> dev (forced update)\n * [new branch]      fix -> fix\n` }]));
+    assert.deepEqual(pushed.facts.Findings.map((l) => l.text), ['`git push origin main` → pushed 7205d50..7a23400 main -> main; 56a43b7...4f43a16 dev -> dev (forced update); [new branch] fix -> fix (as of r2)']);
+    assert.equal(pushed.current.status, 'last command `git push origin main` → pushed 7205d50..7a23400 main -> main; 56a43b7...4f43a16 dev -> dev (forced update); [new branch] fix -> fix');
     // An export that numbered the message's lines and joined them: the subject is the first.
     assert.deepEqual(await decided('git commit -F msg.txt', '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog'), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
     // An install says what it installed: the versions a later step depends on.
