@@ -41,7 +41,7 @@ import { scanEmails, scanPersonalNumbers } from './personalData';
 import { scanCommandSecrets, scanUrls, scanUserFlags } from './secretCredentials';
 import { scanLabels } from './secretLabels';
 import { Scanner, type Emit } from './secretScanner';
-import { scanPrefixed } from './secretTokens';
+import { scanArmorBodies, scanPrefixed } from './secretTokens';
 
 export type RedactionKind = 'private-key' | 'api-key' | 'token' | 'password' | 'email' | 'connection-string' | 'jwt' | 'aws-key' | 'card' | 'iban' | 'ssn' | 'phone';
 
@@ -257,6 +257,7 @@ function choose(candidates: Candidate[]): Candidate[] {
 /** Runs every detector; stops early when `emit` returns true. */
 function scanSecrets(scanner: Scanner, emit: Emit): void {
   if (scanPrefixed(scanner, emit)) return;
+  if (scanArmorBodies(scanner, emit)) return;
   if (scanLabels(scanner, emit)) return;
   if (scanUrls(scanner, emit)) return;
   if (scanUserFlags(scanner, emit)) return;

@@ -277,3 +277,73 @@ function lineBreak(scanner: Scanner, i: number): number {
   }
   return 0;
 }
+
+/**
+ * The body of an armored key or certificate without its BEGIN line: lines of
+ * exactly ARMOR_LINE_CHARS base64 characters (PEM and OpenPGP armor both wrap
+ * there), one after another, however an export joined them (line breaks,
+ * spaces, the escapes `\n`). gpg quotes it in "invalid armor header: lQcY…",
+ * an export that flattened a key prints it after its BEGIN line with spaces
+ * for line breaks: either way the key would reach the model. ARMOR_MIN_LINES
+ * full lines or more, each with upper- and lower-case letters and a digit or
+ * `+` / `/` (a hex digest has no capitals: two SHA-256 sums side by side are
+ * no key), and the short last line after them, are hidden as key material,
+ * unless a public BEGIN line (a public key, a certificate) stands right before.
+ */
+const ARMOR_LINE_CHARS = 64;
+const ARMOR_MIN_LINES = 2;
+/**
+ * Where a candidate line starts: the start of the text or a character that can stand before a line (a space, a
+ * break, a quote, a colon, the backslash of an escaped break), then a full line's worth of base64 characters.
+ * Trying only there keeps the search from starting at every letter of prose; the lookahead is bounded, so a run
+ * of megabytes costs one scan (scanner.run), never the regular expression's stack.
+ */
+const ARMOR_START = /(?:^|[\s"'`:>\\])(?=[A-Za-z0-9+/]{64})/g;
+/** The BEGIN line of what is public (a public key, a certificate, a signature) right before a body: no secret. */
+const PUBLIC_ARMOR = /-----BEGIN [A-Z0-9 ]*(?:PUBLIC KEY|CERTIFICATE|SIGNATURE)[A-Z ]*-----(?:[ \t\r\n]|\\[nr])*$/;
+/** What may stand between two lines of a flattened or escaped body: at most a few spaces, tabs and line breaks. */
+const ARMOR_GAP = /^(?:[ \t\r\n]|\\[nr]){1,4}$/;
+
+function isArmorLine(line: string): boolean {
+  return line.length === ARMOR_LINE_CHARS && /[A-Z]/.test(line) && /[a-z]/.test(line) && /[0-9+/]/.test(line);
+}
+
+export function scanArmorBodies(scanner: Scanner, emit: Emit): boolean {
+  const t = scanner.text;
+  if (t.length < ARMOR_LINE_CHARS * ARMOR_MIN_LINES) return false;
+  const starts = new RegExp(ARMOR_START.source, 'g');
+  let chain: { start: number; end: number; lines: number } | undefined;
+  const close = (): boolean => {
+    const c = chain;
+    chain = undefined;
+    if (c === undefined || c.lines < ARMOR_MIN_LINES || PUBLIC_ARMOR.test(t.slice(Math.max(0, c.start - 80), c.start))) return false;
+    // The short last line (and its padding) after the full ones belongs to the body.
+    const gap = /^(?:[ \t\r\n]|\\[nr]){1,4}/.exec(t.slice(c.end, c.end + 8));
+    const last = gap ? scanner.run(BASE64, c.end + gap[0].length) : c.end;
+    const end = gap && last - (c.end + gap[0].length) >= 4 && last - (c.end + gap[0].length) < ARMOR_LINE_CHARS ? last : c.end;
+    return emit(c.start, end, 'private-key', P_PRIVATE_KEY);
+  };
+  for (let m = starts.exec(t); m !== null; m = starts.exec(t)) {
+    let start = m.index + m[0].length;
+    const end = scanner.run(BASE64, start);
+    starts.lastIndex = end;
+    // A line after an escaped line break (`…XsJK\nOvVS…`) starts after the escape's letter.
+    if (start > 0 && t.charCodeAt(start - 1) === 92) {
+      if (t[start] !== 'n' && t[start] !== 'r') continue;
+      start++;
+    }
+    const line = t.slice(start, end);
+    if (!isArmorLine(line)) {
+      if (close()) return true;
+      continue;
+    }
+    if (chain !== undefined && start - chain.end <= 8 && ARMOR_GAP.test(t.slice(chain.end, start))) {
+      chain.end = end;
+      chain.lines++;
+    } else {
+      if (close()) return true;
+      chain = { start, end, lines: 1 };
+    }
+  }
+  return close();
+}

@@ -124,6 +124,22 @@ describe('redact: detection', () => {
     assert.ok(e.text.endsWith('Next paragraph.'));
   });
 
+  it('the body of a key without its BEGIN line, its lines joined by spaces, newlines or escapes, is key material', () => {
+    const body = pemBody(6);
+    // gpg quoting what it could not read; an export that turned the key's line breaks into spaces.
+    for (const text of [`gpg: invalid armor header: ${body.join(' ')}\ngpg: key 8E1F: secret key imported`, `-----BEGIN PGP PRIVATE KEY BLOCK-----  ${body.join(' ')}`, JSON.stringify({ out: body.join('\n') })]) {
+      const r = check(text);
+      for (const line of body) assert.ok(!r.text.includes(line), `a body line survived in ${text.slice(0, 40)}`);
+      assert.ok(r.redactions.every((x) => x.kind === 'private-key'), JSON.stringify(r.redactions));
+    }
+    assert.ok(check(`gpg: invalid armor header: ${body.join(' ')}\ngpg: key 8E1F: secret key imported`).text.endsWith('\ngpg: key 8E1F: secret key imported'));
+    // A public key's body under its BEGIN line is no secret; one line alone, two hex digests side by side and a
+    // 76-column base64 dump are not a key's body.
+    assert.equal(check(`-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n${body.join('\n')}`).redactions.length, 0);
+    const digest = (): string => rand('0123456789abcdef', 64);
+    for (const text of [`token line: ${body[0]}`, `${digest()}  a.tar.gz\n${digest()}  b.tar.gz`, [rand(ALNUM + '+/', 76), rand(ALNUM + '+/', 76)].join('\n')]) assert.equal(check(text).redactions.length, 0, text);
+  });
+
   it('AWS access key ids and labelled secret keys', () => {
     const id = 'AKIA' + rand(UPPER + DIGITS, 16);
     expectRedacted(`aws_access_key_id = ${id}`, id, 'aws-key');
