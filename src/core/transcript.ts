@@ -279,10 +279,14 @@ function readInterchange(obj: JsonObject, line: number, sink: Sink): void {
   const role = obj['role'];
   if (role === undefined) return sink.warn(line, 'missing "role"');
   if (typeof role !== 'string') return sink.warn(line, `"role" must be a string (got ${describe(role)})`);
-  if (!ROLES.has(role)) return sink.warn(line, `unknown role ${quote(role)}`);
+  // OpenAI's name for the system's instructions.
+  const known = role === 'developer' ? 'system' : role;
+  if (!ROLES.has(known)) return sink.warn(line, `unknown role ${quote(role)}`);
 
-  for (const key of ['content', 'tool_name', 'tool_call_id'] as const) {
-    const value = obj[key];
+  // Content as a list of parts (the chat APIs' shape) is its text parts joined: nothing of it is dropped.
+  const content = Array.isArray(obj['content']) ? textOfParts(obj['content']) : obj['content'];
+  if (content === undefined && Array.isArray(obj['content'])) return sink.warn(line, '"content" is a list with no text part');
+  for (const [key, value] of [['content', content], ['tool_name', obj['tool_name']], ['tool_call_id', obj['tool_call_id']]] as const) {
     if (value !== undefined && value !== null && typeof value !== 'string') {
       return sink.warn(line, `"${key}" must be a string or null (got ${describe(value)})`);
     }
@@ -292,7 +296,7 @@ function readInterchange(obj: JsonObject, line: number, sink: Sink): void {
     return sink.warn(line, `"meta" must be an object or null (got ${describe(meta)})`);
   }
 
-  const record: DraftRecord = { role: role as RecordRole, content: stringOr(obj['content'], '') };
+  const record: DraftRecord = { role: known as RecordRole, content: stringOr(content, '') };
   const toolName = obj['tool_name'];
   if (typeof toolName === 'string') record.toolName = toolName;
   const toolCallId = obj['tool_call_id'];
@@ -313,6 +317,25 @@ function readInterchange(obj: JsonObject, line: number, sink: Sink): void {
     if (meta['harness'] === 'sidechain' || meta['harness'] === 'meta') record.harness = meta['harness'];
   }
   sink.push(record);
+}
+
+/**
+ * The text of a content list (`[{ "type": "text", "text": "…" }, …]`, or strings): its text parts joined by a
+ * blank line, each other part (an image, a file) said by its type; undefined when no part has text.
+ */
+function textOfParts(parts: readonly unknown[]): string | undefined {
+  const out: string[] = [];
+  let text = false;
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      out.push(part);
+      text = true;
+    } else if (isObject(part) && typeof part['text'] === 'string') {
+      out.push(part['text']);
+      text = true;
+    } else out.push(`[${isObject(part) && typeof part['type'] === 'string' ? oneLine(part['type'], 20) : 'non-text'} part]`);
+  }
+  return text ? out.join('\n\n') : undefined;
 }
 
 /** One record as an interchange line (the inverse of readInterchange: parsing it gives the record back). */

@@ -320,6 +320,23 @@ describe('transcript: malformed lines', () => {
     assert.equal(messages[7], 'line 12: "meta" must be an object or null (got a string)');
   });
 
+  it('reads content given as a list of parts and the "developer" role, and loses none of it', () => {
+    const text = [
+      JSON.stringify({ role: 'developer', content: 'Be terse.' }),
+      JSON.stringify({ role: 'assistant', content: [{ type: 'text', text: 'The cause is `parse()`.' }, { type: 'image', source: {} }, 'Fixed.'] }),
+      JSON.stringify({ role: 'user', content: [{ type: 'image' }] }),
+    ].join('\n');
+    const parsed = parseTranscript(text, redactor);
+    assert.deepEqual(
+      parsed.records.map((r) => [r.role, r.content]),
+      [
+        ['system', 'Be terse.'],
+        ['assistant', 'The cause is `parse()`.\n\n[image part]\n\nFixed.'],
+      ],
+    );
+    assert.deepEqual(parsed.warnings.map((w) => w.message), ['line 3: "content" is a list with no text part']);
+  });
+
   it('survives NUL bytes and binary garbage', () => {
     const garbage = String.fromCharCode(...Array.from({ length: 64 }, (_, i) => (i * 37) % 256));
     const text = [
