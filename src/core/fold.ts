@@ -461,7 +461,7 @@ export class Fold {
     }
     if (cmd !== undefined) {
       const replaced = this.commands.noteReplacement(cmd, label(), tool.resultRecord ?? tool.callRecord);
-      this.commands.noteRewrite(cmd, tool.callRecord);
+      this.commands.noteWorked(cmd, tool.output, tool.callRecord);
       // A command that failed before and now succeeds (showsItWorked) is no longer ruled out; its error stays a finding.
       const worked = tool.resultRecord ?? tool.callRecord;
       for (const line of showsItWorked(cmd, tool.output, code) ? [...this.b.facts['Ruled out']] : []) {

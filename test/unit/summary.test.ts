@@ -525,6 +525,15 @@ describe('fact lines said once', () => {
     assert.deepEqual(await decided('git commit -m "fix parser" && git push', `[main 7a23400] fix parser\n 1 file changed\n${pushOutput}`), ['committed 7a23400 on main: "fix parser" (pushed)']);
     const pushed = await foldAll(new RecordBuilder().user('Push it.').step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: `From github.com:acme/app\n   1111111..2222222  main       -> origin/main\n${pushOutput} + 56a43b7...4f43a16 dev -> dev (forced update)\n * [new branch]      fix -> fix\n` }]));
     assert.deepEqual(pushed.facts.Findings.map((l) => l.text), ['`git push origin main` → pushed 7205d50..7a23400 main -> main; 56a43b7...4f43a16 dev -> dev (forced update); [new branch] fix -> fix (as of r2)']);
+    // A push in a later step marks the commits it sent, by hash (or, for a new branch, the branch's commits).
+    const later = await foldAll(
+      new RecordBuilder()
+        .user('Commit, then push.')
+        .step('', [{ name: 'Bash', input: { command: 'git commit -m "fix parser"' }, output: '[main 7a23400] fix parser\n 1 file changed' }])
+        .step('', [{ name: 'Bash', input: { command: 'git commit -m "docs"' }, output: '[fix 1b2c3d4] docs\n 1 file changed' }])
+        .step('', [{ name: 'Bash', input: { command: 'git push origin main' }, output: pushOutput }]),
+    );
+    assert.deepEqual(later.facts.Decisions.map((d) => d.text), ['committed 7a23400 on main: "fix parser" (pushed)', 'committed 1b2c3d4 on fix: "docs"']);
     assert.equal(pushed.current.status, 'last command `git push origin main` → pushed 7205d50..7a23400 main -> main; 56a43b7...4f43a16 dev -> dev (forced update); [new branch] fix -> fix');
     // An export that numbered the message's lines and joined them: the subject is the first.
     assert.deepEqual(await decided('git commit -F msg.txt', '[dev d38df25]    1 docs: expand future development roadmap    2    3 Add comprehensive documentation    4 - Extended catalog'), ['committed d38df25 on dev: "docs: expand future development roadmap"']);
