@@ -45,8 +45,7 @@ export function commitOf(cmd: string, output: string, redactor: Redactor): strin
   // The flags of the command, not words of its message (a here-document or a quoted `-m` may say `--no-verify`).
   const bare = withoutHeredocBodies(cmd).replace(/(["'])(?:\\.|(?!\1)[^\\])*\1/g, '""');
   const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]).concat(PUSH_COMMAND.test(cmd) && pushedRefs(output) !== undefined ? ['pushed'] : []);
-  // An export that numbered the message's lines and joined them ("[dev d38df25]    1 docs: expand…    2    3 Add…"):
-  // its first line is the subject.
+  // An export that numbered the message's lines and joined them ("[dev d38df25]    1 docs…    2    3 Add…"): line 1 is the subject.
   const subject = /^\s{2,}1\s/.test(head[3]!) ? head[3]!.replace(/^\s+1\s+/, '').split(/\s{2,}\d+(?:\s|$)/)[0]! : head[3]!;
   const message = clipChars(redactor.redact(subject.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
   return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
@@ -151,8 +150,7 @@ const TESTS_LINE = /^[ \t]*Tests:?[ \t]+[^\n]*?\d+[ \t]+(?:pass|fail)[^\n]*$/gm;
 export function testSummary(output: string): string | undefined {
   // What the terminal printed (a Copilot record wraps it in JSON with its escapes), not the record around it.
   const printed = terminalText(output).slice(-4000);
-  // Jest and Vitest count files or suites first ("Test Files  8 passed (8)"), then tests ("Tests  64 passed (64)"):
-  // the tests' line is the count.
+  // Jest and Vitest count files or suites first ("Test Files  8 passed (8)"), then tests: the tests' line is the count.
   const tail = [...printed.matchAll(TESTS_LINE)].at(-1)?.[0] ?? printed;
   const pass = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:pass(?:ed|ing)?)\b/im.exec(tail);
   const fail = /(?:^|[\s,;(=:])(\d+)\s+(?:tests?\s+)?(?:fail(?:ed|ing|ures?)?)\b/im.exec(tail);
@@ -171,6 +169,8 @@ export function testSummary(output: string): string | undefined {
 
 /** Commands whose short output is no observation (echoes, moves, navigation). */
 const SILENT_COMMAND = /^(?:\S+=\S+\s+)*(?:echo|printf|cd|mkdir|rm|rmdir|cp|mv|touch|chmod|chown|ln|git add|git checkout|git switch|sleep|clear|true|export|source|\.)\b(?![^|;&]*[|;&])/;
+/** File steps a query runs after (`rm -f tmp-* && git status`): they print nothing when they work, so the output is the query's. */
+const SILENT_STEPS = /^(?:(?:rm|mkdir|touch|chmod|cp|mv|git add)\b[^|;&]*&&\s*)+/;
 const OBSERVATION_MAX_CHARS = 120;
 const OBSERVATION_MAX_LINES = 1;
 /** A query's whole answer may be a little longer: its output is the observation, not a log. */
@@ -217,7 +217,7 @@ export function observation(cmd: string, output: string, redactor: Redactor): st
     return t.length >= 8 && (cmd.includes(t) || (whole.length >= 8 && t.includes(whole)));
   };
   const raw = outputLines(output).filter((l) => !/^(?:exit code:? -?\d+|\[?process exited.*|Shell cwd was reset.*)$/i.test(l) && !/^[-=*_~]{3,}$/.test(l) && !GIT_EOL_NOTICE.test(l) && !echoed(l));
-  const query = QUERY_COMMAND.test(commandProper(cmd).trim());
+  const query = QUERY_COMMAND.test(commandProper(cmd).trim().replace(SILENT_STEPS, ''));
   if (raw.length === 0 || raw.length > (query ? QUERY_MAX_LINES : OBSERVATION_MAX_LINES)) return undefined;
   const names = listingNames(raw);
   const lines = names ?? raw;

@@ -502,6 +502,16 @@ describe('fact lines said once', () => {
     assert.deepEqual(lines, ['`git branch --show-current` → feature/leap-year (as of r2)', '`grep -n PORT .env` → 3:PORT=8081 (as of r4)']);
   });
 
+  it('a query after file steps that print nothing is read as a query: its answer is the finding and the Status', async () => {
+    const b = new RecordBuilder()
+      .user('Clean up and check the tree.')
+      .step('', [{ name: 'Bash', input: { command: 'cd ~/repo && rm -f tmpclaude-*-cwd && git status' }, output: "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean\n" }]);
+    const state = await foldAll(b);
+    const said = "On branch main; Your branch is up to date with 'origin/main'.; nothing to commit, working tree clean";
+    assert.deepEqual(state.facts.Findings.map((l) => l.text), [`\`rm -f tmpclaude-*-cwd && git status\` → ${said} (as of r2)`]);
+    assert.equal(state.current.status, `last command \`rm -f tmpclaude-*-cwd && git status\` → ${said}`);
+  });
+
   it('a commit is recorded with its hash; a configuration change is quoted once, after its description; a file edit by shell is not a decision', async () => {
     const b = new RecordBuilder()
       .user('Commit the fix.')
