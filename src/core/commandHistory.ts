@@ -11,8 +11,8 @@ import { handles } from './digest';
 import { lastSegment, nameOneFile } from './paths';
 import { writtenPaths, type FileTouch } from './tools';
 import type { Redactor } from './redact';
-import { ABSENT_LINE, COMMIT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
-import { PUSH_COMMAND, pushedRefs } from './gitPush';
+import { ABSENT_LINE, commandCore, commandLabel, commandProper, programOf } from './toolResults';
+import { COMMIT_LINE, commitLine, pushedRefs, tipOf } from './gitLines';
 
 /** A look's finding: what looked (group 1) and what it saw (group 2), without its "(as of rN)". */
 const LOOK_LINE = /^(.*?) → (.*?)(?: \(as of r\d+\))?$/;
@@ -167,10 +167,10 @@ export class CommandHistory {
    */
   noteWorked(cmd: string, output: string | undefined, record: number): void {
     if (/\bgit (?:reset|rebase)\b/.test(cmd)) this.rewrittenAt = record;
-    const pushed = PUSH_COMMAND.test(cmd) && output !== undefined ? pushedRefs(output) : undefined;
-    if (pushed === undefined) return;
-    const tips = [...pushed.matchAll(/\.\.\.?([0-9a-f]{7,40}) /g)].map((m) => m[1]!);
-    const branches = [...pushed.matchAll(/\[new branch\] (\S+) ->/g)].map((m) => m[1]!);
+    const refs = output === undefined ? [] : pushedRefs(cmd, output);
+    if (refs.length === 0) return;
+    const tips = refs.flatMap((r) => tipOf(r) ?? []);
+    const branches = refs.filter((r) => r.range === '[new branch]').map((r) => r.src);
     for (const section of ['Decisions', 'Archived'] as const) {
       // A commit archived with others (a group's gists) is marked in its group.
       for (const line of [...this.b.facts[section]]) {
@@ -178,7 +178,7 @@ export class CommandHistory {
         for (const body of gistsOf(line).map((g) => g.replace(SOURCES_SUFFIX, ''))) {
           const c = COMMIT_LINE.exec(body);
           if (!c || /\bpushed\b/.test(c[4] ?? '') || !(tips.some((t) => t.startsWith(c[1]!) || c[1]!.startsWith(t)) || branches.includes(c[2]!))) continue;
-          text = text.replace(body, `committed ${c[1]} on ${c[2]}: "${c[3]}" (${c[4] ? `${c[4]} ` : ''}pushed)`);
+          text = text.replace(body, commitLine(c[1]!, c[2]!, c[3]!, [...(c[4] ? [c[4]] : []), 'pushed']));
         }
         if (text !== line.text) this.b.upsert(section, { ...line, text, sources: mergeSources(line.sources, [record]) });
       }

@@ -10,7 +10,7 @@
 import { classifySentence, type Sentence } from './classify';
 import { statementOf } from './digest';
 import { lowerFirst } from './sentenceReading';
-import { FACT_SECTIONS, type SummaryBuilder } from './summary';
+import type { SummaryBuilder } from './summary';
 import { isContinuation, liftsReadOnly } from './userWords';
 
 /** The key of the plan's line: one plan at a time, the one laid out last. */
@@ -50,10 +50,7 @@ export function layPlan(b: SummaryBuilder, sentences: readonly Sentence[], recor
   const plan = listedPlan(sentences);
   if (plan === undefined) return;
   unanswered.add(b);
-  for (const name of FACT_SECTIONS) {
-    const at = b.facts[name].findIndex((l) => l.key === PLAN_KEY);
-    if (at >= 0) b.facts[name].splice(at, 1);
-  }
+  b.remove(PLAN_KEY);
   b.upsert('Decisions', { key: PLAN_KEY, text: b.redactor.redact(plan).text, sources: [record], priority: 3, origin: 'exact' });
 }
 

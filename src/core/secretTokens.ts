@@ -302,7 +302,7 @@ const ARMOR_START = /(?:^|[\s"'`:>\\])(?=[A-Za-z0-9+/]{64})/g;
 /** The BEGIN line of what is public (a public key, a certificate, a signature) right before a body: no secret. */
 const PUBLIC_ARMOR = /-----BEGIN [A-Z0-9 ]*(?:PUBLIC KEY|CERTIFICATE|SIGNATURE)[A-Z ]*-----(?:[ \t\r\n]|\\[nr])*$/;
 /** What may stand between two lines of a flattened or escaped body: at most a few spaces, tabs and line breaks. */
-const ARMOR_GAP = /^(?:[ \t\r\n]|\\[nr]){1,4}$/;
+const ARMOR_GAP = /^(?:[ \t\r\n]|\\[nr]){1,4}/;
 
 function isArmorLine(line: string): boolean {
   return line.length === ARMOR_LINE_CHARS && /[A-Z]/.test(line) && /[a-z]/.test(line) && /[0-9+/]/.test(line);
@@ -312,15 +312,17 @@ export function scanArmorBodies(scanner: Scanner, emit: Emit): boolean {
   const t = scanner.text;
   if (t.length < ARMOR_LINE_CHARS * ARMOR_MIN_LINES) return false;
   const starts = new RegExp(ARMOR_START.source, 'g');
+  /** The length of the gap between two lines at `i` (an escaped break is two characters), 0 when there is none. */
+  const gapAt = (i: number): number => ARMOR_GAP.exec(t.slice(i, i + 8))?.[0].length ?? 0;
   let chain: { start: number; end: number; lines: number } | undefined;
   const close = (): boolean => {
     const c = chain;
     chain = undefined;
     if (c === undefined || c.lines < ARMOR_MIN_LINES || PUBLIC_ARMOR.test(t.slice(Math.max(0, c.start - 80), c.start))) return false;
     // The short last line (and its padding) after the full ones belongs to the body.
-    const gap = /^(?:[ \t\r\n]|\\[nr]){1,4}/.exec(t.slice(c.end, c.end + 8));
-    const last = gap ? scanner.run(BASE64, c.end + gap[0].length) : c.end;
-    const end = gap && last - (c.end + gap[0].length) >= 4 && last - (c.end + gap[0].length) < ARMOR_LINE_CHARS ? last : c.end;
+    const gap = gapAt(c.end);
+    const lastLine = gap > 0 ? scanner.run(BASE64, c.end + gap) - (c.end + gap) : 0;
+    const end = lastLine >= 4 && lastLine < ARMOR_LINE_CHARS ? c.end + gap + lastLine : c.end;
     return emit(c.start, end, 'private-key', P_PRIVATE_KEY);
   };
   for (let m = starts.exec(t); m !== null; m = starts.exec(t)) {
@@ -337,7 +339,7 @@ export function scanArmorBodies(scanner: Scanner, emit: Emit): boolean {
       if (close()) return true;
       continue;
     }
-    if (chain !== undefined && start - chain.end <= 8 && ARMOR_GAP.test(t.slice(chain.end, start))) {
+    if (chain !== undefined && start > chain.end && gapAt(chain.end) === start - chain.end) {
       chain.end = end;
       chain.lines++;
     } else {

@@ -11,7 +11,7 @@ import { asRecord, decodeEntities, stringField } from './toolInput';
 import { errorLine, outputLines, terminalText, TOOL_ERROR_TAGS } from './terminalOutput';
 import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
 import type { ToolInvocation } from './types';
-import { PUSH_COMMAND, pushedRefs } from './gitPush';
+import { commitLine, pushedRefs, pushedText } from './gitLines';
 
 /** A command as a failure or an applied change quotes it. */
 const LABEL_CHARS = 72;
@@ -25,8 +25,6 @@ export function firstLine(text: string, max = 200, shell = false): string {
   return clipChars(line, max);
 }
 
-/** A commit line as `commitOf` writes it: hash, branch, message, flags. */
-export const COMMIT_LINE = /^committed ([0-9a-f]{7,40}) on (\S+): "(.*)"(?: \(([^)]*)\))?$/;
 
 /** A command line without the bodies of its here-documents (`cat <<'EOF' … EOF`). */
 export function withoutHeredocBodies(cmd: string): string {
@@ -44,11 +42,11 @@ export function commitOf(cmd: string, output: string, redactor: Redactor): strin
   if (!head) return undefined;
   // The flags of the command, not words of its message (a here-document or a quoted `-m` may say `--no-verify`).
   const bare = withoutHeredocBodies(cmd).replace(/(["'])(?:\\.|(?!\1)[^\\])*\1/g, '""');
-  const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]).concat(PUSH_COMMAND.test(cmd) && pushedRefs(output) !== undefined ? ['pushed'] : []);
+  const flags = [...bare.matchAll(/--(?:no-gpg-sign|no-verify|amend|allow-empty)\b|(?<=\s)-S\b/g)].map((m) => m[0]).concat(pushedRefs(cmd, output).length > 0 ? ['pushed'] : []);
   // An export that numbered the message's lines and joined them ("[dev d38df25]    1 docs…    2    3 Add…"): line 1 is the subject.
   const subject = /^\s{2,}1\s/.test(head[3]!) ? head[3]!.replace(/^\s+1\s+/, '').split(/\s{2,}\d+(?:\s|$)/)[0]! : head[3]!;
   const message = clipChars(redactor.redact(subject.trim() || (/-m\s+(["'])(.*?)\1/.exec(cmd)?.[2] ?? '')).text, 100);
-  return `committed ${head[2]} on ${head[1]}: "${message}"${flags.length ? ` (${flags.join(' ')})` : ''}`;
+  return commitLine(head[2]!, head[1]!, message, flags);
 }
 
 /**
@@ -206,9 +204,10 @@ export function absence(cmd: string | undefined, output: string, redactor: Redac
  */
 export function observation(cmd: string, output: string, redactor: Redactor): string | undefined {
   if (SILENT_COMMAND.test(cmd.trim())) return undefined;
-  if (PUSH_COMMAND.test(cmd) && pushedRefs(output) !== undefined) return redactor.redact(pushedRefs(output)!).text;
-  const page = htmlPage(output);
-  if (page !== undefined) return redactor.redact(page).text;
+  // A push's ref updates, an HTML page's title and text: each said whole.
+  const refs = pushedRefs(cmd, output);
+  const said = refs.length > 0 ? pushedText(refs) : htmlPage(output);
+  if (said !== undefined) return redactor.redact(said).text;
   // A terminal's echo of the command (a wrapped prompt line, `</git/local/ 2>/dev/null || true`, a prompt of another
   // shape before the whole command: "linkslate:minsky edobry$ grep '#001' …") is no output.
   const whole = cmd.trim();
