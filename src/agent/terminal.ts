@@ -64,11 +64,11 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     const starts = vscode.window.onDidStartTerminalShellExecution((event) => {
       if (event.terminal === terminal) void follow(event.execution);
     });
-    const ended = new Promise<{ code: number | undefined; execution: vscode.TerminalShellExecution }>((resolve) => {
+    const ended = new Promise<{ code: number | undefined }>((resolve) => {
       const sub = vscode.window.onDidEndTerminalShellExecution((event) => {
         if (event.terminal !== terminal) return;
         sub.dispose();
-        resolve({ code: event.exitCode, execution: event.execution });
+        resolve({ code: event.exitCode });
       });
     });
     const reading = follow(integration.executeCommand(options.command));
@@ -97,7 +97,9 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
       else this.idle.set(options.cwd, terminal);
       return { kind: stopped ?? 'cancelled' };
     }
-    await Promise.race([(end && readings.get(end.execution)) || reading, delay(OUTPUT_DRAIN_MS)]);
+    // Every execution seen in the terminal while it was ours is this command's: a shell may report `a; b` as two,
+    // and the first one's output can still be arriving when the second one's end is told.
+    await Promise.race([Promise.all(readings.values()), delay(OUTPUT_DRAIN_MS)]);
     starts.dispose();
     this.busy.delete(terminal);
     this.idle.set(options.cwd, terminal);
