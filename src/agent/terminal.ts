@@ -50,12 +50,17 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     // the timeout). Each execution's output is read once; listening starts before the command is sent, as a quick
     // one may end (and VS Code may report its start) before executeCommand returns.
     const readings = new Map<vscode.TerminalShellExecution, Promise<void>>();
+    let printed = false;
     const follow = (execution: vscode.TerminalShellExecution): Promise<void> => {
       let reading = readings.get(execution);
       if (!reading) {
         const stream = execution.read();
         reading = (async () => {
-          for await (const data of stream) options.output.push(plainTerminalText(data));
+          for await (const data of stream) {
+            const text = plainTerminalText(data);
+            if (text) printed = true;
+            options.output.push(text);
+          }
         })().catch(() => undefined);
         readings.set(execution, reading);
       }
@@ -64,11 +69,11 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     const starts = vscode.window.onDidStartTerminalShellExecution((event) => {
       if (event.terminal === terminal) void follow(event.execution);
     });
-    const ended = new Promise<{ code: number | undefined }>((resolve) => {
+    const ended = new Promise<{ code: number | undefined; told: string }>((resolve) => {
       const sub = vscode.window.onDidEndTerminalShellExecution((event) => {
         if (event.terminal !== terminal) return;
         sub.dispose();
-        resolve({ code: event.exitCode });
+        resolve({ code: event.exitCode, told: event.execution.commandLine.value });
       });
     });
     const reading = follow(integration.executeCommand(options.command));
@@ -103,6 +108,13 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     starts.dispose();
     this.busy.delete(terminal);
     this.idle.set(options.cwd, terminal);
+    // The terminal told the command as something else and nothing came back: VS Code matched what it told to no
+    // execution read here, and what the command printed is on the terminal's screen only (seen before the terminal was
+    // shown at creation: `*7))"; exit 3'` for `sh -c 'echo "…$((6*7))"; exit 3'`). The model is told, not shown
+    // "(no output)".
+    if (!printed && end && end.told.trim() !== options.command.trim()) {
+      options.output.push(`[the terminal reported the command as \`${end.told}\` and returned no output; what the command printed before that part is in the @keeper terminal, not here]\n`);
+    }
     return { kind: 'exit', code: end?.code };
   }
 
@@ -111,6 +123,10 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     const known = this.idle.get(cwd);
     if (known && known.exitStatus === undefined && !this.busy.has(known) && known.shellIntegration) return known;
     const terminal = vscode.window.createTerminal({ name: '@keeper', cwd, iconPath: new vscode.ThemeIcon('terminal') });
+    // Shown at once, so that it is laid out at the panel's width while its shell starts: a terminal shown only as the
+    // command is sent may still be 80 columns wide when the shell echoes it, and a command line that wraps there was
+    // read back as its last row (`*7))"; exit 3'`), which matched no execution the runner listened to.
+    terminal.show(true);
     if (terminal.shellIntegration) return terminal;
     const integrated = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
