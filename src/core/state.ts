@@ -27,7 +27,7 @@ import { BlockFacts } from './blockFacts';
 import { FactVersions } from './factVersions';
 import { extractConstraints, isContinuation, isGreeting, liftsReadOnly, looksLikeCode, quotedRules, READ_ONLY_RULE, readUserMessage, splitSentences, topicKey } from './summarizer';
 import type { SummaryState } from './summary';
-import { classifyTool, exitCode, fileTouches, shellCommand } from './tools';
+import { classifyTool, exitCode, fileTouches, onlyLooks, shellCommand } from './tools';
 import { todoPlanOf, type TodoPlan } from './todoPlan';
 import { callFailed, DECLINED_START, quotedSnippet, unformat, userRejection } from './toolResults';
 import type { Part, RawRecord, Unit } from './types';
@@ -322,7 +322,8 @@ export class ProtectedState {
         this.create('completed_effect', `${touch.access === 'create' ? 'created' : 'modified'} ${touch.path} (${tool.name} ${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a tool result');
       }
       const cmd = shellCommand(tool);
-      if (cmd !== undefined && code === 0) {
+      // A command that only looks (`ls`, `cat a | grep b`, `git status`) changed nothing: it has no effect to record.
+      if (cmd !== undefined && code === 0 && !onlyLooks(cmd)) {
         this.create('completed_effect', `\`${this.redactor.redact(cmd.split('\n')[0]!.slice(0, 4096)).text.slice(0, 160)}\` exited 0 (${tool.callId})`, tool.resultRecord ?? tool.callRecord, 'tool', 'active', 'a command that exited 0');
       }
     }

@@ -180,3 +180,30 @@ export function exitCode(inv: ToolInvocation): number | undefined {
     return undefined;
   }
 }
+
+// ---------------------------------------------------------------------------
+// Commands that only look
+// ---------------------------------------------------------------------------
+
+/**
+ * A step of a command line that changes nothing: it prints files, listings, searches, processes, versions, a
+ * repository's state. `git branch` only as a listing; `find` only without an action that runs or deletes; `curl`
+ * only as a GET whose answer is printed (no method, data, form, upload or output file).
+ */
+const LOOK_STEP =
+  /^(?:\S+=\S+\s+)*(?:cd|pwd|cat|head|tail|less|more|ls|tree|which|where|type|file|stat|wc|du|df|ps|pgrep|lsof|netstat|ss|dig|nslookup|host|uname|sw_vers|whoami|id|hostname|date|printenv|defaults read|jq|grep|egrep|fgrep|rg|ag|find|fd|diff|cmp|sort|uniq|cut|tr|nl|column|echo|printf|sed -n|git (?:status|log|diff|show|rev-parse|describe|ls-files|blame|grep|shortlog|reflog|config --get|remote -v|submodule status|stash list|branch(?:\s+(?:-a|-r|-v|-vv|--list|--show-current|--all))*\s*$)|curl(?![^|;&]*\s(?:-[a-zA-Z]*[XdFTOo]\b|--(?:data|form|request|upload|output|remote-name)))|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect|logs)|kubectl (?:get|describe|logs)|npm (?:ls|list|view|outdated)|pip3? (?:show|list|freeze)|\S+ (?:--version|-V|version))(?:\s|$)/;
+/** What makes a looking step act: an action of find, sed editing in place, a subshell that may run anything. */
+const ACTING = /\s-(?:delete|exec|execdir|ok|okdir|fprint\S*)\b|\bsed\s+(?:-\S*\s+)*-i|\$\(|`/;
+/** A redirection that writes a file (not 2>&1, not >/dev/null). */
+const WRITES_FILE = />>?\s*(?!&|\/dev\/null\b)\S/;
+
+/**
+ * Whether a command line only looks (`ls -la`, `cat a | grep b`, `git status && git log -1`): every step of
+ * it changes nothing and nothing is written to a file. Such a command has no effect to record when it works.
+ * Quoted text is not parsed: a `>` or `;` inside quotes makes the answer no, which errs toward an effect.
+ */
+export function onlyLooks(cmd: string): boolean {
+  if (ACTING.test(cmd) || WRITES_FILE.test(cmd.replace(/\d?>&\d/g, ''))) return false;
+  const steps = cmd.split(/&&|\|\||[;|\n]/).map((s) => s.trim()).filter((s) => s !== '');
+  return steps.length > 0 && steps.every((s) => LOOK_STEP.test(s));
+}

@@ -15,7 +15,7 @@ import { asRecord, stringField } from './toolInput';
 import { classifyTool } from './toolKinds';
 import type { ToolInvocation } from './types';
 
-export { exitCode, shellCommand, TEST_COMMAND } from './toolCommands';
+export { exitCode, onlyLooks, shellCommand, TEST_COMMAND } from './toolCommands';
 export { aiderAppliedEdits, aiderHeldBack, heldBackEdit, fileTouches, samePathKey, shellMoves, shellRemovals, shellRestores, shellTouches, madeInStep, writtenPaths, type FileTouch } from './toolFiles';
 export { decodeEntities, renderToolInput } from './toolInput';
 export { classifyTool, type ToolFamily, type ToolKind } from './toolKinds';

@@ -198,6 +198,18 @@ describe('protected state', function () {
     assert.match(effects[1]!, /^`npm test` exited 0/);
   });
 
+  it('a command that only looks is no completed effect; one that writes a file or runs something is', () => {
+    const b = new RecordBuilder().user('Fix the syntax error.');
+    for (const command of ['ls -la tests/', 'cat tests/missing_colon.py', 'git status && git log --oneline | head -5', 'grep -rn division src 2>/dev/null']) {
+      b.step('', [{ name: 'Bash', input: { command }, output: 'whatever it printed\nExit code: 0' }]);
+    }
+    for (const command of ["cat > tests/missing_colon.py << 'EOF'", 'find . -name "*.pyc" -delete', 'git branch fix-colon', 'python3 tests/missing_colon.py']) {
+      b.step('', [{ name: 'Bash', input: { command }, output: 'done\nExit code: 0' }]);
+    }
+    const commands = stateOf(b).facts().filter((f) => f.type === 'completed_effect' && f.value.startsWith('`'));
+    assert.deepEqual(commands.map((f) => f.value.replace(/ exited 0.*$/, '')), ["`cat > tests/missing_colon.py << 'EOF'`", '`find . -name "*.pyc" -delete`', '`git branch fix-colon`', '`python3 tests/missing_colon.py`']);
+  });
+
   it('after 10 fold generations the protected facts equal a rebuild from the raw record', async () => {
     const b = new RecordBuilder();
     for (let t = 0; t < 10; t++) {

@@ -6,6 +6,7 @@ import {
   exitCode,
   fileTouches,
   isBinary,
+  onlyLooks,
   reduceTool,
   renderToolInput,
   shellCommand,
@@ -310,6 +311,17 @@ describe('tools: fileTouches', () => {
     assert.deepEqual(fileTouches(inv('Read', 42, undefined)), []);
     assert.deepEqual(fileTouches(inv('Read', { file_path: '' }, undefined)), []);
     assert.deepEqual(fileTouches(inv('Write', { file_path: { nested: true } }, undefined)), []);
+  });
+});
+
+describe('tools: onlyLooks', () => {
+  it('a command of looking steps only looks; a step that acts, a file written or a subshell makes it act', () => {
+    for (const cmd of ['ls -la', 'cd src && grep -rn foo . 2>/dev/null | head -20', 'git status; git log -1 2>&1', 'git branch -a', 'sed -n 1,40p a.py', 'python3 --version', 'find . -name "*.ts"', 'curl -sS http://localhost:8000/health', 'ls -F && git submodule status']) {
+      assert.equal(onlyLooks(cmd), true, cmd);
+    }
+    for (const cmd of ['echo x > notes.txt', 'cat a >> b', 'rg foo > hits.txt', "cat > a.py << 'EOF'", 'sed -i s/a/b/ f', 'find . -name x -delete', 'find . -exec rm {} +', 'grep -l x * | xargs rm', 'git branch new-feature', 'ls $(rm -rf build)', 'npm install', 'ls && make', 'curl -X POST -d name=x http://localhost:8000/', 'curl -fsSLo get.sh https://example.com/get.sh']) {
+      assert.equal(onlyLooks(cmd), false, cmd);
+    }
   });
 });
 
