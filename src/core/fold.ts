@@ -22,7 +22,7 @@ import { errorLine, errorSignatures } from './terminalOutput';
 import { answerPlan, layPlan } from './planLists';
 import { currentPlan, PLAN_NEXT, planLine, planNext, todoPlanOf, type TodoPlan } from './todoPlan';
 import { absence, changeNotApplied, commandCore, commandLabel, commandReportsError, commitOf, CONFIGURING_COMMAND, firstLine, INFORMATIONAL_EXIT, installedOutcome, lookLabel, observation, outputNotice, quotedSnippet, raisedAt, showsItWorked, testSummary, TOOL_PROTOCOL_ERROR, toolDescription, toolLabel, UNDOING_COMMAND, userRejection } from './toolResults';
-import { classifyTool, exitCode, shellCommand, shellRemovals, madeInStep, type FileTouch } from './tools';
+import { classifyTool, commandStatus, exitCode, onlyTidies, shellCommand, shellRemovals, madeInStep, type FileTouch } from './tools';
 import type { ToolInvocation, Unit } from './types';
 import { fetchedRules } from './workspaceRules';
 import { dropLiftedRules, extractConstraints, goalText, liftsReadOnly, offerOf, onlyRules, resolvedRequest, topicKey } from './userWords';
@@ -470,7 +470,7 @@ export class Fold {
         this.b.upsert('Findings', { ...line, text: `${line.text.replace(/ → then .* worked \(r\d+\)$/, '')}; later it worked (r${worked})`, sources: [...line.sources, worked], priority: 3 });
       }
       // What it printed says more than that it finished: a test run's counts, a short answer, a warning.
-      this.status = `last command ${label()}${said ? ` ${clipChars(said[1]!, STATUS_OUTPUT_CHARS)}` : code !== undefined ? ` exited ${code}` : ' finished'}`;
+      this.status = commandStatus(this.status, label(), said ? clipChars(said[1]!, STATUS_OUTPUT_CHARS) : code !== undefined ? `exited ${code}` : 'finished', !said && onlyTidies(cmd));
       if (commit) {
         addStatement(this.b, 'Decisions', { text: commit, sources: mergeSources(this.commands.replacedCommits(commit), sources), priority: 2 }, 'exact');
       } else if (UNDOING_COMMAND.test(cmd)) {

@@ -207,3 +207,23 @@ export function onlyLooks(cmd: string): boolean {
   const steps = cmd.split(/&&|\|\||[;|\n]/).map((s) => s.trim()).filter((s) => s !== '');
   return steps.length > 0 && steps.every((s) => LOOK_STEP.test(s));
 }
+
+/** A command that only tidies files or the shell (`rm tmp.txt`, `mkdir -p out`, `git add -A`): it says nothing of the task's state. */
+const TIDYING_STEP = /^(?:\S+=\S+\s+)*(?:rm|rmdir|mkdir|cp|mv|touch|chmod|chown|ln|echo|printf|sleep|clear|true|cd|export|git add)(?:\s|$)/;
+
+/** Whether every step of a command line only tidies (see TIDYING_STEP) and none writes a file but by moving one. */
+export function onlyTidies(cmd: string): boolean {
+  if (/\$\(|`|[^>]>[^>&]/.test(` ${cmd}`.replace(/\d?>&\d|>\s*\/dev\/null\b/g, ''))) return false;
+  const steps = cmd.split(/&&|\|\||[;|\n]/).map((s) => s.trim()).filter((s) => s !== '');
+  return steps.length > 0 && steps.every((s) => TIDYING_STEP.test(s));
+}
+
+/**
+ * The Current state's Status after a command that worked: "last command `x` → what it said", or, when it only
+ * tidied and said nothing, the status before it stands (what the last command that said something, or the failure
+ * still open, says) with "then `rm …` finished" after it.
+ */
+export function commandStatus(previous: string, label: string, outcome: string, tidies: boolean): string {
+  if (tidies && /^(?:last command |blocked: |last change)/.test(previous)) return `${previous.replace(/; then `[^`]*` [^;]*$/, '')}; then ${label} ${outcome}`;
+  return `last command ${label} ${outcome}`;
+}

@@ -1358,6 +1358,23 @@ describe('extractive summarizer', () => {
     assert.equal(state.current.status, 'last command `bun test src/pr.test.ts` → 2 passed, 0 failed');
   });
 
+  it('a command that only tidies after it leaves the status of the last one that said something, or of the failure still open', async () => {
+    const passed = new RecordBuilder()
+      .user('Fix the pr tests.')
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'bun test src/pr.test.ts' }, output: ' 2 pass\n 0 fail\nRan 2 tests across 1 files.' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'rm -f test_output.txt' }, output: '' }])
+      .step('', [{ name: 'run_terminal_cmd', input: { command: 'mkdir -p logs && git add -A' }, output: '' }]);
+    assert.equal((await foldAll(passed)).current.status, 'last command `bun test src/pr.test.ts` → 2 passed, 0 failed; then `mkdir -p logs && git add -A` finished');
+    const failing = new RecordBuilder()
+      .user('Fix the build.')
+      .step('', [{ name: 'Bash', input: { command: 'npm run build' }, output: 'error TS2304: Cannot find name "x".\nExit code: 2', isError: true }])
+      .step('', [{ name: 'Bash', input: { command: 'rm -rf dist' }, output: 'Exit code: 0' }]);
+    assert.match((await foldAll(failing)).current.status, /^blocked: `npm run build` failed \(exit 2\).*; then `rm -rf dist` exited 0$/);
+    // A command that does something is the status itself.
+    const built = new RecordBuilder().user('Build it.').step('', [{ name: 'Bash', input: { command: 'rm -rf dist && npm run build' }, output: 'Exit code: 0' }]);
+    assert.equal((await foldAll(built)).current.status, 'last command `rm -rf dist && npm run build` exited 0');
+  });
+
   it("Current state names the file the last change touched and what was done to it, not the tool", async () => {
     const b = new RecordBuilder().user('Add a retry helper.').step('', [{ name: 'edit_file_v2', input: { target_file: 'src/retry.ts', code_edit: 'export const retries = 3;\n' }, output: 'The apply model made the following changes: created src/retry.ts' }]);
     const fold = (): Promise<SummaryState> => foldAll(b);
