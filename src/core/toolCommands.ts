@@ -192,30 +192,37 @@ export function exitCode(inv: ToolInvocation): number | undefined {
  */
 const LOOK_STEP =
   /^(?:\S+=\S+\s+)*(?:cd|pwd|cat|head|tail|less|more|ls|tree|which|where|type|file|stat|wc|du|df|ps|pgrep|lsof|netstat|ss|dig|nslookup|host|uname|sw_vers|whoami|id|hostname|date|printenv|defaults read|jq|grep|egrep|fgrep|rg|ag|find|fd|diff|cmp|sort|uniq|cut|tr|nl|column|echo|printf|sed -n|git (?:status|log|diff|show|rev-parse|describe|ls-files|blame|grep|shortlog|reflog|config --get|remote -v|submodule status|stash list|branch(?:\s+(?:-a|-r|-v|-vv|--list|--show-current|--all))*\s*$)|curl(?![^|;&]*\s(?:-[a-zA-Z]*[XdFTOo]\b|--(?:data|form|request|upload|output|remote-name)))|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect|logs)|kubectl (?:get|describe|logs)|npm (?:ls|list|view|outdated)|pip3? (?:show|list|freeze)|\S+ (?:--version|-V|version))(?:\s|$)/;
-/** What makes a looking step act: an action of find, sed editing in place, a subshell that may run anything. */
-const ACTING = /\s-(?:delete|exec|execdir|ok|okdir|fprint\S*)\b|\bsed\s+(?:-\S*\s+)*-i|\$\(|`/;
+/** What makes a looking step act: an action of find, sed editing in place. */
+const ACTING = /\s-(?:delete|exec|execdir|ok|okdir|fprint\S*)\b|\bsed\s+(?:-\S*\s+)*-i/;
+/** A command that only tidies files or the shell (`rm tmp.txt`, `mkdir -p out`, `git add -A`): it says nothing of the task's state. */
+const TIDYING_STEP = /^(?:\S+=\S+\s+)*(?:rm|rmdir|mkdir|cp|mv|touch|chmod|chown|ln|echo|printf|sleep|clear|true|cd|export|git add)(?:\s|$)/;
+/** A subshell, which may run anything. */
+const SUBSHELL = /\$\(|`/;
 /** A redirection that writes a file (not 2>&1, not >/dev/null). */
 const WRITES_FILE = />>?\s*(?!&|\/dev\/null\b)\S/;
 
 /**
- * Whether a command line only looks (`ls -la`, `cat a | grep b`, `git status && git log -1`): every step of
- * it changes nothing and nothing is written to a file. Such a command has no effect to record when it works.
- * Quoted text is not parsed: a `>` or `;` inside quotes makes the answer no, which errs toward an effect.
+ * Whether every step of a command line (split at `&&`, `||`, `;`, `|` and line breaks) is a `step`, with no
+ * subshell and no file written by a redirection. Quoted text is not parsed: a `>` or `;` inside quotes makes
+ * the answer no.
  */
-export function onlyLooks(cmd: string): boolean {
-  if (ACTING.test(cmd) || WRITES_FILE.test(cmd.replace(/\d?>&\d/g, ''))) return false;
+function everyStep(cmd: string, step: RegExp): boolean {
+  if (SUBSHELL.test(cmd) || WRITES_FILE.test(cmd.replace(/\d?>&\d/g, ''))) return false;
   const steps = cmd.split(/&&|\|\||[;|\n]/).map((s) => s.trim()).filter((s) => s !== '');
-  return steps.length > 0 && steps.every((s) => LOOK_STEP.test(s));
+  return steps.length > 0 && steps.every((s) => step.test(s));
 }
 
-/** A command that only tidies files or the shell (`rm tmp.txt`, `mkdir -p out`, `git add -A`): it says nothing of the task's state. */
-const TIDYING_STEP = /^(?:\S+=\S+\s+)*(?:rm|rmdir|mkdir|cp|mv|touch|chmod|chown|ln|echo|printf|sleep|clear|true|cd|export|git add)(?:\s|$)/;
+/**
+ * Whether a command line only looks (`ls -la`, `cat a | grep b`, `git status && git log -1`): every step of
+ * it changes nothing and nothing is written to a file. Such a command has no effect to record when it works.
+ */
+export function onlyLooks(cmd: string): boolean {
+  return !ACTING.test(cmd) && everyStep(cmd, LOOK_STEP);
+}
 
-/** Whether every step of a command line only tidies (see TIDYING_STEP) and none writes a file but by moving one. */
+/** Whether every step of a command line only tidies (see TIDYING_STEP). */
 export function onlyTidies(cmd: string): boolean {
-  if (/\$\(|`|[^>]>[^>&]/.test(` ${cmd}`.replace(/\d?>&\d|>\s*\/dev\/null\b/g, ''))) return false;
-  const steps = cmd.split(/&&|\|\||[;|\n]/).map((s) => s.trim()).filter((s) => s !== '');
-  return steps.length > 0 && steps.every((s) => TIDYING_STEP.test(s));
+  return everyStep(cmd, TIDYING_STEP);
 }
 
 /**
