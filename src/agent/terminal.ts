@@ -113,7 +113,7 @@ export class KeeperTerminals implements CommandRunner, vscode.Disposable {
     // shown at creation: `*7))"; exit 3'` for `sh -c 'echo "…$((6*7))"; exit 3'`). The model is told, not shown
     // "(no output)".
     if (!printed && end && end.told.trim() !== options.command.trim()) {
-      options.output.push(`[the terminal reported the command as \`${end.told}\` and returned no output; what the command printed before that part is in the @keeper terminal, not here]\n`);
+      options.output.push(`[the terminal reported the command as \`${end.told}\` and returned no output: whatever the command printed is in the @keeper terminal, not here]\n`);
     }
     return { kind: 'exit', code: end?.code };
   }
