@@ -194,8 +194,9 @@ const LOOK_STEP =
   /^(?:\S+=\S+\s+)*(?:cd|pwd|cat|head|tail|less|more|ls|tree|which|where|type|file|stat|wc|du|df|ps|pgrep|lsof|netstat|ss|dig|nslookup|host|uname|sw_vers|whoami|id|hostname|date|printenv|defaults read|jq|grep|egrep|fgrep|rg|ag|find|fd|diff|cmp|sort|uniq|cut|tr|nl|column|echo|printf|sed -n|git (?:status|log|diff|show|rev-parse|describe|ls-files|blame|grep|shortlog|reflog|config --get|remote -v|submodule status|stash list|branch(?:\s+(?:-a|-r|-v|-vv|--list|--show-current|--all))*\s*$)|curl(?![^|;&]*\s(?:-[a-zA-Z]*[XdFTOo]\b|--(?:data|form|request|upload|output|remote-name)))|systemctl (?:status|is-active|is-enabled)|docker (?:ps|images|inspect|logs)|kubectl (?:get|describe|logs)|npm (?:ls|list|view|outdated)|pip3? (?:show|list|freeze)|\S+ (?:--version|-V|version))(?:\s|$)/;
 /** What makes a looking step act: an action of find, sed editing in place. */
 const ACTING = /\s-(?:delete|exec|execdir|ok|okdir|fprint\S*)\b|\bsed\s+(?:-\S*\s+)*-i/;
-/** A command that only tidies files or the shell (`rm tmp.txt`, `mkdir -p out`, `git add -A`): it says nothing of the task's state. */
-const TIDYING_STEP = /^(?:\S+=\S+\s+)*(?:rm|rmdir|mkdir|cp|mv|touch|chmod|chown|ln|echo|printf|sleep|clear|true|cd|export|git add)(?:\s|$)/;
+/** Programs that only tidy files or the shell (`rm tmp.txt`, `mkdir -p out`, `git add -A`): they say nothing of the task's state. */
+export const TIDYING_PROGRAMS = 'echo|printf|cd|mkdir|rm|rmdir|cp|mv|touch|chmod|chown|ln|git add|sleep|clear|true|export';
+const TIDYING_STEP = new RegExp(`^(?:\\S+=\\S+\\s+)*(?:${TIDYING_PROGRAMS})(?:\\s|$)`);
 /** A subshell, which may run anything. */
 const SUBSHELL = /\$\(|`/;
 /** A redirection that writes a file (not 2>&1, not >/dev/null). */

@@ -9,7 +9,7 @@ import type { Redactor } from './redact';
 import { planTitle, questionsAsked } from './shortReplies';
 import { asRecord, decodeEntities, stringField } from './toolInput';
 import { errorLine, outputLines, terminalText, TOOL_ERROR_TAGS } from './terminalOutput';
-import { exitCode, fileTouches, shellCommand, TEST_COMMAND } from './tools';
+import { exitCode, fileTouches, shellCommand, TEST_COMMAND, TIDYING_PROGRAMS } from './tools';
 import type { ToolInvocation } from './types';
 import { commitLine, pushedRefs, pushedText } from './gitLines';
 
@@ -165,8 +165,8 @@ export function testSummary(output: string): string | undefined {
   return parts.join(', ');
 }
 
-/** Commands whose short output is no observation (echoes, moves, navigation). */
-const SILENT_COMMAND = /^(?:\S+=\S+\s+)*(?:echo|printf|cd|mkdir|rm|rmdir|cp|mv|touch|chmod|chown|ln|git add|git checkout|git switch|sleep|clear|true|export|source|\.)\b(?![^|;&]*[|;&])/;
+/** Commands whose short output is no observation (echoes, moves, navigation): the tidying ones, a checkout, a sourced file. */
+const SILENT_COMMAND = new RegExp(`^(?:\\S+=\\S+\\s+)*(?:${TIDYING_PROGRAMS}|git checkout|git switch|source|\\.)\\b(?![^|;&]*[|;&])`);
 /** File steps a query runs after (`rm -f tmp-* && git status`): they print nothing when they work, so the output is the query's. */
 const SILENT_STEPS = /^(?:(?:rm|mkdir|touch|chmod|cp|mv|git add)\b[^|;&]*&&\s*)+/;
 const OBSERVATION_MAX_CHARS = 120;

@@ -15,7 +15,7 @@ import { asRecord, stringField } from './toolInput';
 import { classifyTool } from './toolKinds';
 import type { ToolInvocation } from './types';
 
-export { commandStatus, exitCode, onlyLooks, onlyTidies, shellCommand, TEST_COMMAND } from './toolCommands';
+export { commandStatus, exitCode, onlyLooks, onlyTidies, shellCommand, TEST_COMMAND, TIDYING_PROGRAMS } from './toolCommands';
 export { aiderAppliedEdits, aiderHeldBack, heldBackEdit, fileTouches, samePathKey, shellMoves, shellRemovals, shellRestores, shellTouches, madeInStep, writtenPaths, type FileTouch } from './toolFiles';
 export { decodeEntities, renderToolInput } from './toolInput';
 export { classifyTool, type ToolFamily, type ToolKind } from './toolKinds';
