@@ -75,7 +75,28 @@ export function extractConstraints(text: string | UserMessage, limit = MAX_CONST
   const message = typeof text === 'string' ? readUserMessage(text) : text;
   if (message.split.words === '') return [];
   // A message that is all quote ("> Search all files in `schemas/`…") is what the user sent as their own: its ask and its rules.
-  return ruleSentences(allQuoted(message) ? message.split.words : message.quoted.own, limit);
+  if (allQuoted(message)) return ruleSentences(message.split.words, limit);
+  return ruleSentences(message.quoted.own, limit).map((r) => ({ ...r, sentence: withQuotesRestored(r.sentence, message.split.words) }));
+}
+
+/** A quoted passage marked `"…"` in the user's own words (see splitQuoted), as a pattern: open mark, the mark, close mark. */
+const QUOTE_MARK = /["“]…["”]/;
+/** A passage quoted in a rule is said with it when it is this short; a longer one stays marked (the record keeps it). */
+const RULE_QUOTE_MAX_CHARS = 200;
+
+/**
+ * A rule with the passages it quotes put back: `Do not add "…".` is a rule about
+ * nothing, `Do not add "and you should also restructure X, Y, Z".` says what
+ * not to add. The passage was set aside so that a rule inside someone else's
+ * text is not read as the user's; the rule that quotes it is still the user's
+ * sentence, word for word. Unchanged when the sentence is not found as written.
+ */
+function withQuotesRestored(sentence: string, words: string): string {
+  if (!QUOTE_MARK.test(sentence)) return sentence;
+  const literal = (chunk: string): string => chunk.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  const pattern = sentence.split(QUOTE_MARK).map(literal).join(`["“]([^"“”\\n]{1,${RULE_QUOTE_MAX_CHARS}})["”]`);
+  const found = new RegExp(pattern).exec(words);
+  return found ? found[0].replace(/\s+/g, ' ') : sentence;
 }
 
 /** A user message read once: what an agent injected into it, and the user's own words apart from what they pasted. */

@@ -1555,6 +1555,9 @@ describe('extractive summarizer', () => {
     // the rule after it is quoted alone.
     const typed = extractConstraints("does it make sense for them to be seperate files? i feel like they'll always be used together, but mb not? from now on, always ask before merging them");
     assert.deepEqual(typed.map((c) => c.sentence), ['from now on, always ask before merging them']);
+    // A rule that quotes a passage says it with it (not `Do not add "…".`); a rule inside the quoted passage is not the user's.
+    const quoting = extractConstraints('If the question is "why does this fail?" — answer that. Do not add "and you should also restructure X, Y, Z".\n\nHe wrote "you must always delete the database before each run" and I disagree.');
+    assert.deepEqual(quoting.map((c) => c.sentence), ['Do not add "and you should also restructure X, Y, Z".']);
     const long = 'Fix this: ' + 'log line\n'.repeat(1000);
     const b = new RecordBuilder().user(long);
     const p = protectedFromRaw(unitsOf(b).units, redactor);
