@@ -90,8 +90,17 @@ describe('protected state', function () {
     assert.match(pasted.render(), /\(pasted or quoted in a user message, r0\)/);
     // A task template's instructions beside the user's own words (SWE-agent's INSTRUCTIONS) were injected, not pasted.
     const template = stateOf(new RecordBuilder().user("We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta rounds 345 ms down to 344. Our README says:\n\n> Never commit generated files.\n\nINSTRUCTIONS:\nNow, you're going to solve this issue on your own.\nRemember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE."));
-    assert.match(template.render(), /- Remember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE\. \(injected into the user's turn, r0\)/);
-    assert.match(template.render(), /- Never commit generated files\. \(pasted or quoted in a user message, r0\)/);
+    // They are how the harness told the agent to work, in a section of their own: not the user's, and not "NOT in force".
+    const harness = /### the agent harness's instructions \([^\n]*\)\n((?:- [^\n]*\n?)*)/;
+    assert.match(template.render(), harness);
+    assert.match(harness.exec(template.render())![1]!, /^- Remember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE\. \(r0\)$/m);
+    assert.match(template.render(), /### pending confirmation \(NOT in force[^\n]*\n- Never commit generated files\. \(pasted or quoted in a user message, r0\)/);
+    // The template repeated in a later turn (SWE-agent's demonstration, then the task) is still the harness's.
+    const repeated = new RecordBuilder().user("We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta rounds 345 ms down to 344.\n\nINSTRUCTIONS:\nNow, you're going to solve this issue on your own.\nRemember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE.");
+    repeated.step('Looking.').user("We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nTimeDelta rounds 345 ms down to 344 again.\n\nINSTRUCTIONS:\nNow, you're going to solve this issue on your own.\nRemember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE.");
+    const twice = stateOf(repeated).render();
+    assert.match(harness.exec(twice)?.[1] ?? '', /^- Remember, YOU SHOULD ALWAYS INCLUDE EXACTLY ONE TOOL CALL PER RESPONSE\. \(r0\)$/m, twice);
+    assert.doesNotMatch(twice, /pending confirmation/);
     const confirmed = state.confirm(pending[0]!.id, 99);
     assert.equal(confirmed.status, 'active');
     assert.equal(confirmed.writer, 'user');
