@@ -22,6 +22,18 @@ export interface Cue {
   readonly also?: RegExp;
 }
 
+/**
+ * A hedge: the statement says it is a guess ("this might be…", "может не обновляться", "prawdopodobnie"). English
+ * words by ASCII word boundaries; the other languages' (Polish, Russian, German, Spanish, French, Portuguese) by
+ * letter boundaries; Chinese and Japanese ones anywhere.
+ */
+export const HEDGE = new RegExp(
+  String.raw`\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b` +
+    String.raw`|(?<!\p{L})(?:może|prawdopodobnie|możliwe|chyba|wydaje się|pewnie|вероятно|возможно|похоже|кажется|скорее всего|видимо|наверное|может|могут|предположительно|vielleicht|wahrscheinlich|möglicherweise|vermutlich|scheint|könnte|quizás?|probablemente|posiblemente|parece|podría|peut-être|probablement|semble|pourrait|talvez|provavelmente|poderia)(?!\p{L})` +
+    '|可能|也许|似乎|大概|かもしれ|たぶん|おそらく',
+  'iu',
+);
+
 // ----------------------------------------------------------------- openings
 
 /** Agent narration of its own next step: decides "process" before anything else is read. */

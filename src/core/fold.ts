@@ -10,7 +10,7 @@ import { splitThoughts, thoughtsSaidAgain } from './thoughts';
 import { CommandHistory, failedLinkNote, REPRODUCED, settingOf } from './commandHistory';
 import { consoleEvents } from './consoleEvents';
 import { Deliverables } from './deliverables';
-import { ASKS_USER_FOR, CONCLUDES, isGreeting, VAGUE_CHOICE } from './cues';
+import { ASKS_USER_FOR, CONCLUDES, HEDGE as HEDGED, isGreeting, VAGUE_CHOICE } from './cues';
 import { clipChars, handles, salience, saysNothing, sharedWords, statementOf, stems, subjectKey, withSubject, words } from './digest';
 import { addStatement, askOf, discardWork, disputeClaims, progressReport, resumedWork, stoppedWork, failedAgain, FAILED_LINE, REPLACED_TAIL, RESOLVED, repeatedObjection, sourceJustBefore } from './factLines';
 import { contentHash } from './hash';
@@ -47,8 +47,6 @@ const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|per
 const ANSWERED_STATUS = /^request #\d+ answered$/;
 /** What Status says when aider committed the edits of its step: its turn is over. */
 const COMMITTED_STATUS = 'last change committed ';
-/** A hedge: a finding that says it is marked "(assumed)"; a plain one with no identifier is not kept at all. */
-const HEDGED = /\b(?:might|may|could|perhaps|possibly|probably|likely|seems|appears|it(?:'s| is) possible)\b/i;
 
 /** A finding with no identifier is kept (one a step, when the step has no other) only at this many words. */
 const PLAIN_FINDING_WORDS = 8;

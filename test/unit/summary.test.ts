@@ -1657,6 +1657,13 @@ describe('the Task Context as a digest', () => {
       .user('Find the flag.')
       .step('Given the challenge name "I Got Id" and the `forms.pl` script, it\'s possible that the bug is in Perl\'s `open()` call.');
     assert.deepEqual((await fold(possible)).facts.Findings.map((l) => l.text.endsWith('(assumed)')), [true]);
+    // A guess said in another language is one too (Russian "может не обновляться", may not update); the same said plainly is not.
+    const said = (verb: string): RecordBuilder =>
+      new RecordBuilder().user('Почему вставляется старый текст?').step(`Логика инъекции текста (например, \`textInjector.ts\`, \`inputSimulator.ts\` или модуль в \`electron/main/...\`). Если используется режим \`clipboard\`, буфер ${verb} перед вставкой.`);
+    for (const [verb, hedged] of [['может не обновляться', true], ['не обновляется', false]] as const) {
+      const texts = (await fold(said(verb))).facts.Findings.map((l) => l.text);
+      assert.deepEqual(texts.map((t) => t.endsWith('(assumed)')), [hedged], JSON.stringify(texts));
+    }
   });
 
   it("a skill the harness launched is no failure, though its result is flagged as an error; a real error still is", async () => {
