@@ -228,6 +228,10 @@ export function layoutAfterFold(previous: SummaryState | undefined, next: Summar
     }
   }
   if (added.length > LAYOUT_MAX_ADDED) return full();
+  // A head whose appended lines outweigh the lines first sent reads as a few sections, most of them "(none)", under a
+  // long list tagged by section: rendered once in full it reads by section again, and the prefix it gives up was the
+  // smaller part.
+  if (counter && counter.count(added.join('\n')) > counter.count(frozen)) return full();
   const state: SummaryState = { ...next, layout: { frozen, added, addedIds } };
   // Lines repeated in their new wording and lines kept as sent may take the head a little past its cap, not more.
   if (counter && cap !== undefined && counter.countSummary(state) > cap * (1 + LAYOUT_CAP_SLACK)) return full();

@@ -229,6 +229,16 @@ describe('the head written relative to the workspace', () => {
     assert.equal(small.kind, 'rendered', 'two lines are less than a cache block');
     const large = layoutAfterFold(small.state, grown(small.state, 3), counter);
     assert.equal(large.kind, 'appended', 'four lines and more are a prefix worth keeping');
+    // Appended lines that come to outweigh the head as first sent: rendered in full again, so it reads by section.
+    let laid = large;
+    let folds = 0;
+    while (laid.kind === 'appended' && folds < 10) {
+      laid = layoutAfterFold(laid.state, grown(laid.state, 2), counter);
+      folds++;
+    }
+    assert.equal(laid.kind, 'rendered');
+    assert.equal(folds, 1, 'three appended lines were fewer than the four sent; five are more');
+    assert.ok(!renderSummary(laid.state).includes('### Added at later folds'));
   });
 
   it('an archived group shows only the gists the head did not show as sent: one that only lost a gist is not repeated', () => {
