@@ -212,8 +212,16 @@ export function errorSignature(line: string): string {
     .replace(/\S*[/\\]\S*/g, ' ')
     .toLowerCase()
     .match(/[a-z][a-z_-]{2,}/g);
-  return (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
+  const signature = (words ?? []).slice(0, 6).join(' ') || tail.toLowerCase().replace(/\d+/g, '#').trim().slice(0, 40);
+  // A system error says what went wrong with something the clause before names ("cannot change to '/test/repo': No such
+  // file or directory"): two of them are one cause only about one thing.
+  const before = tail !== line && SYSTEM_ERROR.test(tail.trim()) ? clauses[clauses.length - 2]!.trim() : '';
+  const subject = /^\S+$/.exec(before) ?? /(['"`])([^'"`\n]+)\1|\S*[/\\.]\S*/.exec(before);
+  return subject ? `${signature} @${subject[2] ?? subject[0]}` : signature;
 }
+
+/** An operating system's error message: the same words for any file, host or command it is about. */
+const SYSTEM_ERROR = /^(?:no such file or directory|permission denied|is a directory|not a directory|file exists|directory not empty|operation not permitted|connection refused|command not found|no such host|name or service not known)\.?$/i;
 
 /** The signatures of every error a line quotes (its pieces are joined by " … ", its causes by " · "): two failures with one cause share one. */
 export function errorSignatures(text: string): Set<string> {

@@ -1139,6 +1139,16 @@ describe('what a command printed', () => {
     assert.ok(![...a].some((sig) => b.has(sig)), `${[...a]} / ${[...b]}`);
   });
 
+  it("a system error is one cause only about one thing: a missing directory is not every missing file", () => {
+    const shares = (x: string, y: string): boolean => [...errorSignatures(x)].some((sig) => errorSignatures(y).has(sig));
+    const pathspec = "warning: could not open directory 'process/tasks/004/': No such file or directory … fatal: pathspec 'process/tasks/004/pr.md' did not match any files";
+    const repo = "error: Command failed: git -C /test/repo rev-parse --abbrev-ref HEAD … fatal: cannot change to '/test/repo': No such file or directory";
+    assert.ok(!shares(pathspec, repo));
+    assert.ok(shares('cat: notes.txt: No such file or directory', 'ls: notes.txt: No such file or directory'), 'the same file missing is one cause');
+    assert.ok(!shares('bash: frob: command not found', 'bash: grob: command not found'));
+    assert.ok(shares('TypeError: mock.fn is not a function', 'error: TypeError: mock.fn is not a function'), 'other causes as before');
+  });
+
   it('a placeholder for hidden text is no handle', () => {
     assert.deepEqual(handles('dnsmasq forwards to [REDACTED_IP]:5335 for [USER] in `config.yml`'), ['5335', 'config.yml']);
     // Inside a path it is a segment of that path: two files under the hidden home directory are two files.
