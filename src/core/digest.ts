@@ -107,11 +107,18 @@ export const handles: (text: string) => readonly string[] = memoized((text) => {
 const SUBJECTLESS =
   /^(?:(?:it|this|they|these)(?:'s|'re|\s+(?:is|are|was|were|has|have|does|doesn't|does not|only|also|just|then|now|uses|calls|returns|handles|contains))\b|(?:contains|handles|runs|uses|calls|returns|delegates|manages|defines|exports|imports|initiali[sz]es|creates|reads|writes|sets|checks|stores|provides|implements|wraps|loads|parses|builds|sends|receives|listens|registers|declares|holds|includes|lacks|has|doesn't|does not|only|also)\b)/i;
 
+/** A list item that is one field of its lead's subject: "Fields: The file is empty", "Status: Placeholder, no schema defined". */
+const FIELD_ITEM = /^[A-Z][\w-]*(?: [A-Z][\w-]*){0,2}: \S/;
+/** A lead that is only a file's path ("**schemas/signal_finalization_request_schema.ts**:", as cleaned of its markdown): its name names it. */
+const PATH_LEAD = /^\s*(?:[\w.@-]+[/\\])*([\w.@-]+\.[A-Za-z]\w{0,5})\s*:?\s*$/;
+
 export function withSubject(text: string, lead: string | undefined): string {
-  if (lead === undefined || !SUBJECTLESS.test(text)) return text;
-  const named = lead.match(/`[^`\n]{2,120}`/g);
-  if (named?.length !== 1 || text.includes(named[0])) return text;
-  return `${named[0]}: ${text}`;
+  if (lead === undefined || !(SUBJECTLESS.test(text) || FIELD_ITEM.test(text))) return text;
+  const path = PATH_LEAD.exec(lead)?.[1];
+  const named = path !== undefined ? [`\`${path}\``] : (lead.match(/`[^`\n]{2,120}`/g) ?? []);
+  const subject = named.length === 1 ? named[0]! : undefined;
+  if (subject === undefined || text.includes(subject) || (path !== undefined && text.includes(path))) return text;
+  return `${subject}: ${text}`;
 }
 
 /** How much a statement carries for a later reader: its handles, numbers, error text; hedges count against it. */

@@ -865,6 +865,13 @@ describe('statements, gists and keys', () => {
     // A lead that names two things, or none, says no subject.
     assert.equal(withSubject('Contains the handlers.', 'Compare `a.ts` and `b.ts`:'), 'Contains the handlers.');
     assert.equal(withSubject('Contains the handlers.', 'Files:'), 'Contains the handlers.');
+    // A field of the item a file's name leads ("**schemas/x.ts**:" then "- **Fields**: The file is empty") is about that file.
+    const [, ...fields] = sentencesOf(['2. **schemas/signal_finalization_request_schema.ts**:', '   - **Schema Name**: Not defined in the file.', '   - **Fields**: The file is empty, indicating it is a placeholder.', '   - The output shows: nothing else.'].join('\n'));
+    assert.deepEqual(fields.map((s) => withSubject(s.text, s.lead)), [
+      '`signal_finalization_request_schema.ts`: Schema Name: Not defined in the file.',
+      '`signal_finalization_request_schema.ts`: Fields: The file is empty, indicating it is a placeholder.',
+      'The output shows: nothing else.',
+    ]);
   });
 
   it('a statement is at most about 30 words, cut at a clause, identifiers whole', () => {
