@@ -20,11 +20,13 @@ const QUESTION_LABEL_CHARS = 160;
 
 export function firstLine(text: string, max = 200, shell = false): string {
   const lines = text.trim().split('\n');
-  // A script's comment ("# 1. Start Qdrant") names no command: its first command does.
-  const line = (shell ? lines.find((l) => l.trim() !== '' && !/^\s*#(?:\s|$)/.test(l)) : undefined) ?? lines[0] ?? '';
-  return clipChars(line, max);
+  // A script's comment ("# 1. Start Qdrant") names no command: its first command does. A here-document it opens at its
+  // end says what it holds by its first line (`git commit -m "Update gitleaks config…"` for `"$(cat <<'EOF'`).
+  const at = shell ? Math.max(0, lines.findIndex((l) => l.trim() !== '' && !/^\s*#(?:\s|$)/.test(l))) : 0;
+  const line = lines[at] ?? '';
+  const body = shell && /<<-?\s*['"]?\w+['"]?\W*$/.test(line) ? lines.slice(at + 1).find((l) => l.trim() !== '')?.trim() : undefined;
+  return clipChars(body === undefined ? line : /"\$\(cat <<\S*\s*$/.test(line) ? line.replace(/"\$\(cat <<\S*\s*$/, `"${body}…"`) : `${line} … ${body}`, max);
 }
-
 
 /** A command line without the bodies of its here-documents (`cat <<'EOF' … EOF`). */
 export function withoutHeredocBodies(cmd: string): string {
@@ -446,8 +448,7 @@ export function toolLabel(tool: ToolInvocation, redactor: Redactor): string {
   if (touches.length) return `${tool.name} ${redactor.redact(touches[0]!.path).text}`;
   // A result whose call the log lost (a broken line in the original) has no name to give.
   if (tool.name === 'unknown' && tool.input === undefined) return 'a call missing from the record';
-  // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked, a plan put to them
-  // (ExitPlanMode) by its title.
+  // A question put to the user (AskUserQuestion, ask_followup_question) is named by what it asked, a plan (ExitPlanMode) by its title.
   const asked = questionsAsked(tool.input)[0] ?? planTitle(tool.input);
   return asked ? `${tool.name} "${clipChars(redactor.redact(asked).text, QUESTION_LABEL_CHARS)}"` : tool.name;
 }

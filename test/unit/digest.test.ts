@@ -1004,6 +1004,9 @@ describe('what a command printed', () => {
     // Too long: a long path's directories go first, so the file it acts on and the command after it stay.
     assert.equal(commandLabel('git add /home/u/M-Claude/Projects/Scripts/redact_gitleaks_secrets.py && git status', redactor, 60), 'git add …/Scripts/redact_gitleaks_secrets.py && git status');
     assert.equal(commandLabel('cat /home/u/a/b/c.txt', redactor, 60), 'cat /home/u/a/b/c.txt', 'a label that fits keeps its paths whole');
+    // A here-document is named by its first line: a commit by its message, not by `git commit -m "$(cat <<'EOF'`.
+    assert.equal(commandLabel(`git commit -m "$(cat <<'EOF'\nAdd rate limiting\n\nLonger body.\nEOF\n)"`, redactor, 60), 'git commit -m "Add rate limiting…"');
+    assert.equal(commandLabel("cat > notes.txt << 'EOF'\nfirst line\nEOF", redactor, 60), "cat > notes.txt << 'EOF' … first line");
     // Cut between words where a space is near, and a quoted string cut into stays quoted.
     assert.equal(clipCommand('mv test_*.py tests/integration/ && mv test_connections.py tests/integration/', 40), 'mv test_*.py … tests/integration/');
     assert.equal(clipCommand('powershell "Resolve-DnsName google.com -Server 192.168.8.1 -DnsOnly"', 40), 'powershell "Resolve-DnsN…" … "…-DnsOnly"');
