@@ -45,6 +45,8 @@ const PLAN_DONE = 'every item of the plan (todo) is done';
 const APPROVAL_GATE = /\b(?:requires (?:the user's |your |user )?(?:approval|permission)|(?:awaiting|waiting for) (?:the user's |user |your )?approval|was not approved by the user)\b/i;
 /** A status about an ask (answered, or not yet): a newer ask makes it the past; the agent's turn, an unanswered one. */
 const ANSWERED_STATUS = /^request #\d+ answered$/;
+/** What Status says when the agent's last step read a file and nothing else said where the work stands. */
+const READ_STATUS = 'last step: read ';
 /** What Status says when aider committed the edits of its step: its turn is over. */
 const COMMITTED_STATUS = 'last change committed ';
 
@@ -170,7 +172,7 @@ export class Fold {
       disputeClaims(this.b, split.words, part.record, this.b.requests.at(-2)?.record);
       this.question = undefined;
       // A failure, the last command or change, of what the user has since asked past is not the state now (Ruled out keeps a failure).
-      if (/^(?:blocked:|last command |last change(?:: | committed )|awaiting the user's )/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
+      if (/^(?:blocked:|last command |last change(?:: | committed )|last step: |awaiting the user's )/.test(this.status) || ANSWERED_STATUS.test(this.status) || UNANSWERED_STATUS.test(this.status)) this.status = '';
       this.interrupted = split.interrupted ? part.record : undefined;
       for (const c of extractConstraints(part.text)) {
         this.b.upsert('Constraints', { key: repeatedObjection(this.b, c.sentence) ?? topicKey(c.sentence, this.b.redactor), text: c.sentence, sources: [part.record], priority: c.safety ? 0 : 2, origin: 'exact' });
@@ -485,7 +487,7 @@ export class Fold {
       const changed = touches.find((t) => t.access !== 'read');
       this.status = `last change: ${changed ? `${changed.access === 'create' ? 'created' : 'edited'} ${redactor.redact(changed.path).text}` : label()}`;
       this.commands.noteEditWorked(label());
-    }
+    } else if (family === 'read' && this.status === '' && touches[0]) this.status = `${READ_STATUS}${redactor.redact(touches[0].path).text}`;
   }
 
   /**

@@ -1382,6 +1382,13 @@ describe('extractive summarizer', () => {
     assert.match(created.current.status, /^last change: (?:created|edited) src\/retry\.ts$/);
     b.step('', [{ name: 'Edit', input: { file_path: 'src/retry.ts', old_string: 'retries = 3', new_string: 'retries = 5' }, output: 'ok' }]);
     assert.equal((await fold()).current.status, 'last change: edited src/retry.ts');
+    // A read says where the work stands only when nothing else does: a change, a command or a failure still open stays.
+    b.step('', [{ name: 'Read', input: { file_path: 'src/client.ts' }, output: 'export const client = 1;' }]);
+    assert.equal((await fold()).current.status, 'last change: edited src/retry.ts');
+    const reading = new RecordBuilder().user('Why is the hook blocking commits?').step('The hook may be the old one.', [{ name: 'Read', input: { file_path: '.git/hooks/pre-commit' }, output: '#!/bin/sh\ngitleaks protect' }]);
+    assert.equal((await foldAll(reading)).current.status, 'last step: read .git/hooks/pre-commit');
+    reading.user('Now fix the workflow.');
+    assert.notEqual((await foldAll(reading)).current.status, 'last step: read .git/hooks/pre-commit', 'a new ask is past it');
   });
 
   it("a tool console's commits, undo and model are recorded in aider's words; an undone commit is no decision", async () => {
