@@ -1179,6 +1179,9 @@ describe('short replies are resolved against what was just offered', () => {
   it('assent answers the question asked', () => {
     const asked = { record: 40, text: 'I found the cause. Would you like me to configure Claude Code to prefer PowerShell?' };
     assert.deepEqual(resolveReply('yes, do that', asked), { chose: 'Would you like me to configure Claude Code to prefer PowerShell?', offered: 40, assent: true });
+    // "go ahead and do so" says yes too; "and" with anything else says more than yes.
+    for (const yes of ['yes, go ahead and do so', 'sure, go ahead and do it']) assert.equal(resolveReply(yes, asked)?.assent, true, yes);
+    assert.equal(resolveReply('yes and no', asked), undefined);
   });
 
   it('the question a "yes" answers is a sentence, never a line of code with a question mark in it', () => {
